@@ -1,0 +1,240 @@
+"""The MSE loss in real space (SPEC 1) and in Fourier coordinates (SPEC 5).
+
+Real space, per pair ``(a, b)`` with answer ``c = a + b``::
+
+    ||P(o) - P(e_c)||^2 = ||P(o)||^2 - 2 P(o)[c] + 1 - 1/n_G,   P(x) = x - mean(x)
+
+Fourier coordinates, for any weights (the general form, DC terms included)::
+
+    loss(z) = (1/n) sum_{k != 0} l_k(z) + 1 - 1/n
+    l_k = -2 Re r[k,k,k] + sum_{k1,k2 != 0} |r[k1,k2,k]|^2
+          + | r[0,0,k] + 1/2 sum_p C_p[0,k] |^2
+          + sum_{m != 0} ( |r[m,0,k] + 1/2 C_a[m,k]|^2 + |r[0,m,k] + 1/2 C_b[m,k]|^2 )
+
+with ``C_p[m, k] = sum_k' r_p[k', m - k', k]``.  The published zero-mean form
+(:func:`published_loss`) drops the ``r`` terms with a 0 index; it is wrong for
+weights with nonzero mean.  Neither form builds the ``n^3`` potential tensor:
+the ``sum |r|^2`` term is a Gram-matrix contraction over node pairs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.network import Network, _conj, is_zero_exact
+from cogo.algebra.potentials import potentials, self_potential_sums
+
+__all__ = ["fourier_loss", "published_loss", "real_loss", "per_frequency_loss", "Conditions", "condition_residuals"]
+
+
+def _abs2(x: np.ndarray, exact: bool) -> np.ndarray:
+    if exact:
+        return np.vectorize(lambda e: sympy.expand(e * sympy.conjugate(e)), otypes=[object])(x) if x.size else x
+    return (x * np.conj(x)).real
+
+
+def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
+    """``l_k`` for every frequency index k (entry 0 is unused and set to 0)."""
+    exact = z.exact
+    n = z.n
+    za, zb, zc = z.a, z.b, z.c
+    nz = np.arange(1, n)
+    # -2 Re r[k,k,k]
+    rkkk = (za * zb * zc).sum(axis=1)
+    # sum_{k1, k2 != 0} |r[k1,k2,k]|^2 = zc[k] (Ga o Gb) zc[k]^H over node pairs
+    Ga = za[nz].T.dot(_conj(za[nz]))
+    Gb = zb[nz].T.dot(_conj(zb[nz]))
+    M = Ga * Gb
+    sq = (zc.dot(M) * _conj(zc)).sum(axis=1)
+    Ca = self_potential_sums(z, "a")
+    Cb = self_potential_sums(z, "b")
+    half = sympy.Rational(1, 2) if exact else 0.5
+    if published:
+        quarter = sympy.Rational(1, 4) if exact else 0.25
+        dc = quarter * _abs2(Ca[0] + Cb[0], exact)
+        star = quarter * (_abs2(Ca[nz], exact).sum(axis=0) + _abs2(Cb[nz], exact).sum(axis=0))
+    else:
+        r00k = zc.dot(za[0] * zb[0])  # r[0,0,k]
+        dc = _abs2(r00k + half * (Ca[0] + Cb[0]), exact)
+        rm0k = (za[nz] * zb[0][None, :]).dot(zc.T)  # r[m,0,k], m != 0
+        r0mk = (za[0][None, :] * zb[nz]).dot(zc.T)  # r[0,m,k]
+        star = _abs2(rm0k + half * Ca[nz], exact).sum(axis=0) + _abs2(r0mk + half * Cb[nz], exact).sum(axis=0)
+    if exact:
+        re2 = np.vectorize(lambda e: sympy.expand(e + sympy.conjugate(e)), otypes=[object])(rkkk)
+        lk = -re2 + sq + dc + star
+        lk = np.vectorize(sympy.expand, otypes=[object])(lk)
+        lk[0] = sympy.Integer(0)
+        return lk
+    lk = -2.0 * rkkk.real + sq.real + dc + star
+    lk[0] = 0.0
+    return lk
+
+
+def per_frequency_loss(z: Network) -> np.ndarray:
+    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0)."""
+    return _loss_terms(z)
+
+
+def fourier_loss(z: Network) -> Any:
+    """The exact MSE loss on all ``n_G^2`` pairs from Fourier coordinates (SPEC 5, general form).
+
+    Valid for any weights, including nonzero-mean inputs.  Returns a float
+    (numeric networks) or an expanded sympy expression (exact networks).
+    """
+    lk = _loss_terms(z)
+    n = z.n
+    if z.exact:
+        return sympy.expand(sum(lk.tolist(), sympy.Integer(0)) / n + 1 - sympy.Rational(1, n))
+    return float(lk.sum() / n + 1.0 - 1.0 / n)
+
+
+def published_loss(z: Network) -> Any:
+    """The published zero-mean form of the loss (SPEC 5).
+
+    Equal to :func:`fourier_loss` when ``z[a,0,:] = z[b,0,:] = 0`` and wrong
+    otherwise; kept so that tests can show the difference.
+    """
+    lk = _loss_terms(z, published=True)
+    n = z.n
+    if z.exact:
+        return sympy.expand(sum(lk.tolist(), sympy.Integer(0)) / n + 1 - sympy.Rational(1, n))
+    return float(lk.sum() / n + 1.0 - 1.0 / n)
+
+
+def _as_float(W: Any, name: str) -> np.ndarray:
+    try:
+        import torch
+
+        if isinstance(W, torch.Tensor):
+            W = W.detach().cpu().to(torch.float64).numpy()
+    except ImportError:  # pragma: no cover
+        pass
+    arr = np.asarray(W)
+    if arr.dtype == object or np.iscomplexobj(arr):
+        raise ValueError(f"{name}: real_loss takes real numeric weights")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    return arr
+
+
+def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
+              chunk_elements: int = 1 << 23) -> float:
+    """The MSE loss of SPEC 1 computed in real space, in float64.
+
+    ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q).  ``pairs``: None for all
+    ``n_G^2`` pairs, an integer array of pair indices ``a * n_G + b``, or an
+    array of shape (P, 2) of ``(a, b)``.  Inputs are gathered (columns of
+    ``Wa``, ``Wb``), never multiplied by one-hot vectors.  Pairs are processed
+    in chunks of about ``chunk_elements`` hidden activations.
+    """
+    Wa, Wb, Wc = _as_float(Wa, "Wa"), _as_float(Wb, "Wb"), _as_float(Wc, "Wc")
+    if Wa.ndim != 2 or Wb.shape != Wa.shape or Wc.shape != Wa.shape[::-1]:
+        raise ValueError(f"weights must have shapes (q, n), (q, n), (n, q); got {Wa.shape}, {Wb.shape}, {Wc.shape}")
+    q, n = Wa.shape
+    G: FiniteAbelianGroup = parse_group(group if group is not None else n)
+    if G.order != n:
+        raise ValueError(f"weights have {n} columns but {G} has order {G.order}")
+    if pairs is None:
+        A, B = np.divmod(np.arange(n * n), n)
+    else:
+        P = np.asarray(pairs)
+        if not np.issubdtype(P.dtype, np.integer):
+            raise ValueError("pairs must be integers")
+        if P.ndim == 1:
+            if P.size and (P.min() < 0 or P.max() >= n * n):
+                raise ValueError(f"pair indices must lie in 0..{n * n - 1}")
+            A, B = np.divmod(P, n)
+        elif P.ndim == 2 and P.shape[1] == 2:
+            if P.size and (P.min() < 0 or P.max() >= n):
+                raise ValueError(f"pair elements must lie in 0..{n - 1}")
+            A, B = P[:, 0], P[:, 1]
+        else:
+            raise ValueError(f"pairs must be shape (P,) or (P, 2); got {P.shape}")
+    if len(A) == 0:
+        raise ValueError("real_loss needs at least one pair")
+    C = G.add_table[A, B]
+    WaT, WbT = Wa.T, Wb.T  # (n, q): row gather
+    step = max(1, chunk_elements // max(q, 1))
+    total = 0.0
+    for s in range(0, len(A), step):
+        h = WaT[A[s:s + step]] + WbT[B[s:s + step]]
+        o = (h * h) @ Wc.T  # (P, n)
+        po = o - o.mean(axis=1, keepdims=True)
+        oc = np.take_along_axis(po, C[s:s + step, None], axis=1)[:, 0]
+        total += float((po * po).sum() - 2.0 * oc.sum())
+    return total / len(A) + 1.0 - 1.0 / n
+
+
+# --------------------------------------------------------------------------- conditions
+@dataclass
+class Conditions:
+    """Residuals of the sufficient conditions of SPEC 5, for every ``k != 0``.
+
+    Attributes (frequency index 0 and excluded entries hold 0):
+
+    - ``R_g[k] = r[k,k,k] - 1``
+    - ``R_c[k1,k2,k] = r[k1,k2,k]`` for ``(k1, k2) != (k, k)``
+    - ``R_n[k] = sum_p sum_k' r_p[k', -k', k]``
+    - ``R_star[p, m, k] = sum_k' r_p[k', m - k', k]`` for ``m != 0``, p in (a, b)
+    """
+
+    R_g: np.ndarray
+    R_c: np.ndarray
+    R_n: np.ndarray
+    R_star: np.ndarray
+    exact: bool
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {"R_g": self.R_g, "R_c": self.R_c, "R_n": self.R_n, "R_*": self.R_star}
+
+    def max_abs(self) -> dict[str, float]:
+        """Largest absolute residual of each condition (exact entries evaluated)."""
+        out = {}
+        for name, arr in self.as_dict().items():
+            if self.exact:
+                vals = [abs(complex(sympy.N(e))) for e in arr.ravel()] or [0.0]
+                out[name] = float(max(vals))
+            else:
+                out[name] = float(np.abs(arr).max(initial=0.0))
+        return out
+
+    def exactly_zero(self) -> dict[str, bool]:
+        """Exact networks: whether every residual of each condition is proven exactly 0."""
+        if not self.exact:
+            raise ValueError("exactly_zero() needs an exact network; use max_abs() for numeric ones")
+        return {name: all(is_zero_exact(e) for e in arr.ravel()) for name, arr in self.as_dict().items()}
+
+    def holds(self, tol: float = 1e-9) -> dict[str, bool]:
+        """Whether each condition holds (exact: proven 0; numeric: ``max |residual| <= tol``)."""
+        if self.exact:
+            return self.exactly_zero()
+        return {name: v <= tol for name, v in self.max_abs().items()}
+
+
+def condition_residuals(z: Network) -> Conditions:
+    """Residuals of R_g, R_c, R_n, R_* (SPEC 5) for every frequency ``k != 0``."""
+    n = z.n
+    exact = z.exact
+    zero = sympy.Integer(0) if exact else 0.0
+    r = potentials(z)
+    k = np.arange(n)
+    Rg = r[k, k, k] - (sympy.Integer(1) if exact else 1.0)
+    Rg[0] = zero
+    Rc = r.copy()
+    Rc[k, k, k] = zero
+    Rc[:, :, 0] = zero
+    Ca, Cb = self_potential_sums(z, "a"), self_potential_sums(z, "b")
+    Rn = Ca[0] + Cb[0]
+    Rn[0] = zero
+    Rs = np.stack([Ca, Cb])
+    Rs[:, 0, :] = zero
+    Rs[:, :, 0] = zero
+    if exact:
+        ex = np.vectorize(sympy.expand, otypes=[object])
+        Rg, Rn, Rs = ex(Rg), ex(Rn), ex(Rs)
+    return Conditions(Rg, Rc, Rn, Rs, exact)

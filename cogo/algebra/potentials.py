@@ -1,0 +1,161 @@
+"""Sum potentials ``r`` and ``r_p`` (SPEC 4) and the per-block monomial sums (SPEC 6).
+
+    r[k1, k2, k](z)   = sum_j z[a, k1, j] z[b, k2, j] z[c, k, j]
+    r_p[k1, k2, k](z) = sum_j z[p, k1, j] z[p, k2, j] z[c, k, j],   p in {a, b}
+
+Each is a ring homomorphism Z -> C: ``r(1) = 1``, ``r(z1 + z2) = r(z1) + r(z2)``,
+``r(z1 * z2) = r(z1) r(z2)``.
+
+Whole tensors are computed as one matrix product over nodes (numeric) or
+with object-array broadcasting (exact); there is no Python loop over
+frequency triples.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from cogo.algebra.network import Network, _conj
+
+__all__ = [
+    "potential",
+    "potentials",
+    "self_potentials",
+    "self_potential_sums",
+    "MONOMIALS",
+    "block_sums",
+]
+
+
+def _p_index(p: str) -> int:
+    if p not in ("a", "b"):
+        raise ValueError(f"self potentials exist for p in ('a', 'b'); got {p!r}")
+    return 0 if p == "a" else 1
+
+
+def _expand(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(sympy.expand, otypes=[object])(x) if x.size else x
+
+
+def potential(z: Network, k1: Any, k2: Any, k: Any, p: str | None = None):
+    """One sum potential: ``r[k1, k2, k](z)``, or ``r_p[k1, k2, k](z)`` when ``p`` is 'a' or 'b'.
+
+    Frequencies are indices, residues (cyclic groups) or coordinate tuples.
+    Returns a complex (numeric) or an expanded sympy expression (exact).
+    """
+    G = z.group
+    i1, i2, i = G.index(k1), G.index(k2), G.index(k)
+    if p is None:
+        x, y = z.a[i1], z.b[i2]
+    else:
+        zp = z.z[_p_index(p)]
+        x, y = zp[i1], zp[i2]
+    terms = x * y * z.c[i]
+    if z.exact:
+        return sympy.expand(sum(terms.tolist(), sympy.Integer(0)))
+    return complex(terms.sum())
+
+
+def _triple(x: np.ndarray, y: np.ndarray, w: np.ndarray, exact: bool) -> np.ndarray:
+    """``T[k1, k2, k] = sum_j x[k1, j] y[k2, j] w[k, j]``."""
+    n, q = x.shape
+    if exact:
+        if q == 0:
+            return np.full((n, n, n), sympy.Integer(0), dtype=object)
+        t = (x[:, None, None, :] * y[None, :, None, :] * w[None, None, :, :]).sum(axis=-1)
+        return _expand(t)
+    xy = (x[:, None, :] * y[None, :, :]).reshape(n * n, q)
+    return (xy @ w.T).reshape(n, n, n)
+
+
+def potentials(z: Network) -> np.ndarray:
+    """The whole tensor ``r[k1, k2, k]``, shape ``(n_G, n_G, n_G)``."""
+    return _triple(z.a, z.b, z.c, z.exact)
+
+
+def self_potentials(z: Network, p: str) -> np.ndarray:
+    """The whole tensor ``r_p[k1, k2, k]`` for ``p`` in ('a', 'b'), shape ``(n_G, n_G, n_G)``."""
+    zp = z.z[_p_index(p)]
+    return _triple(zp, zp, z.c, z.exact)
+
+
+def self_potential_sums(z: Network, p: str) -> np.ndarray:
+    """``C_p[m, k] = sum_k' r_p[k', m - k', k]``, shape ``(n_G, n_G)`` (the R_n and R_* sums, SPEC 5).
+
+    Computed without the full tensor: ``S_p[m, j] = sum_k' z[p,k',j] z[p,m-k',j]``
+    (a group convolution over frequencies), then ``C_p = S_p z[c]^T``.
+    """
+    zp = z.z[_p_index(p)]
+    G = z.group
+    shifted = zp[G.sub_table]  # [m, k', j] = z[p, m - k', j]
+    S = (zp[None, :, :] * shifted).sum(axis=1)
+    if z.exact:
+        return _expand(S.dot(z.c.T)) if S.size else np.full((G.order, G.order), sympy.Integer(0), dtype=object)
+    return S @ z.c.T
+
+
+#: The eleven monomial sums of a block (SPEC 6), in this order, with the
+#: condition each belongs to.  Each is ``sum_j f(a_j, b_j, c_j)``.
+MONOMIALS: dict[str, str] = {
+    "abc": "R_g",
+    "conj(a) b c": "R_c",
+    "a conj(b) c": "R_c",
+    "a b conj(c)": "R_c",
+    "conj(a) conj(b) c": "R_c",
+    "|a|^2 c": "R_n",
+    "|b|^2 c": "R_n",
+    "a^2 c": "R_*",
+    "b^2 c": "R_*",
+    "conj(a)^2 c": "R_*",
+    "conj(b)^2 c": "R_*",
+}
+
+
+def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
+    """The eleven monomial sums of a block ``(a, b, c)`` (SPEC 6), keyed as :data:`MONOMIALS`.
+
+    Vectors are numeric (complex128 results) or sympy (exact, expanded
+    results).  ``conj`` overrides complex conjugation for exact entries, e.g.
+    to impose ``conj(nu) = 1/nu`` on a unit-modulus symbol.
+    Also returns the key ``"|a|^2 c + |b|^2 c"``, the R_n sum.
+    """
+    vecs = [np.asarray(v, dtype=object if _any_sympy(v) else np.complex128).reshape(-1) for v in (a, b, c)]
+    if not (len(vecs[0]) == len(vecs[1]) == len(vecs[2])):
+        raise ValueError(f"block vectors must have equal lengths; got {[len(v) for v in vecs]}")
+    exact = any(v.dtype == object for v in vecs)
+    if exact:
+        vecs = [np.asarray([sympy.sympify(x) for x in v], dtype=object) for v in vecs]
+        cj = conj or sympy.conjugate
+        ca, cb, cc = (np.asarray([cj(x) for x in v], dtype=object) for v in vecs)
+
+        def tot(arr):
+            return sympy.expand(sum(arr.tolist(), sympy.Integer(0)))
+    else:
+        ca, cb, cc = (np.conj(v) for v in vecs)
+
+        def tot(arr):
+            return complex(arr.sum())
+    A, B, C = vecs
+    out = {
+        "abc": tot(A * B * C),
+        "conj(a) b c": tot(ca * B * C),
+        "a conj(b) c": tot(A * cb * C),
+        "a b conj(c)": tot(A * B * cc),
+        "conj(a) conj(b) c": tot(ca * cb * C),
+        "|a|^2 c": tot(A * ca * C),
+        "|b|^2 c": tot(B * cb * C),
+        "a^2 c": tot(A * A * C),
+        "b^2 c": tot(B * B * C),
+        "conj(a)^2 c": tot(ca * ca * C),
+        "conj(b)^2 c": tot(cb * cb * C),
+    }
+    out["|a|^2 c + |b|^2 c"] = sympy.expand(out["|a|^2 c"] + out["|b|^2 c"]) if exact else \
+        out["|a|^2 c"] + out["|b|^2 c"]
+    return out
+
+
+def _any_sympy(v: Any) -> bool:
+    arr = np.asarray(v, dtype=object).reshape(-1)
+    return any(isinstance(x, sympy.Basic) for x in arr)
