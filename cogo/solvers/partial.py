@@ -1,0 +1,194 @@
+"""Frequency-agnostic partial solutions: the factors of the catalogue (SPEC 7).
+
+A :class:`PartialSolution` is a triple of vectors ``(a, b, c)`` in ``C^q``;
+placed at a frequency ``k`` (values at ``k``, conjugates at ``-k``) it is the
+block ``y_k * x`` of SPEC 6.  Multiplication is the Kronecker product of the
+vectors (node ``(j1, j2) -> j1 * q2 + j2``), so a block of a product is the
+product of the blocks.  Entries are complex128 or exact sympy numbers.
+
+With ``w = exp(2 pi i / 3)`` (SPEC 7 table):
+
+=================  =====  ==================================================
+name               nodes  (a; b; c)
+=================  =====  ==================================================
+z_syn              3      (1,w,w^2); (1,w,w^2); (1,w,w^2)
+z_syn,ab(al,be)    3      c=(1,w,w^2), a=(1, al w, be w^2), b_j = 1/(a_j c_j)
+z_nu(nu)           2      (1,nu); (1,-nu); (1,-nu^-2)
+z_nu=i             2      (1,i); (1,-i); (1,1)
+z_xi(xi,s)         2      (1,xi); (1,-s i conj(xi)); (1, s i)
+=================  =====  ==================================================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+
+from cogo.algebra.groups import root_of_unity
+from cogo.algebra.network import Network
+from cogo.algebra.potentials import block_sums
+
+__all__ = ["unit_conjugate", "PartialSolution", "z_syn", "z_syn_ab", "z_nu", "z_nu_i", "z_xi", "omega"]
+
+
+def omega(exact: bool = False):
+    """``w = exp(2 pi i / 3)``: exact (radicals) or complex128."""
+    return root_of_unity(3, 1) if exact else np.exp(2j * np.pi / 3)
+
+
+def unit_conjugate(*symbols: sympy.Symbol):
+    """A conjugation for exact expressions in which each given symbol lies on the unit circle.
+
+    ``conj(x) = 1/x`` for each symbol, so identities that need ``|x| = 1``
+    become polynomial (Laurent) identities that ``sympy.expand`` decides.
+    Pass it as ``conj=`` to :func:`cogo.algebra.block_sums`.
+    """
+    repl = {sympy.conjugate(x): 1 / x for x in symbols}
+
+    def conj(e):
+        return sympy.expand(sympy.conjugate(e).subs(repl))
+
+    return conj
+
+
+def _is_exact(*vals: Any) -> bool:
+    return any(isinstance(v, sympy.Basic) for v in vals)
+
+
+def _check_param(name: str, v: Any, exact: bool, nonzero: bool = True):
+    if exact:
+        v = sympy.sympify(v)
+        if nonzero and v == 0:
+            raise ValueError(f"{name} must be nonzero")
+        return v
+    if isinstance(v, sympy.Basic):
+        v = complex(sympy.N(v))
+    v = complex(v)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    if nonzero and v == 0:
+        raise ValueError(f"{name} must be nonzero")
+    return v
+
+
+@dataclass
+class PartialSolution:
+    """A frequency-agnostic partial solution ``(a, b, c)`` with its catalogue name and parameters."""
+
+    name: str
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.exact = any(v.dtype == object for v in (self.a, self.b, self.c))
+        if not (len(self.a) == len(self.b) == len(self.c)):
+            raise ValueError("partial-solution vectors must have equal lengths")
+
+    @property
+    def q(self) -> int:
+        return len(self.a)
+
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"PartialSolution({self.name}{'(' + ps + ')' if ps else ''}, q={self.q})"
+
+    def __mul__(self, other: Any) -> "PartialSolution":
+        """Kronecker product of the vectors; or a scalar times every entry (``s . x``)."""
+        if isinstance(other, PartialSolution):
+            if other.exact != self.exact:
+                raise ValueError("cannot multiply an exact and a numeric partial solution")
+            kron = [np.asarray((u[:, None] * v[None, :]).reshape(-1), dtype=u.dtype)
+                    for u, v in ((self.a, other.a), (self.b, other.b), (self.c, other.c))]
+            params = {**{f"{self.name}.{k}": v for k, v in self.params.items()},
+                      **{f"{other.name}.{k}": v for k, v in other.params.items()}}
+            return PartialSolution(f"{self.name} * {other.name}", *kron, params=params)
+        if self.exact:
+            s = sympy.sympify(other)
+            f = np.vectorize(lambda e: sympy.expand(e * s), otypes=[object])
+            return PartialSolution(self.name, f(self.a), f(self.b), f(self.c), dict(self.params))
+        s = complex(other)
+        return PartialSolution(self.name, self.a * s, self.b * s, self.c * s, dict(self.params))
+
+    __rmul__ = __mul__
+
+    def block(self, group: Any, k: Any) -> Network:
+        """This partial solution placed at frequency ``k``: the block ``y_k * x`` of SPEC 6."""
+        return Network.block(group, k, self.a, self.b, self.c, exact=self.exact)
+
+    def sums(self, conj=None) -> dict[str, Any]:
+        """The eleven monomial sums (SPEC 6) of this partial solution."""
+        return block_sums(self.a, self.b, self.c, conj=conj)
+
+    def to_numeric(self) -> "PartialSolution":
+        if not self.exact:
+            return self
+        f = np.vectorize(lambda e: complex(sympy.N(e, 30)), otypes=[np.complex128])
+        return PartialSolution(self.name, f(self.a), f(self.b), f(self.c), dict(self.params))
+
+
+def _vec(vals, exact: bool) -> np.ndarray:
+    if exact:
+        return np.asarray([sympy.expand(sympy.radsimp(sympy.sympify(v))) for v in vals], dtype=object)
+    return np.asarray([complex(v) for v in vals], dtype=np.complex128)
+
+
+def z_syn(exact: bool = False) -> PartialSolution:
+    """``z_syn``: 3 nodes, ``a = b = c = (1, w, w^2)`` (SPEC 7)."""
+    w = omega(exact)
+    v = [1, w, w**2]
+    return PartialSolution("z_syn", _vec(v, exact), _vec(v, exact), _vec(v, exact))
+
+
+def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> PartialSolution:
+    """``z_syn,ab(alpha, beta)``: ``c = (1, w, w^2)``, ``a = (1, alpha w, beta w^2)``, ``b_j = 1/(a_j c_j)`` (SPEC 7).
+
+    The catalogue takes ``|alpha| = |beta| = 1``; other values are accepted.
+    """
+    exact = _is_exact(alpha, beta) if exact is None else exact
+    alpha, beta = _check_param("alpha", alpha, exact), _check_param("beta", beta, exact)
+    w = omega(exact)
+    one = sympy.Integer(1) if exact else 1.0
+    c = [one, w, w**2]
+    a = [one, alpha * w, beta * w**2]
+    b = [1 / (x * y) for x, y in zip(a, c)]
+    return PartialSolution("z_syn,ab", _vec(a, exact), _vec(b, exact), _vec(c, exact),
+                           params={"alpha": alpha, "beta": beta})
+
+
+def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
+    """``z_nu(nu)``: 2 nodes, ``(1, nu); (1, -nu); (1, -nu^-2)``, any nonzero ``nu`` (SPEC 7)."""
+    exact = _is_exact(nu) if exact is None else exact
+    nu = _check_param("nu", nu, exact)
+    return PartialSolution("z_nu", _vec([1, nu], exact), _vec([1, -nu], exact), _vec([1, -nu**-2], exact),
+                           params={"nu": nu})
+
+
+def z_nu_i(exact: bool = False) -> PartialSolution:
+    """``z_{nu=i}``: 2 nodes, ``(1, i); (1, -i); (1, 1)`` (SPEC 7)."""
+    i = sympy.I if exact else 1j
+    return PartialSolution("z_nu=i", _vec([1, i], exact), _vec([1, -i], exact), _vec([1, 1], exact))
+
+
+def z_xi(xi: Any = 1, s: int = 1, exact: bool | None = None) -> PartialSolution:
+    """``z_xi(xi, s)``: 2 nodes, ``(1, xi); (1, -s i conj(xi)); (1, s i)``, ``s = +-1`` (SPEC 7).
+
+    The catalogue takes ``|xi| = 1``.  For an exact symbol ``xi`` the entry
+    ``conj(xi)`` is written ``1/xi`` (the unit-circle constraint), so that
+    identities are polynomial in ``xi``.
+    """
+    if s not in (1, -1):
+        raise ValueError(f"s must be +1 or -1, got {s!r}")
+    exact = _is_exact(xi) if exact is None else exact
+    xi = _check_param("xi", xi, exact)
+    if exact:
+        i = sympy.I
+        cxi = 1 / xi if isinstance(xi, sympy.Symbol) else sympy.conjugate(xi)
+    else:
+        i = 1j
+        cxi = np.conj(xi)
+    return PartialSolution("z_xi", _vec([1, xi], exact), _vec([1, -s * i * cxi], exact), _vec([1, s * i], exact),
+                           params={"xi": xi, "s": int(s)})
