@@ -89,6 +89,13 @@ def self_potential_sums(z: Network, p: str) -> np.ndarray:
     """
     zp = z.z[_p_index(p)]
     G = z.group
+    if not z.exact:
+        # Convolution over frequencies is a pointwise square in real space:
+        # with x = F^T z_p (so W_p = x / lam), S_p = (1/n) conj(F) (x o x).
+        F = G.characters
+        x = F.T @ zp
+        S = (np.conj(F) @ (x * x)) / G.order
+        return S @ z.c.T
     shifted = zp[G.sub_table]  # [m, k', j] = z[p, m - k', j]
     S = (zp[None, :, :] * shifted).sum(axis=1)
     if z.exact:
