@@ -49,6 +49,12 @@ class CheckpointError(ValueError):
     """A checkpoint file is missing, malformed, inconsistent or hostile."""
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     """Open a temporary file beside ``path``; rename it onto ``path`` only on success.
@@ -63,6 +69,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     try:
         with os.fdopen(fd, mode) as fh:
             yield fh
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -1,0 +1,715 @@
+"""Reading trained networks: blocks, Kronecker factors and catalogue names (SPEC 8).
+
+Pipeline for one network (:func:`read_network`):
+
+1. **Fourier transform** with the convention of SPEC 2 (scale ``(2 n_G)^(1/3)``,
+   so a perfect block has ``r_kkk = 1``).
+2. **Dead nodes** (SPEC 8.2).  A node's *strength* is the gauge-invariant
+   ``(A^2 C)^(1/3)`` with ``A = max_k max(|z[a,k,j]|, |z[b,k,j]|)`` and
+   ``C = max_k |z[c,k,j]|`` (invariant under ``(t a, t b, c/t^2)``).  A node is
+   dead when its strength is below ``dead_threshold`` (default
+   :data:`DEAD_THRESHOLD` = 1e-2) times the strongest node's.  Trained
+   networks separate cleanly (SPEC 8.2: dead nodes at 1e-39); the default
+   also treats nodes made of noise at the 1e-3 level as dead.
+3. **Dominant frequency** (SPEC 8.3).  Frequencies are taken in pairs
+   ``{k, -k}`` (represented by the smaller index, ``1..(d-1)/2`` for ``Z_d``).
+   A node's dominant pair maximizes its input energy ``sum |z[a]|^2 + |z[b]|^2``
+   over the pair (SPEC 8.3 uses ``|z[a]|``; adding ``b`` keeps the rule
+   symmetric in the two inputs).  A node whose dominant pair is ``k = 0`` is a
+   *zero-frequency* node and joins no block.  For even groups a frequency with
+   ``k = -k`` is *self-conjugate*: such blocks are kept and flagged
+   (``self_conjugate``); SPEC 6 does not cover them, so they are never
+   ``optimal``.
+4. **Mixed nodes**: after balancing the node (``t^3 = ||c|| / sqrt(||a|| ||b||)``),
+   its amplitude per frequency pair (``sqrt`` of the energy of ``a, b, c``) is
+   computed; the node *mixes frequencies* when the second largest amplitude
+   exceeds ``mix_threshold`` (default :data:`MIX_THRESHOLD` = 0.05) times the
+   largest.  (The hat correction of z_F4/6, SPEC 7.3, deliberately gives the
+   six nodes of its order-6 block small output weights at every other
+   frequency; those nodes are reported as mixed, correctly.)  Mixed nodes stay
+   in the block of their dominant frequency; the block analysis uses only the
+   values at that frequency.
+5. **Blocks**: the live nodes of each dominant frequency ``k``; the *order* is
+   their number; ``r_kkk`` is ``sum_j a_j b_j c_j`` over the block.
+6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.solvers.factorization`;
+   a block is *factorable* when some grid reconstructs it with relative error at
+   most ``factor_tol`` (default 0.05); the finest such grid is reported.
+   Blocks larger than :data:`cogo.solvers.factorization.MAX_ORDER` (48) are
+   not factored and reported ``non-factorable`` with no error.
+7. **Names** (SPEC 8.6), see :func:`name_factor`.
+8. **Second opinion**: the eleven monomial sums of SPEC 6 on the block's
+   Fourier values (gauge invariant) and ``optimal``: ``|abc - 1| <= opt_tol``
+   and every other sum (R_c, the R_n sum, R_*) has modulus at most ``opt_tol``
+   (default :data:`OPT_TOL` = 0.05).
+
+Naming factors against the catalogue (SPEC 7)
+---------------------------------------------
+A normalized factor (first node ``(1, 1, 1)``) is only defined up to
+
+* the order of its nodes (any node may be the first one; the others are
+  renormalized by it),
+* the sign gauge of each node, ``(a, b, c) -> (-a, -b, c)``,
+* the *stabilizer of its partner*: if ``V`` is the product of the block's other
+  factors and ``lam V = V`` (as a node set, modulo signs) for a per-``p``
+  multiplier ``lam``, then any node of this factor may be multiplied by
+  ``lam`` (the grid is permuted).  For ``z_syn`` the stabilizer is
+  ``{1, w, w^2}``; for ``z_{nu=i}`` it is ``{1, (i, -i, 1)}``; it is trivial
+  for the other factors with generic parameters.
+
+Every transformed version of the factor is fitted to every catalogue form:
+``z_nu(nu)`` ``(1,nu);(1,-nu);(1,-nu^-2)``, ``z_{nu=i}`` (= ``z_nu(+-i)``),
+``z_xi(xi, s)`` ``(1,xi);(1,-s i conj xi);(1,s i)``, ``z_syn`` and
+``z_syn,ab(alpha, beta)``.  A form *fits* when the root-mean-square
+difference per entry is at most ``name_tol`` (default :data:`NAME_TOL` =
+0.05; entries have modulus about 1).  Precedence: the parameter-free special
+cases ``z_nu=i`` and ``z_syn`` (= ``z_syn,ab(1, 1)``) over the general forms
+``z_nu`` and ``z_syn,ab``, provided the special case fits within ``name_tol``
+and about as well as the general form (residual at most 3 times the general
+form's plus 0.01; so ``z_nu(nu)`` with ``nu`` a degree away from ``i`` stays
+``z_nu``, while noise alone never splits a true ``z_nu=i``);
+when a factor fits two general forms (e.g. ``z_nu(nu)`` with ``nu^2 = s i`` is
+also ``z_xi(nu, s)``) the block decides (below).  No fit: ``unknown``.
+
+Parameters are reported as one canonical representative of their orbit under
+the transformations above: the one whose angle, read in
+``[-0.01, 2 pi - 0.01)``, is smallest (``z_xi``: ``s = +1`` first, which node
+swapping always allows, since ``z_xi(xi, s)`` with its nodes swapped is
+``z_xi(conj xi, -s)``; ``z_syn,ab``: smallest angle of ``alpha``, then of
+``beta``).  So ``nu`` of ``z_nu * z_syn`` lies in ``[0, 30]`` degrees
+(``nu ~ -nu ~ 1/nu ~ w nu``), ``nu`` of a lone ``z_nu`` in ``[0, 90]``,
+``xi`` of ``z_nu=i * z_xi`` in ``[0, 90)`` (``xi ~ i xi``) with ``s = +1``,
+and ``alpha, beta`` of ``z_nu=i * z_syn,ab`` are defined modulo ``i``.
+
+Block types
+-----------
+``non-factorable`` (no grid within ``factor_tol``; or a block of prime order
+that matches no catalogue factor); ``other factorable`` (a grid exists but
+some factor is unknown); otherwise the catalogue family.  For two factors the
+families of SPEC 7 come first, in this order: ``z_nu * z_syn`` (7.1, which
+also covers ``z_nu=i * z_syn``), ``z_nu=i * z_syn,ab`` (7.2),
+``z_nu=i * z_xi`` (7.3).  Otherwise the factor names joined by `` * `` in
+the order ``z_nu=i, z_nu, z_xi, z_syn, z_syn,ab`` (e.g.
+``z_nu=i * z_nu * z_syn`` for an order-12 block).  A block of order 2 or 3
+that is itself a catalogue factor is typed by that factor's name.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.network import Network
+from cogo.algebra.potentials import MONOMIALS, block_sums
+from cogo.solvers.factorization import (
+    FACTOR_TOL,
+    BlockFactorization,
+    Factorization,
+    balance_gauge,
+    factor_block,
+    kron_vectors,
+    node_features,
+)
+
+__all__ = [
+    "DEAD_THRESHOLD",
+    "MIX_THRESHOLD",
+    "NAME_TOL",
+    "OPT_TOL",
+    "FACTOR_NAMES",
+    "BLOCK_TYPES",
+    "Settings",
+    "FactorName",
+    "BlockReport",
+    "NetworkReport",
+    "ClassifyResult",
+    "name_factor",
+    "stabilizer",
+    "classify_block",
+    "read_network",
+    "classify_checkpoint",
+    "classify_many",
+    "summarize",
+]
+
+#: Relative strength below which a node is dead (SPEC 8.2); see the module docstring.
+DEAD_THRESHOLD = 1e-2
+#: Second-largest / largest frequency amplitude above which a node mixes frequencies.
+MIX_THRESHOLD = 0.05
+#: RMS deviation per entry up to which a factor matches a catalogue form.
+NAME_TOL = 0.05
+#: Tolerance of the optimality conditions of a block (SPEC 5-6).
+OPT_TOL = 0.05
+
+W3 = np.exp(2j * np.pi / 3)
+FACTOR_NAMES = ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
+_ORDER = {n: i for i, n in enumerate(FACTOR_NAMES)}
+#: The two-factor families of SPEC 7, in precedence order: (type, role of each factor).
+FAMILIES = (
+    ("z_nu * z_syn", ("z_nu", "z_syn")),
+    ("z_nu=i * z_syn,ab", ("z_nu=i", "z_syn,ab")),
+    ("z_nu=i * z_xi", ("z_nu=i", "z_xi")),
+)
+BLOCK_TYPES = tuple(f[0] for f in FAMILIES) + ("other factorable", "non-factorable")
+#: Which factor names can play a family role (the special cases serve as the general forms).
+_SERVES = {"z_nu": ("z_nu", "z_nu=i"), "z_syn": ("z_syn",), "z_nu=i": ("z_nu=i",),
+           "z_syn,ab": ("z_syn,ab", "z_syn"), "z_xi": ("z_xi",)}
+_SPECIFIC = {"z_nu=i": 0, "z_syn": 0, "z_nu": 1, "z_xi": 1, "z_syn,ab": 1}
+_SPECIAL_OF = {"z_nu=i": "z_nu", "z_syn": "z_syn,ab"}
+_LO = -0.01  # canonical angles are read in [_LO, 2 pi + _LO)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Thresholds of the analysis (documented in the module docstring)."""
+
+    dead_threshold: float = DEAD_THRESHOLD
+    mix_threshold: float = MIX_THRESHOLD
+    factor_tol: float = FACTOR_TOL
+    name_tol: float = NAME_TOL
+    opt_tol: float = OPT_TOL
+
+    def validate(self) -> "Settings":
+        for k, v in self.__dict__.items():
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
+                raise ValueError(f"{k.replace('_', '-')} must be a number strictly between 0 and 1, got {v!r}")
+        return self
+
+
+# --------------------------------------------------------------------------- naming
+@dataclass
+class FactorName:
+    """A factor named against the catalogue: ``name``, canonical ``params`` and fit ``residual``.
+
+    ``alternatives`` lists every ``(name, params, residual)`` that fits within
+    the tolerance (the block may prefer a less specific one to form a family).
+    ``vectors`` is the normalized factor, shape ``(3, m)``.  For an
+    ``unknown`` factor of 2 or 3 nodes, ``closest`` is the best-fitting form
+    and its residual (above the tolerance), as a hint.
+    """
+
+    name: str
+    params: dict
+    residual: float | None
+    vectors: np.ndarray
+    alternatives: list = field(default_factory=list)
+    closest: tuple | None = None
+
+    @property
+    def size(self) -> int:
+        return int(self.vectors.shape[1])
+
+
+def _angle(z: np.ndarray) -> np.ndarray:
+    """Angles in ``[_LO, 2 pi + _LO)``."""
+    return np.mod(np.angle(z) - _LO, 2 * np.pi) + _LO
+
+
+def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
+    """Per-``p`` multipliers ``lam`` (rows, shape (S, 3)) with ``lam V = V`` as a node set modulo signs.
+
+    Candidates are ``V[:, j] / V[:, 0]``; each is kept when every node of
+    ``lam V`` has a distinct partner in ``V`` within relative feature distance
+    ``tol``.  Always contains ``(1, 1, 1)``.
+    """
+    V = np.asarray(V, dtype=np.complex128)
+    n = V.shape[1]
+    if n <= 1 or np.any(V[:, 0] == 0):
+        return np.ones((1, 3), dtype=np.complex128)
+    F = node_features(V[0], V[1], V[2])
+    out = [np.ones(3, dtype=np.complex128)]
+    for j in range(1, n):
+        lam = V[:, j] / V[:, 0]
+        lf = np.array([lam[0] ** 2, lam[0] * lam[1], lam[1] ** 2, lam[2]])
+        G = F * lf
+        D = np.linalg.norm(G[:, None, :] - F[None, :, :], axis=-1) / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, None]
+        near = np.argmin(D, axis=1)
+        if (D[np.arange(n), near] <= tol).all() and len(set(near.tolist())) == n:
+            out.append(lam)
+    return np.stack(out)
+
+
+def _variants_2(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
+    """Second-node values ``(x, y, z)`` of every transformed version of a 2-node factor: (N, 3)."""
+    n1 = u[:, 1] / u[:, 0]
+    base = np.stack([n1, 1.0 / n1])  # keep or swap the nodes
+    sg = np.array([[1, 1, 1], [-1, -1, 1]])
+    v = base[:, None, None, :] * sg[None, :, None, :] * stab[None, None, :, :]
+    return v.reshape(-1, 3)
+
+
+def _fit_2(V: np.ndarray) -> dict:
+    """Fits of the 2-node forms to variants ``V`` (N, 3): name -> (residuals (N,), params list)."""
+    x, y, z = V[:, 0], V[:, 1], V[:, 2]
+    out = {}
+    nu = (x - y) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pred = np.stack([nu, -nu, -1.0 / nu ** 2], axis=1)
+    out["z_nu"] = (np.sqrt(np.mean(np.abs(V - pred) ** 2, axis=1)), [{"nu": complex(v)} for v in nu])
+    pred_i = np.array([1j, -1j, 1.0])
+    out["z_nu=i"] = (np.sqrt(np.mean(np.abs(V - pred_i) ** 2, axis=1)), [{} for _ in nu])
+    res_xi, par_xi = [], []
+    for s in (1, -1):
+        xi = (x - s * 1j * np.conj(y)) / 2
+        pred = np.stack([xi, -s * 1j * np.conj(xi), np.full_like(xi, s * 1j)], axis=1)
+        res_xi.append(np.sqrt(np.mean(np.abs(V - pred) ** 2, axis=1)))
+        par_xi.extend({"xi": complex(v), "s": s} for v in xi)
+    out["z_xi"] = (np.concatenate(res_xi), par_xi)
+    return out
+
+
+def _variants_3(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
+    """Nodes 1, 2 of every transformed version of a 3-node factor: (N, 2, 3)."""
+    vs = []
+    for f in range(3):
+        for g, h in ((0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)):
+            if f in (g, h) or g == h:
+                continue
+            vs.append(np.stack([u[:, g] / u[:, f], u[:, h] / u[:, f]]))
+    base = np.stack(vs)  # (6, 2, 3)
+    sg = np.array([1, 1, 1]), np.array([-1, -1, 1])
+    mult = []
+    for s1 in sg:
+        for s2 in sg:
+            for l1 in stab:
+                for l2 in stab:
+                    mult.append(np.stack([s1 * l1, s2 * l2]))
+    mult = np.stack(mult)  # (4 S^2, 2, 3)
+    return (base[:, None] * mult[None]).reshape(-1, 2, 3)
+
+
+def _fit_3(V: np.ndarray) -> dict:
+    x1, y1, z1 = V[:, 0, 0], V[:, 0, 1], V[:, 0, 2]
+    x2, y2, z2 = V[:, 1, 0], V[:, 1, 1], V[:, 1, 2]
+    w, w2 = W3, W3 ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        al = (x1 / w + w / y1) / 2
+        be = (x2 / w2 + w2 / y2) / 2
+        pred = np.stack([np.stack([al * w, w / al, np.full_like(al, w)], 1),
+                         np.stack([be * w2, w2 / be, np.full_like(be, w2)], 1)], 1)
+    flat = V.reshape(len(V), -1)
+    res = np.sqrt(np.mean(np.abs(flat - pred.reshape(len(V), -1)) ** 2, axis=1))
+    syn = np.array([[w, w, w], [w2, w2, w2]]).reshape(-1)
+    res_syn = np.sqrt(np.mean(np.abs(flat - syn) ** 2, axis=1))
+    return {"z_syn,ab": (np.nan_to_num(res, nan=np.inf), [{"alpha": complex(a), "beta": complex(b)}
+                                                         for a, b in zip(al, be)]),
+            "z_syn": (res_syn, [{} for _ in al])}
+
+
+def _canonical(name: str, idx: np.ndarray, params: list) -> dict:
+    """The canonical representative among fitting variants (smallest angle rule, module docstring)."""
+    cands = [params[i] for i in idx]
+    if name == "z_nu":
+        ang = _angle(np.array([p["nu"] for p in cands]))
+        return cands[int(np.argmin(ang))]
+    if name == "z_xi":
+        pref = [p for p in cands if p["s"] == 1] or cands
+        ang = _angle(np.array([p["xi"] for p in pref]))
+        return pref[int(np.argmin(ang))]
+    if name == "z_syn,ab":
+        aa = _angle(np.array([p["alpha"] for p in cands]))
+        bb = _angle(np.array([p["beta"] for p in cands]))
+        m = aa.min()
+        near = np.flatnonzero(aa <= m + 0.02)
+        return cands[int(near[np.argmin(bb[near])])]
+    return dict(cands[0]) if cands else {}
+
+
+def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL) -> FactorName:
+    """Name a normalized factor (3, m) against the catalogue of SPEC 7 (see the module docstring).
+
+    ``partner`` is the product of the block's other factors, shape (3, n),
+    whose stabilizer may move this factor's nodes; None for a lone factor.
+    """
+    u = np.asarray(vectors, dtype=np.complex128)
+    if u.ndim != 2 or u.shape[0] != 3:
+        raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
+    m = u.shape[1]
+    stab = stabilizer(partner) if partner is not None else np.ones((1, 3), dtype=np.complex128)
+    if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
+        return FactorName("unknown", {}, None, u)
+    if m == 2:
+        fits = _fit_2(_variants_2(u, stab))
+    else:
+        fits = _fit_3(_variants_3(u, stab))
+    alts = []
+    closest = ("unknown", math.inf)
+    for name, (res, params) in fits.items():
+        res = np.nan_to_num(np.asarray(res, dtype=float), nan=np.inf)
+        best = float(res.min())
+        if best < closest[1]:
+            closest = (name, best)
+        if best <= tol:
+            idx = np.flatnonzero(res <= min(tol, 2 * best + 0.005))
+            alts.append((name, _canonical(name, idx, params), best))
+    # a special case is kept only when it fits about as well as its general form (module docstring)
+    res_of = {n: r for n, _, r in alts}
+    for special, general in _SPECIAL_OF.items():
+        if special in res_of and general in res_of and res_of[special] > 3 * res_of[general] + 0.01:
+            alts = [t for t in alts if t[0] != special]
+    alts.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
+    if not alts:
+        return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None)
+    name, params, res = alts[0]
+    return FactorName(name, params, res, u, alts)
+
+
+def _product_type(names: Sequence[str]) -> str:
+    if any(n == "unknown" for n in names):
+        return "other factorable"
+    return " * ".join(sorted(names, key=lambda n: _ORDER[n]))
+
+
+def _choose_names(named: list[FactorName]) -> tuple[str, list[tuple[str, dict, float | None]], bool]:
+    """Pick each factor's name so that the block forms a SPEC 7 family if it can; returns (type, names, family)."""
+    if len(named) == 2 and all(f.alternatives for f in named):
+        for fam, roles in FAMILIES:
+            for order in ((0, 1), (1, 0)):
+                picks = []
+                for fi, role in zip(order, roles):
+                    ok = [alt for alt in named[fi].alternatives if alt[0] in _SERVES[role]]
+                    if not ok:
+                        break
+                    ok.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
+                    picks.append((fi, ok[0]))
+                else:
+                    picks.sort()
+                    return fam, [p[1] for p in picks], True
+    picks = [(f.name, f.params, f.residual) for f in named]
+    return _product_type([p[0] for p in picks]), picks, False
+
+
+# --------------------------------------------------------------------------- reports
+@dataclass
+class BlockReport:
+    """One block (SPEC 6, 8.3-8.6) of a network.
+
+    ``k``: frequency index (the residue for ``Z_d``), ``k_coords`` its
+    coordinates; ``order``: number of nodes; ``nodes``: their indices in the
+    network; ``type``: one of :data:`BLOCK_TYPES` or a product of
+    :data:`FACTOR_NAMES` (module docstring); ``factors``: dicts with ``name``,
+    canonical ``params`` (complex values; ``s`` an int), fit ``residual`` and
+    the normalized ``vectors`` (3, m) (unknown factors also carry ``closest``);
+    ``error``: relative reconstruction error of the reported factorization
+    (for a non-factorable block: the smallest error found over all shapes,
+    an upper bound on the true minimum; None for prime orders); ``shape``:
+    its grid shape; ``optimal``: every condition of SPEC 5 holds on the block
+    alone within ``opt_tol``, ``failed_conditions`` lists those that do not
+    (``R_g``, ``R_c``, ``R_n``, ``R_*``); ``r_kkk``: ``sum_j a_j b_j c_j``;
+    ``sums``: the eleven monomial sums of SPEC 6 and the R_n sum;
+    ``abc_scale``: the common per-node ``a_j b_j c_j`` of the factorization
+    (``1/q`` for the catalogue); ``grid``: network node indices on the grid.
+    """
+
+    k: int
+    k_coords: tuple
+    order: int
+    nodes: list
+    type: str
+    factors: list  # of dict(name, params, residual, vectors)
+    error: float | None
+    shape: tuple | None
+    factorable: bool
+    optimal: bool
+    failed_conditions: list
+    r_kkk: complex
+    sums: dict
+    abc_scale: complex | None = None
+    mixed_nodes: int = 0
+    self_conjugate: bool = False
+    grid: list | None = None
+
+
+@dataclass
+class NetworkReport:
+    """The analysis of one network (SPEC 8): node counts, per-node block frequency and the blocks."""
+
+    group: FiniteAbelianGroup
+    hidden: int
+    live_nodes: int
+    dead_nodes: int
+    zero_frequency_nodes: int
+    mixed_nodes: int
+    node_frequency: list  # per node: frequency index of its block, -1 dead, 0 zero-frequency
+    blocks: list
+    settings: Settings
+    path: str = ""
+    meta: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+@dataclass
+class ClassifyResult:
+    """Reports of many checkpoints and their aggregate (:func:`summarize`)."""
+
+    reports: list
+    summary: dict
+    settings: Settings
+
+
+def _conditions(sums: dict, tol: float) -> list[str]:
+    failed = []
+    if abs(sums["abc"] - 1) > tol:
+        failed.append("R_g")
+    if any(abs(sums[k]) > tol for k, v in MONOMIALS.items() if v == "R_c"):
+        failed.append("R_c")
+    if abs(sums["|a|^2 c + |b|^2 c"]) > tol:
+        failed.append("R_n")
+    if any(abs(sums[k]) > tol for k, v in MONOMIALS.items() if v == "R_*"):
+        failed.append("R_*")
+    return failed
+
+
+def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
+    d = {"name": name, "params": dict(params), "residual": residual, "vectors": np.asarray(vectors)}
+    if name == "unknown" and closest is not None:
+        d["closest"] = {"name": closest[0], "residual": float(closest[1])}
+    return d
+
+
+def _name_factorization(fz: Factorization, tol: float) -> tuple[str, list, bool, int]:
+    """Name every factor of a factorization; returns (type, factor dicts, family?, number named)."""
+    vecs = [f.vectors for f in fz.factors]
+    named = []
+    for i, v in enumerate(vecs):
+        others = [w for j, w in enumerate(vecs) if j != i]
+        partner = kron_vectors(others) if others else None
+        named.append(name_factor(v, partner, tol))
+    typ, picks, fam = _choose_names(named)
+    facs = [_factor_dict(n, p, r, f.vectors, f.closest) for (n, p, r), f in zip(picks, named)]
+    n_named = sum(1 for n, _, _ in picks if n != "unknown")
+    return typ, facs, fam, n_named
+
+
+def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
+                   settings: Settings | None = None, self_conjugate: bool = False,
+                   mixed_nodes: int = 0) -> BlockReport:
+    """Factor, name and check one block ``(a, b, c)`` (SPEC 6, 8.4-8.6); the values are those at frequency ``k``."""
+    st = settings or Settings()
+    a, b, c = (np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c))
+    q = len(a)
+    sums = block_sums(a, b, c) if q else {k_: 0j for k_ in list(MONOMIALS) + ["|a|^2 c + |b|^2 c"]}
+    r = complex(np.sum(a * b * c))
+    failed = _conditions(sums, st.opt_tol)
+    optimal = not failed and not self_conjugate and q > 0
+    rep = BlockReport(k=int(k), k_coords=tuple(k_coords), order=q, nodes=list(nodes if nodes is not None else range(q)),
+                      type="non-factorable", factors=[], error=None, shape=None, factorable=False,
+                      optimal=optimal, failed_conditions=failed + (["self-conjugate"] if self_conjugate else []),
+                      r_kkk=r, sums=sums, mixed_nodes=int(mixed_nodes), self_conjugate=bool(self_conjugate))
+    if q in (2, 3):
+        ab_, bb_, cb_, _ = balance_gauge(a, b, c)
+        x = np.stack([ab_, bb_, cb_])
+        if np.all(np.abs(x[:, 0]) > 0):
+            u = x / x[:, :1]
+            nf = name_factor(u, None, st.name_tol)
+            rep.abc_scale = complex(np.prod(x[:, 0]))
+            if nf.name != "unknown":
+                rep.type = nf.name
+                rep.factors = [_factor_dict(nf.name, nf.params, nf.residual, u)]
+        return rep
+    if q < 4:
+        return rep
+    bf: BlockFactorization = factor_block(a, b, c, tol=st.factor_tol)
+    rep.error = bf.min_error
+    exact = bf.exact
+    if not exact:
+        best = bf.best
+        if best is not None:
+            rep.shape = tuple(best.shape)
+        return rep
+    # finest shape first; among its grids the best-named one
+    finest = max(len(f.shape) for f in exact)
+    chosen = None
+    for fz in exact:
+        if len(fz.shape) != finest:
+            continue
+        typ, facs, fam, n_named = _name_factorization(fz, st.name_tol)
+        score = (n_named, fam, -fz.error)
+        if chosen is None or score > chosen[0]:
+            chosen = (score, fz, typ, facs)
+        if n_named == len(fz.shape) and (fam or len(fz.shape) > 2):
+            break
+    _, fz, typ, facs = chosen
+    rep.type = typ
+    rep.factors = facs
+    rep.error = fz.error
+    rep.shape = tuple(fz.shape)
+    rep.factorable = True
+    rep.abc_scale = fz.abc_scale
+    grid_nodes = np.asarray(rep.nodes)[fz.grid]
+    rep.grid = grid_nodes.tolist()
+    return rep
+
+
+def _frequency_classes(G: FiniteAbelianGroup) -> tuple[np.ndarray, np.ndarray]:
+    """Representative (smaller index) of each pair {k, -k}, and the class id of every frequency."""
+    k = np.arange(G.order)
+    rep = np.minimum(k, G.neg)
+    reps = np.unique(rep)
+    cls = np.searchsorted(reps, rep)
+    return reps, cls
+
+
+def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None,
+                 path: str = "", meta: dict | None = None) -> NetworkReport:
+    """Analyse a 2-layer quadratic network from its real weights (SPEC 8; steps in the module docstring).
+
+    ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    st = (settings or Settings()).validate()
+    net = Network.from_weights(Wa, Wb, Wc, group)
+    G = net.group
+    z = net.z  # (3, n, q)
+    q = z.shape[2]
+    absz = np.abs(z)
+    A = np.maximum(absz[0].max(axis=0, initial=0.0), absz[1].max(axis=0, initial=0.0))
+    C = absz[2].max(axis=0, initial=0.0)
+    strength = np.cbrt(A * A * C)
+    top = float(strength.max(initial=0.0))
+    live = strength > st.dead_threshold * top if top > 0 else np.zeros(q, dtype=bool)
+    reps, cls = _frequency_classes(G)
+    nc = len(reps)
+    # input energy per frequency pair (dominant frequency)
+    e_in = absz[0] ** 2 + absz[1] ** 2  # (n, q)
+    E_in = np.zeros((nc, q))
+    np.add.at(E_in, cls, e_in)
+    # balanced all-channel amplitude per pair (mixing)
+    na, nb, ncn = (np.linalg.norm(z[p], axis=0) for p in range(3))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where((na > 0) & (nb > 0) & (ncn > 0), np.cbrt(ncn / np.sqrt(na * nb)), 1.0)
+    e_all = (absz[0] ** 2 + absz[1] ** 2) * t ** 2 + absz[2] ** 2 / t ** 4
+    E_all = np.zeros((nc, q))
+    np.add.at(E_all, cls, e_all)
+    dom = np.argmax(E_in, axis=0)
+    srt = np.sort(np.sqrt(E_all), axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mix_ratio = np.where(srt[-1] > 0, srt[-2] / srt[-1], 0.0) if nc > 1 else np.zeros(q)
+    mixed = live & (mix_ratio > st.mix_threshold)
+    node_freq = np.full(q, -1, dtype=np.int64)
+    node_freq[live] = reps[dom[live]]
+    zero_nodes = int(np.sum(live & (node_freq == 0)))
+    blocks = []
+    for kc in np.unique(node_freq[live & (node_freq > 0)]):
+        k = int(kc)
+        nodes = np.flatnonzero(live & (node_freq == k))
+        a, b, c = z[0, k, nodes], z[1, k, nodes], z[2, k, nodes]
+        blocks.append(classify_block(a, b, c, k=k, k_coords=G.coords(k), nodes=nodes.tolist(), settings=st,
+                                     self_conjugate=bool(G.neg[k] == k), mixed_nodes=int(mixed[nodes].sum())))
+    return NetworkReport(group=G, hidden=q, live_nodes=int(live.sum()), dead_nodes=int(q - live.sum()),
+                         zero_frequency_nodes=zero_nodes, mixed_nodes=int(mixed.sum()),
+                         node_frequency=node_freq.tolist(), blocks=blocks, settings=st, path=str(path),
+                         meta=dict(meta or {}), seconds=time.perf_counter() - t0)
+
+
+_META_KEYS = ("seed", "weight_decay", "hidden", "lr", "epochs", "optimizer", "loss", "construction", "name")
+
+
+def _plain_meta(meta: dict) -> dict:
+    out = {}
+    for k in _META_KEYS:
+        v = meta.get(k)
+        if isinstance(v, (bool, int, float, str)) and not (isinstance(v, float) and not math.isfinite(v)):
+            out[k] = v
+    fin = meta.get("final")
+    if isinstance(fin, dict):
+        out["final"] = {k: v for k, v in fin.items()
+                        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
+    return out
+
+
+def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Settings | None = None) -> NetworkReport:
+    """Load a checkpoint (``.pt`` reference layout or ``.npz``, weights only) and analyse it.
+
+    Raises :class:`cogo.checkpoints.CheckpointError` (a ValueError, one line)
+    for a missing, malformed, hostile or inconsistent file.
+    """
+    from cogo.checkpoints import load_weights
+
+    w = load_weights(path, group=group)
+    return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=settings, path=str(path), meta=_plain_meta(w.meta))
+
+
+def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
+                  settings: Settings | None = None) -> ClassifyResult:
+    """Load every checkpoint first (any bad file raises before analysis), analyse each, aggregate."""
+    from cogo.checkpoints import load_weights
+
+    st = (settings or Settings()).validate()
+    paths = list(paths)
+    if not paths:
+        raise ValueError("no checkpoint files given")
+    loaded = [load_weights(p, group=group) for p in paths]
+    reports = [read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p), meta=_plain_meta(w.meta))
+               for w, p in zip(loaded, paths)]
+    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st)
+
+
+# --------------------------------------------------------------------------- aggregation
+def _mse(values: Sequence[float]) -> dict:
+    """Mean and standard error (``std(ddof=1) / sqrt(n)``) over checkpoints; None where undefined."""
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
+    n = len(v)
+    mean = float(v.mean()) if n else None
+    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else None
+    return {"mean": mean, "se": se, "n": n}
+
+
+def _frac(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def summarize(reports: Sequence[NetworkReport]) -> dict:
+    """Aggregate over checkpoints: each statistic is computed per checkpoint, then mean +- standard error.
+
+    A per-checkpoint statistic that is undefined (e.g. no order-4 block) is
+    left out of that statistic's mean; ``n`` says how many checkpoints count.
+    """
+    per = []
+    types: set = set()
+    for r in reports:
+        bl = r.blocks
+        o4 = [b for b in bl if b.order == 4]
+        o6 = [b for b in bl if b.order == 6]
+        fact = [b for b in bl if b.factorable]
+        counts: dict = {}
+        for b in fact:
+            counts[b.type] = counts.get(b.type, 0) + 1
+        types.update(counts)
+        per.append({
+            "blocks": len(bl),
+            "not_4_or_6": _frac(sum(1 for b in bl if b.order not in (4, 6)), len(bl)),
+            "nonfact_4": _frac(sum(1 for b in o4 if not b.factorable), len(o4)),
+            "nonfact_6": _frac(sum(1 for b in o6 if not b.factorable), len(o6)),
+            "err_4": float(np.mean([b.error for b in o4 if b.error is not None])) if any(
+                b.error is not None for b in o4) else None,
+            "err_6": float(np.mean([b.error for b in o6 if b.error is not None])) if any(
+                b.error is not None for b in o6) else None,
+            "optimal": _frac(sum(1 for b in bl if b.optimal), len(bl)),
+            "types": {t: c / len(fact) for t, c in counts.items()} if fact else None,
+            "live": r.live_nodes,
+        })
+    orders: dict = {}
+    for r in reports:
+        for b in r.blocks:
+            orders[b.order] = orders.get(b.order, 0) + 1
+    type_order = [t for t in BLOCK_TYPES if t in types] + sorted(types - set(BLOCK_TYPES))
+    return {
+        "checkpoints": len(reports),
+        "blocks": int(sum(p["blocks"] for p in per)),
+        "order_counts": {str(k): v for k, v in sorted(orders.items())},
+        "live_nodes": _mse([p["live"] for p in per]),
+        "frac_blocks_not_order_4_or_6": _mse([p["not_4_or_6"] for p in per]),
+        "frac_nonfactorable_order_4": _mse([p["nonfact_4"] for p in per]),
+        "frac_nonfactorable_order_6": _mse([p["nonfact_6"] for p in per]),
+        "mean_error_order_4": _mse([p["err_4"] for p in per]),
+        "mean_error_order_6": _mse([p["err_6"] for p in per]),
+        "frac_blocks_optimal": _mse([p["optimal"] for p in per]),
+        "type_distribution": {t: _mse([(p["types"] or {}).get(t, 0.0) if p["types"] is not None else None
+                                       for p in per]) for t in type_order},
+    }

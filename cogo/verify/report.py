@@ -1,0 +1,380 @@
+"""Rendering classification results (SPEC 8): text table, Markdown, JSON and angle histograms.
+
+Everything is rendered in memory first; :func:`write_outputs` then writes
+each file atomically (:func:`cogo.checkpoints.atomic_write`), after checking
+every destination, so a failure leaves no partial output.
+
+JSON layout (``format: "cogo-classify/1"``)::
+
+    {"format", "settings": {...},
+     "checkpoints": [{"path", "group", "n", "hidden", "live_nodes", "dead_nodes",
+                      "zero_frequency_nodes", "mixed_nodes", "meta", "seconds",
+                      "blocks": [{"k", "k_coords", "order", "type",
+                                  "factors": [{"name", "params", "residual", "vectors"}],
+                                  "error", "shape", "factorable", "optimal",
+                                  "failed_conditions", "r_kkk", "sums", "abc_scale",
+                                  "mixed_nodes", "self_conjugate", "nodes", "grid"}]}],
+     "summary": {...}}
+
+Complex numbers are ``[re, im]`` pairs (parameters ``nu``, ``xi``, ``alpha``,
+``beta``; ``r_kkk``; the eleven ``sums``; factor ``vectors`` as
+``{"a": [[re, im], ...], "b": ..., "c": ...}``); ``s`` is the integer +-1;
+undefined numbers (a standard error over one checkpoint) are ``null``.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cogo.verify.classify import ClassifyResult, NetworkReport
+
+__all__ = [
+    "to_json_dict",
+    "render_json",
+    "render_text",
+    "render_markdown",
+    "angle_histograms",
+    "check_output_paths",
+    "write_outputs",
+    "ANGLE_PARAMS",
+]
+
+#: Parameters whose angles are histogrammed, with the factor that carries them.
+ANGLE_PARAMS = {"xi": "z_xi", "nu": "z_nu", "alpha": "z_syn,ab", "beta": "z_syn,ab"}
+
+_SUMMARY_ROWS = (
+    ("frac_blocks_not_order_4_or_6", "blocks not of order 4 or 6 (fraction)"),
+    ("frac_nonfactorable_order_4", "non-factorable among order-4 blocks"),
+    ("frac_nonfactorable_order_6", "non-factorable among order-6 blocks"),
+    ("mean_error_order_4", "mean factorization error, order 4"),
+    ("mean_error_order_6", "mean factorization error, order 6"),
+    ("frac_blocks_optimal", "blocks optimal on their own (fraction)"),
+    ("live_nodes", "live nodes"),
+)
+
+
+# --------------------------------------------------------------------------- JSON
+def _c(z: Any) -> list:
+    z = complex(z)
+    return [_f(z.real), _f(z.imag)]
+
+
+def _f(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _f(obj)
+    if isinstance(obj, (complex, np.complexfloating)):
+        return _c(obj)
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if obj is None or isinstance(obj, str):
+        return obj
+    return str(obj)
+
+
+def _factor_json(f: dict) -> dict:
+    v = np.asarray(f["vectors"])
+    d = {"name": f["name"], "params": _plain(f["params"]), "residual": _f(f["residual"]),
+         "vectors": {p: [_c(x) for x in v[i]] for i, p in enumerate("abc")}}
+    if "closest" in f:
+        d["closest"] = _plain(f["closest"])
+    return d
+
+
+def _report_json(r: NetworkReport) -> dict:
+    return {
+        "path": r.path,
+        "group": r.group.label,
+        "n": r.group.order,
+        "hidden": r.hidden,
+        "live_nodes": r.live_nodes,
+        "dead_nodes": r.dead_nodes,
+        "zero_frequency_nodes": r.zero_frequency_nodes,
+        "mixed_nodes": r.mixed_nodes,
+        "meta": _plain(r.meta),
+        "seconds": _f(r.seconds),
+        "blocks": [{
+            "k": b.k,
+            "k_coords": list(b.k_coords),
+            "order": b.order,
+            "type": b.type,
+            "factors": [_factor_json(f) for f in b.factors],
+            "error": _f(b.error),
+            "shape": list(b.shape) if b.shape else None,
+            "factorable": bool(b.factorable),
+            "optimal": bool(b.optimal),
+            "failed_conditions": list(b.failed_conditions),
+            "r_kkk": _c(b.r_kkk),
+            "sums": {k: _c(v) for k, v in b.sums.items()},
+            "abc_scale": _c(b.abc_scale) if b.abc_scale is not None else None,
+            "mixed_nodes": b.mixed_nodes,
+            "self_conjugate": bool(b.self_conjugate),
+            "nodes": [int(j) for j in b.nodes],
+            "grid": b.grid,
+        } for b in r.blocks],
+    }
+
+
+def to_json_dict(result: ClassifyResult) -> dict:
+    """The whole result as plain JSON-able Python values (layout in the module docstring)."""
+    return {
+        "format": "cogo-classify/1",
+        "settings": _plain(result.settings.__dict__),
+        "checkpoints": [_report_json(r) for r in result.reports],
+        "summary": _plain(result.summary),
+    }
+
+
+def render_json(result: ClassifyResult) -> str:
+    """Strict JSON text (no NaN)."""
+    return json.dumps(to_json_dict(result), indent=1, allow_nan=False) + "\n"
+
+
+# --------------------------------------------------------------------------- text / Markdown
+def _fmt_param(k: str, v: Any) -> str:
+    if isinstance(v, (complex, np.complexfloating)):
+        ang = math.degrees(math.atan2(v.imag, v.real))
+        mod = abs(v)
+        return f"{k}={ang:.2f}deg" if abs(mod - 1) < 0.01 else f"{k}={mod:.3f}@{ang:.2f}deg"
+    if k == "s":
+        return f"s={int(v):+d}"
+    return f"{k}={v}"
+
+
+def _params_text(b) -> str:
+    parts = []
+    for f in b.factors:
+        ps = [_fmt_param(k, v) for k, v in f["params"].items()]
+        if ps:
+            parts.append(f"{f['name']}(" + ", ".join(ps) + ")")
+        elif "closest" in f:
+            parts.append(f"unknown {f['vectors'].shape[1]}-node factor (closest {f['closest']['name']}, "
+                         f"rms {f['closest']['residual']:.2f})")
+        elif f["name"] == "unknown":
+            parts.append(f"unknown {np.asarray(f['vectors']).shape[1]}-node factor")
+    return "; ".join(parts)
+
+
+def _num(x: float | None, fmt: str) -> str:
+    return "-" if x is None or not math.isfinite(x) else format(x, fmt)
+
+
+def _ms(d: dict, fmt: str = ".3f") -> tuple[str, str]:
+    mean = _num(d.get("mean"), fmt)
+    se = _num(d.get("se"), fmt)
+    return f"{mean} +- {se}", str(d.get("n", 0))
+
+
+def _block_rows(r: NetworkReport) -> list[list[str]]:
+    rows = []
+    for b in r.blocks:
+        k = str(b.k) if len(b.k_coords) <= 1 else f"{b.k} {tuple(b.k_coords)}"
+        rows.append([
+            k, str(b.order), b.type, "x".join(map(str, b.shape)) if b.shape else "-",
+            _num(b.error, ".1e"), f"{b.r_kkk.real:.4f}", "yes" if b.optimal else "no",
+            ",".join(b.failed_conditions) or "-", str(b.mixed_nodes) if b.mixed_nodes else "-", _params_text(b),
+        ])
+    return rows
+
+
+_BLOCK_HEAD = ["k", "order", "type", "shape", "error", "Re r_kkk", "optimal", "fails", "mixed", "parameters"]
+
+
+def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    line = lambda cells: indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> str:
+    esc = lambda s: s.replace("|", "\\|")
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _header(r: NetworkReport) -> str:
+    meta = ", ".join(f"{k}={v}" for k, v in r.meta.items() if k != "final")
+    s = (f"{r.path or '(network)'}  [Z_{r.group.label}, {r.hidden} hidden nodes: {r.live_nodes} live, "
+         f"{r.dead_nodes} dead, {r.mixed_nodes} mixed-frequency, {r.zero_frequency_nodes} zero-frequency; "
+         f"{len(r.blocks)} blocks]")
+    return s + (f"  {meta}" if meta else "")
+
+
+def _summary_rows(summary: dict) -> tuple[list[list[str]], list[list[str]]]:
+    rows = []
+    for key, label in _SUMMARY_ROWS:
+        fmt = ".1e" if key.startswith("mean_error") else (".1f" if key == "live_nodes" else ".3f")
+        rows.append([label, *_ms(summary[key], fmt)])
+    types = [[t, *_ms(d)] for t, d in summary["type_distribution"].items()]
+    return rows, types
+
+
+def render_text(result: ClassifyResult) -> str:
+    """The per-block tables of every checkpoint and the summary, as plain text."""
+    out = []
+    for r in result.reports:
+        out.append(_header(r))
+        out.append(_table(_BLOCK_HEAD, _block_rows(r)) if r.blocks else "  (no live blocks)")
+        out.append("")
+    s = result.summary
+    rows, types = _summary_rows(s)
+    orders = ", ".join(f"{k}: {v}" for k, v in s["order_counts"].items()) or "none"
+    out.append(f"Summary over {s['checkpoints']} checkpoint(s), {s['blocks']} blocks (block orders {orders}).")
+    out.append("Each statistic is computed per checkpoint, then mean +- standard error over the n checkpoints "
+               "where it is defined.")
+    out.append(_table(["statistic", "mean +- s.e.", "n"], rows))
+    out.append("")
+    out.append("Factorable blocks by type (fraction per checkpoint):")
+    out.append(_table(["type", "mean +- s.e.", "n"], types) if types else "  (no factorable blocks)")
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(result: ClassifyResult) -> str:
+    """The same content as :func:`render_text`, as Markdown."""
+    st = result.settings
+    s = result.summary
+    out = ["# Classification of trained networks (SPEC 8)", ""]
+    out.append(f"Settings: dead threshold {st.dead_threshold:g} (relative node strength), mixed-frequency "
+               f"threshold {st.mix_threshold:g}, factorization tolerance {st.factor_tol:g} (relative error), "
+               f"naming tolerance {st.name_tol:g}, optimality tolerance {st.opt_tol:g}.")
+    out.append("")
+    rows, types = _summary_rows(s)
+    orders = ", ".join(f"{k}: {v}" for k, v in s["order_counts"].items()) or "none"
+    out.append(f"## Summary over {s['checkpoints']} checkpoint(s)")
+    out.append("")
+    out.append(f"{s['blocks']} blocks; block orders {orders}. Each statistic is computed per checkpoint, then "
+               "mean ± standard error over the n checkpoints where it is defined.")
+    out.append("")
+    out.append(_md_table(["statistic", "mean ± s.e.", "n"], [[a, b.replace("+-", "±"), c] for a, b, c in rows]))
+    out.append("")
+    out.append("### Factorable blocks by type")
+    out.append("")
+    out.append(_md_table(["type", "fraction (mean ± s.e.)", "n"], [[a, b.replace("+-", "±"), c] for a, b, c in types])
+               if types else "No factorable blocks.")
+    out.append("")
+    out.append("## Checkpoints")
+    for r in result.reports:
+        out.append("")
+        out.append(f"### `{r.path or '(network)'}`")
+        out.append("")
+        out.append(_header(r).split("  [", 1)[-1].rstrip("]").replace("]  ", "; "))
+        out.append("")
+        out.append(_md_table(_BLOCK_HEAD, _block_rows(r)) if r.blocks else "No live blocks.")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- histograms
+def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
+    """Canonical angles (degrees) of every named factor's parameters, per parameter name."""
+    out: dict[str, list[float]] = {k: [] for k in ANGLE_PARAMS}
+    for r in result.reports:
+        for b in r.blocks:
+            for f in b.factors:
+                for k, v in f["params"].items():
+                    if k in out and isinstance(v, (complex, np.complexfloating)):
+                        out[k].append(math.degrees(math.atan2(v.imag, v.real)))
+    return out
+
+
+def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
+    """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    out = {}
+    for k, vals in collect_angles(result).items():
+        fig = Figure(figsize=(5, 3.2), dpi=100)
+        ax = fig.add_subplot(1, 1, 1)
+        if vals:
+            ax.hist(vals, bins=36, range=(min(-1.0, min(vals)), max(91.0, max(vals))), color="C0")
+        else:
+            ax.text(0.5, 0.5, "no factors with this parameter", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xlabel(f"angle of {k} (degrees, canonical representative)")
+        ax.set_ylabel("factors")
+        ax.set_title(f"{k} of {ANGLE_PARAMS[k]} ({len(vals)} factors)")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        out[f"angles_{k}.png"] = buf.getvalue()
+    return out
+
+
+# --------------------------------------------------------------------------- writing
+def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None) -> None:
+    """Raise ValueError (one line) unless every requested output can be written.
+
+    Files: the parent directory must exist and the path must not be a
+    directory.  Plots: ``plots_dir`` must be a directory or a new name in an
+    existing directory (it is created on writing).
+    """
+    for label, p in (("--json", json_path), ("--markdown", markdown_path)):
+        if p is None:
+            continue
+        p = Path(p)
+        parent = p.parent if str(p.parent) else Path(".")
+        if p.is_dir():
+            raise ValueError(f"{label} {p}: is a directory")
+        if not parent.is_dir():
+            raise ValueError(f"{label} {p}: directory {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise ValueError(f"{label} {p}: directory {parent} is not writable")
+    if plots_dir is not None:
+        d = Path(plots_dir)
+        if d.exists() and not d.is_dir():
+            raise ValueError(f"--plots {d}: exists and is not a directory")
+        parent = d if d.is_dir() else (d.parent if str(d.parent) else Path("."))
+        if not parent.is_dir():
+            raise ValueError(f"--plots {d}: directory {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise ValueError(f"--plots {d}: directory {parent} is not writable")
+    if json_path is not None and markdown_path is not None and Path(json_path).resolve() == Path(markdown_path).resolve():
+        raise ValueError("--json and --markdown name the same file")
+
+
+def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: Any = None,
+                  plots_dir: Any = None) -> list[str]:
+    """Render everything in memory, then write each requested output atomically; returns the paths written."""
+    from cogo.checkpoints import atomic_write, atomic_write_text
+
+    check_output_paths(json_path, markdown_path, plots_dir)
+    files: list[tuple[Path, Any]] = []
+    if json_path is not None:
+        files.append((Path(json_path), render_json(result)))
+    if markdown_path is not None:
+        files.append((Path(markdown_path), render_markdown(result)))
+    if plots_dir is not None:
+        for name, data in angle_histograms(result).items():
+            files.append((Path(plots_dir) / name, data))
+        Path(plots_dir).mkdir(exist_ok=True)
+    written = []
+    for path, data in files:
+        if isinstance(data, bytes):
+            with atomic_write(path, "wb") as fh:
+                fh.write(data)
+        else:
+            atomic_write_text(path, data)
+        written.append(str(path))
+    return written

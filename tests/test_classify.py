@@ -1,0 +1,465 @@
+"""Reading and classifying networks (SPEC 8): cogo.verify.classify, cogo.verify.report, ``cogo classify``."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from cogo.algebra import Network
+from cogo.checkpoints import save_checkpoint
+from cogo.cli import main
+from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.verify.classify import (
+    BLOCK_TYPES,
+    FACTOR_NAMES,
+    Settings,
+    classify_block,
+    classify_checkpoint,
+    classify_many,
+    name_factor,
+    read_network,
+    stabilizer,
+    summarize,
+)
+from cogo.verify.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
+
+angles = st.floats(0.0, 2 * math.pi, allow_nan=False, allow_infinity=False)
+seeds = st.integers(0, 2**32 - 1)
+signs = st.sampled_from([1, -1])
+W = np.exp(2j * np.pi / 3)
+
+
+def unit(t):
+    return complex(np.exp(1j * t))
+
+
+def scrambled(ps, rng, noise=1e-3):
+    """q^(-1/3) ps with random node order, per-node real gauge (t a, t b, c/t^2) with random signs, noise."""
+    q = ps.q
+    x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
+    x = x[:, rng.permutation(q)]
+    t = np.exp(rng.normal(size=q) * 0.4) * rng.choice([-1.0, 1.0], size=q)
+    x = x * np.stack([t, t, t ** -2.0])
+    nz = rng.uniform(-1, 1, size=(3, q)) + 1j * rng.uniform(-1, 1, size=(3, q))
+    return x + noise * nz / np.sqrt(2)
+
+
+def in_orbit(z, orbit, tol=0.02):
+    return min(abs(z - o) for o in orbit) < tol
+
+
+def nu_orbit_syn(nu):
+    """nu of z_nu * z_syn: nu ~ -nu ~ 1/nu ~ w nu."""
+    return [s * W ** k * nu ** e for s in (1, -1) for k in range(3) for e in (1, -1)]
+
+
+def xi_orbit_nu_i(xi, s):
+    """xi of z_nu=i * z_xi(xi, s), reported with s = +1: i^k xi (s = +1) or i^k conj(xi) (s = -1)."""
+    base = xi if s == 1 else np.conj(xi)
+    return [1j ** k * base for k in range(4)]
+
+
+def ab_orbit_nu_i(al, be):
+    """(alpha^4, beta^4) of z_nu=i * z_syn,ab: the three cyclic renormalizations (alpha, beta defined mod i)."""
+    return [(al ** 4, be ** 4), ((be / al) ** 4, al ** -4), (be ** -4, (al / be) ** 4)]
+
+
+def params(rep, name):
+    return [f["params"] for f in rep.factors if f["name"] == name]
+
+
+# --------------------------------------------------------------------------- blocks
+@given(angles, signs, seeds)
+def test_order4_nu_i_xi_recovered(t, s, seed):
+    xi = unit(t)
+    assume(abs(xi ** 4 + 1) > 0.3)  # xi^2 = +-i: z_xi is then also a z_nu (documented intersection)
+    rep = classify_block(*scrambled(z_nu_i() * z_xi(xi, s), np.random.default_rng(seed)))
+    assert rep.type == "z_nu=i * z_xi"
+    assert sorted(f["name"] for f in rep.factors) == ["z_nu=i", "z_xi"]
+    (p,) = params(rep, "z_xi")
+    assert p["s"] == 1
+    assert in_orbit(p["xi"], xi_orbit_nu_i(xi, s))
+    assert 0 <= math.degrees(np.angle(p["xi"])) % 360 < 90.6 or math.degrees(np.angle(p["xi"])) > -0.6
+    assert rep.error < 5e-3 and rep.shape == (2, 2)
+    assert rep.failed_conditions == ["R_n"] and not rep.optimal  # SPEC 7.3: order 4 misses R_n alone
+    assert rep.r_kkk == pytest.approx(1, abs=0.02)
+
+
+@given(angles, seeds)
+def test_order6_nu_syn_recovered(t, seed):
+    nu = unit(t)
+    assume(abs(nu ** 12 - 1) > 0.5)  # nu = i w^k is z_nu=i (covered by a deterministic test)
+    rep = classify_block(*scrambled(z_nu(nu) * z_syn(), np.random.default_rng(seed)))
+    assert rep.type == "z_nu * z_syn"
+    (p,) = params(rep, "z_nu")
+    assert in_orbit(p["nu"], nu_orbit_syn(nu))
+    assert -0.6 <= math.degrees(np.angle(p["nu"])) <= 30.6  # canonical representative
+    assert params(rep, "z_syn") == [{}]
+    assert rep.optimal and rep.failed_conditions == []
+
+
+@given(angles, angles, seeds)
+def test_order6_nu_i_syn_ab_recovered(t1, t2, seed):
+    al, be = unit(t1), unit(t2)
+    assume(all(abs(x - 1) > 0.3 or abs(y - 1) > 0.3 for x, y in ab_orbit_nu_i(al, be)))  # not z_syn
+    rep = classify_block(*scrambled(z_nu_i() * z_syn_ab(al, be), np.random.default_rng(seed)))
+    assert rep.type == "z_nu=i * z_syn,ab"
+    (p,) = params(rep, "z_syn,ab")
+    got = (p["alpha"] ** 4, p["beta"] ** 4)
+    assert min(abs(got[0] - x) + abs(got[1] - y) for x, y in ab_orbit_nu_i(al, be)) < 0.05
+    assert rep.optimal
+
+
+@given(angles, angles, signs, seeds)
+def test_order8_product_recovered(t1, t2, s, seed):
+    xi, nu = unit(t1), unit(t2)
+    assume(abs(nu ** 4 - 1) > 0.3 and abs(xi ** 4 + 1) > 0.3)
+    rep = classify_block(*scrambled(z_nu_i() * z_xi(xi, s) * z_nu(nu), np.random.default_rng(seed)))
+    assert rep.type == "z_nu=i * z_nu * z_xi" and rep.shape == (2, 2, 2)
+    (p,) = params(rep, "z_xi")
+    assert in_orbit(p["xi"], xi_orbit_nu_i(xi, s))
+
+
+@given(angles, seeds)
+def test_order12_product_recovered(t, seed):
+    nu = unit(t)
+    assume(abs(nu ** 12 - 1) > 0.5)
+    rep = classify_block(*scrambled(z_nu_i() * z_nu(nu) * z_syn(), np.random.default_rng(seed)))
+    assert rep.type == "z_nu=i * z_nu * z_syn" and rep.shape == (2, 2, 3)
+    (p,) = params(rep, "z_nu")
+    orbit = [1j ** k * o for o in nu_orbit_syn(nu) for k in range(4)]  # the z_nu=i partner adds nu ~ i nu
+    assert in_orbit(p["nu"], orbit)
+    assert rep.optimal
+
+
+@given(st.sampled_from([4, 6, 8, 12]), seeds)
+def test_random_block_is_non_factorable(q, seed):
+    rng = np.random.default_rng(seed)
+    a, b, c = (rng.normal(size=q) + 1j * rng.normal(size=q) for _ in range(3))
+    rep = classify_block(a, b, c)
+    assert rep.type == "non-factorable" and not rep.factorable and rep.factors == []
+    assert rep.error > 0.05
+
+
+def test_intersections_follow_the_documented_precedence():
+    rng = np.random.default_rng(0)
+    # z_nu=i * z_syn lies in both order-6 families: typed as z_F6 (SPEC 7.1), names most specific
+    rep = classify_block(*scrambled(z_nu_i() * z_syn(), rng))
+    assert rep.type == "z_nu * z_syn"
+    assert sorted(f["name"] for f in rep.factors) == ["z_nu=i", "z_syn"]
+    # z_syn * z_nu(i w) is the same block up to node order
+    rep = classify_block(*scrambled(z_syn() * z_nu(1j * W), rng))
+    assert rep.type == "z_nu * z_syn" and sorted(f["name"] for f in rep.factors) == ["z_nu=i", "z_syn"]
+    # z_nu=i * z_syn,ab(i, -1) is z_nu=i * z_syn (alpha, beta defined mod i)
+    rep = classify_block(*scrambled(z_nu_i() * z_syn_ab(1j, -1), rng))
+    assert rep.type == "z_nu * z_syn"
+
+
+def test_single_catalogue_factors_and_unknowns():
+    rng = np.random.default_rng(1)
+    assert classify_block(*scrambled(z_syn(), rng)).type == "z_syn"
+    rep = classify_block(*scrambled(z_nu(unit(0.5)), rng))
+    assert rep.type == "z_nu" and in_orbit(params(rep, "z_nu")[0]["nu"], [s * unit(0.5) ** e for s in (1, -1)
+                                                                           for e in (1, -1)])
+    rep = classify_block(*scrambled(z_xi(unit(2.0), -1), rng))
+    assert rep.type == "z_xi" and params(rep, "z_xi")[0]["s"] == 1
+    assert in_orbit(params(rep, "z_xi")[0]["xi"], [unit(-2.0), -unit(-2.0)])
+    rep = classify_block(rng.normal(size=3) + 0j, rng.normal(size=3) + 0j, rng.normal(size=3) + 0j)
+    assert rep.type == "non-factorable"
+    assert classify_block([1.0], [1.0], [1.0]).type == "non-factorable"
+    nf = name_factor(np.array([[1, 2.0], [1, 0.3], [1, 5.0]]))
+    assert nf.name == "unknown" and nf.closest is not None
+
+
+def test_stabilizers_of_the_catalogue():
+    assert len(stabilizer(np.stack([z_syn().a, z_syn().b, z_syn().c]))) == 3
+    assert len(stabilizer(np.stack([z_nu_i().a, z_nu_i().b, z_nu_i().c]))) == 2
+    v = z_nu(unit(0.7))
+    assert len(stabilizer(np.stack([v.a, v.b, v.c]))) == 1
+
+
+def test_other_factorable_block():
+    rng = np.random.default_rng(2)
+    from cogo.solvers.partial import PartialSolution
+
+    r4 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(4)) for _ in range(3)))
+    rep = classify_block(*scrambled(z_syn() * r4, rng))
+    assert rep.type == "other factorable" and rep.shape == (3, 4)
+    assert sorted(f["name"] for f in rep.factors) == ["unknown", "z_syn"]
+
+
+# --------------------------------------------------------------------------- networks
+BLOCK_KINDS = ("4", "6", "6ab")
+
+
+def make_block(kind, rng):
+    if kind == "4":
+        xi, s = unit(rng.uniform(0, 2 * np.pi)), int(rng.choice([1, -1]))
+        return z_nu_i() * z_xi(xi, s), "z_nu=i * z_xi"
+    if kind == "6":
+        return z_nu(unit(rng.uniform(0.1, 0.4))) * z_syn(), "z_nu * z_syn"
+    return z_nu_i() * z_syn_ab(unit(rng.uniform(0.3, 1.2)), unit(rng.uniform(0.3, 1.2))), "z_nu=i * z_syn,ab"
+
+
+def build_network(d, kinds, rng, dead=5, noise=1e-3):
+    """Blocks of the given kinds at k = 1..len(kinds), each scrambled, plus dead nodes; real weights + noise."""
+    nets, expected = [], {}
+    for k, kind in enumerate(kinds, start=1):
+        ps, typ = make_block(kind, rng)
+        x = scrambled(ps, rng, noise=0.0)
+        nets.append(Network.block(d, k, *x))
+        expected[k] = (typ, ps.q)
+    net = Network.sum(nets)
+    Wa, Wb, Wc = net.to_weights()
+    q = Wa.shape[0]
+    Wa, Wb, Wc = np.vstack([Wa, np.zeros((dead, d))]), np.vstack([Wb, np.zeros((dead, d))]), \
+        np.hstack([Wc, np.zeros((d, dead))])
+    perm = rng.permutation(q + dead)
+    Wa, Wb, Wc = Wa[perm], Wb[perm], Wc[:, perm]
+    Wa, Wb, Wc = (W + noise * rng.uniform(-1, 1, size=W.shape) for W in (Wa, Wb, Wc))
+    return (Wa, Wb, Wc), expected, q
+
+
+@given(st.lists(st.sampled_from(BLOCK_KINDS), min_size=1, max_size=5), seeds)
+def test_network_blocks_recovered(kinds, seed):
+    rng = np.random.default_rng(seed)
+    (Wa, Wb, Wc), expected, live = build_network(11, kinds, rng)
+    rep = read_network(Wa, Wb, Wc, 11)
+    assert rep.live_nodes == live and rep.dead_nodes == 5
+    assert rep.mixed_nodes == 0
+    got = {b.k: (b.type, b.order) for b in rep.blocks}
+    assert got == expected
+    for b in rep.blocks:
+        assert b.r_kkk == pytest.approx(1, abs=0.02)
+
+
+def test_f46_network_from_constructions():
+    cons = pytest.importorskip("cogo.solvers.constructions")
+    net = cons.z_F46(13, seed=4)
+    rep = read_network(*net.to_weights(), 13)
+    types = [b.type for b in rep.blocks]
+    assert types.count("z_nu * z_syn") == 1 and types.count("z_nu=i * z_xi") == 5
+    # the hat correction gives the six order-6 nodes output weights at every other frequency
+    assert rep.mixed_nodes == 6
+    six = [b for b in rep.blocks if b.order == 6][0]
+    assert six.optimal and six.mixed_nodes == 6
+
+
+def test_even_and_product_groups_are_handled():
+    rng = np.random.default_rng(3)
+    for g in ("8", "2x4", "3x5", "2"):
+        from cogo.algebra import parse_group
+
+        n = parse_group(g).order
+        rep = read_network(rng.normal(size=(12, n)), rng.normal(size=(12, n)), rng.normal(size=(n, 12)), g)
+        assert rep.live_nodes + rep.dead_nodes == 12
+        for b in rep.blocks:
+            assert b.type in BLOCK_TYPES or b.type.startswith("z_")
+            if b.self_conjugate:
+                assert not b.optimal and "self-conjugate" in b.failed_conditions
+
+
+def test_dead_threshold_setting():
+    rng = np.random.default_rng(4)
+    (Wa, Wb, Wc), _, live = build_network(11, ["4", "6"], rng, dead=3, noise=0.0)
+    Wa[0] *= 1e-3  # whichever node is 0 becomes weak
+    Wb[0] *= 1e-3
+    weak = read_network(Wa, Wb, Wc, 11, settings=Settings(dead_threshold=0.5))
+    assert weak.live_nodes <= live
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        read_network(Wa, Wb, Wc, 11, settings=Settings(dead_threshold=2.0))
+
+
+# --------------------------------------------------------------------------- aggregation
+def test_summary_mean_and_standard_error(tmp_path):
+    rng = np.random.default_rng(5)
+    paths = []
+    for i, kinds in enumerate((["4", "4", "6"], ["4", "6", "6"])):
+        (Wa, Wb, Wc), _, _ = build_network(11, kinds, rng)
+        p = tmp_path / f"c{i}.pt"
+        save_checkpoint(p, Wa, Wb, Wc, {"group": "11", "seed": i})
+        paths.append(p)
+    res = classify_many(paths)
+    s = res.summary
+    assert s["checkpoints"] == 2 and s["blocks"] == 6
+    assert s["frac_blocks_not_order_4_or_6"] == {"mean": 0.0, "se": 0.0, "n": 2}
+    assert s["frac_nonfactorable_order_4"]["mean"] == 0.0
+    td = s["type_distribution"]
+    assert td["z_nu=i * z_xi"]["mean"] == pytest.approx(0.5)
+    assert td["z_nu=i * z_xi"]["se"] == pytest.approx(np.std([2 / 3, 1 / 3], ddof=1) / np.sqrt(2))
+    assert s["mean_error_order_4"]["mean"] < 5e-3
+    # rendering
+    text = render_text(res)
+    assert "z_nu=i * z_xi" in text and "mean +- s.e." in text
+    md = render_markdown(res)
+    assert md.startswith("# Classification") and "| type |" in md
+    pngs = angle_histograms(res)
+    assert set(pngs) == {"angles_xi.png", "angles_nu.png", "angles_alpha.png", "angles_beta.png"}
+    assert all(v.startswith(b"\x89PNG") for v in pngs.values())
+    assert summarize([])["checkpoints"] == 0
+
+
+# --------------------------------------------------------------------------- CLI and files
+def good_checkpoint(path, kinds=("4", "6"), seed=0):
+    (Wa, Wb, Wc), _, _ = build_network(11, list(kinds), np.random.default_rng(seed))
+    save_checkpoint(path, Wa, Wb, Wc, {"group": "11", "seed": seed})
+    return Wa, Wb, Wc
+
+
+def run_cli(argv, capsys):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def outputs(tmp_path):
+    return ["--json", tmp_path / "o.json", "--markdown", tmp_path / "o.md", "--plots", tmp_path / "plots"]
+
+
+def assert_no_outputs(tmp_path):
+    assert not (tmp_path / "o.json").exists()
+    assert not (tmp_path / "o.md").exists()
+    assert not (tmp_path / "plots").exists()
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def check_schema(doc):
+    assert set(doc) >= {"checkpoints", "summary"}
+    for cp in doc["checkpoints"]:
+        assert set(cp) >= {"path", "group", "live_nodes", "blocks"}
+        for b in cp["blocks"]:
+            assert set(b) >= {"k", "order", "type", "factors", "error", "optimal"}
+            assert b["type"] in BLOCK_TYPES or all(t in FACTOR_NAMES for t in b["type"].split(" * "))
+            assert isinstance(b["optimal"], bool)
+            for f in b["factors"]:
+                assert f["name"] in FACTOR_NAMES
+                for k, v in f["params"].items():
+                    assert k in ("nu", "xi", "s", "alpha", "beta")
+                    if k == "s":
+                        assert v in (1, -1)
+                    else:
+                        assert isinstance(v, list) and len(v) == 2 and all(isinstance(x, float) for x in v)
+
+
+def test_cli_classify_writes_everything(tmp_path, capsys):
+    good_checkpoint(tmp_path / "a.pt", seed=0)
+    Wa, Wb, Wc = good_checkpoint(tmp_path / "b.pt", kinds=("6ab", "4", "4"), seed=1)
+    np.savez(tmp_path / "c.npz", Wa=Wa, Wb=Wb, Wc=Wc, group="11")
+    rc, out, err = run_cli(["classify", tmp_path / "a.pt", tmp_path / "b.pt", tmp_path / "c.npz",
+                            *outputs(tmp_path)], capsys)
+    assert rc == 0, err
+    assert "z_nu * z_syn" in out and "z_nu=i * z_syn,ab" in out and "Summary over 3 checkpoint(s)" in out
+    doc = json.loads((tmp_path / "o.json").read_text())
+    check_schema(doc)
+    assert [len(c["blocks"]) for c in doc["checkpoints"]] == [2, 3, 3]
+    assert doc["checkpoints"][0]["group"] == "11"
+    assert (tmp_path / "o.md").read_text().startswith("# Classification")
+    assert sorted(os.listdir(tmp_path / "plots")) == ["angles_alpha.png", "angles_beta.png", "angles_nu.png",
+                                                      "angles_xi.png"]
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert os.stat(tmp_path / "o.json").st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600
+    with pytest.raises(ValueError, match="no checkpoint"):
+        classify_many([])
+
+
+class Evil:
+    def __reduce__(self):
+        return (os.system, (f"touch {MARKER}",))
+
+
+MARKER = "/tmp/cogo_classify_pwned_marker"
+
+
+def test_cli_rejects_a_malicious_pickle(tmp_path, capsys):
+    if os.path.exists(MARKER):
+        os.unlink(MARKER)
+    evil = tmp_path / "evil.pt"
+    torch.save({"model": {"layera.weight": Evil()}}, evil)
+    good_checkpoint(tmp_path / "good.pt")
+    rc, out, err = run_cli(["classify", tmp_path / "good.pt", evil, *outputs(tmp_path)], capsys)
+    assert rc == 2
+    assert err.startswith("cogo: error:") and err.count("\n") == 1 and "evil.pt" in err
+    assert not os.path.exists(MARKER)
+    assert_no_outputs(tmp_path)
+
+
+def _bad_files(tmp_path):
+    good = tmp_path / "good.pt"
+    Wa, Wb, Wc = good_checkpoint(good)
+    data = good.read_bytes()
+    (tmp_path / "trunc.pt").write_bytes(data[: len(data) // 2])
+    t = lambda x: torch.as_tensor(x)
+    torch.save({"model": {"layera.weight": t(Wa), "layerb.weight": t(Wb), "layerc.weight": t(Wc[:, :-1])}},
+               tmp_path / "shape.pt")
+    Wn = Wa.copy()
+    Wn[0, 0] = np.nan
+    torch.save({"model": {"layera.weight": t(Wn), "layerb.weight": t(Wb), "layerc.weight": t(Wc)}},
+               tmp_path / "nan.pt")
+    torch.save({"model": {"layera.weight": Wa.tolist(), "layerb.weight": t(Wb), "layerc.weight": t(Wc)}},
+               tmp_path / "list.pt")
+    torch.save({"model": {"layera.weight": t(Wa), "layerb.weight": t(Wb), "layerc.weight": t(Wc)},
+                "meta": {"group": "3x5"}}, tmp_path / "group.pt")
+    torch.save({"layera.weight": t(Wa), "layerb.weight": t(Wb)}, tmp_path / "missing.pt")
+    np.savez(tmp_path / "bad.npz", Wa=Wa, Wb=Wb)
+    (tmp_path / "empty.pt").write_bytes(b"")
+    return ["trunc.pt", "shape.pt", "nan.pt", "list.pt", "group.pt", "missing.pt", "bad.npz", "empty.pt",
+            "nonexistent.pt"]
+
+
+def test_cli_rejects_malformed_files_without_output(tmp_path, capsys):
+    for name in _bad_files(tmp_path):
+        rc, out, err = run_cli(["classify", tmp_path / "good.pt", tmp_path / name, *outputs(tmp_path)], capsys)
+        assert rc == 2, name
+        assert err.startswith("cogo: error:") and err.count("\n") == 1, (name, err)
+        assert name in err
+        assert out == ""
+        assert_no_outputs(tmp_path)
+
+
+def test_cli_bad_arguments(tmp_path, capsys):
+    good_checkpoint(tmp_path / "good.pt")
+    for extra in (["--group", "3x5"], ["--group", "banana"], ["--dead-threshold", "x"],
+                  ["--dead-threshold", "1.5"], ["--json", tmp_path / "nodir" / "o.json"],
+                  ["--plots", tmp_path / "nodir" / "sub"], ["--markdown", tmp_path]):
+        rc, out, err = run_cli(["classify", tmp_path / "good.pt", *extra], capsys)
+        assert rc == 2, extra
+        assert err.startswith("cogo: error:") and err.count("\n") == 1, (extra, err)
+    rc, out, err = run_cli(["classify", tmp_path / "good.pt", "--group", "11", "--dead-threshold", "0.02"], capsys)
+    assert rc == 0
+
+
+def test_json_is_strict_and_complete(tmp_path):
+    good_checkpoint(tmp_path / "g.pt")
+    res = classify_many([tmp_path / "g.pt"])
+    text = render_json(res)
+    doc = json.loads(text)
+    check_schema(doc)
+    assert doc["summary"]["frac_nonfactorable_order_4"]["se"] is None  # one checkpoint: no standard error
+    b = doc["checkpoints"][0]["blocks"][0]
+    assert set(b["sums"]) >= {"abc", "|a|^2 c + |b|^2 c", "conj(b)^2 c"}
+    assert to_json_dict(res)["format"] == "cogo-classify/1"
+    rep = classify_checkpoint(tmp_path / "g.pt")
+    assert rep.meta["seed"] == 0
+
+
+# --------------------------------------------------------------------------- end to end
+@pytest.mark.slow
+def test_end_to_end_train_classify(tmp_path, capsys):
+    training = pytest.importorskip("cogo.solvers.training")
+    cfg = training.TrainConfig(group="11", hidden=48, epochs=1500, lr=0.01, weight_decay=1e-3, log_every=500,
+                               dtype="float64")
+    results = training.train(cfg, seeds=[0], progress=False)
+    paths = [p for p in training.save_run(results, tmp_path) if p.endswith(".pt")]
+    rc, out, err = run_cli(["classify", *paths, "--json", tmp_path / "o.json"], capsys)
+    assert rc == 0, err
+    doc = json.loads((tmp_path / "o.json").read_text())
+    check_schema(doc)
+    blocks = doc["checkpoints"][0]["blocks"]
+    assert blocks and doc["checkpoints"][0]["live_nodes"] > 0
+    for b in blocks:  # every block gets a name
+        assert b["type"] in BLOCK_TYPES or all(t in FACTOR_NAMES for t in b["type"].split(" * "))

@@ -1,0 +1,231 @@
+"""Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.solvers.factorization."""
+import itertools
+import math
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cogo.solvers.factorization import (
+    FACTOR_TOL,
+    _matching_paths_cycles,
+    balance_gauge,
+    factor_block,
+    factor_block_shape,
+    factor_shapes,
+    kron_vectors,
+    linear_assignment,
+    rank1,
+)
+from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+
+angles = st.floats(0.0, 2 * math.pi, allow_nan=False, allow_infinity=False)
+seeds = st.integers(0, 2**32 - 1)
+signs = st.sampled_from([1, -1])
+
+
+def unit(t):
+    return complex(np.exp(1j * t))
+
+
+def scrambled(ps, seed, noise=1e-3, gauge=True):
+    """The block q^(-1/3) ps with a random node order, per-node real gauge t (signs included) and noise."""
+    rng = np.random.default_rng(seed)
+    q = ps.q
+    x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
+    perm = rng.permutation(q)
+    x = x[:, perm]
+    if gauge:
+        t = np.exp(rng.normal(size=q) * 0.4) * rng.choice([-1.0, 1.0], size=q)
+        x = x * np.stack([t, t, t ** -2.0])
+    nz = rng.uniform(-1, 1, size=(3, q)) + 1j * rng.uniform(-1, 1, size=(3, q))
+    x = x + noise * nz / np.sqrt(2)
+    return x, perm
+
+
+def check_recovered(x, fz, q_tol=5e-3):
+    """The factorization reproduces the block (in the block's own gauge) and is normalized (SPEC 8.4)."""
+    assert sorted(fz.grid.reshape(-1).tolist()) == list(range(x.shape[1]))
+    rec = fz.reconstruct()
+    assert np.linalg.norm(rec - x) <= 10 * q_tol * np.linalg.norm(x)
+    for f in fz.factors:
+        assert np.allclose(f.vectors[:, 0], 1.0)
+    assert fz.error <= q_tol
+
+
+# --------------------------------------------------------------------------- helpers
+def test_factor_shapes():
+    assert factor_shapes(4) == [(2, 2)]
+    assert factor_shapes(6) == [(2, 3)]
+    assert factor_shapes(8) == [(2, 2, 2), (2, 4)]
+    assert factor_shapes(12) == [(2, 2, 3), (2, 6), (3, 4)]
+    assert factor_shapes(7) == [] and factor_shapes(2) == [] and factor_shapes(1) == []
+
+
+@given(st.integers(1, 7), seeds)
+def test_linear_assignment_is_optimal(n, seed):
+    rng = np.random.default_rng(seed)
+    cost = rng.random((n, n))
+    col = linear_assignment(cost)
+    assert sorted(col.tolist()) == list(range(n))
+    best = min(sum(cost[i, p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+    assert cost[np.arange(n), col].sum() == pytest.approx(best)
+
+
+@given(seeds)
+def test_paths_and_cycles_matching_agrees_with_networkx(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 12))
+    perm = rng.permutation(n)
+    edges = {}
+    i = 0
+    while i < n - 1:  # random disjoint paths / cycles
+        ln = int(rng.integers(1, 5))
+        nodes = perm[i:i + ln + 1]
+        for x, y in zip(nodes[:-1], nodes[1:]):
+            edges[(min(x, y), max(x, y))] = len(edges)
+        if len(nodes) > 2 and rng.random() < 0.5:
+            x, y = nodes[0], nodes[-1]
+            edges.setdefault((min(x, y), max(x, y)), len(edges))
+        i += ln + 1
+    g = nx.Graph(list(edges))
+    g.add_nodes_from(range(n))
+    ref = 2 * len(nx.max_weight_matching(g, maxcardinality=True)) == n
+    got = _matching_paths_cycles(n, edges)
+    assert (got is not None) == ref
+    if got is not None:
+        inv = {i: e for e, i in edges.items()}
+        covered = [v for i in got for v in inv[i]]
+        assert sorted(covered) == list(range(n))
+
+
+@given(seeds, st.sampled_from([(2, 3), (2, 2, 3), (3, 4), (2, 2, 2)]))
+def test_rank1_recovers_a_kronecker_tensor(seed, shape):
+    rng = np.random.default_rng(seed)
+    us = [rng.normal(size=m) + 1j * rng.normal(size=m) for m in shape]
+    T = kron_vectors([u[None, :] for u in us])[0].reshape(shape)
+    lam, vs = rank1(T)
+    R = lam * kron_vectors([v[None, :] for v in vs])[0].reshape(shape)
+    assert np.allclose(R, T, atol=1e-9 * np.abs(T).max())
+
+
+@given(seeds)
+def test_balance_gauge_is_gauge_invariant(seed):
+    rng = np.random.default_rng(seed)
+    a, b, c = (rng.normal(size=5) + 1j * rng.normal(size=5) for _ in range(3))
+    t = np.exp(rng.normal(size=5))
+    x1 = balance_gauge(a, b, c)
+    x2 = balance_gauge(a * t, b * t, c / t ** 2)
+    for u, v in zip(x1[:3], x2[:3]):
+        assert np.allclose(u, v)
+    A, B, C, _ = x1
+    assert np.allclose(np.abs(A) * np.abs(B), np.abs(C) ** 2)
+
+
+# --------------------------------------------------------------------------- catalogue blocks
+@given(angles, signs, seeds)
+def test_order4_nu_i_times_xi(t, s, seed):
+    x, _ = scrambled(z_nu_i() * z_xi(unit(t), s), seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (2, 2)
+    check_recovered(x, bf.best)
+
+
+@given(angles, seeds)
+def test_order6_nu_times_syn(t, seed):
+    x, _ = scrambled(z_nu(unit(t)) * z_syn(), seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (2, 3)
+    check_recovered(x, bf.best)
+
+
+@given(angles, angles, seeds)
+def test_order6_nu_i_times_syn_ab(t1, t2, seed):
+    x, _ = scrambled(z_nu_i() * z_syn_ab(unit(t1), unit(t2)), seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (2, 3)
+    check_recovered(x, bf.best)
+
+
+@given(angles, angles, signs, seeds)
+def test_order8_products_factor_2x2x2(t1, t2, s, seed):
+    x, _ = scrambled(z_nu_i() * z_xi(unit(t1), s) * z_nu(unit(t2)), seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (2, 2, 2)
+    check_recovered(x, bf.best)
+    # the coarser shape is exact too
+    assert bf.best_for((2, 4)).error <= 5e-3
+
+
+@given(angles, angles, angles, seeds)
+def test_order12_products_factor_2x2x3(t1, t2, t3, seed):
+    x, _ = scrambled(z_xi(unit(t1), 1) * z_nu(unit(t2)) * z_syn_ab(unit(t3), unit(t1 + t2)), seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (2, 2, 3)
+    check_recovered(x, bf.best)
+    assert bf.best_for((2, 6)).error <= 5e-3
+    assert bf.best_for((3, 4)).error <= 5e-3
+
+
+@given(angles, seeds)
+def test_order12_with_a_non_catalogue_4_factor_is_3x4(t, seed):
+    rng = np.random.default_rng(seed)
+    from cogo.solvers.partial import PartialSolution
+
+    r4 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(4)) for _ in range(3)))
+    x, _ = scrambled(z_syn_ab(unit(t), unit(2 * t + 1)) * r4, seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (3, 4)
+    check_recovered(x, bf.best)
+
+
+@given(angles, seeds)
+def test_order12_with_a_non_catalogue_6_factor_is_2x6(t, seed):
+    rng = np.random.default_rng(seed)
+    from cogo.solvers.partial import PartialSolution
+
+    r6 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(6)) for _ in range(3)))
+    x, _ = scrambled(z_nu(unit(t)) * r6, seed)
+    bf = factor_block(*x)
+    assert bf.factorable and bf.best.shape == (2, 6)
+    check_recovered(x, bf.best)
+
+
+@given(st.sampled_from([4, 6, 8, 12]), seeds)
+def test_random_block_is_not_factorable(q, seed):
+    rng = np.random.default_rng(seed)
+    a, b, c = (rng.normal(size=q) + 1j * rng.normal(size=q) for _ in range(3))
+    bf = factor_block(a, b, c)
+    assert not bf.factorable
+    assert bf.min_error > FACTOR_TOL
+
+
+def test_exact_block_has_machine_precision_error():
+    ps = z_nu_i() * z_nu(unit(0.4)) * z_syn()
+    x, _ = scrambled(ps, 7, noise=0.0)
+    bf = factor_block(*x)
+    assert bf.best.error < 1e-12
+    assert bf.best.abc_scale == pytest.approx(1 / 12, abs=1e-12)
+
+
+def test_shape_must_factor_the_order():
+    with pytest.raises(ValueError, match="not a factorization"):
+        factor_block_shape(np.ones(6), np.ones(6), np.ones(6), (2, 2))
+    with pytest.raises(ValueError, match="NaN"):
+        factor_block([1, np.nan, 1, 1], np.ones(4), np.ones(4))
+    with pytest.raises(ValueError, match="equal lengths"):
+        factor_block(np.ones(4), np.ones(3), np.ones(4))
+
+
+def test_order_24_scales_polynomially():
+    """2x2x2x3 at q = 24: found without enumerating 24! orders (generous bound: seconds, not ages)."""
+    ps = z_nu_i() * z_xi(unit(0.3), 1) * z_nu(unit(1.1)) * z_syn()
+    x, _ = scrambled(ps, 3)
+    t0 = time.perf_counter()
+    fz = factor_block_shape(*x, (2, 2, 2, 3))
+    dt = time.perf_counter() - t0
+    assert fz[0].error <= 5e-3
+    assert dt < 20.0
