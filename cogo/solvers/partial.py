@@ -59,6 +59,9 @@ def _is_exact(*vals: Any) -> bool:
 
 def _check_param(name: str, v: Any, exact: bool, nonzero: bool = True):
     if exact:
+        if isinstance(v, (float, complex, np.floating, np.complexfloating)) or (
+                isinstance(v, sympy.Basic) and v.has(sympy.Float)):
+            raise ValueError(f"{name}={v!r} is a float; exact partial solutions take exact numbers or symbols")
         v = sympy.sympify(v)
         if nonzero and v == 0:
             raise ValueError(f"{name} must be nonzero")

@@ -1,0 +1,5 @@
+"""Theorem checks (SPEC 3-7), classification of trained networks (SPEC 8) and reports."""
+from cogo.verify.results import TheoremResult, all_ok, format_table
+from cogo.verify.theorems import run_all
+
+__all__ = ["TheoremResult", "run_all", "all_ok", "format_table"]
