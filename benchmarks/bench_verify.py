@@ -1,0 +1,101 @@
+"""Benchmark: ``cogo verify --exact`` at d=23 (target < 60 s) and the exact optimality certificates of
+z_F6 and z_F4/6 for every odd d from 3 to 127 (target < 10 s in total).
+
+    python benchmarks/bench_verify.py [--out benchmarks/results/verify.json] [--dmax 127]
+
+Records:
+
+* ``cli_verify_exact_d23``: wall time of the command ``cogo verify --exact --group 23`` in a fresh
+  interpreter (imports included) and its exit status;
+* ``run_all_exact_d23``: in-process time of ``run_all(23, 'exact')``, with the time of every check;
+* ``certificates``: for every odd d, the time of the exact theorem ``optimality(d, kind, 'exact')``
+  (block certificate of the default design, symbolic family certificate, and for d <= 31 the exact
+  network read back as blocks) for kind f6 and f46, in one process (block sums are cached per block
+  type: they do not depend on d), and the total;
+* ``certificates_cold``: the same design certificates with every cache cleared before each d;
+* ``certificate_seeded_d23``: the certificate of seeded designs at d=23 (a distinct block type per
+  frequency, so nothing is shared).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine_info, write_json  # noqa: E402
+
+from cogo.solvers.constructions import f6_design, f46_design  # noqa: E402
+from cogo.verify import theorems as T  # noqa: E402
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="benchmarks/results/verify.json")
+    ap.add_argument("--dmax", type=int, default=127)
+    ap.add_argument("--skip-cli", action="store_true", help="do not time the cogo verify subprocess")
+    args = ap.parse_args(argv)
+    out: dict = {"machine": machine_info(), "targets": {"cli_verify_exact_d23_s": 60.0, "certificates_total_s": 10.0}}
+
+    if not args.skip_cli:
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "cogo.cli", "verify", "--exact", "--group", "23"],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        out["cli_verify_exact_d23"] = {"seconds": wall, "exit_status": proc.returncode,
+                                       "summary": proc.stdout.strip().splitlines()[-1] if proc.stdout else ""}
+        print(f"cogo verify --exact --group 23: {wall:.2f} s, exit {proc.returncode}")
+
+    T.clear_caches()
+    t0 = time.perf_counter()
+    res = T.run_all(23, "exact")
+    wall = time.perf_counter() - t0
+    out["run_all_exact_d23"] = {"seconds": wall, "all_ok": all(r.passed for r in res),
+                                "checks": {f"{r.name} [{r.method}]": r.seconds for r in res}}
+    print(f"run_all(23, 'exact') in process: {wall:.2f} s, all ok: {all(r.passed for r in res)}")
+
+    ds = list(range(3, args.dmax + 1, 2))
+    T.clear_caches()
+    per: dict = {}
+    ok = True
+    t0 = time.perf_counter()
+    for d in ds:
+        row = {}
+        for kind in ("f6", "f46"):
+            t1 = time.perf_counter()
+            r = T.optimality(d, kind, "exact")
+            row[kind] = time.perf_counter() - t1
+            ok &= r.passed
+        per[str(d)] = row
+    total = time.perf_counter() - t0
+    out["certificates"] = {"d": [ds[0], ds[-1]], "count": len(ds), "total_seconds": total, "all_passed": ok,
+                           "per_d_seconds": per}
+    print(f"exact optimality certificates of z_F6 and z_F4/6, odd d {ds[0]}..{ds[-1]}: {total:.2f} s, "
+          f"all passed: {ok}")
+
+    t0 = time.perf_counter()
+    ok_cold = True
+    for d in ds:
+        for mk in (f6_design, f46_design):
+            T.clear_caches()
+            ok_cold &= T.block_certificate(mk(d, exact=True)).optimal
+    cold = time.perf_counter() - t0
+    out["certificates_cold"] = {"total_seconds": cold, "all_passed": ok_cold,
+                                "note": "design certificates only, caches cleared before each design"}
+    print(f"same design certificates with cold caches per design: {cold:.2f} s, all passed: {ok_cold}")
+
+    T.clear_caches()
+    t0 = time.perf_counter()
+    ok_seed = T.block_certificate(f6_design(23, seed=1, exact=True)).optimal and \
+        T.block_certificate(f46_design(23, seed=1, exact=True)).optimal
+    out["certificate_seeded_d23"] = {"seconds": time.perf_counter() - t0, "all_passed": ok_seed}
+    print(f"seeded designs at d=23 (one block type per frequency): "
+          f"{out['certificate_seeded_d23']['seconds']:.2f} s, all passed: {ok_seed}")
+    write_json(args.out, out)
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,432 @@
+"""Tests of the theorem checks (cogo.verify) and `cogo verify`.
+
+Every checker must pass on the real objects and report passed=False when
+handed a broken one; negative controls must be caught.  Reference values are
+from the SPEC or derived by hand in comments.
+"""
+import json
+
+import numpy as np
+import pytest
+import sympy
+
+from cogo.algebra import Network, condition_residuals, fourier_loss, parse_group, real_loss
+from cogo.cli import main
+from cogo.solvers import constructions as C
+from cogo.solvers.partial import PartialSolution, z_nu
+from cogo.verify import theorems as T
+from cogo.verify.results import TheoremResult, all_ok, format_table, results_to_json
+
+
+@pytest.fixture(scope="module")
+def results_3x5():
+    return T.run_all("3x5", "both")
+
+
+# --------------------------------------------------------------------------- the whole suite
+def test_run_all_product_group(results_3x5):
+    res = results_3x5
+    theorems = [r for r in res if not r.negative_control]
+    controls = [r for r in res if r.negative_control]
+    assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
+    assert len(controls) == 6 and all(r.passed for r in controls)
+    assert {r.method for r in res} == {"exact", "numeric"}
+    names = {r.name.split(".")[0] for r in theorems}
+    assert names == {str(i) for i in range(1, 9)}
+    for r in res:
+        assert isinstance(r, TheoremResult) and r.statement and r.seconds >= 0
+        if r.method == "exact" and not r.negative_control:
+            assert r.residual == 0.0
+    assert all_ok(res)
+
+
+def test_controls_report_condition_and_loss(results_3x5):
+    by = {(r.name, r.method): r for r in results_3x5 if r.negative_control}
+    unc = by[("z_F4/6 without hat correction", "exact")]
+    assert unc.details["failing_conditions"] == ["R_n"]
+    # 2 (n - 3) / n for n = 15 (see test_constructions.test_uncorrected_f46_loss_d11_matches_spec)
+    assert unc.details["loss_exact"] == "8/5"
+    assert by[("z_F4/6 without hat correction", "numeric")].details["loss"] == pytest.approx(1.6, rel=1e-12)
+    assert by[("z_nu alone", "exact")].details["failing_conditions"] == ["R_c"]
+    assert "R_g" in by[("perturbed z_F6", "numeric")].details["failing_conditions"]
+    for r in by.values():
+        assert r.details["loss"] > 0
+
+
+def test_table_and_json(results_3x5):
+    text = format_table(results_3x5)
+    assert "CAUGHT" in text and "PASS" in text and "MISSED" not in text and "FAIL" not in text
+    data = json.loads(results_to_json(results_3x5))
+    assert isinstance(data, list) and len(data) == len(results_3x5)
+    for row in data:
+        assert {"name", "method", "passed", "residual", "seconds", "negative_control"} <= set(row)
+        assert row["method"] in ("exact", "numeric")
+        assert isinstance(row["passed"], bool) and isinstance(row["negative_control"], bool)
+        assert isinstance(row["residual"], float) and isinstance(row["seconds"], float)
+
+
+def test_even_group_runs_what_applies():
+    res = T.run_all(4, "numeric")
+    assert all(r.passed for r in res)
+    assert not any(r.negative_control for r in res)
+    assert [r.name for r in res if r.name.startswith("6.")] == ["6. optimality of z_M memorization"]
+    assert T.skipped(4) and not T.skipped(5)
+
+
+def test_run_all_rejects_bad_method():
+    with pytest.raises(ValueError):
+        T.run_all(5, "fuzzy")
+    with pytest.raises(ValueError):
+        T.optimality(5, "f6", "approx")
+    with pytest.raises(ValueError):
+        T.optimality(5, "f8", "exact")
+
+
+# --------------------------------------------------------------------------- each checker catches a broken object
+def _broken_mul(self, other):
+    """Kronecker product with the second factor conjugated: not associative."""
+    if isinstance(other, Network):
+        prod = self.z[:, :, :, None] * np.conj(other.z[:, :, None, :]) if not self.exact else \
+            self.z[:, :, :, None] * np.vectorize(sympy.conjugate, otypes=[object])(other.z)[:, :, None, :]
+        return Network(self.group, prod.reshape(3, self.n, -1), exact=self.exact)
+    return self._scale(other)
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_semiring_checker_catches_broken_product(method, monkeypatch):
+    assert T.semiring_laws(5, method).passed
+    monkeypatch.setattr(Network, "__mul__", _broken_mul)
+    r = T.semiring_laws(5, method)
+    assert not r.passed and not r.details["laws"]["(x*y)*w = x*(y*w)"] and r.residual > 0
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_homomorphism_checker_catches_non_homomorphism(method, monkeypatch):
+    if method == "exact":
+        orig = T.potential
+        monkeypatch.setattr(T, "potential", lambda z, k1, k2, k, p=None: orig(z, k1, k2, k, p) + 1)
+    else:
+        orig = T.potentials
+        monkeypatch.setattr(T, "potentials", lambda z: orig(z) + 1)
+    r = T.homomorphism(7, method)
+    assert not r.passed and not r.details["laws"]["r(*)"] and r.residual > 0
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_loss_checker_catches_published_form(method, monkeypatch):
+    monkeypatch.setattr(T, "fourier_loss", T.published_loss)
+    r = T.loss_decomposition(5, method)
+    assert not r.passed and r.residual > 0
+
+
+def test_loss_decomposition_exact_details():
+    r = T.loss_decomposition(3, "exact")
+    assert r.passed
+    assert r.details["checks"]["3: symbolic one-node network, fourier_loss = real loss"]
+    assert r.details["checks"]["4: published form differs (nonzero mean)"]
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_composition_checker_catches_broken_product(method, monkeypatch):
+    def broken(self, other):
+        if isinstance(other, PartialSolution):  # a and b of the second factor swapped
+            kron = [np.asarray((u[:, None] * v[None, :]).reshape(-1), dtype=u.dtype)
+                    for u, v in ((self.a, other.b), (self.b, other.a), (self.c, other.c))]
+            return PartialSolution("broken", *kron)
+        return PartialSolution(self.name, self.a * other, self.b * other, self.c * other)
+
+    monkeypatch.setattr(PartialSolution, "__mul__", broken)
+    r = T.composition(None, method)
+    assert not r.passed and r.residual > 0
+
+
+def test_composition_records_rn_counterexample():
+    r = T.composition(None, "exact")
+    assert r.passed and r.details["checks"]["R_n sum not inherited (counterexample: R_n(x)=0, R_n(x*y)=-1)"]
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_membership_checker_catches_wrong_row(method):
+    exact = method == "exact"
+    wrong = z_nu(2 if exact else 2.0, exact=exact)
+    wrong.c[1] = wrong.c[1] * 2  # a^2 c no longer vanishes
+    r = T.membership_table(None, method, factors={"z_nu(2), c altered": ("z_nu", wrong, None, 1)})
+    assert not r.passed and r.residual > 0
+    ok = T.membership_table(None, method, factors={"z_nu(2)": ("z_nu", z_nu(2 if exact else 2.0, exact=exact),
+                                                                None, 1)})
+    assert ok.passed
+
+
+def test_membership_checker_catches_wrong_table():
+    table = {k: dict(v) for k, v in T.SPEC7_TABLE.items()}
+    table["z_syn"] = dict(table["z_syn"], values={"abc": 2, "a^2 c": 3, "b^2 c": 3})
+    assert not T.membership_table(None, "exact", table=table).passed
+
+
+def test_membership_reports_open_sums():
+    r = T.membership_table(None, "exact")
+    comp = r.details["computed"]["z_xi(xi, +1), |xi|=1"]
+    # z_xi: |a|^2 c = 1 + s i for |xi| = 1 (by hand: |1|^2 * 1 + |xi|^2 * s i)
+    assert "|a|^2 c" not in comp["vanishing"]
+    assert "abc" not in comp["vanishing"]
+
+
+def _perturbed_exact_f6(g):
+    net = C.z_F6(g, exact=True)
+    z = net.z.copy()
+    z[2, 1, 0] = z[2, 1, 0] * sympy.Rational(11, 10)
+    z[2, net.group.neg[1], 0] = sympy.conjugate(z[2, 1, 0])
+    return Network(net.group, z, exact=True)
+
+
+def test_optimality_exact_catches_perturbed_network():
+    good = T.optimality(7, "f6", "exact", net=C.z_F6(7, exact=True))
+    assert good.passed
+    bad = T.optimality(7, "f6", "exact", net=_perturbed_exact_f6(7))
+    assert not bad.passed and "R_g" in bad.details["failing_conditions"]
+
+
+def test_optimality_exact_catches_non_hermitian_and_bad_structure():
+    net = C.z_F6(7, exact=True)
+    z = net.z.copy()
+    z[0, 1, 0] = z[0, 1, 0] + sympy.I / 7  # -k entry no longer the conjugate
+    r = T.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
+    assert not r.passed and r.details["structure"]
+    z = net.z.copy()
+    z[0, 2, 0] = sympy.Integer(1)  # node 0 (a block at k=1) gets an input at k=2
+    z[0, 5, 0] = sympy.Integer(1)
+    r = T.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
+    assert not r.passed and any("not on one pair" in s for s in r.details["structure"])
+
+
+@pytest.mark.parametrize("kind", ["f6", "f6-ab", "f46"])
+def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
+    dname, nname, _ = T.CONSTRUCTIONS[kind]
+    orig_d, orig_n = getattr(C, dname), getattr(C, nname)
+
+    def bad_design(G, exact=False, **kw):
+        return T._perturbed_design(orig_d(G, exact=exact, **kw), sympy.Rational(11, 10) if exact else 1.1)
+
+    def bad_net(G, **kw):
+        return bad_design(G, **kw).to_network()
+
+    monkeypatch.setattr(C, dname, bad_design)
+    monkeypatch.setattr(C, nname, bad_net)
+    assert not T.optimality(11, kind, "exact").passed
+    r = T.optimality(11, kind, "numeric")
+    assert not r.passed and r.residual > 1e-6
+
+
+def test_optimality_catches_uncorrected_design():
+    r = T.optimality(11, "f46", "exact", design=C.f46_design(11, exact=True, corrected=False))
+    assert not r.passed and r.details["failing_conditions"] == ["R_n"] and r.details["loss_exact"] == "16/11"
+
+
+def test_optimality_numeric_catches_perturbed_network():
+    net = C.z_F6(9)
+    z = net.z.copy()
+    z[0, 1, 2] *= 1.001
+    z[0, 8, 2] = np.conj(z[0, 1, 2])
+    r = T.optimality(9, "f6", "numeric", net=Network(9, z))
+    assert not r.passed and r.residual > 1e-12
+    nonreal = Network(9, net.z * np.exp(0.3j))
+    assert not T.optimality(9, "f6", "numeric", net=nonreal).passed
+
+
+def test_mem_certificate_catches_broken_factors():
+    Ua, Ub = C.mem_factors(7)
+    assert T.optimality(7, "mem", "exact", factors=(Ua, Ub)).passed
+    E = Ua.E.copy()
+    E[2, 3, :] = (E[2, 3, :] + 1) % 7  # c at frequency 3 rotated by a 7th root of unity
+    r = T.optimality(7, "mem", "exact", factors=(C.RootOfUnityNetwork(Ua.group, E, 7), Ub))
+    assert not r.passed and "R_g" in r.details["failing_conditions"]
+
+
+def test_mem_certificate_even_and_product_groups():
+    for g in [2, 4, 6, "2x2", "3x5", "3x3"]:
+        r = T.optimality(g, "mem", "exact")
+        assert r.passed, g
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_node_count_checker_catches_extra_node(method, monkeypatch):
+    orig = C.f6_design
+
+    def extra(G, exact=False, **kw):
+        d = orig(G, exact=exact, **kw)
+        b = d.blocks[0]
+        d.blocks[0] = C.Block(b.k, b.part * C.PartialSolution(
+            "two", *(np.asarray([1, 1], dtype=object if exact else np.complex128) for _ in range(3))))
+        return d
+
+    monkeypatch.setattr(C, "f6_design", extra)
+    monkeypatch.setattr(C, "z_F6", lambda G, **kw: extra(G, **kw).to_network())
+    r = T.node_counts(7, method)
+    assert not r.passed and not r.details["constructions"]["z_F6"]
+
+
+def test_occam_catches_non_optimal_zprime():
+    net = C.z_F6(7)
+    r = T.occam(7, "numeric", zprime=1.05 * net, points=11)
+    assert not r.passed and r.residual > 1e-6
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_controls_are_missed_when_handed_an_optimal_object(method):
+    exact = method == "exact"
+    good = C.f6_design(7, exact=exact)
+    for fn in (T.control_uncorrected_f46, T.control_perturbed_f6, T.control_z_nu):
+        r = fn(7, method, design=good)
+        assert r.negative_control and not r.passed and r.status == "MISSED"
+
+
+def test_control_on_z3_uses_all_order_four_blocks():
+    r = T.control_uncorrected_f46(3, "exact")
+    # one order-4 block at the only frequency pair: l_1 = 1, loss = (2/3) * 1 + 1 - 1/3 = 4/3
+    assert r.passed and r.details["loss_exact"] == "4/3"
+
+
+# --------------------------------------------------------------------------- exact tools vs independent computations
+@pytest.mark.parametrize("build", [
+    lambda: C.f6_design(7, exact=True, seed=3),
+    lambda: C.f46_design(7, exact=True, seed=2),
+    lambda: C.f46_design(7, exact=True, corrected=False),
+    lambda: C.z_nu_design(7, exact=True),
+    lambda: T._perturbed_design(C.f46_design("3x3", exact=True), sympy.Rational(11, 10)),
+    lambda: T._perturbed_design(C.f6ab_design(5, exact=True), sympy.Rational(9, 10)),
+])
+def test_block_certificate_agrees_with_dense_exact_computation(build):
+    d = build()
+    cert = T.block_certificate(d, use_cache=False)
+    net = d.to_network()
+    dense = condition_residuals(net).exactly_zero()
+    assert cert.zero == dense
+    assert sympy.simplify(fourier_loss(net) - cert.loss) == 0
+    W = net.to_numeric().to_weights(real=True)
+    assert real_loss(*W, group=net.group) == pytest.approx(float(cert.loss), abs=1e-12)
+
+
+def test_design_from_network_roundtrip():
+    d = C.f46_design(11, exact=True, seed=5)
+    d2, problems = T.design_from_network(d.to_network())
+    assert not problems
+    assert sorted(b.q for b in d2.blocks) == sorted(b.q for b in d.blocks)
+    hat = [b for b in d2.blocks if b.c_ext]
+    assert len(hat) == 1 and hat[0].q == 6 and len(hat[0].c_ext) == 4
+    assert T.block_certificate(d2).optimal
+
+
+def test_family_certificates():
+    for kind in ("f6", "f6-ab", "f46"):
+        fam = T.family_certificate(kind)
+        assert fam and all(fam.values()), (kind, fam)
+
+
+def test_cyclotomic_arithmetic():
+    for L in (1, 3, 7, 12, 15, 23):
+        cyc = T.Cyclotomic(L)
+        assert cyc.deg == sympy.totient(L)
+        counts = np.ones((1, L), dtype=np.int64)  # sum of all L-th roots of unity = 0 (L > 1)
+        assert (not np.any(cyc.from_counts(counts))) == (L > 1)
+        rng = np.random.default_rng(L)
+        A = cyc.from_counts(rng.integers(0, 3, size=(5, L)))
+        B = cyc.from_counts(rng.integers(0, 3, size=(5, L)))
+        assert np.allclose(cyc.value(cyc.mul(A, B)), cyc.value(A) * cyc.value(B))
+        e = rng.integers(0, 2 * L, size=5)
+        onehot = np.zeros((5, 2 * L), dtype=np.int64)
+        onehot[np.arange(5), e] = 1
+        assert np.allclose(cyc.value(cyc.from_counts(onehot)), np.exp(2j * np.pi * e / L))
+
+
+def test_character_sum_onehot_detects_non_character():
+    Ua, _ = C.mem_factors(5)
+    ok, where = T.character_sum_onehot(Ua, 0)
+    assert ok and where == list(range(5))
+    E = Ua.E.copy()
+    E[0, :, 1] = (2 * E[0, :, 1]) % 5  # conj chi(k, 2) on node 1: the weight moves to element 2
+    ok, where = T.character_sum_onehot(C.RootOfUnityNetwork(Ua.group, E, 5), 0)
+    assert ok and where[1] == 2
+    E[0, 0, 1] = 1  # no longer a character
+    assert not T.character_sum_onehot(C.RootOfUnityNetwork(Ua.group, E, 5), 0)[0]
+
+
+def test_real_loss_resolves_exact_optimizers():
+    # squared residuals summed directly: an exact optimizer reaches ~1e-30, never below 0
+    W = C.z_F6(23).to_weights(real=True)
+    assert 0.0 <= real_loss(*W, group=23) < 1e-25
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_verify_numeric_json(tmp_path, capsys):
+    out = tmp_path / "v.json"
+    assert main(["verify", "--group", "7", "--numeric", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "theorem" in text and "CAUGHT" in text and "residual" in text
+    data = json.loads(out.read_text())
+    assert all(row["method"] == "numeric" for row in data)
+    assert sum(row["negative_control"] for row in data) == 3
+    assert all(row["passed"] for row in data)
+
+
+def test_cli_verify_exit_1_when_a_theorem_fails(monkeypatch, tmp_path, capsys):
+    orig = C.z_F6
+    monkeypatch.setattr(C, "z_F6", lambda G, **kw: 1.01 * orig(G, **kw))
+    out = tmp_path / "v.json"
+    assert main(["verify", "--group", "5", "--numeric", "--json", str(out)]) == 1
+    assert "FAIL" in capsys.readouterr().out
+    rows = {row["name"]: row for row in json.loads(out.read_text())}
+    assert rows["6. optimality of z_F6"]["passed"] is False
+
+
+def test_cli_verify_exit_1_when_a_control_is_missed(monkeypatch, capsys):
+    orig = C.f46_design
+    monkeypatch.setattr(C, "f46_design", lambda G, exact=False, corrected=True, **kw: orig(G, exact=exact, **kw))
+    assert main(["verify", "--group", "7", "--numeric"]) == 1
+    assert "MISSED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify", "--group", "0"],
+    ["verify", "--group", "3y5"],
+    ["verify", "--group", "5", "--json", "/nonexistent-dir/v.json"],
+])
+def test_cli_verify_user_errors(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("cogo: error:")
+
+
+def test_cli_verify_exact_and_numeric_flags_exclusive(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["verify", "--exact", "--numeric"])
+    assert e.value.code == 2
+
+
+def test_cli_verify_even_group(capsys):
+    assert main(["verify", "--group", "2x2", "--numeric"]) == 0
+    assert "skipped" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- remarks on SPEC statements
+def test_spec_7_4_z_M_nodes_fire_on_a_row_and_a_column():
+    """SPEC 7.4 says node (j1, j2) of z_M "fires on the input pair (j1, j2) only".  Its real weights are
+    one-hot, but with the quadratic activation (W_a[:, a] + W_b[:, b])^2 the node is active on the 2n - 1
+    pairs with a = j1 or b = j2, four times as strongly on (j1, j2) as elsewhere; the off-pair outputs
+    sum to a constant vector, which the centring P removes."""
+    n = 5
+    Wa, Wb, _ = C.z_M(n).to_weights(real=True)
+    j1, j2 = 1, 3
+    node = j1 * n + j2
+    act = (Wa[node][:, None] + Wb[node][None, :]) ** 2  # (a, b)
+    active = np.argwhere(act > 1e-9 * act.max())
+    assert len(active) == 2 * n - 1
+    assert act[j1, j2] == pytest.approx(4 * act[j1, (j2 + 1) % n])
+
+
+def test_spec_6_rc_monomials_come_in_a_conjugate_pair():
+    """SPEC 6 lists a b conj(c) and conj(a) conj(b) c as two R_c conditions; as sums over nodes they are
+    complex conjugates of each other, so they always vanish together (the table rows agree)."""
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.normal(size=5) + 1j * rng.normal(size=5) for _ in range(3))
+    S = PartialSolution("x", a, b, c).sums()
+    assert S["conj(a) conj(b) c"] == pytest.approx(np.conj(S["a b conj(c)"]))
