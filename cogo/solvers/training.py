@@ -1,0 +1,903 @@
+"""Batched training of 2-layer quadratic networks on group addition (SPEC 1).
+
+The network and loss are exactly those of SPEC section 1::
+
+    o(a, b) = W_c . (W_a[:, a] + W_b[:, b])**2          W_a, W_b: (q, n_G), W_c: (n_G, q)
+    loss    = mean over pairs of || P(o) - P(e_c) ||^2    P(x) = x - mean(x), c = a + b
+
+(``loss='ce'`` replaces the MSE by the cross-entropy of ``softmax(o)``.)
+Inputs are one-hot, so the first layer is a column lookup (gather /
+broadcast), never a matmul; there are no biases.  Training is full batch.
+
+Batching
+--------
+Every model of a run (one per ``(weight_decay, seed)`` pair) is trained by
+ONE batched tensor program: the weights of ``M`` models are stacked into a
+single tensor of shape ``(3, M, n_G, q)`` holding ``W_a^T``, ``W_b^T`` and
+``W_c`` (all three are ``n_G x q``); the forward and the hand-written
+backward pass are a few broadcasts or gathers, three ``torch.bmm`` and two
+reductions (or ``index_add_``), and the optimizer is an elementwise update of
+the whole stack.  The objective is the SUM over models of each model's own
+mean loss, so every model's gradient is exactly its own; the optimizers are
+elementwise and take a per-model weight decay, so each model's trajectory is
+independent of which other models share the batch.  Each model's data split
+and initialization depend only on its own seed (:func:`split_pairs`,
+:func:`init_weights`): a model trained alone and inside a batch follows the
+same loss curve (the tests check this to 1e-5 relative in float32).
+
+Two kernels compute the same gradient (:func:`choose_kernel`): ``grid`` forms
+``h`` for all ``n^2`` pairs by broadcasting and multiplies the residual of each
+model's test pairs by 0 (fastest when most pairs train; the full-data metrics
+come for free), ``gather`` forms ``h`` for each model's training pairs only
+by ``index_select`` and scatters the gradient back with ``index_add_``.
+
+Metrics (loss and accuracy on the train and test pairs) are recorded for the
+weights after ``epoch`` updates, at epoch 0, every ``log_every`` epochs and at
+the last epoch; the loss is the training objective of SPEC 1 (without the
+weight-decay term).
+
+The optimizers reproduce ``torch.optim.Adam`` (``weight_decay`` as L2 added to
+the gradient), ``torch.optim.AdamW`` (decoupled decay ``W *= 1 - lr wd``) and
+``torch.optim.SGD`` (L2 decay, optional momentum) step for step; the tests
+compare whole trajectories with a plain ``nn.Linear`` + autograd +
+``torch.optim`` reference.
+
+Checkpoints
+-----------
+:func:`save_run` writes one file per model, ``d{label}_q{q}_wd{wd}_seed{s}.pt``,
+through :func:`cogo.checkpoints.save_checkpoint` (reference layout
+``layera.weight`` (q, n), ``layerb.weight`` (q, n), ``layerc.weight`` (n, q))
+with a ``meta`` dict of plain Python values and tensors only, so that
+``torch.load(path, weights_only=True)`` reads it.  ``meta`` keys:
+
+``format`` ("cogo-train/1"), ``cogo_version``, ``torch_version``, ``group``
+(label such as ``'23'`` or ``'3x5'``), ``n``, every hyperparameter of
+:class:`TrainConfig` (``hidden``, ``lr``, ``weight_decay``, ``epochs``,
+``test_fraction``, ``loss``, ``optimizer``, ``momentum``, ``betas``, ``eps``,
+``dtype``, ``device``, ``log_every``, ``snapshot_every``), ``seed``, ``init``
+and ``split`` (one-line descriptions), ``train_idx`` and ``test_idx`` (int64
+tensors of pair indices ``a * n + b``), ``final`` (dict of ``train_loss``,
+``test_loss``, ``train_acc``, ``test_acc``), ``history`` (dict of equal-length
+lists ``epoch``, ``train_loss``, ``test_loss``, ``train_acc``, ``test_acc``,
+recorded at epoch 0, every ``log_every`` epochs and at the last epoch),
+``wall_time_s`` (of the batched program the model was in), ``kernel`` and, when ``snapshot_every > 0``,
+``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ...) and the three
+weight keys holding stacked tensors ``(S, q, n)``, ``(S, q, n)``, ``(S, n, q)``
+(snapshots live inside the checkpoint, not in separate files).
+
+A ``summary.json`` beside the checkpoints lists every model's final metrics.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import platform
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import torch
+
+from cogo import __version__
+from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.checkpoints import WEIGHT_KEYS, atomic_write, atomic_write_text, save_checkpoint
+
+__all__ = [
+    "TrainConfig",
+    "TrainResult",
+    "LOSSES",
+    "OPTIMIZERS",
+    "DTYPES",
+    "split_pairs",
+    "init_weights",
+    "pair_targets",
+    "pair_metrics",
+    "train",
+    "validate_run",
+    "choose_kernel",
+    "check_device",
+    "split_sizes",
+    "summary_dict",
+    "checkpoint_name",
+    "check_output_dir",
+    "save_run",
+    "plot_history",
+]
+
+LOSSES = ("mse", "ce")
+OPTIMIZERS = ("adam", "adamw", "sgd")
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+FORMAT = "cogo-train/1"
+_METRICS = ("train_loss", "test_loss", "train_acc", "test_acc")
+
+
+# ---------------------------------------------------------------- configuration
+@dataclass(frozen=True)
+class TrainConfig:
+    """Hyperparameters of one training run (SPEC 1); defaults = the reference experiment.
+
+    ``weight_decay`` is the decay used when :func:`train` is given no explicit
+    list of weight decays.  ``log_every`` sets how often the full-data metrics
+    are recorded; ``snapshot_every`` (0 = off) how often the weights are kept.
+    """
+
+    group: str = "23"
+    hidden: int = 512
+    lr: float = 0.01
+    weight_decay: float = 5e-5
+    epochs: int = 10000
+    test_fraction: float = 0.1
+    loss: str = "mse"
+    optimizer: str = "adam"
+    momentum: float = 0.0
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+    dtype: str = "float32"
+    device: str = "cpu"
+    log_every: int = 10
+    snapshot_every: int = 0
+
+    def __post_init__(self) -> None:
+        # normalise an int, tuple or group to its label ('23', '3x5'); bad values are left to validate()
+        try:
+            object.__setattr__(self, "group", parse_group(self.group).label)
+        except (ValueError, TypeError):
+            pass
+        if isinstance(self.betas, list):
+            object.__setattr__(self, "betas", tuple(self.betas))
+
+    # -- derived ----------------------------------------------------------
+    @property
+    def group_obj(self) -> FiniteAbelianGroup:
+        return parse_group(self.group)
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return DTYPES[self.dtype]
+
+    def validate(self, weight_decays: Sequence[float] | None = None) -> "TrainConfig":
+        """Check every value; raise ValueError with a one-line message on the first bad one.
+
+        Also checks that the device exists (``cuda`` needs
+        ``torch.cuda.is_available()``).  Returns ``self`` for chaining.
+        """
+        G = parse_group(self.group)  # raises ValueError on a bad label
+        n = G.order
+        if isinstance(self.hidden, bool) or not isinstance(self.hidden, (int, np.integer)) or self.hidden < 1:
+            raise ValueError(f"hidden size must be a positive integer, got {self.hidden!r}")
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, (int, np.integer)) or self.epochs < 0:
+            raise ValueError(f"epochs must be a non-negative integer, got {self.epochs!r}")
+        if not (_finite(self.lr) and self.lr > 0):
+            raise ValueError(f"learning rate must be a positive finite number, got {self.lr!r}")
+        for wd in [self.weight_decay] + list(weight_decays or []):
+            if not (_finite(wd) and wd >= 0):
+                raise ValueError(f"weight decay must be a non-negative finite number, got {wd!r}")
+        if not (_finite(self.test_fraction) and 0.0 < self.test_fraction < 1.0):
+            raise ValueError(f"test fraction must lie strictly between 0 and 1, got {self.test_fraction!r}")
+        n_train, n_test = split_sizes(n, self.test_fraction)
+        if n_train < 1 or n_test < 1:
+            raise ValueError(
+                f"test fraction {self.test_fraction} leaves {n_train} training and {n_test} test pairs "
+                f"out of {n * n} for group {G}; both must be at least 1"
+            )
+        if self.loss not in LOSSES:
+            raise ValueError(f"unknown loss {self.loss!r}; choose one of {', '.join(LOSSES)}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+        if not (_finite(self.momentum) and 0.0 <= self.momentum < 1.0):
+            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum!r}")
+        if self.momentum != 0.0 and self.optimizer != "sgd":
+            raise ValueError(f"momentum applies to the sgd optimizer only (optimizer is {self.optimizer!r})")
+        b1, b2 = self.betas
+        if not (_finite(b1) and _finite(b2) and 0.0 <= b1 < 1.0 and 0.0 <= b2 < 1.0):
+            raise ValueError(f"Adam betas must lie in [0, 1), got {self.betas!r}")
+        if not (_finite(self.eps) and self.eps > 0):
+            raise ValueError(f"eps must be a positive finite number, got {self.eps!r}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {self.dtype!r}; choose one of {', '.join(DTYPES)}")
+        for name in ("log_every", "snapshot_every"):
+            v = getattr(self, name)
+            lo = 1 if name == "log_every" else 0
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+                raise ValueError(f"{name.replace('_', '-')} must be an integer >= {lo}, got {v!r}")
+        check_device(self.device)
+        return self
+
+    def hyperparameters(self) -> dict:
+        """The configuration as plain Python values (for checkpoint metadata)."""
+        d = dataclasses.asdict(self)
+        d["betas"] = [float(b) for b in self.betas]
+        return d
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def check_device(device: str) -> torch.device:
+    """Return ``torch.device(device)``; ValueError if it is unknown or unavailable."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"unknown device {device!r} ({exc})") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} requested but CUDA is not available (torch.cuda.is_available() is False)")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"device {device!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+    elif dev.type != "cpu":
+        raise ValueError(f"unsupported device {device!r}; use cpu or cuda")
+    return dev
+
+
+# ---------------------------------------------------------------- data and initialization
+def split_sizes(n: int, test_fraction: float) -> tuple[int, int]:
+    """``(n_train, n_test)`` for all ``n^2`` pairs: ``n_train = floor((1 - f) n^2)``."""
+    total = n * n
+    n_train = int(math.floor((1.0 - float(test_fraction)) * total + 1e-9))
+    n_train = min(max(n_train, 0), total)
+    return n_train, total - n_train
+
+
+def _derived_seed(seed: int, stream: int) -> int:
+    """A 63-bit seed for an independent random stream of ``seed`` (numpy SeedSequence)."""
+    state = np.random.SeedSequence([int(seed), int(stream)]).generate_state(2, dtype=np.uint32)
+    return (int(state[0]) << 31 | int(state[1]) >> 1) & (2**63 - 1)
+
+
+def split_pairs(group: Any, test_fraction: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Split the ``n^2`` pairs (index ``a * n + b``, SPEC 1) into train and test sets.
+
+    A random permutation drawn from a ``torch.Generator`` seeded with a value
+    derived from ``seed`` alone (``numpy.random.SeedSequence([seed, 1])``, so
+    the split stream is independent of the initialization stream); the first
+    ``floor((1 - test_fraction) n^2)`` pairs are for training.  Both index
+    tensors are int64 and sorted; together they partition ``0 .. n^2-1``.
+    """
+    G = parse_group(group)
+    n_train, _ = split_sizes(G.order, test_fraction)
+    gen = torch.Generator(device="cpu").manual_seed(_derived_seed(seed, 1))
+    perm = torch.randperm(G.order * G.order, generator=gen)
+    return perm[:n_train].sort().values, perm[n_train:].sort().values
+
+
+def init_weights(q: int, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Default PyTorch ``nn.Linear`` initialization of the three layers (float32).
+
+    ``layera = Linear(n, q, bias=False)``, ``layerb`` likewise,
+    ``layerc = Linear(q, n, bias=False)``, created in that order with
+    ``kaiming_uniform_(a=sqrt(5))`` (= ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``)
+    from a ``torch.Generator`` seeded with ``seed``: bit-for-bit the weights
+    that ``torch.manual_seed(seed)`` followed by building those three layers
+    gives.  Returns ``Wa (q, n)``, ``Wb (q, n)``, ``Wc (n, q)``.
+    """
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    out = []
+    for shape in ((q, n), (q, n), (n, q)):
+        w = torch.empty(shape, dtype=torch.float32)
+        torch.nn.init.kaiming_uniform_(w, a=math.sqrt(5), generator=gen)
+        out.append(w)
+    return tuple(out)  # type: ignore[return-value]
+
+
+def pair_targets(group: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(a, b, c)`` int64 tensors over all pairs ``p = a * n + b`` with ``c = a + b`` (SPEC 1)."""
+    G = parse_group(group)
+    n = G.order
+    p = torch.arange(n * n)
+    a, b = p // n, p % n
+    c = torch.from_numpy(np.ascontiguousarray(G.add_table).reshape(-1)).to(torch.int64)
+    return a, b, c
+
+
+def pair_metrics(Wa: torch.Tensor, Wb: torch.Tensor, Wc: torch.Tensor, group: Any,
+                 loss: str = "mse") -> tuple[torch.Tensor, torch.Tensor]:
+    """Loss and correctness of every pair ``p = a * n + b`` (SPEC 1), reference layout.
+
+    ``Wa, Wb``: (q, n) or (M, q, n); ``Wc``: (n, q) or (M, n, q).  Returns the
+    per-pair loss ``||P(o) - P(e_c)||^2`` (``loss='mse'``) or cross-entropy
+    (``'ce'``), and ``argmax o == c``, each of shape (n^2,) or (M, n^2).
+    """
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+    single = Wa.dim() == 2
+    if single:
+        Wa, Wb, Wc = Wa[None], Wb[None], Wc[None]
+    a, b, c = (t.to(Wa.device) for t in pair_targets(group))
+    per, correct = _per_pair(Wa.transpose(1, 2), Wb.transpose(1, 2), Wc, a, b, c, loss)
+    return (per[0], correct[0]) if single else (per, correct)
+
+
+# ---------------------------------------------------------------- results
+@dataclass
+class TrainResult:
+    """One trained model: final weights (CPU, reference layout), split, metrics, history."""
+
+    config: TrainConfig
+    seed: int
+    weight_decay: float
+    Wa: torch.Tensor
+    Wb: torch.Tensor
+    Wc: torch.Tensor
+    train_idx: torch.Tensor
+    test_idx: torch.Tensor
+    history: dict
+    final: dict
+    snapshots: dict | None = None
+    wall_time_s: float = 0.0
+    kernel: str = "grid"
+
+    @property
+    def group(self) -> str:
+        return parse_group(self.config.group).label
+
+    def meta(self) -> dict:
+        """Checkpoint metadata: plain Python values and tensors only (see module docstring)."""
+        hp = self.config.hyperparameters()
+        hp["weight_decay"] = float(self.weight_decay)
+        G = parse_group(self.config.group)
+        meta = {
+            "format": FORMAT,
+            "cogo_version": __version__,
+            "torch_version": str(torch.__version__),
+            "group": G.label,
+            "n": G.order,
+            **hp,
+            "seed": int(self.seed),
+            "init": "torch.nn.Linear default (kaiming_uniform_, a=sqrt(5)) for layera, layerb, layerc "
+                    "in that order, float32, torch.Generator().manual_seed(seed)",
+            "split": "torch.randperm(n^2) from torch.Generator seeded by SeedSequence([seed, 1]); "
+                     "first floor((1-test_fraction) n^2) pairs train",
+            "train_idx": self.train_idx.clone(),
+            "test_idx": self.test_idx.clone(),
+            "final": dict(self.final),
+            "history": {k: list(v) for k, v in self.history.items()},
+            "wall_time_s": float(self.wall_time_s),
+            "kernel": self.kernel,
+        }
+        if self.snapshots is not None:
+            meta["snapshots"] = {k: (v.clone() if isinstance(v, torch.Tensor) else list(v))
+                                 for k, v in self.snapshots.items()}
+        return meta
+
+
+# ---------------------------------------------------------------- the batched program
+KERNELS = ("auto", "grid", "gather")
+
+#: ``kernel='auto'`` uses the all-pairs grid when at least this fraction of the pairs trains.
+GRID_MIN_TRAIN_FRACTION = 0.65
+
+
+def choose_kernel(n: int, n_train: int, kernel: str = "auto") -> str:
+    """``'grid'`` (all n^2 pairs, test pairs masked) or ``'gather'`` (training pairs only).
+
+    Both compute the same gradient (SPEC 1); they differ only in cost: the
+    grid replaces the row gathers and scatter-adds by broadcasting and sums
+    and gives the full-data metrics for free, but does the work of all
+    ``n^2`` pairs, so it wins when most pairs train.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
+    if kernel != "auto":
+        return kernel
+    return "grid" if n_train >= GRID_MIN_TRAIN_FRACTION * n * n else "gather"
+
+
+def _work_elements(n: int, q: int, n_train: int, kernel: str) -> int:
+    """Elements of working memory per model (buffers, weights, optimizer state)."""
+    rows = n * n if kernel == "grid" else n_train
+    eval_o = 0 if kernel == "grid" else max(1, n_train // n) * n * n
+    return 3 * rows * q + 2 * rows * n + eval_o + 6 * 3 * n * q + 4 * n * n
+
+
+def _available_bytes(device: torch.device) -> int | None:
+    """Free memory on ``device`` (CUDA: free device memory; CPU: MemAvailable), or None if unknown."""
+    if device.type == "cuda":
+        try:
+            return int(torch.cuda.mem_get_info(device)[0])
+        except Exception:  # pragma: no cover - depends on the driver
+            return None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return None
+
+
+def _loss_and_correct(o: torch.Tensor, T: torch.Tensor, c: torch.Tensor, loss: str
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pair loss and ``argmax o == c`` for outputs ``o`` (M, P, n), targets ``T`` and answers ``c``.
+
+    ``T`` is ``P(e_c) = e_c - 1/n`` for the MSE (SPEC 1), ``e_c`` for the cross-entropy;
+    ``T`` and ``c`` broadcast against ``o`` and ``o.argmax(-1)``.
+    """
+    if loss == "mse":
+        r = o - o.mean(-1, keepdim=True) - T
+        per = (r * r).sum(-1)
+    else:
+        per = torch.logsumexp(o, -1) - (o * T).sum(-1)
+    return per, o.argmax(-1) == c
+
+
+def _per_pair(Wt_a: torch.Tensor, Wt_b: torch.Tensor, Wc: torch.Tensor, a: torch.Tensor, b: torch.Tensor,
+              c: torch.Tensor, loss: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pair loss and correctness for stacked weights ``Wt_a, Wt_b, Wc`` of shape (M, n, q)."""
+    n = Wc.shape[1]
+    h = Wt_a[:, a] + Wt_b[:, b]                      # (M, P, q)  column lookup, SPEC 1
+    o = torch.bmm(h * h, Wc.transpose(1, 2))         # (M, P, n)
+    T = torch.nn.functional.one_hot(c, n).to(o.dtype)
+    if loss == "mse":
+        T = T - 1.0 / n
+    return _loss_and_correct(o, T, c, loss)
+
+
+class _Batch:
+    """Weights, buffers and optimizer state of ``M`` models trained as one program.
+
+    The weights live in one tensor ``P`` of shape ``(3, M, n, q)``: ``P[0] = W_a^T``,
+    ``P[1] = W_b^T``, ``P[2] = W_c``.  Two kernels compute the same gradient:
+
+    * ``grid``: ``h[m, a, b] = W_a^T[m, a] + W_b^T[m, b]`` for all ``n^2`` pairs
+      by broadcasting; the residual of test pairs is multiplied by 0, and
+      ``dL/dW_a``, ``dL/dW_b`` are sums of ``dL/dh`` over ``b`` and over ``a``;
+    * ``gather``: ``h`` only for each model's own training pairs, by
+      ``index_select`` of rows; ``dL/dW_a``, ``dL/dW_b`` by ``index_add_``.
+
+    All work buffers are allocated once; the epoch loop allocates only small tensors.
+    """
+
+    def __init__(self, cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device, kernel: str):
+        G = parse_group(cfg.group)
+        self.cfg, self.models, self.device = cfg, models, device
+        self.n = n = G.order
+        self.q = q = cfg.hidden
+        self.M = M = len(models)
+        self.dtype = dt = cfg.torch_dtype
+        self.n_train, self.n_test = split_sizes(n, cfg.test_fraction)
+        N = self.n_train
+        self.kernel = kernel = choose_kernel(n, N, kernel)
+        total = n * n
+
+        # weights and per-model splits, each from the model's own seed
+        P = torch.empty(3, M, n, q, dtype=dt)
+        self.splits: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+        inits: dict[int, tuple[torch.Tensor, ...]] = {}
+        for m, (_, seed) in enumerate(models):
+            if seed not in inits:
+                inits[seed] = init_weights(q, n, seed)
+                self.splits[seed] = split_pairs(G, cfg.test_fraction, seed)
+            Wa, Wb, Wc = inits[seed]
+            P[0, m], P[1, m], P[2, m] = Wa.t(), Wb.t(), Wc
+        self.P = P.to(device).contiguous()
+        self.grad = torch.zeros_like(self.P)
+        train_idx = torch.stack([self.splits[s][0] for _, s in models])            # (M, N)
+
+        a_all, b_all, c_all = pair_targets(G)
+        T_all = torch.nn.functional.one_hot(c_all, n).to(torch.float64)
+        if cfg.loss == "mse":
+            T_all -= 1.0 / n                                                       # P(e_c)
+        self.T_all = T_all.to(dt).to(device)                                       # (n^2, n)
+        self.c_all = c_all.to(device)
+        mask = torch.zeros(M, total, dtype=torch.bool).scatter_(1, train_idx, True)
+        self.train_mask = mask.to(device)
+        # d loss / d o = scale * residual; residual = P(o) - P(e_c) (MSE) or softmax(o) - e_c (CE)
+        scale = (2.0 if cfg.loss == "mse" else 1.0) / N
+
+        if kernel == "grid":
+            rows = total
+            self.gscale = (mask.to(torch.float64) * scale).to(dt).view(M, total, 1).to(device)
+        else:
+            rows = N
+            self.scale = scale
+            offs = (torch.arange(M) * n).view(M, 1)
+            self.ia = (a_all[train_idx] + offs).reshape(-1).to(device)            # rows of P[0].view(M n, q)
+            self.ib = (b_all[train_idx] + offs).reshape(-1).to(device)
+            self.c_train = c_all[train_idx].to(device)                             # (M, N)
+            self.T_train = self.T_all[self.c_train.reshape(-1)].view(M, N, n)     # (M, N, n)
+            self.eval_rows = max(1, N // n)                                        # values of a per eval chunk
+        # work buffers (flat, viewed as needed)
+        self.h = torch.empty(M * rows * q, dtype=dt, device=device)
+        self.h2 = torch.empty(M * rows * q, dtype=dt, device=device)
+        self.tmp = torch.empty(M * rows * q, dtype=dt, device=device)
+        o_rows = rows if kernel == "grid" else max(rows, self.eval_rows * n)
+        self.o = torch.empty(M * o_rows * n, dtype=dt, device=device)
+
+        # optimizer state
+        wds = torch.tensor([wd for wd, _ in models], dtype=torch.float64)
+        self.any_wd = bool((wds != 0).any())
+        self.wd = wds.to(dt).view(1, M, 1, 1).to(device)
+        self.decay = torch.tensor([1.0 - cfg.lr * wd for wd, _ in models], dtype=torch.float64) \
+            .to(dt).view(1, M, 1, 1).to(device)
+        self.step_count = 0
+        if cfg.optimizer in ("adam", "adamw"):
+            self.exp_avg = torch.zeros_like(self.P)
+            self.exp_avg_sq = torch.zeros_like(self.P)
+            self.denom = torch.empty_like(self.P)
+        self.momentum_buf: torch.Tensor | None = None
+
+    # -- views ------------------------------------------------------------
+    def weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Current ``Wa, Wb`` (M, q, n) and ``Wc`` (M, n, q): copies on the CPU, reference layout."""
+        P = self.P.detach()
+        return (P[0].transpose(1, 2).contiguous().cpu(), P[1].transpose(1, 2).contiguous().cpu(),
+                P[2].contiguous().cpu())
+
+    def _forward_rows(self, a0: int, a1: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``h``, ``h**2`` (M, k, n, q) and ``o`` (M, k n, n) for the pairs with ``a0 <= a < a1``."""
+        M, n, q = self.M, self.n, self.q
+        k = a1 - a0
+        size = M * k * n * q
+        h = self.h[:size].view(M, k, n, q)
+        h2 = self.h2[:size].view(M, k, n, q)
+        o = self.o[:M * k * n * n].view(M, k * n, n)
+        torch.add(self.P[0, :, a0:a1].unsqueeze(2), self.P[1].unsqueeze(1), out=h)   # W_a[:, a] + W_b[:, b]
+        torch.mul(h, h, out=h2)
+        torch.bmm(h2.view(M, k * n, q), self.P[2].transpose(1, 2), out=o)            # o = W_c h^2
+        return h, h2, o
+
+    def _metrics(self, per: torch.Tensor, correct: torch.Tensor) -> torch.Tensor:
+        """``(4, M)`` float64 on the CPU: train loss, test loss, train accuracy, test accuracy."""
+        per = per.to(torch.float64)
+        correct = correct.to(torch.float64)
+        tm = self.train_mask.to(torch.float64)
+        te = 1.0 - tm
+        out = torch.stack([(per * tm).sum(1) / self.n_train, (per * te).sum(1) / self.n_test,
+                           (correct * tm).sum(1) / self.n_train, (correct * te).sum(1) / self.n_test])
+        return out.cpu()
+
+    @torch.no_grad()
+    def evaluate(self) -> torch.Tensor:
+        """Metrics of the current weights on all ``n^2`` pairs, see :meth:`_metrics`."""
+        n, loss = self.n, self.cfg.loss
+        k = n if self.kernel == "grid" else self.eval_rows
+        per, corr = [], []
+        for a0 in range(0, n, k):
+            a1 = min(n, a0 + k)
+            _, _, o = self._forward_rows(a0, a1)
+            sl = slice(a0 * n, a1 * n)
+            pl, cr = _loss_and_correct(o, self.T_all[sl], self.c_all[sl], loss)
+            per.append(pl)
+            corr.append(cr)
+        return self._metrics(torch.cat(per, 1), torch.cat(corr, 1))
+
+    # -- one full-batch gradient (hand-written backward of SPEC 1) ---------
+    @torch.no_grad()
+    def gradient(self, metrics: bool = False) -> torch.Tensor | None:
+        """Put the gradient of every model's mean training loss in ``self.grad``.
+
+        With ``metrics=True`` also return the metrics of the current weights
+        (:meth:`_metrics`), computed before the gradient.
+        """
+        if self.kernel == "grid":
+            return self._gradient_grid(metrics)
+        vals = self.evaluate() if metrics else None
+        self._gradient_gather()
+        return vals
+
+    def _residual_(self, o: torch.Tensor, T: torch.Tensor) -> torch.Tensor:
+        """In place: ``P(o) - P(e_c)`` (MSE) or ``softmax(o) - e_c`` (CE)."""
+        if self.cfg.loss == "mse":
+            return o.sub_(o.mean(-1, keepdim=True)).sub_(T)
+        return o.copy_(torch.softmax(o, -1)).sub_(T)
+
+    def _gradient_grid(self, metrics: bool) -> torch.Tensor | None:
+        M, n, q = self.M, self.n, self.q
+        h, h2, o = self._forward_rows(0, n)
+        vals = None
+        if metrics:
+            vals = self._metrics(*_loss_and_correct(o, self.T_all, self.c_all, self.cfg.loss))
+        g = self._residual_(o, self.T_all).mul_(self.gscale)           # dL/do, zero on test pairs
+        h2f = h2.view(M, n * n, q)
+        torch.bmm(g.transpose(1, 2), h2f, out=self.grad[2])            # dL/dW_c = g^T h^2
+        dh = self.tmp.view(M, n, n, q)
+        torch.bmm(g, self.P[2], out=dh.view(M, n * n, q))              # dL/d(h^2) = g W_c
+        dh.mul_(h)                                                     # dL/dh = 2 h (g W_c), 2 below
+        torch.sum(dh, 2, out=self.grad[0])                             # sum over b
+        torch.sum(dh, 1, out=self.grad[1])                             # sum over a
+        self.grad[:2].mul_(2.0)
+        return vals
+
+    def _gradient_gather(self) -> None:
+        M, n, q, N = self.M, self.n, self.q, self.n_train
+        A = self.P[0].view(M * n, q)
+        B = self.P[1].view(M * n, q)
+        C = self.P[2]
+        h = self.h.view(M * N, q)
+        h2 = self.h2.view(M, N, q)
+        tmp = self.tmp.view(M * N, q)
+        o = self.o[:M * N * n].view(M, N, n)
+        torch.index_select(A, 0, self.ia, out=h)                       # W_a[:, a] as rows
+        torch.index_select(B, 0, self.ib, out=tmp)                     # W_b[:, b]
+        h.add_(tmp)
+        torch.mul(h, h, out=h2.view(M * N, q))
+        torch.bmm(h2, C.transpose(1, 2), out=o)                        # o = W_c h^2
+        g = self._residual_(o, self.T_train).mul_(self.scale)
+        torch.bmm(g.transpose(1, 2), h2, out=self.grad[2])
+        torch.bmm(g, C, out=tmp.view(M, N, q))
+        tmp.mul_(h)
+        self.grad[0].view(M * n, q).zero_().index_add_(0, self.ia, tmp, alpha=2.0)
+        self.grad[1].view(M * n, q).zero_().index_add_(0, self.ib, tmp, alpha=2.0)
+
+    # -- optimizers (elementwise, per-model weight decay) -------------------
+    @torch.no_grad()
+    def step(self) -> None:
+        """One update, identical per model to torch.optim.Adam / AdamW / SGD (single-tensor path)."""
+        cfg, P, g = self.cfg, self.P, self.grad
+        self.step_count += 1
+        lr = cfg.lr
+        if cfg.optimizer == "sgd":
+            if self.any_wd:
+                g.addcmul_(P, self.wd)                                 # L2: grad + wd W
+            if cfg.momentum != 0.0:
+                if self.momentum_buf is None:
+                    self.momentum_buf = g.clone()
+                else:
+                    self.momentum_buf.mul_(cfg.momentum).add_(g)
+                g = self.momentum_buf
+            P.add_(g, alpha=-lr)
+            return
+        beta1, beta2 = cfg.betas
+        if cfg.optimizer == "adam":
+            if self.any_wd:
+                g.addcmul_(P, self.wd)                                 # L2: grad + wd W
+        elif self.any_wd:
+            P.mul_(self.decay)                                         # AdamW: W *= 1 - lr wd
+        t = self.step_count
+        self.exp_avg.lerp_(g, 1 - beta1)
+        self.exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        bias_correction1 = 1 - beta1 ** t
+        bias_correction2 = 1 - beta2 ** t
+        step_size = lr / bias_correction1
+        torch.sqrt(self.exp_avg_sq, out=self.denom)
+        self.denom.div_(bias_correction2 ** 0.5).add_(cfg.eps)
+        P.addcdiv_(self.exp_avg, self.denom, value=-step_size)
+
+
+def _as_float(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[float] | None = None,
+                 max_batch: int | None = None, kernel: str = "auto") -> tuple[list[int], list[float], str, int]:
+    """Check a whole run before any work; return ``(seeds, weight_decays, kernel, max_batch)``.
+
+    Raises ValueError with a one-line message on a bad configuration, bad or
+    duplicate seeds or weight decays, an unavailable device, or a model too
+    large for the free memory of the device.  ``max_batch`` defaults to as
+    many models as fit in half the free memory (all of them if unknown).
+    """
+    try:
+        seeds = [int(s) for s in seeds]
+        wds = [float(config.weight_decay)] if weight_decays is None else [float(w) for w in weight_decays]
+    except (TypeError, ValueError):
+        raise ValueError("seeds must be integers and weight decays numbers") from None
+    config.validate(wds)
+    if not seeds:
+        raise ValueError("at least one seed is required")
+    if any(s < 0 for s in seeds):
+        raise ValueError(f"seeds must be non-negative integers, got {seeds}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"duplicate seeds in {seeds}")
+    if not wds:
+        raise ValueError("at least one weight decay is required")
+    if len({_fmt_wd(w) for w in wds}) != len(wds):
+        raise ValueError(f"duplicate weight decays in {wds} (compared to 6 significant digits)")
+    if max_batch is not None and (isinstance(max_batch, bool) or int(max_batch) != max_batch or max_batch < 1):
+        raise ValueError(f"max batch must be a positive integer, got {max_batch!r}")
+    device = check_device(config.device)
+    n = parse_group(config.group).order
+    n_train, _ = split_sizes(n, config.test_fraction)
+    kernel = choose_kernel(n, n_train, kernel)
+    per_model = _work_elements(n, config.hidden, n_train, kernel) * config.torch_dtype.itemsize
+    free = _available_bytes(device)
+    n_models = len(seeds) * len(wds)
+    if free is not None:
+        budget = free // 2
+        if per_model > budget:
+            raise ValueError(
+                f"one model (group order {n}, hidden {config.hidden}, {config.dtype}) needs about "
+                f"{per_model / 2**30:.2f} GiB of working memory but only {free / 2**30:.2f} GiB are free on {device}"
+            )
+        if max_batch is None:
+            max_batch = max(1, budget // per_model)
+    return seeds, wds, kernel, int(min(max_batch or n_models, n_models))
+
+
+def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[float] | None = None,
+          progress: bool = True, max_batch: int | None = None, kernel: str = "auto") -> list[TrainResult]:
+    """Train one model per ``(weight_decay, seed)`` as one batched program (SPEC 1).
+
+    Models are ordered weight decay first, then seed.  ``weight_decays``
+    defaults to ``[config.weight_decay]``.  ``max_batch`` caps how many models
+    share one batched program (default: as many as fit in half the free
+    memory of the device); ``kernel`` picks the gradient kernel (see
+    :func:`choose_kernel`).  Neither changes the results beyond rounding.
+    Raises ValueError (one line) on any bad value before any work starts.
+    Returns one :class:`TrainResult` per model, weights on the CPU in the
+    training dtype.
+    """
+    seeds, wds, kernel, max_batch = validate_run(config, seeds, weight_decays, max_batch, kernel)
+    device = torch.device(config.device)
+    models = [(wd, s) for wd in wds for s in seeds]
+    size = int(max_batch or len(models))
+    results: list[TrainResult] = []
+    for start in range(0, len(models), size):
+        results.extend(_train_batch(config, models[start:start + size], device, progress, kernel))
+    return results
+
+
+def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device,
+                 progress: bool, kernel: str) -> list[TrainResult]:
+    t0 = time.perf_counter()
+    batch = _Batch(cfg, models, device, kernel)
+    M = batch.M
+    history: list[dict[str, list]] = [{"epoch": [], **{k: [] for k in _METRICS}} for _ in range(M)]
+    snaps: list[tuple[torch.Tensor, ...]] = []
+    snap_epochs: list[int] = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=cfg.epochs, desc=f"train Z_{parse_group(cfg.group).label} q={cfg.hidden} x{M}",
+                   unit="epoch", dynamic_ncols=True)
+    last_bar = 0
+    # iteration `epoch` sees the weights after `epoch` updates: record, snapshot, then update
+    for epoch in range(cfg.epochs + 1):
+        log = epoch % cfg.log_every == 0 or epoch == cfg.epochs
+        if cfg.snapshot_every and epoch % cfg.snapshot_every == 0:
+            snap_epochs.append(epoch)
+            snaps.append(batch.weights())
+        if epoch == cfg.epochs:
+            vals = batch.evaluate()
+        else:
+            vals = batch.gradient(metrics=log)
+            batch.step()
+        if log:
+            assert vals is not None
+            for m in range(M):
+                history[m]["epoch"].append(epoch)
+                for i, key in enumerate(_METRICS):
+                    history[m][key].append(_as_float(float(vals[i, m])))
+            if bar is not None:
+                bar.update(epoch - last_bar)
+                last_bar = epoch
+                bar.set_postfix(train_loss=f"{vals[0].mean():.3g}", test_loss=f"{vals[1].mean():.3g}",
+                                test_acc=f"{vals[3].mean():.3f}", refresh=False)
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t0
+    Wa, Wb, Wc = batch.weights()
+    results = []
+    for m, (wd, seed) in enumerate(models):
+        final = {k: history[m][k][-1] for k in _METRICS}
+        snapshots = None
+        if cfg.snapshot_every:
+            snapshots = {"epoch": list(snap_epochs)}
+            for i, key in enumerate(WEIGHT_KEYS):
+                snapshots[key] = torch.stack([s[i][m] for s in snaps])
+        tr, te = batch.splits[seed]
+        results.append(TrainResult(cfg, seed, wd, Wa[m].clone(), Wb[m].clone(), Wc[m].clone(), tr.clone(),
+                                   te.clone(), history[m], final, snapshots, wall, batch.kernel))
+    return results
+
+
+# ---------------------------------------------------------------- output
+def _fmt_wd(wd: float) -> str:
+    return f"{wd:.6g}"
+
+
+def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> str:
+    """File name of one model's checkpoint, e.g. ``d23_q512_wd5e-05_seed1.pt``."""
+    return f"d{parse_group(group).label}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
+
+
+def check_output_dir(out_dir: str | os.PathLike) -> Path:
+    """Create ``out_dir`` if missing and check that files can be written in it.
+
+    Raises ValueError (one line) otherwise.  Writes nothing that stays behind.
+    """
+    p = Path(out_dir)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"output path {p} exists and is not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create output directory {p}: {exc.strerror or exc}") from None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".cogo-write-test.", dir=p)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise ValueError(f"output directory {p} is not writable: {exc.strerror or exc}") from None
+    return p
+
+
+def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = None) -> dict:
+    """The JSON summary of a run: configuration, environment and per-model final metrics."""
+    if not results:
+        raise ValueError("no results to summarize")
+    cfg = results[0].config
+    models = []
+    for i, r in enumerate(results):
+        row = {"seed": r.seed, "weight_decay": r.weight_decay, **r.final}
+        if paths is not None:
+            row["file"] = os.path.basename(paths[i])
+        models.append(row)
+    return {
+        "format": FORMAT,
+        "cogo_version": __version__,
+        "torch_version": str(torch.__version__),
+        "platform": platform.platform(),
+        "group": parse_group(cfg.group).label,
+        "config": cfg.hyperparameters(),
+        "weight_decays": sorted({r.weight_decay for r in results}),
+        "seeds": sorted({r.seed for r in results}),
+        "wall_time_s": float(sum(set(r.wall_time_s for r in results))),  # one value per batched program
+        "models": models,
+    }
+
+
+def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.PathLike) -> list[str]:
+    """Write one checkpoint per model and ``summary.json`` into ``out_dir``; return the paths.
+
+    Every file is written atomically (see :mod:`cogo.checkpoints`).
+    """
+    if isinstance(results, TrainResult):
+        results = [results]
+    out = check_output_dir(out_dir)
+    paths = []
+    for r in results:
+        path = out / checkpoint_name(r.config.group, r.config.hidden, r.weight_decay, r.seed)
+        save_checkpoint(path, r.Wa, r.Wb, r.Wc, r.meta())
+        paths.append(str(path))
+    summary = out / "summary.json"
+    atomic_write_text(summary, json.dumps(summary_dict(results, paths), indent=2) + "\n")
+    return paths + [str(summary)]
+
+
+def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str:
+    """Plot train/test loss (log scale) and accuracy against epoch for every model; PNG, atomic."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    if isinstance(results, TrainResult):
+        results = [results]
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    ax_l, ax_a = fig.subplots(1, 2)
+    for i, r in enumerate(results):
+        color = f"C{i % 10}"
+        h = r.history
+        lab = f"seed {r.seed}, wd {_fmt_wd(r.weight_decay)}"
+        ep = np.asarray(h["epoch"], dtype=float)
+
+        def arr(k):
+            return np.asarray([np.nan if v is None else v for v in h[k]], dtype=float)
+
+        ax_l.plot(ep, arr("train_loss"), color=color, lw=1.0, label=lab)
+        ax_l.plot(ep, arr("test_loss"), color=color, lw=1.0, ls="--")
+        ax_a.plot(ep, arr("train_acc"), color=color, lw=1.0, label=lab)
+        ax_a.plot(ep, arr("test_acc"), color=color, lw=1.0, ls="--")
+    cfg = results[0].config
+    title = f"Z_{parse_group(cfg.group).label}, q={cfg.hidden}, {cfg.optimizer} lr={cfg.lr}, {cfg.loss}"
+    ax_l.set_yscale("log")
+    ax_l.set_xlabel("epoch")
+    ax_l.set_ylabel("loss (solid: train, dashed: test)")
+    ax_a.set_xlabel("epoch")
+    ax_a.set_ylabel("accuracy (solid: train, dashed: test)")
+    ax_a.set_ylim(-0.02, 1.02)
+    ax_l.set_title(title, fontsize=9)
+    if len(results) <= 10:
+        ax_a.legend(fontsize=7, loc="lower right")
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
+    return str(path)
