@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from cogo import __version__
@@ -52,17 +53,43 @@ def parse_seeds(text: str) -> list[int]:
 # ---------------------------------------------------------------- verify
 def _add_verify(sub) -> None:
     p = sub.add_parser("verify", help="prove the theorems exactly and numerically",
-                       description="Check every theorem of SPEC 3-7 on a group and run the negative controls.")
+                       description="Check every theorem of SPEC 3-7 on a group and run the negative controls. "
+                                   "Prints one row per theorem (status, largest residual, seconds); exit status 0 "
+                                   "iff every theorem passes and every negative control is caught failing.")
     p.add_argument("--group", default="23", help="group: an order like 23 or a product like 3x5 (default 23)")
     m = p.add_mutually_exclusive_group()
     m.add_argument("--exact", dest="method", action="store_const", const="exact", help="exact (sympy) checks only")
     m.add_argument("--numeric", dest="method", action="store_const", const="numeric", help="numeric checks only")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON (a list of objects), "
+                                                  "written only after every check ran")
     p.set_defaults(method="both", func=_cmd_verify)
 
 
 def _cmd_verify(args) -> int:
-    raise CLIError("cogo verify is not implemented yet")
+    from pathlib import Path
+
+    from cogo.algebra.groups import parse_group
+    from cogo.checkpoints import atomic_write_text
+    from cogo.verify.results import all_ok, format_table, results_to_json
+    from cogo.verify.theorems import run_all, skipped
+
+    G = parse_group(args.group)
+    if args.json:
+        out = Path(args.json)
+        parent = out.parent if str(out.parent) else Path(".")
+        if not parent.is_dir():
+            raise CLIError(f"cannot write {out}: directory {parent} does not exist")
+        if out.is_dir():
+            raise CLIError(f"cannot write {out}: it is a directory")
+    print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
+    results = run_all(G, args.method)
+    print(format_table(results))
+    for note in skipped(G):
+        print(f"skipped: {note}")
+    if args.json:
+        atomic_write_text(args.json, results_to_json(results))
+        print(f"wrote {args.json}")
+    return 0 if all_ok(results) else 1
 
 
 # ---------------------------------------------------------------- construct
@@ -76,46 +103,226 @@ def _add_construct(sub) -> None:
 
 
 def _cmd_construct(args) -> int:
-    raise CLIError("cogo construct is not implemented yet")
+    from pathlib import Path
+
+    from cogo.algebra.groups import parse_group
+    from cogo.solvers.constructions import construct, to_checkpoint
+    from cogo.algebra.loss import real_loss
+
+    G = parse_group(args.group)
+    out = Path(args.output)
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise CLIError(f"cannot write {out}: directory {parent} does not exist")
+    if out.is_dir():
+        raise CLIError(f"cannot write {out}: it is a directory")
+    net, meta = construct(args.kind, G, seed=args.seed)
+    Wa, Wb, Wc = net.to_weights(real=True)
+    loss = real_loss(Wa, Wb, Wc, group=G)
+    meta.update(nodes=int(net.q), real_space_loss=float(loss))
+    to_checkpoint(net, out, meta)
+    print(f"wrote {out}: {meta['name']} on {G}, {net.q} nodes, real-space loss {loss:.3g} (all {G.order ** 2} pairs)")
+    return 0
 
 
 # ---------------------------------------------------------------- train
 def _add_train(sub) -> None:
-    p = sub.add_parser("train", help="train quadratic networks on group addition")
+    p = sub.add_parser(
+        "train", help="train quadratic networks on group addition",
+        description="Train 2-layer quadratic networks on group addition (SPEC 1). All (seed, weight decay) "
+                    "models train together as one batched tensor program. Writes one checkpoint per model, "
+                    "summary.json and, with --plot, curves.png into --out.",
+    )
+    p.add_argument("--group", default="23", help="group: an order like 23 or a product like 3x5 (default 23)")
+    p.add_argument("--hidden", type=int, default=512, help="hidden nodes q (default 512)")
+    p.add_argument("--lr", type=float, default=0.01, help="learning rate (default 0.01)")
+    p.add_argument("--wd", type=float, nargs="+", default=[5e-5], metavar="WD",
+                   help="one or more weight decays, each trained for every seed (default 5e-5)")
+    p.add_argument("--epochs", type=int, default=10000, help="full-batch epochs (default 10000)")
+    p.add_argument("--test-fraction", type=float, default=0.1,
+                   help="fraction of all n^2 pairs held out for testing, in (0, 1) (default 0.1)")
+    p.add_argument("--loss", default="mse", metavar="{mse,ce}",
+                   help="mse: MSE on zero-mean outputs (SPEC 1, default); ce: cross-entropy")
+    p.add_argument("--optimizer", default="adam", metavar="{adam,adamw,sgd}",
+                   help="adam (L2 weight decay, default), adamw (decoupled decay) or sgd")
+    p.add_argument("--momentum", type=float, default=0.0, help="SGD momentum (default 0)")
+    p.add_argument("--seeds", type=parse_seeds, default="1",
+                   help="seeds, e.g. 1-5 or 1,3,7; each seed fixes one model's split and initialization (default 1)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda[:N]")
+    p.add_argument("--dtype", default="float32", metavar="{float32,float64}", help="training precision (default float32)")
+    p.add_argument("--log-every", type=int, default=10, metavar="N",
+                   help="record full-data loss and accuracy every N epochs (default 10)")
+    p.add_argument("--snapshot-every", type=int, default=0, metavar="N",
+                   help="keep the weights every N epochs inside each checkpoint (default 0: off)")
+    p.add_argument("--max-batch", type=int, default=None, metavar="M",
+                   help="at most M models per batched program (default: as many as fit in half the free memory)")
+    p.add_argument("--kernel", default="auto", metavar="{auto,grid,gather}",
+                   help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
+    p.add_argument("--threads", type=int, default=None, metavar="T",
+                   help="CPU threads for torch (default: torch's choice); use 1 when the cores are shared")
+    p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_train)
 
 
 def _cmd_train(args) -> int:
-    raise CLIError("cogo train is not implemented yet")
+    from cogo.solvers.training import TrainConfig, check_output_dir, plot_history, save_run, train, validate_run
+
+    # every check happens here, before any training or output
+    cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0],
+                      epochs=args.epochs, test_fraction=args.test_fraction, loss=args.loss,
+                      optimizer=args.optimizer, momentum=args.momentum, dtype=args.dtype, device=args.device,
+                      log_every=args.log_every, snapshot_every=args.snapshot_every)
+    validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
+    if args.threads is not None and args.threads < 1:
+        raise CLIError(f"--threads must be a positive integer, got {args.threads}")
+    out = check_output_dir(args.out)
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
+
+    results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
+                    max_batch=args.max_batch, kernel=args.kernel)
+    paths = save_run(results, out)
+    print(f"{'seed':>6} {'wd':>10} {'train_loss':>11} {'test_loss':>11} {'train_acc':>9} {'test_acc':>9}")
+
+    def fmt(v, spec):
+        return format(float("nan") if v is None else v, spec)
+
+    for r in results:
+        f = r.final
+        print(f"{r.seed:>6} {r.weight_decay:>10.3g} {fmt(f['train_loss'], '11.4g')} {fmt(f['test_loss'], '11.4g')} "
+              f"{fmt(f['train_acc'], '9.4f')} {fmt(f['test_acc'], '9.4f')}")
+    bad = sum(r.final["train_loss"] is None for r in results)
+    if bad:
+        print(f"warning: {bad} model(s) diverged (non-finite loss); try a smaller --lr")
+    print(f"wrote {len(results)} checkpoint(s) to {out}")
+    print(f"summary: {paths[-1]}")
+    if args.plot:
+        print(f"plot: {plot_history(results, out / 'curves.png')}")
+    return 0
 
 
 # ---------------------------------------------------------------- classify
 def _add_classify(sub) -> None:
-    p = sub.add_parser("classify", help="factor and classify trained checkpoints")
+    p = sub.add_parser(
+        "classify", help="factor and classify trained checkpoints",
+        description="Read trained 2-layer quadratic networks (SPEC 8): prune dead nodes, split the live ones "
+                    "into per-frequency blocks, factor each block into Kronecker factors, name the factors "
+                    "against the catalogue of SPEC 7 and aggregate over the checkpoints (mean +- standard "
+                    "error). Prints a text table; every input is read and checked before any output is written.")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="checkpoints: .pt in the reference layout (loaded with weights_only=True) or .npz with Wa, Wb, Wc")
+    p.add_argument("--json", metavar="FILE", help="also write the full results as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
+    p.add_argument("--plots", metavar="DIR", help="also write histograms of the angles of xi, nu, alpha, beta (PNG)")
+    p.add_argument("--group", default=None, help="override the group recorded in the files (e.g. 23 or 3x5)")
+    p.add_argument("--dead-threshold", default=None, metavar="X",
+                   help="a node is dead when its strength is below X times the strongest node's (default 0.01)")
     p.set_defaults(func=_cmd_classify)
 
 
 def _cmd_classify(args) -> int:
-    raise CLIError("cogo classify is not implemented yet")
+    from cogo.algebra.groups import parse_group
+    from cogo.verify.classify import DEAD_THRESHOLD, Settings, classify_many
+    from cogo.verify.report import check_output_paths, render_text, write_outputs
+
+    thr = DEAD_THRESHOLD
+    if args.dead_threshold is not None:
+        try:
+            thr = float(args.dead_threshold)
+        except ValueError:
+            raise CLIError(f"--dead-threshold {args.dead_threshold!r} is not a number") from None
+        if not (0.0 < thr < 1.0):
+            raise CLIError(f"--dead-threshold must lie strictly between 0 and 1, got {args.dead_threshold}")
+    group = parse_group(args.group) if args.group is not None else None
+    check_output_paths(args.json, args.markdown, args.plots)
+    result = classify_many(args.files, group=group, settings=Settings(dead_threshold=thr))
+    text = render_text(result)
+    written = write_outputs(result, args.json, args.markdown, args.plots)
+    sys.stdout.write(text)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
 
 
 # ---------------------------------------------------------------- experiment / demo
+def _experiment_flags(p, demo: bool) -> None:
+    from cogo.experiment import DEMO_CONFIG, ExperimentConfig
+
+    d = DEMO_CONFIG if demo else ExperimentConfig()
+    seeds = ",".join(map(str, d.seeds)) if demo else "1-5"
+    p.add_argument("--groups", nargs="+", default=list(d.groups), metavar="G",
+                   help=f"groups, e.g. 23 71 127 or 3x5 (default {' '.join(d.groups)})")
+    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(seeds), help=f"seeds, e.g. 1-5 (default {seeds})")
+    p.add_argument("--wd", type=float, nargs="+", default=list(d.weight_decays), metavar="WD",
+                   help="weight decay(s) (default 5e-5)")
+    p.add_argument("--hidden", type=int, default=d.hidden, help=f"hidden nodes q (default {d.hidden})")
+    p.add_argument("--epochs", type=int, default=d.epochs, help=f"full-batch epochs (default {d.epochs})")
+    p.add_argument("--lr", type=float, default=d.lr, help=f"learning rate (default {d.lr})")
+    p.add_argument("--test-fraction", type=float, default=d.test_fraction, help="held-out pairs (default 0.1)")
+    p.add_argument("--loss", choices=["mse", "ce"], default=d.loss, help="training loss (default mse)")
+    p.add_argument("--optimizer", choices=["adam", "adamw", "sgd"], default=d.optimizer, help="default adam")
+    p.add_argument("--device", default=d.device, help="cpu (default) or cuda")
+    p.add_argument("--verify", choices=["exact", "numeric", "both", "none"], default=d.verify,
+                   help="which theorem checks to run per group (default both)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
 def _add_experiment(sub) -> None:
-    p = sub.add_parser("experiment", help="train, classify and verify a grid; write a report")
+    p = sub.add_parser("experiment", help="train, classify and verify a grid; write a report",
+                       description="Train every group x weight decay x seed (batched over seeds), classify every "
+                                   "model, verify the constructions and write OUT/report.md and OUT/report.json. "
+                                   "Models already trained in OUT are reused, so an interrupted run can be resumed.")
+    _experiment_flags(p, demo=False)
+    p.add_argument("--out", required=True, help="output directory (created if missing; reused to resume)")
     p.set_defaults(func=_cmd_experiment)
 
 
+def _experiment_config(args):
+    from cogo.experiment import ExperimentConfig
+
+    return ExperimentConfig(groups=tuple(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
+                            hidden=args.hidden, epochs=args.epochs, lr=args.lr, test_fraction=args.test_fraction,
+                            loss=args.loss, optimizer=args.optimizer, device=args.device, verify=args.verify)
+
+
+def _run_and_print(cfg, out, args, command: str) -> int:
+    from cogo.experiment import run_experiment, summary_text, verification_ok
+
+    report = run_experiment(cfg, out, progress=not args.no_progress, command=command,
+                            log=lambda s: print(s, flush=True))
+    print()
+    print(summary_text(report), end="")
+    print()
+    print(f"report: {Path(out) / 'report.md'}  (data: {Path(out) / 'report.json'}, figures: {Path(out) / 'figures'})")
+    return 0 if verification_ok(report) else 1
+
+
 def _cmd_experiment(args) -> int:
-    raise CLIError("cogo experiment is not implemented yet")
+    cfg = _experiment_config(args).validate()
+    return _run_and_print(cfg, args.out, args, "cogo experiment " + " ".join(sys.argv[2:]))
 
 
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="a small real experiment on built-in defaults (a few minutes on CPU)")
+    p = sub.add_parser("demo", help="a small real experiment on built-in defaults (a few minutes on CPU)",
+                       description="Train Z_23 at the reference hyperparameters (q=512, Adam lr 0.01, wd 5e-5, "
+                                   "10000 epochs) for 3 seeds, classify the models, verify the constructions, "
+                                   "and write the report to a fresh directory cogo-demo-DATE-TIME.")
+    _experiment_flags(p, demo=True)
+    p.add_argument("--out", default=None, help="output directory (default: a fresh cogo-demo-DATE-TIME)")
     p.set_defaults(func=_cmd_demo)
 
 
 def _cmd_demo(args) -> int:
-    raise CLIError("cogo demo is not implemented yet")
+    from cogo.experiment import fresh_directory
+
+    cfg = _experiment_config(args).validate()
+    out = args.out or str(fresh_directory("cogo-demo"))
+    print(f"cogo demo: writing to {out}", flush=True)
+    return _run_and_print(cfg, out, args, "cogo demo " + " ".join(sys.argv[2:]))
 
 
 # ---------------------------------------------------------------- main
