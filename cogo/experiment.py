@@ -1,0 +1,423 @@
+"""The end-to-end experiment: train a grid, classify every model, verify, publish one report.
+
+``run_experiment`` is what ``cogo experiment`` and ``cogo demo`` run:
+
+1. validate everything (groups, hyperparameters, device, output directory)
+   before any work;
+2. per group, train the seeds (and weight decays) that are not yet in the
+   output directory as one batched program (:func:`cogo.solvers.training.train`),
+   writing each checkpoint as soon as its batch ends, so an interrupted run
+   loses no finished model; a checkpoint already there is reused only if its
+   metadata matches the requested hyperparameters;
+3. classify every final checkpoint (SPEC 8, :mod:`cogo.verify.classify`);
+4. run the theorem verifier on each group (SPEC 3-7, :mod:`cogo.verify.theorems`);
+5. write ``report.md``, ``report.json`` and the figures (training curves,
+   block-order histogram and angle histograms per group), each atomically.
+
+Layout of the output directory::
+
+    OUT/report.md  OUT/report.json
+    OUT/d23/d23_q512_wd5e-05_seed1.pt ...      (one checkpoint per model)
+    OUT/d23/classification.json  OUT/d23/classification.md
+    OUT/figures/curves_d23.png  OUT/figures/orders_d23.png  OUT/figures/angles_d23_nu.png ...
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from cogo import __version__
+from cogo.algebra.groups import parse_group
+
+__all__ = ["ExperimentConfig", "run_experiment", "DEMO_CONFIG", "fresh_directory"]
+
+#: Hyperparameters whose recorded value must match for a checkpoint to be reused.
+_MATCH_KEYS = ("hidden", "lr", "epochs", "test_fraction", "loss", "optimizer", "dtype")
+
+
+@dataclass
+class ExperimentConfig:
+    """A grid of training runs: every group x weight decay x seed (defaults: the reference experiment)."""
+
+    groups: Sequence[str] = ("23",)
+    seeds: Sequence[int] = (1, 2, 3, 4, 5)
+    weight_decays: Sequence[float] = (5e-5,)
+    hidden: int = 512
+    epochs: int = 10000
+    lr: float = 0.01
+    test_fraction: float = 0.1
+    loss: str = "mse"
+    optimizer: str = "adam"
+    dtype: str = "float32"
+    device: str = "cpu"
+    verify: str = "both"  # 'exact', 'numeric', 'both' or 'none'
+    log_every: int = 50
+
+    def train_config(self, group: str, weight_decay: float | None = None):
+        from cogo.solvers.training import TrainConfig
+
+        return TrainConfig(group=parse_group(group).label, hidden=self.hidden, lr=self.lr,
+                           weight_decay=self.weight_decays[0] if weight_decay is None else weight_decay,
+                           epochs=self.epochs, test_fraction=self.test_fraction, loss=self.loss,
+                           optimizer=self.optimizer, dtype=self.dtype, device=self.device,
+                           log_every=self.log_every)
+
+    def validate(self) -> "ExperimentConfig":
+        """Raise ValueError (one line) on any bad value; nothing is trained or written."""
+        from cogo.solvers.training import validate_run
+
+        if not self.groups:
+            raise ValueError("at least one group is required")
+        labels = [parse_group(g).label for g in self.groups]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"duplicate groups in {list(self.groups)}")
+        if self.verify not in ("exact", "numeric", "both", "none"):
+            raise ValueError(f"verify must be exact, numeric, both or none; got {self.verify!r}")
+        for g in labels:
+            validate_run(self.train_config(g), self.seeds, self.weight_decays)
+        return self
+
+
+#: ``cogo demo``: d=23 at the reference hyperparameters, 3 seeds (a few minutes on 2 CPU cores).
+DEMO_CONFIG = ExperimentConfig(groups=("23",), seeds=(1, 2, 3))
+
+
+def fresh_directory(prefix: str = "cogo-demo", parent: str | os.PathLike = ".") -> Path:
+    """A directory name that does not exist yet: ``PREFIX-YYYYmmdd-HHMMSS`` (with a suffix if needed)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = Path(parent) / f"{prefix}-{stamp}"
+    path, i = base, 1
+    while path.exists():
+        path = Path(f"{base}-{i}")
+        i += 1
+    return path
+
+
+# --------------------------------------------------------------------------- training with resume
+def _reusable(path: Path, cfg, wd: float, seed: int) -> bool:
+    """True if ``path`` is a valid checkpoint trained with exactly these settings.
+
+    A readable checkpoint with other settings raises ValueError: the output
+    directory belongs to another experiment.
+    """
+    from cogo.checkpoints import load_weights
+
+    if not path.is_file():
+        return False
+    w = load_weights(path)  # raises CheckpointError (one line) if the file is malformed
+    meta = w.meta
+    want = {k: getattr(cfg, k) for k in _MATCH_KEYS}
+    want.update(group=cfg.group, seed=seed)
+    got = {k: meta.get(k) for k in want}
+    bad = [k for k in want if not _same(got[k], want[k])]
+    if not _same(meta.get("weight_decay"), wd):
+        bad.append("weight_decay")
+    if bad:
+        raise ValueError(
+            f"{path} was trained with other settings ({', '.join(f'{k}={got.get(k, meta.get(k))!r}' for k in bad)}); "
+            "use a fresh --out directory"
+        )
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(b, float) or isinstance(a, float):
+        try:
+            return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=0.0)
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: bool, log: Callable) -> list[Path]:
+    from cogo.checkpoints import save_checkpoint
+    from cogo.solvers.training import checkpoint_name, train
+
+    paths: list[Path] = []
+    for wd in cfg.weight_decays:
+        tc = cfg.train_config(label, wd)
+        todo = []
+        for seed in cfg.seeds:
+            p = run_dir / checkpoint_name(label, cfg.hidden, wd, seed)
+            paths.append(p)
+            if not _reusable(p, tc, wd, seed):
+                todo.append(seed)
+        done = len(cfg.seeds) - len(todo)
+        if done:
+            log(f"  Z_{label}, wd {wd:g}: reusing {done} trained model(s) in {run_dir}")
+        if todo:
+            log(f"  Z_{label}, wd {wd:g}: training seeds {todo} as one batched program "
+                f"(q={cfg.hidden}, {cfg.epochs} epochs, {cfg.device})")
+            for r in train(tc, todo, [wd], progress=progress):
+                save_checkpoint(run_dir / checkpoint_name(label, cfg.hidden, wd, r.seed), r.Wa, r.Wb, r.Wc, r.meta())
+    return paths
+
+
+# --------------------------------------------------------------------------- figures
+def _order_histogram(reports, label: str) -> bytes:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    counts = _order_counts(reports)
+    fig = Figure(figsize=(5, 3.2), dpi=100)
+    ax = fig.add_subplot(1, 1, 1)
+    keys = sorted(counts)
+    ax.bar([str(k) for k in keys], [counts[k] for k in keys], color=["C0" if k in (4, 6) else "C3" for k in keys])
+    ax.set_xlabel("block order (live nodes per frequency)")
+    ax.set_ylabel("blocks (all frequencies, all seeds)")
+    total = sum(counts.values())
+    ax.set_title(f"Z_{label}: {total} blocks in {len(reports)} model(s)")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def _order_counts(reports) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for r in reports:
+        for b in r.blocks:
+            counts[b.order] = counts.get(b.order, 0) + 1
+    return counts
+
+
+def _curves(metas: list[dict], tc, path: Path) -> None:
+    from cogo.solvers.training import plot_history
+
+    runs = [SimpleNamespace(seed=m["seed"], weight_decay=m["weight_decay"], history=m["history"], config=tc)
+            for m in metas]
+    plot_history(runs, path)
+
+
+# --------------------------------------------------------------------------- report
+def _fmt(x: Any, fmt: str) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    if isinstance(x, str):
+        return x
+    return format(x, fmt)
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _training_rows(training: list[dict]) -> list[list[str]]:
+    return [[f"Z_{t['group']}", str(t["seed"]), f"{t['weight_decay']:g}", _fmt(t["train_loss"], ".3e"),
+             _fmt(t["test_loss"], ".3e"), _fmt(t["train_acc"], ".4f"), _fmt(t["test_acc"], ".4f"),
+             _fmt(t.get("wall_time_s"), ".1f")] for t in training]
+
+
+def _verification_rows(results: list[dict]) -> list[list[str]]:
+    rows = []
+    for r in results:
+        status = ("CAUGHT" if r["passed"] else "MISSED") if r["negative_control"] else ("PASS" if r["passed"] else "FAIL")
+        rows.append([r["name"], r["method"], status, _fmt(r["residual"], ".1e"), _fmt(r["seconds"], ".2f")])
+    return rows
+
+
+def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
+    cfg = report["config"]
+    out = ["# cogo experiment report", ""]
+    out.append(f"Command: `{report['command']}`  ")
+    out.append(f"cogo {report['cogo_version']}, {report['date']}, device {cfg['device']}, "
+               f"total wall time {report['wall_time_s']:.0f} s.")
+    out.append("")
+    out.append(f"Setting (SPEC 1): groups {', '.join('Z_' + g for g in cfg['groups'])}; q = {cfg['hidden']} hidden "
+               f"nodes; {cfg['optimizer']} lr {cfg['lr']}, weight decay {', '.join(f'{w:g}' for w in cfg['weight_decays'])}; "
+               f"{cfg['epochs']} full-batch epochs; {cfg['loss']} loss; test fraction {cfg['test_fraction']}; "
+               f"seeds {', '.join(map(str, cfg['seeds']))}.")
+    out.append("")
+    out.append("## Training")
+    out.append("")
+    out.append(_md_table(["group", "seed", "wd", "train loss", "test loss", "train acc", "test acc", "wall s"],
+                         _training_rows(report["training"])))
+    for g in report["groups"]:
+        out.append("")
+        out.append(f"![training curves Z_{g['group']}]({g['figures']['curves']})")
+    out.append("")
+    out.append("## Classification (SPEC 8)")
+    for g in report["groups"]:
+        s = g["classification"]["summary"]
+        out.append("")
+        out.append(f"### Z_{g['group']}")
+        out.append("")
+        orders = g["order_histogram"]
+        total = sum(orders.values())
+        o46 = orders.get("4", 0) + orders.get("6", 0)
+        out.append(f"{s['blocks']} blocks in {s['checkpoints']} model(s); block orders "
+                   + ", ".join(f"{k}: {v}" for k, v in orders.items())
+                   + (f" ({o46 / total:.1%} of order 4 or 6)." if total else "."))
+        out.append("")
+        out.append(class_md[g["group"]])
+        out.append("")
+        out.append(f"![block orders Z_{g['group']}]({g['figures']['orders']})")
+        for name, fig in g["figures"]["angles"].items():
+            out.append(f"![{name} Z_{g['group']}]({fig})")
+        out.append("")
+        out.append(f"Per-block tables: [`{g['classification_markdown']}`]({g['classification_markdown']}).")
+    if report["verification"]:
+        out.append("")
+        out.append("## Verification of the constructions (SPEC 3-7)")
+        for g, res in report["verification"].items():
+            out.append("")
+            out.append(f"### Z_{g}")
+            out.append("")
+            out.append(_md_table(["theorem", "method", "status", "residual", "seconds"], _verification_rows(res)))
+            ok = all(r["passed"] for r in res)
+            out.append("")
+            out.append("Every theorem holds and every negative control is caught." if ok else
+                       "**Some checks failed** (see the rows above).")
+    return "\n".join(out) + "\n"
+
+
+def _summary_md(summary: dict) -> str:
+    """The aggregate classification table (mean +- standard error over models) as Markdown."""
+    rows = []
+    labels = [("frac_blocks_not_order_4_or_6", "blocks not of order 4 or 6 (fraction)", ".3f"),
+              ("frac_nonfactorable_order_4", "non-factorable among order-4 blocks", ".3f"),
+              ("frac_nonfactorable_order_6", "non-factorable among order-6 blocks", ".3f"),
+              ("mean_error_order_4", "mean factorization error, order 4", ".1e"),
+              ("mean_error_order_6", "mean factorization error, order 6", ".1e"),
+              ("frac_blocks_optimal", "blocks optimal on their own (fraction)", ".3f")]
+    for key, label, fmt in labels:
+        d = summary[key]
+        rows.append([label, f"{_fmt(d['mean'], fmt)} ± {_fmt(d['se'], fmt)}", str(d["n"])])
+    for t, d in summary["type_distribution"].items():
+        rows.append([f"type `{t}` (fraction of factorable)", f"{_fmt(d['mean'], '.3f')} ± {_fmt(d['se'], '.3f')}",
+                     str(d["n"])])
+    return _md_table(["statistic", "mean ± s.e. over models", "n"], rows)
+
+
+# --------------------------------------------------------------------------- the run
+def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool = True,
+                   log: Callable[[str], None] = print, command: str = "") -> dict:
+    """Train, classify and verify the grid ``cfg`` into directory ``out``; return the report dict.
+
+    Raises ValueError (one line) before any work if the configuration, device
+    or output directory is bad.  See the module docstring for the layout.
+    """
+    from cogo.checkpoints import atomic_write, atomic_write_text, load_weights
+    from cogo.solvers.training import check_output_dir
+    from cogo.verify.classify import classify_many
+    from cogo.verify.report import angle_histograms, render_markdown, to_json_dict
+
+    t0 = time.perf_counter()
+    cfg.validate()
+    out = check_output_dir(out)
+    labels = [parse_group(g).label for g in cfg.groups]
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+
+    groups_out, training, verification, class_md = [], [], {}, {}
+    for label in labels:
+        run_dir = check_output_dir(out / f"d{label}")
+        log(f"[train] Z_{label}")
+        paths = _train_group(cfg, label, run_dir, progress, log)
+        metas = [load_weights(p).meta for p in paths]
+        for p, m in zip(paths, metas):
+            fin = m.get("final", {})
+            training.append({"group": label, "seed": m["seed"], "weight_decay": m["weight_decay"],
+                             "path": os.path.relpath(p, out), "wall_time_s": m.get("wall_time_s"),
+                             **{k: fin.get(k) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}})
+        log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
+        result = classify_many([str(p) for p in paths])
+        cjson = to_json_dict(result)
+        cmd_path = run_dir / "classification.md"
+        atomic_write_text(run_dir / "classification.json", json.dumps(cjson, indent=1, allow_nan=False) + "\n")
+        atomic_write_text(cmd_path, render_markdown(result))
+        class_md[label] = _summary_md(result.summary)
+
+        figs = {"curves": f"figures/curves_d{label}.png", "orders": f"figures/orders_d{label}.png", "angles": {}}
+        _curves(metas, cfg.train_config(label), out / figs["curves"])
+        with atomic_write(out / figs["orders"], "wb") as fh:
+            fh.write(_order_histogram(result.reports, label))
+        for name, data in angle_histograms(result).items():
+            rel = f"figures/{name.replace('.png', '')}_d{label}.png"
+            with atomic_write(out / rel, "wb") as fh:
+                fh.write(data)
+            figs["angles"][name.replace(".png", "")] = rel
+        counts = _order_counts(result.reports)
+        groups_out.append({
+            "group": label,
+            "checkpoints": [os.path.relpath(p, out) for p in paths],
+            "order_histogram": {str(k): counts[k] for k in sorted(counts)},
+            "classification": {"summary": cjson["summary"], "checkpoints": cjson["checkpoints"]},
+            "classification_markdown": os.path.relpath(cmd_path, out),
+            "figures": figs,
+        })
+        if cfg.verify != "none":
+            from cogo.verify.theorems import run_all
+
+            log(f"[verify] Z_{label} ({cfg.verify})")
+            verification[label] = [r.to_dict() for r in run_all(parse_group(label), cfg.verify)]
+
+    report = {
+        "format": "cogo-experiment/1",
+        "cogo_version": __version__,
+        "command": command or "cogo.experiment.run_experiment",
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "config": {**asdict(cfg), "groups": labels, "seeds": list(cfg.seeds),
+                   "weight_decays": [float(w) for w in cfg.weight_decays]},
+        "training": training,
+        "groups": groups_out,
+        "verification": verification,
+        "wall_time_s": time.perf_counter() - t0,
+    }
+    atomic_write_text(out / "report.json", json.dumps(report, indent=1, allow_nan=False) + "\n")
+    atomic_write_text(out / "report.md", _render_markdown(report, class_md))
+    return report
+
+
+def summary_text(report: dict) -> str:
+    """A short plain-text digest of a report for the terminal."""
+    lines = []
+    rows = _training_rows(report["training"])
+    head = ["group", "seed", "wd", "train loss", "test loss", "train acc", "test acc", "wall s"]
+    lines += _plain_table(head, rows)
+    for g in report["groups"]:
+        s = g["classification"]["summary"]
+        lines.append("")
+        lines.append(f"Z_{g['group']}: {s['blocks']} blocks, orders "
+                     + ", ".join(f"{k}: {v}" for k, v in g["order_histogram"].items()))
+        trows = []
+        for key, label, fmt in (("frac_blocks_not_order_4_or_6", "not order 4 or 6", ".3f"),
+                                ("frac_nonfactorable_order_4", "non-factorable, order 4", ".3f"),
+                                ("frac_nonfactorable_order_6", "non-factorable, order 6", ".3f"),
+                                ("mean_error_order_4", "mean error, order 4", ".1e"),
+                                ("mean_error_order_6", "mean error, order 6", ".1e")):
+            d = s[key]
+            trows.append([label, f"{_fmt(d['mean'], fmt)} +- {_fmt(d['se'], fmt)}", str(d["n"])])
+        for t, d in s["type_distribution"].items():
+            trows.append([t, f"{_fmt(d['mean'], '.3f')} +- {_fmt(d['se'], '.3f')}", str(d["n"])])
+        lines += _plain_table(["statistic / block type", "mean +- s.e.", "n"], trows)
+    for g, res in report["verification"].items():
+        lines.append("")
+        lines.append(f"Verification, Z_{g}:")
+        lines += _plain_table(["theorem", "method", "status", "residual", "seconds"], _verification_rows(res))
+    return "\n".join(lines) + "\n"
+
+
+def _plain_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(head)]
+    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    return [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+
+
+def verification_ok(report: dict) -> bool:
+    """True when every theorem passed and every negative control was caught (or nothing was verified)."""
+    return all(r["passed"] for res in report["verification"].values() for r in res)

@@ -1,0 +1,128 @@
+"""`cogo experiment` / `cogo demo` on a tiny configuration: files, numbers, resume, bad input."""
+import json
+import os
+import re
+
+import pytest
+
+from cogo.cli import main
+
+TINY = ["--groups", "7", "3x3", "--seeds", "1-2", "--hidden", "24", "--epochs", "300", "--verify", "numeric",
+        "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("exp") / "run"
+    rc = main(["experiment", *TINY, "--out", str(out)])
+    return rc, out
+
+
+def _md_rows(text, first_cell):
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith(f"| {first_cell}")]
+
+
+def test_files_written(tiny_run):
+    rc, out = tiny_run
+    assert rc == 0
+    report = json.loads((out / "report.json").read_text())
+    assert (out / "report.md").is_file()
+    assert [g["group"] for g in report["groups"]] == ["7", "3x3"]
+    for g in report["groups"]:
+        for rel in g["checkpoints"] + [g["classification_markdown"], g["figures"]["curves"], g["figures"]["orders"],
+                                       *g["figures"]["angles"].values()]:
+            assert (out / rel).is_file(), rel
+        assert (out / rel).stat().st_size > 0
+    assert len(report["training"]) == 4
+    assert not [p for p in out.rglob("*.tmp")]
+
+
+def test_markdown_numbers_match_json(tiny_run):
+    _, out = tiny_run
+    report = json.loads((out / "report.json").read_text())
+    md = (out / "report.md").read_text()
+    # training table: one row per model, values as in the JSON
+    for t in report["training"]:
+        rows = [r for r in _md_rows(md, f"Z_{t['group']}") if r[1] == str(t["seed"])]
+        assert len(rows) == 1
+        r = rows[0]
+        assert float(r[3]) == pytest.approx(t["train_loss"], rel=1e-3)
+        assert float(r[4]) == pytest.approx(t["test_loss"], rel=1e-3)
+        assert float(r[6]) == pytest.approx(t["test_acc"], abs=1e-4)
+    for g in report["groups"]:
+        s = g["classification"]["summary"]
+        blocks = sum(len(c["blocks"]) for c in g["classification"]["checkpoints"])
+        assert s["blocks"] == blocks == sum(g["order_histogram"].values())
+        assert f"{s['blocks']} blocks in {s['checkpoints']} model(s)" in md
+        frac = s["frac_blocks_not_order_4_or_6"]
+        row = _md_rows(md, "blocks not of order 4 or 6")
+        assert any(r[1].startswith(f"{frac['mean']:.3f}") for r in row)
+        # the order histogram agrees with the per-block orders
+        orders = {}
+        for c in g["classification"]["checkpoints"]:
+            for b in c["blocks"]:
+                orders[str(b["order"])] = orders.get(str(b["order"]), 0) + 1
+        assert orders == g["order_histogram"]
+    for grp, res in report["verification"].items():
+        for r in res:
+            status = ("CAUGHT" if r["passed"] else "MISSED") if r["negative_control"] else (
+                "PASS" if r["passed"] else "FAIL")
+            assert any(row[0] == r["name"] and row[1] == r["method"] and row[2] == status
+                       for row in _md_rows(md, r["name"].split(" ")[0]))
+
+
+def test_resume_reuses_models(tiny_run, capsys):
+    _, out = tiny_run
+    ckpts = sorted((out / "d7").glob("*.pt"))
+    before = {p: p.stat().st_mtime_ns for p in ckpts}
+    os.unlink(ckpts[0])  # as if the run had been interrupted before this model was written
+    rc = main(["experiment", *TINY, "--out", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert "reusing 1 trained model" in text and "training seeds [1]" in text
+    assert ckpts[0].is_file()
+    assert ckpts[1].stat().st_mtime_ns == before[ckpts[1]]
+
+
+def test_resume_refuses_other_settings(tiny_run, capsys):
+    _, out = tiny_run
+    args = [a if a != "300" else "400" for a in TINY]
+    rc = main(["experiment", *args, "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "other settings" in err[0] and "epochs" in err[0]
+
+
+@pytest.mark.parametrize("bad,msg", [
+    (["--groups", "0"], "group"),
+    (["--hidden", "0"], "hidden"),
+    (["--device", "cuda"], "cuda"),
+    (["--groups", "7", "7"], "duplicate"),
+])
+def test_bad_input_writes_nothing(tmp_path, capsys, bad, msg):
+    out = tmp_path / "never"
+    args = list(TINY)
+    for flag in bad[::2]:  # drop the default value of an overridden flag
+        if flag in args:
+            i = args.index(flag)
+            j = i + 1
+            while j < len(args) and not args[j].startswith("--"):
+                j += 1
+            del args[i:j]
+    rc = main(["experiment", *args, *bad, "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and re.search(msg, err[0], re.I), err
+    assert not out.exists()
+
+
+def test_demo_defaults_and_fresh_directory(tmp_path, monkeypatch):
+    from cogo.cli import build_parser
+    from cogo.experiment import fresh_directory
+
+    args = build_parser().parse_args(["demo"])
+    assert args.groups == ["23"] and args.hidden == 512 and args.epochs == 10000 and args.seeds == [1, 2, 3]
+    assert args.wd == [5e-5] and args.lr == 0.01
+    a = fresh_directory("cogo-demo", tmp_path)
+    a.mkdir()
+    b = fresh_directory("cogo-demo", tmp_path)
+    assert a != b and not b.exists()
