@@ -309,7 +309,7 @@ def _cmd_experiment(args) -> int:
 def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="a small real experiment on built-in defaults (a few minutes on CPU)",
                        description="Train Z_23 at the reference hyperparameters (q=512, Adam lr 0.01, wd 5e-5, "
-                                   "10000 epochs) for 3 seeds, classify the models, verify the constructions, "
+                                   "10000 epochs) for 5 seeds, classify the models, verify the constructions, "
                                    "and write the report to a fresh directory cogo-demo-DATE-TIME.")
     _experiment_flags(p, demo=True)
     p.add_argument("--out", default=None, help="output directory (default: a fresh cogo-demo-DATE-TIME)")

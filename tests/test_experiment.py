@@ -120,7 +120,7 @@ def test_demo_defaults_and_fresh_directory(tmp_path, monkeypatch):
     from cogo.experiment import fresh_directory
 
     args = build_parser().parse_args(["demo"])
-    assert args.groups == ["23"] and args.hidden == 512 and args.epochs == 10000 and args.seeds == [1, 2, 3]
+    assert args.groups == ["23"] and args.hidden == 512 and args.epochs == 10000 and args.seeds == [1, 2, 3, 4, 5]
     assert args.wd == [5e-5] and args.lr == 0.01
     a = fresh_directory("cogo-demo", tmp_path)
     a.mkdir()
