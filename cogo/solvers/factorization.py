@@ -764,6 +764,43 @@ def _grids_for_shape(F: np.ndarray, shape: tuple[int, ...], match_tol: float, an
     return [], starts
 
 
+def _matching_starts(F: np.ndarray, o: int) -> list[np.ndarray]:
+    """Tolerance-free starting grids of shape ``(2, q/2)``: one per candidate partner of the anchor.
+
+    For a partner ``j`` the 2-factor's feature ratio is ``r = F_j / F_o``; every
+    node pair ``(s, t)`` costs the relative misfit of ``F_t = r F_s`` (the
+    better orientation), and a maximum-weight perfect matching (networkx
+    blossom, ``O(q^3)``) pairs all nodes at least total cost.  Unlike the
+    tiling of :func:`_grids_for_shape` this needs no match threshold, so a
+    noisy trained block (a few percent off a product) still gets the right
+    grid, which :func:`fit_grid` then refines.  ``O(q^4)`` in all.
+    """
+    q = F.shape[0]
+    if q % 2 or q < 4:
+        return []
+    nrm = np.linalg.norm(F, axis=1)
+    iu, ju = np.triu_indices(q, 1)
+    starts = []
+    for j in range(q):
+        if j == o:
+            continue
+        r = F[j] / np.where(F[o] == 0, _TINY, F[o])
+        fwd = np.linalg.norm(F[None, :, :] - r * F[:, None, :], axis=2)  # [s, t]: misfit of F_t = r F_s
+        den = nrm[None, :] + np.abs(r * F).sum(axis=1)[:, None] / 2 + _TINY
+        cost = fwd / den
+        pair = np.minimum(cost, cost.T)
+        g = nx.Graph()
+        big = float(pair[iu, ju].max()) + 1.0
+        g.add_weighted_edges_from(zip(iu.tolist(), ju.tolist(), (big - pair[iu, ju]).tolist()))
+        m = nx.max_weight_matching(g, maxcardinality=True)
+        if len(m) != q // 2:
+            continue
+        rows = [(u, v) if cost[u, v] <= cost[v, u] else (v, u) for u, v in m]
+        rows.sort(key=lambda uv: (o not in uv, uv))
+        starts.append(np.array(rows, dtype=np.int64).T.copy())
+    return starts
+
+
 def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = True,
              max_rounds: int = 10) -> tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray, float]:
     """Refine a grid and fit Kronecker factors to the balanced block ``x`` (3, q) with features ``F``.
@@ -867,6 +904,8 @@ def factor_block_shape(a: Any, b: Any, c: Any, shape: Sequence[int], match_tol: 
         g, facs, scale, signs, err = fit_grid(x, F, grid)
         out.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, True))
     if not any(f.error <= tol for f in out):
+        if len(shape) == 2 and shape[0] == 2:
+            starts = starts + _matching_starts(F, anchors[0])
         for grid in starts:
             g, facs, scale, signs, err = fit_grid(x, F, grid)
             out.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
