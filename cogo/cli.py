@@ -303,7 +303,7 @@ def _run_and_print(cfg, out, args, command: str) -> int:
 
 def _cmd_experiment(args) -> int:
     cfg = _experiment_config(args).validate()
-    return _run_and_print(cfg, args.out, args, "cogo experiment " + " ".join(sys.argv[2:]))
+    return _run_and_print(cfg, args.out, args, " ".join(["cogo experiment", *sys.argv[2:]]))
 
 
 def _add_demo(sub) -> None:
@@ -322,7 +322,7 @@ def _cmd_demo(args) -> int:
     cfg = _experiment_config(args).validate()
     out = args.out or str(fresh_directory("cogo-demo"))
     print(f"cogo demo: writing to {out}", flush=True)
-    return _run_and_print(cfg, out, args, "cogo demo " + " ".join(sys.argv[2:]))
+    return _run_and_print(cfg, out, args, " ".join(["cogo demo", *sys.argv[2:]]))
 
 
 # ---------------------------------------------------------------- main

@@ -226,7 +226,7 @@ def _verification_rows(results: list[dict]) -> list[list[str]]:
     rows = []
     for r in results:
         status = ("CAUGHT" if r["passed"] else "MISSED") if r["negative_control"] else ("PASS" if r["passed"] else "FAIL")
-        rows.append([r["name"], r["method"], status, _fmt(r["residual"], ".1e"), _fmt(r["seconds"], ".2f")])
+        rows.append([("control: " if r["negative_control"] else "") + r["name"], r["method"], status, _fmt(r["residual"], ".1e"), _fmt(r["seconds"], ".2f")])
     return rows
 
 

@@ -68,8 +68,9 @@ def test_markdown_numbers_match_json(tiny_run):
         for r in res:
             status = ("CAUGHT" if r["passed"] else "MISSED") if r["negative_control"] else (
                 "PASS" if r["passed"] else "FAIL")
-            assert any(row[0] == r["name"] and row[1] == r["method"] and row[2] == status
-                       for row in _md_rows(md, r["name"].split(" ")[0]))
+            name = ("control: " if r["negative_control"] else "") + r["name"]
+            assert any(row[0] == name and row[1] == r["method"] and row[2] == status
+                       for row in _md_rows(md, name.split(" ")[0]))
 
 
 def test_resume_reuses_models(tiny_run, capsys):
