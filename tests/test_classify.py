@@ -129,11 +129,17 @@ def test_order12_product_recovered(t, seed):
     nu = unit(t)
     assume(abs(nu ** 12 - 1) > 0.5)
     rep = classify_block(*scrambled(z_nu_i() * z_nu(nu) * z_syn(), np.random.default_rng(seed)))
-    assert rep.type == "z_nu=i * z_nu * z_syn" and rep.shape == (2, 2, 3)
-    (p,) = params(rep, "z_nu")
-    orbit = [1j ** k * o for o in nu_orbit_syn(nu) for k in range(4)]  # the z_nu=i partner adds nu ~ i nu
-    assert in_orbit(p["nu"], orbit)
-    assert rep.optimal
+    assert rep.shape == (2, 2, 3) and rep.error < 5e-3 and rep.optimal
+    # An order-12 product has several catalogue readings: z_syn is a group, so regridding nodes
+    # "diagonally" trades phases between the factors (z_nu(nu) * z_syn = z_nu(w nu) * z_syn, and
+    # likewise with the z_nu=i factor). Every reading must name each factor as a catalogue member
+    # that fits it (residual = rms distance to the named form with the fitted parameters).
+    assert all(f["name"] != "unknown" and f["residual"] < 0.01 for f in rep.factors)
+    assert rep.type.count(" * ") == 2 and "z_syn" in rep.type
+    if rep.type == "z_nu=i * z_nu * z_syn":  # the canonical reading: nu up to the symmetries
+        (p,) = params(rep, "z_nu")
+        orbit = [1j ** k * o for o in nu_orbit_syn(nu) for k in range(4)]  # the z_nu=i partner adds nu ~ i nu
+        assert in_orbit(p["nu"], orbit)
 
 
 @given(st.sampled_from([4, 6, 8, 12]), seeds)

@@ -32,7 +32,11 @@ def unit(t):
 
 
 def scrambled(ps, seed, noise=1e-3, gauge=True):
-    """The block q^(-1/3) ps with a random node order, per-node real gauge t (signs included) and noise."""
+    """The block q^(-1/3) ps with a random node order, per-node real gauge t (signs included) and noise.
+
+    The noise is absolute while the gauge scales c by t^-2 (t = exp(0.4 N)), so the relative error
+    of the exact product alone reaches a few 1e-3: recovery is checked at 1e-2 (a wrong grid is ~0.3).
+    """
     rng = np.random.default_rng(seed)
     q = ps.q
     x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
@@ -46,7 +50,7 @@ def scrambled(ps, seed, noise=1e-3, gauge=True):
     return x, perm
 
 
-def check_recovered(x, fz, q_tol=5e-3):
+def check_recovered(x, fz, q_tol=1e-2):
     """The factorization reproduces the block (in the block's own gauge) and is normalized (SPEC 8.4)."""
     assert sorted(fz.grid.reshape(-1).tolist()) == list(range(x.shape[1]))
     rec = fz.reconstruct()
@@ -166,8 +170,9 @@ def test_order12_products_factor_2x2x3(t1, t2, t3, seed):
     bf = factor_block(*x)
     assert bf.factorable and bf.best.shape == (2, 2, 3)
     check_recovered(x, bf.best)
-    assert bf.best_for((2, 6)).error <= 5e-3
-    assert bf.best_for((3, 4)).error <= 5e-3
+    # coarser shapes fit at least as well as the finest one (their grids are merged from it)
+    assert bf.best_for((2, 6)).error <= bf.best.error + 1e-12
+    assert bf.best_for((3, 4)).error <= bf.best.error + 1e-12
 
 
 @given(angles, seeds)
@@ -194,13 +199,45 @@ def test_order12_with_a_non_catalogue_6_factor_is_2x6(t, seed):
     check_recovered(x, bf.best)
 
 
+def _brute_force_2x2_error(a, b, c):
+    """Smallest rank-1 misfit of a balanced 4-node block over every node order and per-node sign."""
+    import itertools
+
+    from cogo.solvers.factorization import balance_gauge
+
+    X = np.stack(balance_gauge(a, b, c)[:3])
+    best = np.inf
+    for perm in itertools.permutations(range(1, 4)):
+        for signs in itertools.product((1.0, -1.0), repeat=3):
+            s = np.array((1.0,) + signs)
+            Y = X[:, (0,) + perm] * np.stack([s, s, np.ones(4)])
+            sv = np.linalg.svd(Y.reshape(3, 2, 2), compute_uv=False)
+            best = min(best, np.sqrt((sv[:, 1] ** 2).sum() / (np.abs(Y) ** 2).sum()))
+    return best
+
+
 @given(st.sampled_from([4, 6, 8, 12]), seeds)
 def test_random_block_is_not_factorable(q, seed):
     rng = np.random.default_rng(seed)
     a, b, c = (rng.normal(size=q) + 1j * rng.normal(size=q) for _ in range(3))
     bf = factor_block(a, b, c)
+    if q == 4:
+        # about 1 random 4-node block in 2000 really is within tolerance of a 2x2 product:
+        # there the answer must agree with an exhaustive search
+        assert bf.factorable == (_brute_force_2x2_error(a, b, c) <= FACTOR_TOL)
+        return
     assert not bf.factorable
     assert bf.min_error > FACTOR_TOL
+
+
+def test_random_block_within_tolerance_is_reported_factorable():
+    """A random block that happens to lie within tolerance of a 2x2 product (found by exhaustive search)."""
+    rng = np.random.default_rng(353636)
+    a, b, c = (rng.normal(size=4) + 1j * rng.normal(size=4) for _ in range(3))
+    ref = _brute_force_2x2_error(a, b, c)
+    assert ref < FACTOR_TOL
+    bf = factor_block(a, b, c)
+    assert bf.factorable and bf.best.error == pytest.approx(ref, rel=1e-6)
 
 
 def test_exact_block_has_machine_precision_error():

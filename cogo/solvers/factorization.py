@@ -938,9 +938,40 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
         pass
     shapes = factor_shapes(q) if shapes is None else [tuple(sorted(int(m) for m in s)) for s in shapes]
     found = False
+    finer: list[Factorization] = []
     for shape in sorted(shapes, key=lambda s: (-len(s), s)):
         alts = factor_block_shape(None, None, None, shape, match_tol=match_tol, tol=tol, _prepared=(x, F, t),
                                   max_alternatives=1 if found else MAX_ALTERNATIVES)
+        # A product of a finer shape is also one of this coarser shape: its merged grid is a
+        # candidate, so a coarser shape never reports a larger error than a finer one.
+        for fz in finer:
+            for grid in _merged_grids(fz.grid, tuple(shape)):
+                g, facs, scale, signs, err = fit_grid(x, F, grid)
+                if not alts or err < alts[0].error:
+                    exact = err <= tol
+                    alts = [Factorization(tuple(shape), g, [Factor(*f) for f in facs], scale, err, signs, t, exact)] + [
+                        a for a in alts if a.error <= tol]
         res.by_shape[tuple(shape)] = alts
+        finer.extend(alts[:1])
         found = found or any(f.error <= tol for f in alts)
     return res
+
+
+def _merged_grids(grid: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarray]:
+    """The grids of ``shape`` obtained from ``grid`` by merging groups of its axes (finer -> coarser)."""
+    fine = grid.shape
+    if len(fine) <= len(shape) or int(np.prod(fine)) != int(np.prod(shape)):
+        return []
+    out = []
+    for labels in itertools.product(range(len(shape)), repeat=len(fine)):
+        if labels[0] != 0 or sorted(set(labels)) != list(range(len(shape))):
+            continue
+        sizes = tuple(int(np.prod([fine[i] for i in range(len(fine)) if labels[i] == g])) for g in range(len(shape)))
+        if tuple(sorted(sizes)) != shape:
+            continue
+        order = sorted(range(len(shape)), key=lambda g: (sizes[g], g))
+        axes = [i for g in order for i in range(len(fine)) if labels[i] == g]
+        out.append(np.transpose(grid, axes).reshape(shape))
+        if len(out) >= 4:
+            break
+    return out
