@@ -205,10 +205,23 @@ def load_weights(path: str | os.PathLike, group: Any = None) -> LoadedWeights:
 
         try:
             obj = torch.load(p, map_location="cpu", weights_only=True)
-        except (pickle.UnpicklingError, RuntimeError, EOFError, OSError, ValueError, AttributeError,
-                TypeError, KeyError, IndexError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
-            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise CheckpointError(f"{where}: not a loadable weights-only checkpoint ({msg[:200]})") from None
+        except pickle.UnpicklingError as exc:
+            if "weights only" in str(exc).lower():
+                raise CheckpointError(
+                    f"{where}: refused: the file holds objects other than tensors and plain containers, "
+                    "which cogo never unpickles (checkpoints are untrusted input)") from None
+            raise CheckpointError(f"{where}: not a torch checkpoint (unreadable pickle data)") from None
+        except (RuntimeError, EOFError, OSError, ValueError, AttributeError, TypeError, KeyError, IndexError,
+                zipfile.BadZipFile, UnicodeDecodeError) as exc:
+            text = str(exc)
+            if any(t in text for t in ("central directory", "PytorchStreamReader", "zip archive")):
+                raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \
+                    from None
+            if not zipfile.is_zipfile(p):
+                raise CheckpointError(f"{where}: not a torch checkpoint (neither a torch zip archive nor a "
+                                      "legacy torch file)") from None
+            msg = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+            raise CheckpointError(f"{where}: not a loadable weights-only checkpoint ({msg[:160]})") from None
         if not isinstance(obj, dict):
             raise CheckpointError(f"{where}: checkpoint holds a {type(obj).__name__}, not a dict")
         state = obj.get("model", obj)

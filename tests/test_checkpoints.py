@@ -1,0 +1,81 @@
+"""cogo.checkpoints: untrusted files are refused with one clear line; writes are atomic."""
+import os
+import stat
+
+import numpy as np
+import pytest
+import torch
+
+from cogo.checkpoints import CheckpointError, atomic_write, load_weights, save_checkpoint
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))  # would create the marker file if unpickled
+
+
+def test_malicious_pickle_is_refused_without_running_code(tmp_path):
+    marker = tmp_path / "PWNED"
+    path = tmp_path / "evil.pt"
+    torch.save({"model": _Evil(str(marker))}, path)
+    with pytest.raises(CheckpointError) as err:
+        load_weights(path)
+    msg = str(err.value)
+    assert "refused" in msg and "\n" not in msg
+    assert "weights_only` set to `False" not in msg and "False" not in msg  # never advise unsafe loading
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"hello world", "not a torch checkpoint"),
+    (b"", "empty file"),
+])
+def test_non_checkpoints(tmp_path, content, needle):
+    path = tmp_path / "x.pt"
+    path.write_bytes(content)
+    with pytest.raises(CheckpointError, match=needle):
+        load_weights(path)
+
+
+def test_truncated_checkpoint(tmp_path):
+    good = tmp_path / "good.pt"
+    save_checkpoint(good, np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2)), {"group": "3"})
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(good.read_bytes()[:60])
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load_weights(bad)
+    assert load_weights(good).group.order == 3
+
+
+def test_metadata_group_must_match(tmp_path):
+    path = tmp_path / "g.pt"
+    save_checkpoint(path, np.ones((2, 6)), np.ones((2, 6)), np.ones((6, 2)), {"group": "7"})
+    with pytest.raises(CheckpointError, match="order 7"):
+        load_weights(path)
+    save_checkpoint(path, np.ones((2, 6)), np.ones((2, 6)), np.ones((6, 2)), {"group": "2x3"})
+    assert load_weights(path).group.orders == (2, 3)
+
+
+def test_atomic_write_leaves_nothing_on_error(tmp_path):
+    target = tmp_path / "out.txt"
+    with pytest.raises(RuntimeError):
+        with atomic_write(target, "w") as fh:
+            fh.write("partial")
+            raise RuntimeError("boom")
+    assert not target.exists() and list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="does not exist"):
+        with atomic_write(tmp_path / "missing" / "x.txt", "w") as fh:
+            fh.write("x")
+
+
+def test_atomic_write_gives_the_usual_mode(tmp_path):
+    target = tmp_path / "out.txt"
+    with atomic_write(target, "w") as fh:
+        fh.write("ok")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
+    assert target.read_text() == "ok"
