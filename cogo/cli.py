@@ -50,6 +50,17 @@ def parse_seeds(text: str) -> list[int]:
     return sorted(seeds)
 
 
+def _check_output_file(path: str) -> Path:
+    """Raise CLIError (one line) unless a file can be created at ``path``; nothing is written."""
+    out = Path(path)
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise CLIError(f"cannot write {out}: directory {parent} does not exist")
+    if out.is_dir():
+        raise CLIError(f"cannot write {out}: it is a directory")
+    return out
+
+
 # ---------------------------------------------------------------- verify
 def _add_verify(sub) -> None:
     p = sub.add_parser("verify", help="prove the theorems exactly and numerically",
@@ -75,12 +86,7 @@ def _cmd_verify(args) -> int:
 
     G = parse_group(args.group)
     if args.json:
-        out = Path(args.json)
-        parent = out.parent if str(out.parent) else Path(".")
-        if not parent.is_dir():
-            raise CLIError(f"cannot write {out}: directory {parent} does not exist")
-        if out.is_dir():
-            raise CLIError(f"cannot write {out}: it is a directory")
+        _check_output_file(args.json)
     print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
     results = run_all(G, args.method)
     print(format_table(results))
@@ -110,12 +116,7 @@ def _cmd_construct(args) -> int:
     from cogo.algebra.loss import real_loss
 
     G = parse_group(args.group)
-    out = Path(args.output)
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise CLIError(f"cannot write {out}: directory {parent} does not exist")
-    if out.is_dir():
-        raise CLIError(f"cannot write {out}: it is a directory")
+    out = _check_output_file(args.output)
     net, meta = construct(args.kind, G, seed=args.seed)
     Wa, Wb, Wc = net.to_weights(real=True)
     loss = real_loss(Wa, Wb, Wc, group=G)
