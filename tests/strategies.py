@@ -32,3 +32,8 @@ def networks(draw, group=None, max_q=3, real=False):
 def network_triples(draw, max_q=3, real=False):
     G = draw(groups)
     return tuple(draw(networks(group=G, max_q=max_q, real=real)) for _ in range(3))
+
+#: Angles, seeds and signs for the catalogue parameters (factorization and classification tests).
+angles = st.floats(0.0, 2 * np.pi, allow_nan=False, allow_infinity=False)
+seeds = st.integers(0, 2**32 - 1)
+signs = st.sampled_from([1, -1])

@@ -27,9 +27,7 @@ from cogo.verify.classify import (
 )
 from cogo.verify.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
 
-angles = st.floats(0.0, 2 * math.pi, allow_nan=False, allow_infinity=False)
-seeds = st.integers(0, 2**32 - 1)
-signs = st.sampled_from([1, -1])
+from strategies import angles, seeds, signs  # noqa: E402
 W = np.exp(2j * np.pi / 3)
 
 

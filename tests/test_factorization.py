@@ -22,9 +22,7 @@ from cogo.solvers.factorization import (
 )
 from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
-angles = st.floats(0.0, 2 * math.pi, allow_nan=False, allow_infinity=False)
-seeds = st.integers(0, 2**32 - 1)
-signs = st.sampled_from([1, -1])
+from strategies import angles, seeds, signs  # noqa: E402
 
 
 def unit(t):
