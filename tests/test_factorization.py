@@ -1,6 +1,5 @@
 """Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.solvers.factorization."""
 import itertools
-import math
 import time
 
 import networkx as nx
