@@ -6,12 +6,12 @@
    378 live nodes) and z_F4/6 (1 order-6 + 62 order-4 blocks, 254 live nodes),
    each padded with dead nodes to 512 hidden nodes, shuffled, with weight
    noise 1e-4, saved as a checkpoint; timed end to end
-   (:func:`cogo.verify.classify.classify_checkpoint`: load, Fourier
+   (:func:`cogo.analysis.classify.classify_checkpoint`: load, Fourier
    transform, pruning, factorization, naming, monomial sums).
 2. **Time to factor one block** of order 4, 6, 8, 12 (catalogue products,
    random node order, per-node sign and balance gauge, noise 1e-3) with
-   :func:`cogo.solvers.factorization.factor_block` (all shapes), and with the
-   full :func:`cogo.verify.classify.classify_block` (plus naming), against the
+   :func:`cogo.analysis.factorization.factor_block` (all shapes), and with the
+   full :func:`cogo.analysis.classify.classify_block` (plus naming), against the
    **brute-force reference** of SPEC 8.5, written here only: for every shape,
    try all q! node orders and keep the best rank-1 fit of the sign-invariant
    features (same balancing as cogo; batched numpy, 2-mode shapes by SVD,
@@ -34,9 +34,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine_info, write_json  # noqa: E402
 
-from cogo.solvers.factorization import _prepare, factor_block, factor_shapes  # noqa: E402
+from cogo.analysis.factorization import _prepare, factor_block, factor_shapes  # noqa: E402
 from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
-from cogo.verify.classify import classify_block, classify_checkpoint  # noqa: E402
+from cogo.analysis.classify import classify_block, classify_checkpoint  # noqa: E402
 
 
 def block(q: int, seed: int = 0, noise: float = 1e-3) -> np.ndarray:

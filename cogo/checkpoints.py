@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.errors import CogoError
 
 __all__ = [
     "CheckpointError",
@@ -45,7 +46,7 @@ WEIGHT_KEYS = ("layera.weight", "layerb.weight", "layerc.weight")
 MAX_CHECKPOINT_BYTES = 2 * 1024**3
 
 
-class CheckpointError(ValueError):
+class CheckpointError(CogoError):
     """A checkpoint file is missing, malformed, inconsistent or hostile."""
 
 

@@ -227,8 +227,8 @@ def _add_classify(sub) -> None:
 
 def _cmd_classify(args) -> int:
     from cogo.algebra.groups import parse_group
-    from cogo.verify.classify import DEAD_THRESHOLD, Settings, classify_many
-    from cogo.verify.report import check_output_paths, render_text, write_outputs
+    from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many
+    from cogo.analysis.report import check_output_paths, render_text, write_outputs
 
     thr = DEAD_THRESHOLD
     if args.dead_threshold is not None:

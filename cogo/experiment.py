@@ -9,7 +9,7 @@
    writing each checkpoint as soon as its batch ends, so an interrupted run
    loses no finished model; a checkpoint already there is reused only if its
    metadata matches the requested hyperparameters;
-3. classify every final checkpoint (SPEC 8, :mod:`cogo.verify.classify`);
+3. classify every final checkpoint (SPEC 8, :mod:`cogo.analysis.classify`);
 4. run the theorem verifier on each group (SPEC 3-7, :mod:`cogo.verify.theorems`);
 5. write ``report.md``, ``report.json`` and the figures (training curves,
    block-order histogram and angle histograms per group), each atomically.
@@ -313,8 +313,8 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     """
     from cogo.checkpoints import atomic_write, atomic_write_text, load_weights
     from cogo.solvers.training import check_output_dir
-    from cogo.verify.classify import classify_many
-    from cogo.verify.report import angle_histograms, render_markdown, to_json_dict
+    from cogo.analysis.classify import classify_many
+    from cogo.analysis.report import angle_histograms, render_markdown, to_json_dict
 
     t0 = time.perf_counter()
     cfg.validate()

@@ -1,4 +1,4 @@
-"""Reading and classifying networks (SPEC 8): cogo.verify.classify, cogo.verify.report, ``cogo classify``."""
+"""Reading and classifying networks (SPEC 8): cogo.analysis.classify, cogo.analysis.report, ``cogo classify``."""
 import json
 import math
 import os
@@ -13,7 +13,7 @@ from cogo.algebra import Network
 from cogo.checkpoints import save_checkpoint
 from cogo.cli import main
 from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
-from cogo.verify.classify import (
+from cogo.analysis.classify import (
     BLOCK_TYPES,
     FACTOR_NAMES,
     Settings,
@@ -25,7 +25,7 @@ from cogo.verify.classify import (
     stabilizer,
     summarize,
 )
-from cogo.verify.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
+from cogo.analysis.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
 
 from strategies import angles, seeds, signs  # noqa: E402
 W = np.exp(2j * np.pi / 3)

@@ -1,4 +1,4 @@
-"""Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.solvers.factorization."""
+"""Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.analysis.factorization."""
 import itertools
 import time
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogo.solvers.factorization import (
+from cogo.analysis.factorization import (
     FACTOR_TOL,
     _matching_paths_cycles,
     balance_gauge,
@@ -200,7 +200,7 @@ def _brute_force_2x2_error(a, b, c):
     """Smallest rank-1 misfit of a balanced 4-node block over every node order and per-node sign."""
     import itertools
 
-    from cogo.solvers.factorization import balance_gauge
+    from cogo.analysis.factorization import balance_gauge
 
     X = np.stack(balance_gauge(a, b, c)[:3])
     best = np.inf
@@ -287,7 +287,7 @@ def test_noisy_block_finds_the_best_grid(seed):
 
     The threshold-based tiling alone missed such grids (reported error 0.5 where a grid with 0.03 exists).
     """
-    from cogo.solvers.factorization import balance_gauge, factor_block
+    from cogo.analysis.factorization import balance_gauge, factor_block
     from cogo.solvers.partial import z_nu, z_syn
 
     rng = np.random.default_rng(seed)

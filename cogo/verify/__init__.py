@@ -1,4 +1,4 @@
-"""Theorem checks (SPEC 3-7), classification of trained networks (SPEC 8) and reports."""
+"""Theorem checks (SPEC 3-7), certificates and negative controls."""
 from cogo.verify.results import TheoremResult, all_ok, format_table
 from cogo.verify.theorems import run_all
 

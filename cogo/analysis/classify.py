@@ -31,10 +31,10 @@ Pipeline for one network (:func:`read_network`):
    values at that frequency.
 5. **Blocks**: the live nodes of each dominant frequency ``k``; the *order* is
    their number; ``r_kkk`` is ``sum_j a_j b_j c_j`` over the block.
-6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.solvers.factorization`;
+6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.analysis.factorization`;
    a block is *factorable* when some grid reconstructs it with relative error at
    most ``factor_tol`` (default 0.05); the finest such grid is reported.
-   Blocks larger than :data:`cogo.solvers.factorization.MAX_ORDER` (48) are
+   Blocks larger than :data:`cogo.analysis.factorization.MAX_ORDER` (48) are
    not factored and reported ``non-factorable`` with no error.
 7. **Names** (SPEC 8.6), see :func:`name_factor`.
 8. **Second opinion**: the eleven monomial sums of SPEC 6 on the block's
@@ -104,7 +104,7 @@ import numpy as np
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, block_sums
-from cogo.solvers.factorization import (
+from cogo.analysis.factorization import (
     FACTOR_TOL,
     BlockFactorization,
     Factorization,

@@ -76,7 +76,7 @@ Several different grids can reconstruct a block exactly (for example
 ``z_syn * z_nu(nu) = z_syn * z_nu(w nu)`` up to node order, because z_syn is
 a group); up to :data:`MAX_ALTERNATIVES` of them are returned so that the
 classifier can name the factors against the catalogue (see
-:mod:`cogo.verify.classify`).
+:mod:`cogo.analysis.classify`).
 """
 from __future__ import annotations
 

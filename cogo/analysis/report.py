@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.verify.classify import ClassifyResult, NetworkReport
+from cogo.analysis.classify import ClassifyResult, NetworkReport
 
 __all__ = [
     "to_json_dict",

@@ -1,0 +1,77 @@
+"""One table renderer and one JSON encoder for every report cogo writes.
+
+JSON convention (verify, classify, experiment, dynamics alike): numpy scalars become
+Python numbers, complex numbers become ``[re, im]``, sympy values become their
+string, and a non-finite float (nan, inf) becomes ``null``; the encoder runs with
+``allow_nan=False`` so a stray non-finite value can never produce invalid JSON.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Sequence
+
+__all__ = ["render_table", "to_plain", "dumps_json"]
+
+
+def render_table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool = False,
+                 indent: str = "") -> str:
+    """Render ``rows`` under ``head`` as an aligned plain-text table or a Markdown table.
+
+    >>> print(render_table(["k", "type"], [["1", "z_F6"], ["10", "other"]]))
+    k   type
+    --  -----
+    1   z_F6
+    10  other
+    >>> print(render_table(["a", "b"], [["x|y", "1"]], markdown=True))
+    | a | b |
+    |---|---|
+    | x\\|y | 1 |
+    """
+    head = [str(h) for h in head]
+    rows = [[str(c) for c in r] for r in rows]
+    if markdown:
+        esc = lambda s: s.replace("|", "\\|")
+        out = ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+        return "\n".join(out)
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(head)]
+    line = lambda cells: (indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths))).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def _float(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def to_plain(obj: Any) -> Any:
+    """``obj`` with numpy, complex and sympy values turned into JSON values (non-finite -> ``None``).
+
+    >>> import numpy as np
+    >>> to_plain({"x": np.float64("nan"), "z": 1 + 2j, "v": np.arange(2)})
+    {'x': None, 'z': [1.0, 2.0], 'v': [0, 1]}
+    """
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _float(float(obj))
+    if isinstance(obj, (complex, np.complexfloating)):
+        return [_float(float(obj.real)), _float(float(obj.imag))]
+    if isinstance(obj, np.ndarray):
+        return to_plain(obj.tolist())
+    if obj is None or isinstance(obj, str):
+        return obj
+    return str(obj)  # sympy values, paths, enums
+
+
+def dumps_json(obj: Any, indent: int = 1) -> str:
+    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline."""
+    return json.dumps(to_plain(obj), indent=indent, allow_nan=False) + "\n"
