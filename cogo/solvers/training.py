@@ -527,8 +527,10 @@ class _Batch:
     def weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Current ``Wa, Wb`` (M, q, n) and ``Wc`` (M, n, q): copies on the CPU, reference layout."""
         P = self.P.detach()
-        return (P[0].transpose(1, 2).contiguous().cpu(), P[1].transpose(1, 2).contiguous().cpu(),
-                P[2].contiguous().cpu())
+        # copy=True: on the CPU, ``.contiguous().cpu()`` of the contiguous P[2] would be a view of the
+        # live weights, and every snapshot would then show the final W_c (issue 10)
+        return tuple(x.to("cpu", copy=True, memory_format=torch.contiguous_format)
+                     for x in (P[0].transpose(1, 2), P[1].transpose(1, 2), P[2]))  # type: ignore[return-value]
 
     def _forward_rows(self, a0: int, a1: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``h``, ``h**2`` (M, k, n, q) and ``o`` (M, k n, n) for the pairs with ``a0 <= a < a1``."""
