@@ -16,17 +16,99 @@ file is written.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import shlex
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 from cogo import __version__
+from cogo.errors import CogoError
 
 EXIT_USAGE = 2
 
+# the choices of cogo.solvers.training (LOSSES, OPTIMIZERS, DTYPES, KERNELS), repeated here so that
+# building the parser does not import torch; tests/test_cli.py checks that they agree
+LOSSES = ("mse", "ce")
+OPTIMIZERS = ("adam", "adamw", "sgd")
+DTYPES = ("float32", "float64")
+KERNELS = ("auto", "grid", "gather")
 
-class CLIError(Exception):
-    """A user error: printed as one line, exit status 2."""
+
+class _UsageError(Exception):
+    """A command line that argparse rejects (unknown flag, bad value): one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one error path: a usage error is one line, not the whole usage text."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise _UsageError(f"{' '.join(message.split())} (see '{self.prog} --help')")
+
+
+@contextlib.contextmanager
+def _user_input() -> Iterator[None]:
+    """Checks of the user's input: a ValueError raised inside is a user error (CogoError).
+
+    Wrap only the validation that runs before any work; a ValueError raised
+    later is a bug and keeps its traceback.
+    """
+    try:
+        yield
+    except CogoError:
+        raise
+    except ValueError as exc:
+        raise CogoError(" ".join(str(exc).split())) from exc
+
+
+# ---------------------------------------------------------------- argument types
+def _int_type(what: str, lo: int) -> Callable[[str], int]:
+    def conv(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is None or v < lo:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer >= {lo}, got {text!r}")
+        return v
+    return conv
+
+
+def _float_type(what: str, lo: float, hi: float = math.inf, lo_open: bool = False,
+                hi_open: bool = True) -> Callable[[str], float]:
+    def conv(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+        if not ok:
+            rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+            raise argparse.ArgumentTypeError(f"{what} must be a finite number in {rng}, got {text!r}")
+        return v
+    return conv
+
+
+def _group_type(text: str) -> str:
+    """``--group``: an order like 23 or a product like 3x5; returns the group's label."""
+    from cogo.algebra.groups import parse_group
+
+    try:
+        return parse_group(text).label
+    except (ValueError, TypeError) as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+
+
+def _device_type(text: str) -> str:
+    """``--device``: cpu or cuda[:N], refused here when it does not exist."""
+    from cogo.solvers.training import check_device
+
+    try:
+        check_device(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+    return text
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -51,13 +133,13 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def _check_output_file(path: str) -> Path:
-    """Raise CLIError (one line) unless a file can be created at ``path``; nothing is written."""
+    """Raise CogoError (one line) unless a file can be created at ``path``; nothing is written."""
     out = Path(path)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
-        raise CLIError(f"cannot write {out}: directory {parent} does not exist")
+        raise CogoError(f"cannot write {out}: directory {parent} does not exist")
     if out.is_dir():
-        raise CLIError(f"cannot write {out}: it is a directory")
+        raise CogoError(f"cannot write {out}: it is a directory")
     return out
 
 
@@ -67,7 +149,8 @@ def _add_verify(sub) -> None:
                        description="Check every theorem of SPEC 3-7 on a group and run the negative controls. "
                                    "Prints one row per theorem (status, largest residual, seconds); exit status 0 "
                                    "iff every theorem passes and every negative control is caught failing.")
-    p.add_argument("--group", default="23", help="group: an order like 23 or a product like 3x5 (default 23)")
+    p.add_argument("--group", type=_group_type, default="23",
+                   help="group: an order like 23 or a product like 3x5 (default 23)")
     m = p.add_mutually_exclusive_group()
     m.add_argument("--exact", dest="method", action="store_const", const="exact", help="exact (sympy) checks only")
     m.add_argument("--numeric", dest="method", action="store_const", const="numeric", help="numeric checks only")
@@ -102,27 +185,53 @@ def _cmd_verify(args) -> int:
 def _add_construct(sub) -> None:
     p = sub.add_parser("construct", help="write a construction of SPEC 7 as a checkpoint")
     p.add_argument("kind", choices=["f6", "f6-ab", "f46", "mem"], help="which global optimizer")
-    p.add_argument("--group", default="23", help="group order or product (default 23)")
-    p.add_argument("--seed", type=int, default=None, help="draw the free parameters from this seed (default: fixed documented values)")
+    p.add_argument("--group", type=_group_type, default="23", help="group order or product (default 23)")
+    p.add_argument("--seed", type=_int_type("seed", 0), default=None, help="draw the free parameters from this seed (default: fixed documented values)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.pt", help="checkpoint to write")
     p.set_defaults(func=_cmd_construct)
 
 
-def _cmd_construct(args) -> int:
-    from pathlib import Path
+#: ``cogo construct`` evaluates the real-space loss on all pairs when that costs at most this many
+#: multiply-adds (n^2 pairs x q nodes x n outputs; about a second), else on a random sample of pairs.
+LOSS_BUDGET = 2e9
 
+
+def _construct_loss(Wa, Wb, Wc, G) -> tuple[float, str]:
+    """Real-space loss (SPEC 1) of a construction with a cost that fits its size, and what it was computed on."""
+    import numpy as np
+
+    from cogo.algebra.loss import real_loss
+
+    n, q = G.order, Wa.shape[0]
+    per_pair = float(q) * n
+    if per_pair * n * n <= LOSS_BUDGET:
+        return real_loss(Wa, Wb, Wc, group=G), f"all {n * n} pairs"
+    sample = int(LOSS_BUDGET // per_pair)
+    if sample < 1:
+        return math.nan, (f"skipped: one pair costs {per_pair:.1e} multiply-adds; "
+                          "the exact certificate is `cogo verify`")
+    pairs = np.sort(np.random.default_rng(0).choice(n * n, size=sample, replace=False))
+    # real_loss is the mean over the pairs given; a sample of pairs estimates the loss on all of them
+    return real_loss(Wa, Wb, Wc, pairs=pairs, group=G), (
+        f"{sample} random pairs of {n * n}; all pairs would cost {per_pair * n * n:.1e} multiply-adds")
+
+
+def _cmd_construct(args) -> int:
     from cogo.algebra.groups import parse_group
     from cogo.solvers.constructions import construct, to_checkpoint
-    from cogo.algebra.loss import real_loss
 
     G = parse_group(args.group)
     out = _check_output_file(args.output)
+    if args.kind != "mem" and G.order % 2 == 0:
+        raise CogoError(f"construction {args.kind} needs a group of odd order (every k != -k, SPEC 6); "
+                        f"{G} has order {G.order}; mem works for every order")
     net, meta = construct(args.kind, G, seed=args.seed)
     Wa, Wb, Wc = net.to_weights(real=True)
-    loss = real_loss(Wa, Wb, Wc, group=G)
-    meta.update(nodes=int(net.q), real_space_loss=float(loss))
+    loss, on = _construct_loss(Wa, Wb, Wc, G)
+    meta.update(nodes=int(net.q), real_space_loss=float(loss) if math.isfinite(loss) else None,
+                real_space_loss_on=on)
     to_checkpoint(net, out, meta)
-    print(f"wrote {out}: {meta['name']} on {G}, {net.q} nodes, real-space loss {loss:.3g} (all {G.order ** 2} pairs)")
+    print(f"wrote {out}: {meta['name']} on {G}, {net.q} nodes, real-space loss {loss:.3g} ({on})")
     return 0
 
 
@@ -134,33 +243,37 @@ def _add_train(sub) -> None:
                     "models train together as one batched tensor program. Writes one checkpoint per model, "
                     "summary.json and, with --plot, curves.png into --out.",
     )
-    p.add_argument("--group", default="23", help="group: an order like 23 or a product like 3x5 (default 23)")
-    p.add_argument("--hidden", type=int, default=512, help="hidden nodes q (default 512)")
-    p.add_argument("--lr", type=float, default=0.01, help="learning rate (default 0.01)")
-    p.add_argument("--wd", type=float, nargs="+", default=[5e-5], metavar="WD",
+    p.add_argument("--group", type=_group_type, default="23",
+                   help="group: an order like 23 or a product like 3x5 (default 23)")
+    p.add_argument("--hidden", type=_int_type("hidden size", 1), default=512, help="hidden nodes q (default 512)")
+    p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), default=0.01,
+                   help="learning rate (default 0.01)")
+    p.add_argument("--wd", type=_float_type("weight decay", 0.0), nargs="+", default=[5e-5], metavar="WD",
                    help="one or more weight decays, each trained for every seed (default 5e-5)")
-    p.add_argument("--epochs", type=int, default=10000, help="full-batch epochs (default 10000)")
-    p.add_argument("--test-fraction", type=float, default=0.1,
+    p.add_argument("--epochs", type=_int_type("epochs", 0), default=10000, help="full-batch epochs (default 10000)")
+    p.add_argument("--test-fraction", type=_float_type("test fraction", 0.0, 1.0, lo_open=True), default=0.1,
                    help="fraction of all n^2 pairs held out for testing, in (0, 1) (default 0.1)")
-    p.add_argument("--loss", default="mse", metavar="{mse,ce}",
+    p.add_argument("--loss", default="mse", choices=LOSSES,
                    help="mse: MSE on zero-mean outputs (SPEC 1, default); ce: cross-entropy")
-    p.add_argument("--optimizer", default="adam", metavar="{adam,adamw,sgd}",
+    p.add_argument("--optimizer", default="adam", choices=OPTIMIZERS,
                    help="adam (L2 weight decay, default), adamw (decoupled decay) or sgd")
-    p.add_argument("--momentum", type=float, default=0.0, help="SGD momentum (default 0)")
+    p.add_argument("--momentum", type=_float_type("momentum", 0.0, 1.0), default=0.0,
+                   help="SGD momentum in [0, 1) (default 0)")
     p.add_argument("--seeds", type=parse_seeds, default="1",
                    help="seeds, e.g. 1-5 or 1,3,7; each seed fixes one model's split and initialization (default 1)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
-    p.add_argument("--device", default="cpu", help="cpu (default) or cuda[:N]")
-    p.add_argument("--dtype", default="float32", metavar="{float32,float64}", help="training precision (default float32)")
-    p.add_argument("--log-every", type=int, default=10, metavar="N",
+    p.add_argument("--device", type=_device_type, default="cpu", help="cpu (default) or cuda[:N]")
+    p.add_argument("--dtype", default="float32", choices=DTYPES, help="training precision (default float32)")
+    p.add_argument("--log-every", type=_int_type("log-every", 1), default=10, metavar="N",
                    help="record full-data loss and accuracy every N epochs (default 10)")
-    p.add_argument("--snapshot-every", type=int, default=0, metavar="N",
-                   help="keep the weights every N epochs inside each checkpoint (default 0: off)")
-    p.add_argument("--max-batch", type=int, default=None, metavar="M",
+    p.add_argument("--snapshot-every", type=_int_type("snapshot-every", 0), default=0, metavar="N",
+                   help="keep the weights every N epochs, streamed to DIR/<checkpoint>.snapshots/ as safetensors "
+                        "files (read them with cogo dynamics; default 0: off)")
+    p.add_argument("--max-batch", type=_int_type("max batch", 1), default=None, metavar="M",
                    help="at most M models per batched program (default: as many as fit in half the free memory)")
-    p.add_argument("--kernel", default="auto", metavar="{auto,grid,gather}",
+    p.add_argument("--kernel", default="auto", choices=KERNELS,
                    help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
-    p.add_argument("--threads", type=int, default=None, metavar="T",
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T",
                    help="CPU threads for torch (default: torch's choice); use 1 when the cores are shared")
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -175,17 +288,16 @@ def _cmd_train(args) -> int:
                       epochs=args.epochs, test_fraction=args.test_fraction, loss=args.loss,
                       optimizer=args.optimizer, momentum=args.momentum, dtype=args.dtype, device=args.device,
                       log_every=args.log_every, snapshot_every=args.snapshot_every)
-    validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
-    if args.threads is not None and args.threads < 1:
-        raise CLIError(f"--threads must be a positive integer, got {args.threads}")
-    out = check_output_dir(args.out)
+    with _user_input():
+        validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
+        out = check_output_dir(args.out)
     if args.threads is not None:
         import torch
 
         torch.set_num_threads(args.threads)
 
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
-                    max_batch=args.max_batch, kernel=args.kernel)
+                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out)
     paths = save_run(results, out)
     print(f"{'seed':>6} {'wd':>10} {'train_loss':>11} {'test_loss':>11} {'train_acc':>9} {'test_acc':>9}")
 
@@ -219,8 +331,10 @@ def _add_classify(sub) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the full results as JSON")
     p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
     p.add_argument("--plots", metavar="DIR", help="also write histograms of the angles of xi, nu, alpha, beta (PNG)")
-    p.add_argument("--group", default=None, help="override the group recorded in the files (e.g. 23 or 3x5)")
-    p.add_argument("--dead-threshold", default=None, metavar="X",
+    p.add_argument("--group", type=_group_type, default=None,
+                   help="override the group recorded in the files (e.g. 23 or 3x5)")
+    p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
+                   metavar="X",
                    help="a node is dead when its strength is below X times the strongest node's (default 0.01)")
     p.set_defaults(func=_cmd_classify)
 
@@ -230,16 +344,10 @@ def _cmd_classify(args) -> int:
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many
     from cogo.analysis.report import check_output_paths, render_text, write_outputs
 
-    thr = DEAD_THRESHOLD
-    if args.dead_threshold is not None:
-        try:
-            thr = float(args.dead_threshold)
-        except ValueError:
-            raise CLIError(f"--dead-threshold {args.dead_threshold!r} is not a number") from None
-        if not (0.0 < thr < 1.0):
-            raise CLIError(f"--dead-threshold must lie strictly between 0 and 1, got {args.dead_threshold}")
+    thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     group = parse_group(args.group) if args.group is not None else None
-    check_output_paths(args.json, args.markdown, args.plots)
+    with _user_input():
+        check_output_paths(args.json, args.markdown, args.plots)
     result = classify_many(args.files, group=group, settings=Settings(dead_threshold=thr))
     text = render_text(result)
     written = write_outputs(result, args.json, args.markdown, args.plots)
@@ -255,18 +363,22 @@ def _experiment_flags(p, demo: bool) -> None:
 
     d = DEMO_CONFIG if demo else ExperimentConfig()
     seeds = ",".join(map(str, d.seeds)) if demo else "1-5"
-    p.add_argument("--groups", nargs="+", default=list(d.groups), metavar="G",
+    p.add_argument("--groups", type=_group_type, nargs="+", default=list(d.groups), metavar="G",
                    help=f"groups, e.g. 23 71 127 or 3x5 (default {' '.join(d.groups)})")
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(seeds), help=f"seeds, e.g. 1-5 (default {seeds})")
-    p.add_argument("--wd", type=float, nargs="+", default=list(d.weight_decays), metavar="WD",
-                   help="weight decay(s) (default 5e-5)")
-    p.add_argument("--hidden", type=int, default=d.hidden, help=f"hidden nodes q (default {d.hidden})")
-    p.add_argument("--epochs", type=int, default=d.epochs, help=f"full-batch epochs (default {d.epochs})")
-    p.add_argument("--lr", type=float, default=d.lr, help=f"learning rate (default {d.lr})")
-    p.add_argument("--test-fraction", type=float, default=d.test_fraction, help="held-out pairs (default 0.1)")
-    p.add_argument("--loss", choices=["mse", "ce"], default=d.loss, help="training loss (default mse)")
-    p.add_argument("--optimizer", choices=["adam", "adamw", "sgd"], default=d.optimizer, help="default adam")
-    p.add_argument("--device", default=d.device, help="cpu (default) or cuda")
+    p.add_argument("--wd", type=_float_type("weight decay", 0.0), nargs="+", default=list(d.weight_decays),
+                   metavar="WD", help="weight decay(s) (default 5e-5)")
+    p.add_argument("--hidden", type=_int_type("hidden size", 1), default=d.hidden,
+                   help=f"hidden nodes q (default {d.hidden})")
+    p.add_argument("--epochs", type=_int_type("epochs", 0), default=d.epochs,
+                   help=f"full-batch epochs (default {d.epochs})")
+    p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), default=d.lr,
+                   help=f"learning rate (default {d.lr})")
+    p.add_argument("--test-fraction", type=_float_type("test fraction", 0.0, 1.0, lo_open=True),
+                   default=d.test_fraction, help="held-out pairs, in (0, 1) (default 0.1)")
+    p.add_argument("--loss", choices=LOSSES, default=d.loss, help="training loss (default mse)")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer, help="default adam")
+    p.add_argument("--device", type=_device_type, default=d.device, help="cpu (default) or cuda[:N]")
     p.add_argument("--verify", choices=["exact", "numeric", "both", "none"], default=d.verify,
                    help="which theorem checks to run per group (default both)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -292,6 +404,10 @@ def _experiment_config(args):
 
 def _run_and_print(cfg, out, args, command: str) -> int:
     from cogo.experiment import run_experiment, summary_text, verification_ok
+    from cogo.solvers.training import check_output_dir
+
+    with _user_input():
+        check_output_dir(out)
 
     report = run_experiment(cfg, out, progress=not args.no_progress, command=command,
                             log=lambda s: print(s, flush=True))
@@ -303,8 +419,9 @@ def _run_and_print(cfg, out, args, command: str) -> int:
 
 
 def _cmd_experiment(args) -> int:
-    cfg = _experiment_config(args).validate()
-    return _run_and_print(cfg, args.out, args, " ".join(["cogo experiment", *sys.argv[2:]]))
+    with _user_input():
+        cfg = _experiment_config(args).validate()
+    return _run_and_print(cfg, args.out, args, _command(args))
 
 
 def _add_demo(sub) -> None:
@@ -320,15 +437,22 @@ def _add_demo(sub) -> None:
 def _cmd_demo(args) -> int:
     from cogo.experiment import fresh_directory
 
-    cfg = _experiment_config(args).validate()
+    with _user_input():
+        cfg = _experiment_config(args).validate()
     out = args.out or str(fresh_directory("cogo-demo"))
     print(f"cogo demo: writing to {out}", flush=True)
-    return _run_and_print(cfg, out, args, " ".join(["cogo demo", *sys.argv[2:]]))
+    return _run_and_print(cfg, out, args, _command(args))
 
 
 # ---------------------------------------------------------------- main
+def _command(args) -> str:
+    """The command line that was run, as a shell would show it (recorded in reports)."""
+    return shlex.join(["cogo", *args.argv])
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """The ``cogo`` parser; a usage error raises an internal exception that :func:`main` prints as one line."""
+    parser = _Parser(
         prog="cogo",
         description="Verify, exactly and numerically, the structure of the solutions "
                     "quadratic networks learn for group addition.",
@@ -340,18 +464,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _error(message: str) -> int:
+    print(f"cogo: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``cogo ARGV`` (default ``sys.argv[1:]``) and return the exit status.
+
+    0: success; 1: a check failed (``verify``, ``experiment``); 2: a user error,
+    printed as ONE line ``cogo: error: ...`` on stderr (a usage error from
+    argparse, or a :class:`cogo.errors.CogoError`); 130: interrupted.  Any
+    other exception is a bug in cogo and propagates with its traceback.
+    """
+    argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        return _error(str(exc))
+    args.argv = argv
     if getattr(args, "func", None) is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.func(args) or 0)
-    except (CLIError, ValueError) as exc:
-        msg = " ".join(str(exc).split())
-        print(f"cogo: error: {msg}", file=sys.stderr)
-        return EXIT_USAGE
+    except CogoError as exc:
+        return _error(str(exc))
     except KeyboardInterrupt:
         print("cogo: interrupted", file=sys.stderr)
         return 130

@@ -36,6 +36,7 @@ import numpy as np
 
 from cogo import __version__
 from cogo.algebra.groups import parse_group
+from cogo.errors import CogoError
 
 __all__ = ["ExperimentConfig", "run_experiment", "DEMO_CONFIG", "fresh_directory"]
 
@@ -75,12 +76,12 @@ class ExperimentConfig:
         from cogo.solvers.training import validate_run
 
         if not self.groups:
-            raise ValueError("at least one group is required")
+            raise CogoError("at least one group is required")
         labels = [parse_group(g).label for g in self.groups]
         if len(set(labels)) != len(labels):
-            raise ValueError(f"duplicate groups in {list(self.groups)}")
+            raise CogoError(f"duplicate groups in {list(self.groups)}")
         if self.verify not in ("exact", "numeric", "both", "none"):
-            raise ValueError(f"verify must be exact, numeric, both or none; got {self.verify!r}")
+            raise CogoError(f"verify must be exact, numeric, both or none; got {self.verify!r}")
         for g in labels:
             validate_run(self.train_config(g), self.seeds, self.weight_decays)
         return self
@@ -121,7 +122,7 @@ def _reusable(path: Path, cfg, wd: float, seed: int) -> bool:
     if not _same(meta.get("weight_decay"), wd):
         bad.append("weight_decay")
     if bad:
-        raise ValueError(
+        raise CogoError(
             f"{path} was trained with other settings ({', '.join(f'{k}={got.get(k, meta.get(k))!r}' for k in bad)}); "
             "use a fresh --out directory"
         )

@@ -297,8 +297,8 @@ def _blocked_dir(tmp_path):
 
 
 @pytest.mark.parametrize("extra,needle", [
-    (["--optimizer", "rmsprop"], "unknown optimizer"),
-    (["--loss", "hinge"], "unknown loss"),
+    (["--optimizer", "rmsprop"], "argument --optimizer: invalid choice"),
+    (["--loss", "hinge"], "argument --loss: invalid choice"),
     (["--hidden", "0"], "hidden size"),
     (["--test-fraction", "0"], "test fraction"),
     (["--test-fraction", "1"], "test fraction"),
@@ -308,14 +308,14 @@ def _blocked_dir(tmp_path):
     (["--lr", "0"], "learning rate"),
     (["--wd", "-1"], "weight decay"),
     (["--wd", "1e-4", "1e-4"], "duplicate weight decays"),
-    (["--dtype", "float16"], "unknown dtype"),
+    (["--dtype", "float16"], "argument --dtype: invalid choice"),
     (["--group", "2x"], "cannot parse group"),
     (["--log-every", "0"], "log-every"),
     (["--device", "tpu"], "device"),
     (["--momentum", "0.9"], "momentum"),
     (["--threads", "0"], "threads"),
     (["--max-batch", "0"], "max batch"),
-    (["--kernel", "fast"], "unknown kernel"),
+    (["--kernel", "fast"], "argument --kernel: invalid choice"),
 ])
 def test_cli_bad_input_is_one_line_error_before_any_work(tmp_path, capsys, monkeypatch, extra, needle):
     def no_training(*a, **k):  # pragma: no cover - must not be reached

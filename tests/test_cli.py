@@ -1,0 +1,170 @@
+"""The command line as a user types it: one-line usage errors, cogo's own errors only, tracebacks for bugs,
+the recorded command, and the cost-aware loss of `cogo construct`."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cogo.cli as cli
+from cogo.cli import build_parser, main
+from cogo.errors import CogoError
+
+
+def one_line_error(capsys):
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("cogo: error:"), err
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- usage errors: one line, exit 2
+@pytest.mark.parametrize("argv,needle", [
+    (["experiment", "--loss", "hinge", "--out", "x"], "argument --loss: invalid choice: 'hinge'"),
+    (["train", "--hidden", "abc", "--out", "x"], "argument --hidden: hidden size must be an integer >= 1, got 'abc'"),
+    (["train", "--out", "x", "--epochs", "1.5"], "argument --epochs"),
+    (["train", "--out", "x", "--lr", "nan"], "argument --lr"),
+    (["train", "--out", "x", "--wd", "inf"], "argument --wd"),
+    (["train", "--out", "x", "--momentum", "1"], "argument --momentum"),
+    (["train", "--out", "x", "--seeds", "5-1"], "argument --seeds"),
+    (["train"], "the following arguments are required: --out"),
+    (["train", "--out", "x", "--bogus"], "unrecognized arguments: --bogus"),
+    (["experiment", "--groups", "7", "banana", "--out", "x"], "argument --groups"),
+    (["experiment", "--device", "tpu", "--out", "x"], "argument --device"),
+    (["demo", "--test-fraction", "1"], "argument --test-fraction"),
+    (["classify", "f.pt", "--dead-threshold", "0"], "argument --dead-threshold"),
+    (["construct", "f7", "-o", "x.pt"], "argument kind: invalid choice: 'f7'"),
+    (["construct", "f6", "--seed", "-1", "-o", "x.pt"], "argument --seed"),
+    (["verify", "--group", "1"], "argument --group"),
+    (["verify", "--exact", "--numeric"], "not allowed with argument"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+])
+def test_usage_error_is_one_line_exit_2(argv, needle, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    line = one_line_error(capsys)
+    assert needle in line
+    assert "--help" in line  # points at the full usage instead of printing it
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_usage_error_as_typed_in_a_shell(tmp_path):
+    """The installed entry point: `python -m cogo.cli experiment --loss hinge` prints one line (was 8)."""
+    r = subprocess.run([sys.executable, "-m", "cogo.cli", "experiment", "--loss", "hinge", "--out", "x"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("cogo: error: argument --loss"), r.stderr
+
+
+def test_help_and_no_command(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--help"])
+    assert e.value.code == 0
+    assert "--hidden" in capsys.readouterr().out
+    assert main([]) == 2  # no command: the usage goes to stderr
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_choices_match_the_library():
+    from cogo.solvers import training
+
+    assert cli.LOSSES == training.LOSSES
+    assert cli.OPTIMIZERS == training.OPTIMIZERS
+    assert cli.DTYPES == tuple(training.DTYPES)
+    assert cli.KERNELS == training.KERNELS
+
+
+def test_every_option_with_a_value_is_typed_or_has_choices():
+    """No option reaches the command as a raw string that could fail late, except paths and free text."""
+    free = {"--out", "-o", "--output", "--json", "--markdown", "--plots", "files"}
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, p in sub.choices.items():
+        for a in p._actions:
+            if a.nargs == 0 or a.dest in ("help", "method"):
+                continue
+            flags = set(a.option_strings) or {a.dest}
+            if flags & free:
+                continue
+            assert a.type is not None or a.choices is not None, (name, flags)
+
+
+# --------------------------------------------------------------------------- cogo's own errors vs bugs
+def test_cogo_error_becomes_one_line(monkeypatch, capsys):
+    def boom(args):
+        raise CogoError("the group is\nunsupported")
+
+    monkeypatch.setattr(cli, "_cmd_verify", boom)
+    assert main(["verify", "--group", "5"]) == 2
+    assert one_line_error(capsys) == "cogo: error: the group is unsupported"
+
+
+@pytest.mark.parametrize("exc", [ValueError("internal invariant broken"), KeyError("x"), ZeroDivisionError()])
+def test_internal_bug_keeps_its_traceback(monkeypatch, exc):
+    """A plain ValueError (or any non-CogoError) from inside a command is a bug, not a user error."""
+    def boom(args):
+        raise exc
+
+    monkeypatch.setattr(cli, "_cmd_verify", boom)
+    with pytest.raises(type(exc)):
+        main(["verify", "--group", "5"])
+
+
+def test_validation_errors_of_the_library_are_user_errors(tmp_path, capsys):
+    """A ValueError from the checks that run before any work (here: training's validate_run) is a user error."""
+    assert main(["train", "--group", "3", "--test-fraction", "0.95", "--out", str(tmp_path / "o"),
+                 "--no-progress"]) == 2
+    assert "leaves" in one_line_error(capsys)
+    assert not (tmp_path / "o").exists()
+
+
+# --------------------------------------------------------------------------- the command recorded in the report
+def test_report_records_the_command_that_was_run(monkeypatch, tmp_path):
+    import cogo.experiment as experiment
+
+    seen = {}
+
+    def fake_run(cfg, out, progress=True, log=print, command=""):
+        seen["command"] = command
+        return {"training": [], "groups": [], "verification": {}}
+
+    monkeypatch.setattr(experiment, "run_experiment", fake_run)
+    monkeypatch.setattr(sys, "argv", ["pytest", "something", "else"])  # must not be what gets recorded
+    out = tmp_path / "my run"
+    main(["experiment", "--groups", "7", "--hidden", "8", "--epochs", "3", "--out", str(out), "--no-progress"])
+    assert seen["command"] == f"cogo experiment --groups 7 --hidden 8 --epochs 3 --out '{out}' --no-progress"
+
+
+# --------------------------------------------------------------------------- construct: a loss whose cost fits
+def test_construct_loss_on_all_pairs_when_cheap(tmp_path, capsys):
+    assert main(["construct", "f46", "--group", "11", "-o", str(tmp_path / "c.pt")]) == 0
+    out = capsys.readouterr().out
+    assert "(all 121 pairs)" in out
+    loss = float(out.split("real-space loss ")[1].split()[0])
+    assert 0 <= loss < 1e-20
+
+
+def test_construct_loss_on_a_sample_when_expensive(monkeypatch, tmp_path, capsys):
+    from cogo.algebra.groups import parse_group
+    from cogo.solvers.constructions import z_F46
+
+    G = parse_group("11")
+    Wa, Wb, Wc = z_F46(G).to_weights(real=True)
+    q = Wa.shape[0]
+    monkeypatch.setattr(cli, "LOSS_BUDGET", 40 * q * 11)  # 40 pairs' worth
+    loss, on = cli._construct_loss(Wa, Wb, Wc, G)
+    assert on.startswith("40 random pairs of 121") and loss < 1e-20
+    broken = Wc.copy()
+    broken[0, :] += 1.0  # output 0 wrong (a change of one node's column would be centred away)
+    assert cli._construct_loss(Wa, Wb, broken, G)[0] > 1e-3
+    monkeypatch.setattr(cli, "LOSS_BUDGET", q * 11 - 1)  # not even one pair
+    loss, on = cli._construct_loss(Wa, Wb, Wc, G)
+    assert np.isnan(loss) and on.startswith("skipped")
+
+
+def test_construct_even_order_is_a_user_error(tmp_path, capsys):
+    assert main(["construct", "f6", "--group", "2x3", "-o", str(tmp_path / "c.pt")]) == 2
+    assert "odd order" in one_line_error(capsys)
+    assert not (tmp_path / "c.pt").exists()
