@@ -61,9 +61,12 @@ tensors of pair indices ``a * n + b``), ``final`` (dict of ``train_loss``,
 lists ``epoch``, ``train_loss``, ``test_loss``, ``train_acc``, ``test_acc``,
 recorded at epoch 0, every ``log_every`` epochs and at the last epoch),
 ``wall_time_s`` (of the batched program the model was in), ``kernel`` and, when ``snapshot_every > 0``,
-``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ...) and the three
-weight keys holding stacked tensors ``(S, q, n)``, ``(S, q, n)``, ``(S, n, q)``
-(snapshots live inside the checkpoint, not in separate files).
+``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ...) and either, when
+:func:`train` streamed them to disk (``snapshot_dir``, what ``cogo train`` does),
+``format`` ("cogo-snapshots/1") and ``dir``, the name of the directory beside
+the checkpoint holding one safetensors file per snapshot (see
+:mod:`cogo.snapshots`), or, when kept in memory, the three weight keys holding
+stacked tensors ``(S, q, n)``, ``(S, q, n)``, ``(S, n, q)``.
 
 A ``summary.json`` beside the checkpoints lists every model's final metrics.
 """
@@ -361,8 +364,8 @@ class TrainResult:
             "kernel": self.kernel,
         }
         if self.snapshots is not None:
-            meta["snapshots"] = {k: (v.clone() if isinstance(v, torch.Tensor) else list(v))
-                                 for k, v in self.snapshots.items()}
+            meta["snapshots"] = {k: (v.clone() if isinstance(v, torch.Tensor) else v if isinstance(v, str)
+                                     else list(v)) for k, v in self.snapshots.items()}
         return meta
 
 
@@ -714,7 +717,8 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
 
 
 def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[float] | None = None,
-          progress: bool = True, max_batch: int | None = None, kernel: str = "auto") -> list[TrainResult]:
+          progress: bool = True, max_batch: int | None = None, kernel: str = "auto",
+          snapshot_dir: str | os.PathLike | None = None) -> list[TrainResult]:
     """Train one model per ``(weight_decay, seed)`` as one batched program (SPEC 1).
 
     Models are ordered weight decay first, then seed.  ``weight_decays``
@@ -724,7 +728,10 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     :func:`choose_kernel`).  Neither changes the results beyond rounding.
     Raises ValueError (one line) on any bad value before any work starts.
     Returns one :class:`TrainResult` per model, weights on the CPU in the
-    training dtype.
+    training dtype.  With ``snapshot_dir`` and ``config.snapshot_every > 0`` the
+    snapshots are streamed to ``snapshot_dir/<checkpoint stem>.snapshots/`` as
+    training runs (:class:`cogo.snapshots.SnapshotWriter`), never all held in
+    memory; without it they are kept in memory (``TrainResult.snapshots``).
     """
     seeds, wds, kernel, max_batch = validate_run(config, seeds, weight_decays, max_batch, kernel)
     device = torch.device(config.device)
@@ -737,7 +744,8 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     flushed = torch.set_flush_denormal(True)
     try:
         for start in range(0, len(models), size):
-            results.extend(_train_batch(config, models[start:start + size], device, progress, kernel))
+            results.extend(_train_batch(config, models[start:start + size], device, progress, kernel,
+                                        snapshot_dir))
     finally:
         if flushed:
             torch.set_flush_denormal(False)
@@ -745,13 +753,19 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
 
 
 def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device,
-                 progress: bool, kernel: str) -> list[TrainResult]:
+                 progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None) -> list[TrainResult]:
     t0 = time.perf_counter()
     batch = _Batch(cfg, models, device, kernel)
     M = batch.M
     history: list[dict[str, list]] = [{"epoch": [], **{k: [] for k in _METRICS}} for _ in range(M)]
     snaps: list[tuple[torch.Tensor, ...]] = []
     snap_epochs: list[int] = []
+    writers = []
+    if cfg.snapshot_every and snapshot_dir is not None:
+        from cogo.snapshots import SnapshotWriter, snapshot_dir_name
+
+        writers = [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
+                                  cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -764,7 +778,13 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
         log = epoch % cfg.log_every == 0 or epoch == cfg.epochs
         if cfg.snapshot_every and epoch % cfg.snapshot_every == 0:
             snap_epochs.append(epoch)
-            snaps.append(batch.weights())
+            if writers:  # streamed: one snapshot of each model in memory at a time
+                W = batch.weights()
+                for m, wr in enumerate(writers):
+                    wr.write(epoch, W[0][m], W[1][m], W[2][m])
+                del W
+            else:
+                snaps.append(batch.weights())
         if epoch == cfg.epochs:
             vals = batch.evaluate()
         else:
@@ -789,7 +809,9 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     for m, (wd, seed) in enumerate(models):
         final = {k: history[m][k][-1] for k in _METRICS}
         snapshots = None
-        if cfg.snapshot_every:
+        if writers:
+            snapshots = {"format": "cogo-snapshots/1", "dir": writers[m].dir.name, "epoch": list(snap_epochs)}
+        elif cfg.snapshot_every:
             snapshots = {"epoch": list(snap_epochs)}
             for i, key in enumerate(WEIGHT_KEYS):
                 snapshots[key] = torch.stack([s[i][m] for s in snaps])
