@@ -4,31 +4,14 @@ Pipeline for one network (:func:`read_network`):
 
 1. **Fourier transform** with the convention of SPEC 2 (scale ``(2 n_G)^(1/3)``,
    so a perfect block has ``r_kkk = 1``).
-2. **Dead nodes** (SPEC 8.2).  A node's *strength* is the gauge-invariant
-   ``(A^2 C)^(1/3)`` with ``A = max_k max(|z[a,k,j]|, |z[b,k,j]|)`` and
-   ``C = max_k |z[c,k,j]|`` (invariant under ``(t a, t b, c/t^2)``).  A node is
-   dead when its strength is below ``dead_threshold`` (default
-   :data:`DEAD_THRESHOLD` = 1e-2) times the strongest node's.  Trained
-   networks separate cleanly (SPEC 8.2: dead nodes at 1e-39); the default
-   also treats nodes made of noise at the 1e-3 level as dead.
-3. **Dominant frequency** (SPEC 8.3).  Frequencies are taken in pairs
-   ``{k, -k}`` (represented by the smaller index, ``1..(d-1)/2`` for ``Z_d``).
-   A node's dominant pair maximizes its input energy ``sum |z[a]|^2 + |z[b]|^2``
-   over the pair (SPEC 8.3 uses ``|z[a]|``; adding ``b`` keeps the rule
-   symmetric in the two inputs).  A node whose dominant pair is ``k = 0`` is a
-   *zero-frequency* node and joins no block.  For even groups a frequency with
-   ``k = -k`` is *self-conjugate*: such blocks are kept and flagged
-   (``self_conjugate``); SPEC 6 does not cover them, so they are never
-   ``optimal``.
-4. **Mixed nodes**: after balancing the node (``t^3 = ||c|| / sqrt(||a|| ||b||)``),
-   its amplitude per frequency pair (``sqrt`` of the energy of ``a, b, c``) is
-   computed; the node *mixes frequencies* when the second largest amplitude
-   exceeds ``mix_threshold`` (default :data:`MIX_THRESHOLD` = 0.05) times the
-   largest.  (The hat correction of z_F4/6, SPEC 7.3, deliberately gives the
-   six nodes of its order-6 block small output weights at every other
-   frequency; those nodes are reported as mixed, correctly.)  Mixed nodes stay
-   in the block of their dominant frequency; the block analysis uses only the
-   values at that frequency.
+2.-4. **Dead nodes, dominant frequency, mixed nodes, self-conjugate
+   frequencies**: :func:`cogo.analysis.blocks.extract_blocks` (SPEC 8.2-8.3,
+   SPEC 6), the one rule every reader of a network uses; defaults
+   :data:`DEAD_THRESHOLD` = 1e-2 (relative strength) and
+   :data:`MIX_THRESHOLD` = 0.05.  A block at a self-conjugate frequency
+   (``k = -k``, even groups) is checked against the conditions SPEC 6 leaves
+   for it (``abc = 1`` and the R_n sum ``sum (a^2 + b^2) c = 0``), see
+   :func:`cogo.analysis.blocks.block_conditions`.
 5. **Blocks**: the live nodes of each dominant frequency ``k``; the *order* is
    their number; ``r_kkk`` is ``sum_j a_j b_j c_j`` over the block.
 6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.analysis.factorization`;
@@ -38,9 +21,13 @@ Pipeline for one network (:func:`read_network`):
    not factored and reported ``non-factorable`` with no error.
 7. **Names** (SPEC 8.6), see :func:`name_factor`.
 8. **Second opinion**: the eleven monomial sums of SPEC 6 on the block's
-   Fourier values (gauge invariant) and ``optimal``: ``|abc - 1| <= opt_tol``
-   and every other sum (R_c, the R_n sum, R_*) has modulus at most ``opt_tol``
-   (default :data:`OPT_TOL` = 0.05).
+   Fourier values (gauge invariant) and ``optimal``: every condition of
+   :func:`cogo.analysis.blocks.block_conditions` (``|abc - 1|``, the R_c
+   sums, the R_n sum, the R_* sums; per block kind) has residual at most
+   ``opt_tol`` (default :data:`OPT_TOL` = 0.05).
+9. **Network verdict** (:mod:`cogo.analysis.verdict`): the loss on all pairs
+   and the largest residual of each SPEC 5 condition of the whole network,
+   which sees what blocks alone cannot (cross-frequency terms of mixed nodes).
 
 Naming factors against the catalogue (SPEC 7)
 ---------------------------------------------
@@ -104,6 +91,7 @@ import numpy as np
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, block_sums
+from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, MIX_THRESHOLD, block_conditions, extract_blocks
 from cogo.analysis.factorization import (
     FACTOR_TOL,
     BlockFactorization,
@@ -135,10 +123,6 @@ __all__ = [
     "summarize",
 ]
 
-#: Relative strength below which a node is dead (SPEC 8.2); see the module docstring.
-DEAD_THRESHOLD = 1e-2
-#: Second-largest / largest frequency amplitude above which a node mixes frequencies.
-MIX_THRESHOLD = 0.05
 #: RMS deviation per entry up to which a factor matches a catalogue form.
 NAME_TOL = 0.05
 #: Tolerance of the optimality conditions of a block (SPEC 5-6).
@@ -421,6 +405,8 @@ class BlockReport:
     mixed_nodes: int = 0
     self_conjugate: bool = False
     grid: list | None = None
+    kind: str = "generic"
+    residuals: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -439,6 +425,7 @@ class NetworkReport:
     path: str = ""
     meta: dict = field(default_factory=dict)
     seconds: float = 0.0
+    verdict: Any = None  # cogo.analysis.verdict.Verdict of the whole network
 
 
 @dataclass
@@ -450,17 +437,10 @@ class ClassifyResult:
     settings: Settings
 
 
-def _conditions(sums: dict, tol: float) -> list[str]:
-    failed = []
-    if abs(sums["abc"] - 1) > tol:
-        failed.append("R_g")
-    if any(abs(sums[k]) > tol for k, v in MONOMIALS.items() if v == "R_c"):
-        failed.append("R_c")
-    if abs(sums["|a|^2 c + |b|^2 c"]) > tol:
-        failed.append("R_n")
-    if any(abs(sums[k]) > tol for k, v in MONOMIALS.items() if v == "R_*"):
-        failed.append("R_*")
-    return failed
+def _conditions(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, tol: float) -> tuple[list[str], dict]:
+    """Conditions of SPEC 5 that the block alone fails (SPEC 6, self-conjugate rules included), and the residuals."""
+    res = block_conditions(a, b, c, kind=kind)
+    return [name for name in CONDITIONS if res[name] > tol], res
 
 
 def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
@@ -486,19 +466,27 @@ def _name_factorization(fz: Factorization, tol: float) -> tuple[str, list, bool,
 
 def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
                    settings: Settings | None = None, self_conjugate: bool = False,
-                   mixed_nodes: int = 0) -> BlockReport:
-    """Factor, name and check one block ``(a, b, c)`` (SPEC 6, 8.4-8.6); the values are those at frequency ``k``."""
+                   mixed_nodes: int = 0, kind: str | None = None) -> BlockReport:
+    """Factor, name and check one block ``(a, b, c)`` (SPEC 6, 8.4-8.6); the values are those at frequency ``k``.
+
+    ``kind`` (``"generic"``, ``"quarter"``, ``"self-conjugate"``; see
+    :func:`cogo.analysis.blocks.block_kind`) selects the conditions of SPEC 6;
+    ``self_conjugate=True`` is the same as ``kind="self-conjugate"``.
+    """
     st = settings or Settings()
+    kind = kind or ("self-conjugate" if self_conjugate else "generic")
+    self_conjugate = kind == "self-conjugate"
     a, b, c = (np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c))
     q = len(a)
     sums = block_sums(a, b, c) if q else {k_: 0j for k_ in list(MONOMIALS) + ["|a|^2 c + |b|^2 c"]}
     r = complex(np.sum(a * b * c))
-    failed = _conditions(sums, st.opt_tol)
-    optimal = not failed and not self_conjugate and q > 0
+    failed, residuals = _conditions(a, b, c, kind, st.opt_tol) if q else (list(CONDITIONS), {})
+    optimal = not failed and q > 0
     rep = BlockReport(k=int(k), k_coords=tuple(k_coords), order=q, nodes=list(nodes if nodes is not None else range(q)),
                       type="non-factorable", factors=[], error=None, shape=None, factorable=False,
-                      optimal=optimal, failed_conditions=failed + (["self-conjugate"] if self_conjugate else []),
-                      r_kkk=r, sums=sums, mixed_nodes=int(mixed_nodes), self_conjugate=bool(self_conjugate))
+                      optimal=optimal, failed_conditions=failed,
+                      r_kkk=r, sums=sums, mixed_nodes=int(mixed_nodes), self_conjugate=bool(self_conjugate),
+                      kind=kind, residuals=residuals)
     if q in (2, 3):
         ab_, bb_, cb_, _ = balance_gauge(a, b, c)
         x = np.stack([ab_, bb_, cb_])
@@ -544,17 +532,8 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     return rep
 
 
-def _frequency_classes(G: FiniteAbelianGroup) -> tuple[np.ndarray, np.ndarray]:
-    """Representative (smaller index) of each pair {k, -k}, and the class id of every frequency."""
-    k = np.arange(G.order)
-    rep = np.minimum(k, G.neg)
-    reps = np.unique(rep)
-    cls = np.searchsorted(reps, rep)
-    return reps, cls
-
-
 def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None,
-                 path: str = "", meta: dict | None = None) -> NetworkReport:
+                 path: str = "", meta: dict | None = None, with_verdict: bool = True) -> NetworkReport:
     """Analyse a 2-layer quadratic network from its real weights (SPEC 8; steps in the module docstring).
 
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
@@ -565,46 +544,19 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     st = (settings or Settings()).validate()
     net = Network.from_weights(Wa, Wb, Wc, group)
     G = net.group
-    z = net.z  # (3, n, q)
-    q = z.shape[2]
-    absz = np.abs(z)
-    A = np.maximum(absz[0].max(axis=0, initial=0.0), absz[1].max(axis=0, initial=0.0))
-    C = absz[2].max(axis=0, initial=0.0)
-    strength = np.cbrt(A * A * C)
-    top = float(strength.max(initial=0.0))
-    live = strength > st.dead_threshold * top if top > 0 else np.zeros(q, dtype=bool)
-    reps, cls = _frequency_classes(G)
-    nc = len(reps)
-    # input energy per frequency pair (dominant frequency)
-    e_in = absz[0] ** 2 + absz[1] ** 2  # (n, q)
-    E_in = np.zeros((nc, q))
-    np.add.at(E_in, cls, e_in)
-    # balanced all-channel amplitude per pair (mixing)
-    na, nb, ncn = (np.linalg.norm(z[p], axis=0) for p in range(3))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where((na > 0) & (nb > 0) & (ncn > 0), np.cbrt(ncn / np.sqrt(na * nb)), 1.0)
-    e_all = (absz[0] ** 2 + absz[1] ** 2) * t ** 2 + absz[2] ** 2 / t ** 4
-    E_all = np.zeros((nc, q))
-    np.add.at(E_all, cls, e_all)
-    dom = np.argmax(E_in, axis=0)
-    srt = np.sort(np.sqrt(E_all), axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mix_ratio = np.where(srt[-1] > 0, srt[-2] / srt[-1], 0.0) if nc > 1 else np.zeros(q)
-    mixed = live & (mix_ratio > st.mix_threshold)
-    node_freq = np.full(q, -1, dtype=np.int64)
-    node_freq[live] = reps[dom[live]]
-    zero_nodes = int(np.sum(live & (node_freq == 0)))
-    blocks = []
-    for kc in np.unique(node_freq[live & (node_freq > 0)]):
-        k = int(kc)
-        nodes = np.flatnonzero(live & (node_freq == k))
-        a, b, c = z[0, k, nodes], z[1, k, nodes], z[2, k, nodes]
-        blocks.append(classify_block(a, b, c, k=k, k_coords=G.coords(k), nodes=nodes.tolist(), settings=st,
-                                     self_conjugate=bool(G.neg[k] == k), mixed_nodes=int(mixed[nodes].sum())))
-    return NetworkReport(group=G, hidden=q, live_nodes=int(live.sum()), dead_nodes=int(q - live.sum()),
-                         zero_frequency_nodes=zero_nodes, mixed_nodes=int(mixed.sum()),
-                         node_frequency=node_freq.tolist(), blocks=blocks, settings=st, path=str(path),
-                         meta=dict(meta or {}), seconds=time.perf_counter() - t0)
+    split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
+    blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=bl.nodes.tolist(), settings=st,
+                             kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
+              for bl in split.blocks]
+    verdict = None
+    if with_verdict:
+        from cogo.analysis.verdict import network_verdict
+
+        verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split)
+    return NetworkReport(group=G, hidden=split.hidden, live_nodes=split.live_nodes, dead_nodes=split.dead_nodes,
+                         zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
+                         node_frequency=split.node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
+                         meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
 
 
 _META_KEYS = ("seed", "weight_decay", "hidden", "lr", "epochs", "optimizer", "loss", "construction", "name")

@@ -9,11 +9,14 @@ JSON layout (``format: "cogo-classify/1"``)::
     {"format", "settings": {...},
      "checkpoints": [{"path", "group", "n", "hidden", "live_nodes", "dead_nodes",
                       "zero_frequency_nodes", "mixed_nodes", "meta", "seconds",
+                      "verdict": {"loss", "optimal", "residuals", "failed", "block_failures",
+                                  "cross_frequency", ...},
                       "blocks": [{"k", "k_coords", "order", "type",
                                   "factors": [{"name", "params", "residual", "vectors"}],
                                   "error", "shape", "factorable", "optimal",
                                   "failed_conditions", "r_kkk", "sums", "abc_scale",
-                                  "mixed_nodes", "self_conjugate", "nodes", "grid"}]}],
+                                  "mixed_nodes", "self_conjugate", "kind", "residuals", "nodes",
+                                  "grid"}]}],
      "summary": {...}}
 
 Complex numbers are ``[re, im]`` pairs (parameters ``nu``, ``xi``, ``alpha``,
@@ -113,6 +116,7 @@ def _report_json(r: NetworkReport) -> dict:
         "mixed_nodes": r.mixed_nodes,
         "meta": _plain(r.meta),
         "seconds": _f(r.seconds),
+        "verdict": _plain(r.verdict.to_dict()) if r.verdict is not None else None,
         "blocks": [{
             "k": b.k,
             "k_coords": list(b.k_coords),
@@ -129,6 +133,8 @@ def _report_json(r: NetworkReport) -> dict:
             "abc_scale": _c(b.abc_scale) if b.abc_scale is not None else None,
             "mixed_nodes": b.mixed_nodes,
             "self_conjugate": bool(b.self_conjugate),
+            "kind": b.kind,
+            "residuals": _plain(b.residuals),
             "nodes": [int(j) for j in b.nodes],
             "grid": b.grid,
         } for b in r.blocks],
@@ -213,12 +219,15 @@ def _md_table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def _header(r: NetworkReport) -> str:
+def _header(r: NetworkReport, verdict: bool = True) -> str:
     meta = ", ".join(f"{k}={v}" for k, v in r.meta.items() if k != "final")
     s = (f"{r.path or '(network)'}  [Z_{r.group.label}, {r.hidden} hidden nodes: {r.live_nodes} live, "
          f"{r.dead_nodes} dead, {r.mixed_nodes} mixed-frequency, {r.zero_frequency_nodes} zero-frequency; "
          f"{len(r.blocks)} blocks]")
-    return s + (f"  {meta}" if meta else "")
+    s = s + (f"  {meta}" if meta else "")
+    if verdict and r.verdict is not None:
+        s += f"\n  network verdict: {r.verdict.summary_line()}"
+    return s
 
 
 def _summary_rows(summary: dict) -> tuple[list[list[str]], list[list[str]]]:
@@ -278,7 +287,10 @@ def render_markdown(result: ClassifyResult) -> str:
         out.append("")
         out.append(f"### `{r.path or '(network)'}`")
         out.append("")
-        out.append(_header(r).split("  [", 1)[-1].rstrip("]").replace("]  ", "; "))
+        out.append(_header(r, verdict=False).split("  [", 1)[-1].rstrip("]").replace("]  ", "; "))
+        if r.verdict is not None:
+            out.append("")
+            out.append(f"Network verdict: {r.verdict.summary_line()}")
         out.append("")
         out.append(_md_table(_BLOCK_HEAD, _block_rows(r)) if r.blocks else "No live blocks.")
     return "\n".join(out) + "\n"

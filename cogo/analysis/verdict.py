@@ -1,0 +1,213 @@
+"""Network-level verdict: is this network a global optimizer, and if not, what fails (SPEC 5, SPEC 6).
+
+Blocks at different frequencies do not interact (SPEC 6), so a network made
+*only* of blocks is optimal iff every block is.  A trained network is not only
+blocks: its mixed (cross-frequency) nodes add potentials between classes, which
+no per-block check sees.  :func:`network_verdict` therefore judges the whole
+network:
+
+- ``loss``: the MSE on all ``n_G^2`` pairs in real space, float64
+  (:func:`cogo.algebra.loss.real_loss`; an exact optimizer gives ~1e-30);
+- ``residuals``: the largest ``|residual|`` of each sufficient condition of
+  SPEC 5 (``R_g``, ``R_c``, ``R_n``, ``R_*``) over every ``k != 0``, as
+  :func:`cogo.algebra.loss.condition_residuals` defines them;
+- ``failed``: the conditions whose largest residual exceeds ``tol``;
+- ``block_failures``: per block frequency, the conditions that the block
+  *alone* fails (:func:`cogo.analysis.blocks.block_conditions`, which handles
+  self-conjugate frequencies per SPEC 6);
+- ``cross_frequency``: the failed network conditions that no block fails alone
+  (they come from mixed nodes, zero-frequency nodes or nodes outside blocks).
+
+Cost.  Nodes whose total contribution is negligible are dropped first: with
+``A_j = max |W_a[j]|, |W_b[j]|`` and ``C_j = max |W_c[:, j]|`` a node changes
+every output by at most ``4 A_j^2 C_j``; nodes are dropped smallest first while
+the sum of these bounds stays below ``prune_tol`` (1e-12, stated in the
+result), which perturbs the loss by less than ``~1e-12`` and every residual by
+less than ``1e-12 * lam^3 / n``-scale amounts.  The loss then costs
+``O(n_G^2 q_live)`` and the residuals ``O(n_G^3 q_live)``, chunked in memory.
+
+Example
+-------
+>>> import numpy as np
+>>> from cogo.algebra import Network
+>>> from cogo.solvers.partial import z_nu, z_syn
+>>> x = 6 ** (-1 / 3) * (z_syn() * z_nu(1j))
+>>> net = Network.sum([Network.block(5, k, x.a, x.b, x.c) for k in (1, 2)])
+>>> v = network_verdict(net)
+>>> v.optimal, v.failed, v.loss < 1e-20
+(True, [], True)
+>>> sorted(v.to_dict())[:3]
+['block_failures', 'cross_frequency', 'failed']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
+
+__all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals"]
+
+#: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
+VERDICT_TOL = 0.05
+#: A network is a global optimizer (numerically) when its loss on all pairs is at most this.
+LOSS_TOL = 1e-6
+#: Bound on the summed output perturbation of the nodes dropped before computing (module docstring).
+PRUNE_TOL = 1e-12
+
+
+@dataclass
+class Verdict:
+    """Network-level verdict (module docstring).  ``to_dict()`` gives plain JSON values."""
+
+    loss: float
+    residuals: dict
+    failed: list
+    block_failures: dict
+    cross_frequency: list
+    tol: float = VERDICT_TOL
+    loss_tol: float = LOSS_TOL
+    nodes_used: int = 0
+    hidden: int = 0
+    notes: list = field(default_factory=list)
+
+    @property
+    def optimal(self) -> bool:
+        """Global optimizer: loss at most ``loss_tol``."""
+        return bool(self.loss <= self.loss_tol)
+
+    def to_dict(self) -> dict:
+        return {
+            "loss": float(self.loss),
+            "optimal": self.optimal,
+            "residuals": {k: float(v) for k, v in self.residuals.items()},
+            "failed": list(self.failed),
+            "block_failures": {str(k): list(v) for k, v in self.block_failures.items()},
+            "cross_frequency": list(self.cross_frequency),
+            "tol": float(self.tol),
+            "loss_tol": float(self.loss_tol),
+            "nodes_used": int(self.nodes_used),
+            "hidden": int(self.hidden),
+            "prune_tol": PRUNE_TOL,
+            "notes": list(self.notes),
+        }
+
+    def summary_line(self) -> str:
+        """One line for text reports."""
+        fails = ", ".join(self.failed) if self.failed else "none"
+        s = f"loss {self.loss:.3g} ({'global optimizer' if self.optimal else 'not optimal'}); failed: {fails}"
+        if self.cross_frequency:
+            s += f" (cross-frequency: {', '.join(self.cross_frequency)})"
+        return s
+
+
+def _keep_nodes(z: np.ndarray, lam: float, n: int) -> np.ndarray:
+    """Indices of nodes kept; the dropped ones perturb every output by at most PRUNE_TOL in all."""
+    absz = np.abs(z)
+    # real-space bounds from Fourier ones: |W[j, m]| <= lam^-1 sum_k |z[p,k,j]|
+    A = np.maximum(absz[0].sum(axis=0), absz[1].sum(axis=0)) / lam
+    C = absz[2].sum(axis=0) / lam
+    bound = 4 * A * A * C
+    order = np.argsort(bound)
+    cum = np.cumsum(bound[order])
+    drop = order[cum <= PRUNE_TOL]
+    keep = np.ones(z.shape[2], dtype=bool)
+    keep[drop] = False
+    return np.flatnonzero(keep)
+
+
+def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, float]:
+    """Largest ``|residual|`` of R_g, R_c, R_n, R_* over ``k != 0`` (SPEC 5) of a numeric network.
+
+    Small networks use :func:`cogo.algebra.loss.condition_residuals` directly;
+    larger ones the same definitions with ``r[k1, k2, k]`` computed in chunks
+    of ``k1`` (never the whole ``n^3 q`` product in memory).
+    """
+    from cogo.algebra.loss import condition_residuals
+    from cogo.algebra.potentials import self_potential_sums
+
+    n, q = net.n, net.q
+    if n * n * max(q, 1) <= chunk_elements:
+        return condition_residuals(net).max_abs()
+    za, zb, zc = net.a, net.b, net.c
+    k = np.arange(n)
+    rg = np.abs((za * zb * zc).sum(axis=1) - 1.0)
+    rg[0] = 0.0
+    rc = 0.0
+    step = max(1, chunk_elements // (n * max(q, 1)))
+    for s in range(0, n, step):
+        k1 = k[s:s + step]
+        xy = (za[k1][:, None, :] * zb[None, :, :]).reshape(-1, q)  # (len(k1) n, q)
+        r = np.abs(xy @ zc.T).reshape(len(k1), n, n)  # [k1, k2, k]
+        r[:, :, 0] = 0.0
+        diag = k1[(k1 > 0)]
+        r[diag - s, diag, diag] = 0.0
+        rc = max(rc, float(r.max(initial=0.0)))
+    Ca, Cb = self_potential_sums(net, "a"), self_potential_sums(net, "b")
+    rn = np.abs(Ca[0] + Cb[0])
+    rn[0] = 0.0
+    rs = np.abs(np.stack([Ca, Cb]))
+    rs[:, 0, :] = 0.0
+    rs[:, :, 0] = 0.0
+    return {"R_g": float(rg.max(initial=0.0)), "R_c": rc, "R_n": float(rn.max(initial=0.0)),
+            "R_*": float(rs.max(initial=0.0))}
+
+
+def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = None, group: Any = None,
+                    tol: float = VERDICT_TOL, loss_tol: float = LOSS_TOL, split=None,
+                    dead_threshold: float = DEAD_THRESHOLD) -> Verdict:
+    """The verdict of a network (module docstring): give a :class:`cogo.algebra.Network` or real weights.
+
+    ``net``: numeric or exact network (exact entries are evaluated in
+    complex128); or ``Wa`` (q, n), ``Wb`` (q, n), ``Wc`` (n, q) real weights.
+    ``split``: the :class:`cogo.analysis.blocks.BlockSplit` already computed
+    (else :func:`cogo.analysis.blocks.extract_blocks` with ``dead_threshold``).
+    The loss is :func:`cogo.algebra.loss.real_loss` for real weights, and
+    :func:`cogo.algebra.loss.fourier_loss` for a network that is not real.
+    """
+    from cogo.algebra.loss import fourier_loss, real_loss
+    from cogo.algebra.network import Network
+
+    weights = (Wa, Wb, Wc) if Wa is not None and Wb is not None and Wc is not None else None
+    if net is None:
+        if weights is None:
+            raise ValueError("network_verdict needs a network or the three weight matrices")
+        net = Network.from_weights(Wa, Wb, Wc, group)
+    if net.exact:
+        net = net.to_numeric()
+    G = net.group
+    keep = _keep_nodes(net.z, G.scale, G.order)
+    small = Network(G, net.z[:, :, keep])
+    notes = []
+    if weights is not None:
+        Wa_, Wb_, Wc_ = (np.asarray(w.detach().cpu().double().numpy() if hasattr(w, "detach") else w,
+                                    dtype=np.float64) for w in weights)
+        loss = real_loss(Wa_[keep], Wb_[keep], Wc_[:, keep], group=G)
+    elif small.is_real():
+        loss = real_loss(*small.to_weights(real=True), group=G)
+    else:
+        loss = fourier_loss(small)
+        notes.append("network is not real (Hermitian); loss from Fourier coordinates (SPEC 5)")
+    res = largest_residuals(small)
+    failed = [c for c in CONDITIONS if res[c] > tol]
+    if split is None:
+        split = extract_blocks(net, dead_threshold=dead_threshold)
+    block_failures = {}
+    for b in split.blocks:
+        bc = b.conditions()
+        bad = [c for c in CONDITIONS if bc[c] > tol]
+        if bad:
+            block_failures[b.k] = bad
+    have = {b.k for b in split.blocks}
+    missing = [int(k) for k in np.unique(np.minimum(np.arange(G.order), G.neg)) if k != 0 and int(k) not in have]
+    if missing:
+        notes.append(f"no block at frequencies {missing} (R_g fails there: r_kkk = 0)")
+    in_blocks = {c for v in block_failures.values() for c in v}
+    if missing:
+        in_blocks.add("R_g")
+    cross = [c for c in failed if c not in in_blocks]
+    return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
+                   cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
+                   hidden=int(net.q), notes=notes)
