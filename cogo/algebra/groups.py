@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 import re
 from functools import cached_property, reduce
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import sympy
+
+from cogo.errors import CogoError
 
 __all__ = ["FiniteAbelianGroup", "Cyclic", "parse_group", "root_of_unity"]
 
@@ -215,21 +217,34 @@ def Cyclic(d: int) -> FiniteAbelianGroup:
 _GROUP_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
 
 
-def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup") -> FiniteAbelianGroup:
-    """Parse ``'23'``, ``'3x5'``, ``23``, ``(3, 5)`` or a group into a group.
+def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") -> "FiniteAbelianGroup | Any":
+    """Parse a group: ``'23'``, ``'3x5'``, ``23``, ``(3, 5)`` give :class:`FiniteAbelianGroup` (as always);
+    ``'S3'``, ``'A5'``, ``'D5'``, ``'Q8'``, ``'Dic3'``, ``'S3x3'``, a Cayley-table ``.json`` path, a
+    registered table label or a sympy ``PermutationGroup`` give a
+    :class:`cogo.algebra.finite_groups.FiniteGroup` (SPEC 9).
 
     >>> parse_group('3x5')
     FiniteAbelianGroup((3, 5))
+    >>> parse_group('S3')
+    FiniteGroup('S3', order=6)
     """
     if isinstance(spec, FiniteAbelianGroup):
+        return spec
+    from cogo.algebra.finite_groups import NAMED_GROUPS_HELP, FiniteGroup, group_from_spec
+
+    if isinstance(spec, FiniteGroup):
         return spec
     if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
         return FiniteAbelianGroup((int(spec),))
     if isinstance(spec, str):
-        if not _GROUP_RE.match(spec):
-            raise ValueError(f"cannot parse group {spec!r}: expected an order like '23' or a product like '3x5'")
-        return FiniteAbelianGroup(int(t) for t in re.split(r"[xX*]", spec))
+        if _GROUP_RE.match(spec):
+            return FiniteAbelianGroup(int(t) for t in re.split(r"[xX*]", spec))
+        if not spec.strip():
+            raise CogoError(f"cannot parse group {spec!r}: expected {NAMED_GROUPS_HELP}")
+        return group_from_spec(spec)
+    if type(spec).__name__ == "PermutationGroup":
+        return FiniteGroup.from_permutation_group(spec)
     try:
         return FiniteAbelianGroup(tuple(spec))
     except TypeError:
-        raise ValueError(f"cannot interpret {spec!r} as a group") from None
+        raise CogoError(f"cannot interpret {spec!r} as a group") from None
