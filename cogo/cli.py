@@ -357,6 +357,49 @@ def _cmd_classify(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- dynamics
+def _add_dynamics(sub) -> None:
+    p = sub.add_parser(
+        "dynamics", help="read a training run over time from its snapshots",
+        description="Read every snapshot of checkpoints trained with --snapshot-every: per snapshot the live "
+                    "nodes per frequency, each block's order, r_kkk, largest R_c, R_n, R_* residuals, type "
+                    "(as cogo classify reads it) and the loss; per frequency the potentials; when each block "
+                    "reaches its final type; over many runs, when each block type appears (mean +- s.e.). "
+                    "Writes OUT/dynamics.json and OUT/figures/*.png; per-snapshot results are cached in "
+                    "OUT/cache so an interrupted reading resumes.")
+    p.add_argument("files", nargs="+", metavar="RUN.pt", help="checkpoints with snapshots (cogo train --snapshot-every N)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    p.add_argument("--workers", type=_int_type("workers", 1), default=None, metavar="W",
+                   help="processes classifying snapshots (default: min(2, CPU count))")
+    p.add_argument("--group", type=_group_type, default=None, help="override the group recorded in the files")
+    p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
+                   metavar="X", help="as for cogo classify (default 0.01)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write OUT/cache")
+    p.add_argument("--no-figures", action="store_true", help="write only dynamics.json")
+    p.set_defaults(func=_cmd_dynamics)
+
+
+def _cmd_dynamics(args) -> int:
+    from cogo.analysis.classify import DEAD_THRESHOLD, Settings
+    from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics
+    from cogo.snapshots import open_snapshots
+    from cogo.solvers.training import check_output_dir
+
+    thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
+    for f in args.files:  # every input is checked before anything is written
+        open_snapshots(f, group=args.group)
+    with _user_input():
+        out = check_output_dir(args.out)
+    cache = None if args.no_cache else out / "cache"
+    runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=args.workers, group=args.group,
+                        log=lambda s: print(s, flush=True)) for f in args.files]
+    written = write_dynamics(runs, out, figures=not args.no_figures)
+    sys.stdout.write(render_text(runs))
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
 # ---------------------------------------------------------------- experiment / demo
 def _experiment_flags(p, demo: bool) -> None:
     from cogo.experiment import DEMO_CONFIG, ExperimentConfig
@@ -459,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cogo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_verify, _add_construct, _add_train, _add_classify, _add_experiment, _add_demo):
+    for add in (_add_verify, _add_construct, _add_train, _add_classify, _add_dynamics, _add_experiment, _add_demo):
         add(sub)
     return parser
 

@@ -90,3 +90,154 @@ def test_hostile_snapshot_storage_is_refused(tmp_path):
     with pytest.raises(CheckpointError, match="exceeds"):
         snaps.load(1)
     snaps.load(0)
+
+
+# ---------------------------------------------------------------- reading a run over time
+def _fake_run(tmp_path, group="11", ts=(0.0, 0.3, 0.6, 0.9, 1.0), seed=0):
+    """A run whose snapshots move from noise to z_F4/6 (SPEC 7.3): W_t = t W + (1 - t) noise."""
+    from cogo.checkpoints import save_checkpoint
+    from cogo.snapshots import SnapshotWriter
+    from cogo.solvers.constructions import construct
+
+    net, _ = construct("f46", group)
+    W = net.to_weights(real=True)
+    q, n = W[0].shape
+    rng = np.random.default_rng(seed)
+    noise = [rng.normal(size=w.shape) * 0.3 for w in W]
+    epochs = [10 * i for i in range(len(ts))]
+    name = f"run{seed}"
+    wr = SnapshotWriter(tmp_path / f"{name}.snapshots", group, n, q, "float64")
+    for e, t in zip(epochs, ts):
+        wr.write(e, *(t * w + (1 - t) * x for w, x in zip(W, noise)))
+    hist = {"epoch": epochs, "train_loss": [1.0] * len(ts), "test_loss": [1.0] * len(ts),
+            "train_acc": [0.0] * (len(ts) - 1) + [1.0], "test_acc": [0.0] * (len(ts) - 1) + [1.0]}
+    path = tmp_path / f"{name}.pt"
+    save_checkpoint(path, *W, {"group": group, "seed": seed, "history": hist,
+                               "snapshots": {"format": "cogo-snapshots/1", "dir": wr.dir.name, "epoch": epochs}})
+    return path, W
+
+
+def test_last_snapshot_equals_cogo_classify_of_the_final_checkpoint(tmp_path, capsys):
+    import json
+
+    from cogo.analysis.dynamics import analyse_run
+    from cogo.cli import main
+
+    path, _ = _fake_run(tmp_path)
+    run = analyse_run(path, workers=1)
+    assert main(["classify", str(path), "--json", str(tmp_path / "c.json")]) == 0
+    ref = json.loads((tmp_path / "c.json").read_text())["checkpoints"][0]
+    last = run["snapshots"][-1]
+    assert last["epoch"] == 40
+    assert last["live_nodes"] == ref["live_nodes"] == 22
+    assert [(b["k"], b["order"], b["type"]) for b in last["blocks"]] == \
+        [(b["k"], b["order"], b["type"]) for b in ref["blocks"]]
+    assert sorted(b["type"] for b in last["blocks"]) == ["z_nu * z_syn"] + ["z_nu=i * z_xi"] * 4
+    for mine, theirs in zip(last["blocks"], ref["blocks"]):
+        assert mine["r_kkk"] == pytest.approx(theirs["r_kkk"], abs=1e-12)
+        assert mine["optimal"] == theirs["optimal"] and mine["factorable"] == theirs["factorable"]
+        assert mine["error"] == pytest.approx(theirs["error"], abs=1e-12)
+        s = theirs["sums"]
+        mod = lambda key: abs(complex(*s[key]))
+        assert mine["R_n"] == pytest.approx(mod("|a|^2 c + |b|^2 c"), abs=1e-12)
+        assert mine["R_c"] == pytest.approx(max(mod(k) for k in ("conj(a) b c", "a conj(b) c", "a b conj(c)",
+                                                                 "conj(a) conj(b) c")), abs=1e-12)
+        assert mine["R_*"] == pytest.approx(max(mod(k) for k in ("a^2 c", "b^2 c", "conj(a)^2 c",
+                                                                 "conj(b)^2 c")), abs=1e-12)
+    # the first snapshot is noise: no block of the final catalogue types yet
+    assert not any(b["type"] in ("z_nu * z_syn", "z_nu=i * z_xi") for b in run["snapshots"][0]["blocks"])
+    # two worker processes give the same records
+    assert analyse_run(path, workers=2)["snapshots"] == run["snapshots"]
+
+
+def test_frequency_potentials_are_the_network_potentials(tmp_path):
+    """Checked against the full tensors r[k1,k2,k] and r_p[k1,k2,k] of cogo.algebra.potentials (SPEC 4)."""
+    from cogo.algebra import Network
+    from cogo.algebra.potentials import potentials, self_potentials
+    from cogo.analysis.dynamics import frequency_potentials
+
+    rng = np.random.default_rng(3)
+    S, q, n = 3, 6, 7
+    Wa, Wb, Wc = rng.normal(size=(S, q, n)), rng.normal(size=(S, q, n)), rng.normal(size=(S, n, q))
+    fp = frequency_potentials(Wa, Wb, Wc, n)
+    assert list(fp["k"]) == [1, 2, 3]
+    for s in range(S):
+        net = Network.from_weights(Wa[s], Wb[s], Wc[s], n)
+        r, ra, rb = potentials(net), self_potentials(net, "a"), self_potentials(net, "b")
+        for i, k in enumerate((1, 2, 3)):
+            m = (-k) % n
+            assert fp["r_kkk"][s, i] == pytest.approx(r[k, k, k], abs=1e-12)
+            assert fp["R_c"][s, i] == pytest.approx(max(abs(r[m, k, k]), abs(r[k, m, k]), abs(r[k, k, m]),
+                                                        abs(r[m, m, k])), abs=1e-12)
+            assert fp["R_n"][s, i] == pytest.approx(abs(ra[k, m, k] + rb[k, m, k]), abs=1e-12)
+            assert fp["R_*"][s, i] == pytest.approx(max(abs(ra[k, k, k]), abs(rb[k, k, k]), abs(ra[m, m, k]),
+                                                        abs(rb[m, m, k])), abs=1e-12)
+
+
+def _blocks(*kt):
+    return [{"k": k, "type": t, "order": 4} for k, t in kt]
+
+
+def test_formation_and_aggregate_by_hand():
+    from cogo.analysis.dynamics import aggregate, formation
+
+    A, X = "z_nu=i * z_xi", "non-factorable"
+    run1 = {"snapshots": [{"epoch": 0, "blocks": _blocks((1, X), (2, X))},
+                          {"epoch": 100, "blocks": _blocks((1, A), (2, X))},
+                          {"epoch": 200, "blocks": _blocks((1, X), (2, A))},   # k=1 leaves its final type
+                          {"epoch": 300, "blocks": _blocks((1, A), (2, A))}],
+            "history": {"epoch": [0, 100, 200, 300], "test_acc": [0.0, 0.5, 0.995, 1.0]}}
+    run1["formation"] = formation(run1)
+    assert run1["formation"] == [{"k": 1, "type": A, "order": 4, "settled": 300, "first": 100},
+                                 {"k": 2, "type": A, "order": 4, "settled": 200, "first": 200}]
+    run2 = {"snapshots": [{"epoch": 0, "blocks": _blocks((3, X))}, {"epoch": 100, "blocks": _blocks((3, A))}],
+            "history": {"epoch": [0, 100], "test_acc": [0.0, 1.0]}}
+    run2["formation"] = formation(run2)
+    agg = aggregate([run1, run2])
+    t = agg["types"][A]
+    assert t["first_appearance"]["mean"] == 100 and t["first_appearance"]["se"] == 0 and t["first_appearance"]["n"] == 2
+    # settled: run1 mean(300, 200) = 250, run2 100 -> mean 175, s.e. = std([250, 100], ddof=1) / sqrt(2) = 75
+    assert t["settled"]["mean"] == 175 and t["settled"]["se"] == pytest.approx(75.0)
+    assert agg["types"][X]["settled"]["n"] == 0 and agg["types"][X]["first_appearance"]["mean"] == 0
+    assert agg["grokking_epoch"]["mean"] == 150
+
+
+def test_reading_is_resumable_from_the_cache(tmp_path):
+    from cogo.analysis.dynamics import analyse_run
+
+    path, _ = _fake_run(tmp_path)
+    cache = tmp_path / "cache"
+    first = analyse_run(path, cache_dir=cache, workers=1)
+    assert first["cached_snapshots"] == 0 and len(list(cache.iterdir())) == 5
+    # a corrupt cache entry is recomputed, the others are reused
+    victim = sorted(cache.iterdir())[0]
+    victim.write_text("{broken")
+    again = analyse_run(path, cache_dir=cache, workers=1)
+    assert again["cached_snapshots"] == 4 and again["snapshots"] == first["snapshots"]
+    assert analyse_run(path, cache_dir=cache, workers=1)["cached_snapshots"] == 5
+
+
+def test_cli_dynamics_writes_json_and_figures(tmp_path, capsys):
+    import json
+
+    from cogo.cli import main
+
+    p1, _ = _fake_run(tmp_path, seed=1)
+    p2, _ = _fake_run(tmp_path, seed=2)
+    out = tmp_path / "dyn"
+    assert main(["dynamics", str(p1), str(p2), "--out", str(out), "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "z_nu=i * z_xi" in text and "wrote" in text
+    data = json.loads((out / "dynamics.json").read_text())
+    assert data["format"] == "cogo-dynamics/1" and len(data["runs"]) == 2
+    assert data["aggregate"]["types"]["z_nu * z_syn"]["final_blocks"]["mean"] == 1
+    for name in ("dynamics_run1.png", "dynamics_run2.png", "dynamics_types.png"):
+        assert (out / "figures" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # a checkpoint without snapshots: one-line error, exit 2, nothing written
+    from cogo.checkpoints import save_checkpoint
+
+    W = [np.ones((4, 5)), np.ones((4, 5)), np.ones((5, 4))]
+    save_checkpoint(tmp_path / "plain.pt", *W, {"group": "5"})
+    assert main(["dynamics", str(tmp_path / "plain.pt"), "--out", str(tmp_path / "none")]) == 2
+    assert "no snapshots" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()

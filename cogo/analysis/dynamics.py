@@ -1,0 +1,478 @@
+"""How the structure emerges: reading a training run snapshot by snapshot (SPEC 5, 6, 8).
+
+A run trained with ``snapshot_every = N`` keeps its weights every ``N`` epochs
+(:mod:`cogo.snapshots`).  :func:`analyse_run` reads every snapshot and records
+
+* per snapshot: the epoch, train/test loss and accuracy (from the run's
+  history; the loss of SPEC 1), the live, dead and zero-frequency node counts;
+* per frequency ``k`` (one per class ``{k, -k}``, all nodes of the network,
+  computed for a chunk of snapshots at once): the network potential
+  ``r[k,k,k]`` (R_g asks for 1) and the largest modulus of the same-frequency
+  potentials of each other condition of SPEC 5: R_c ``max |r[-k,k,k]|,
+  |r[k,-k,k]|, |r[k,k,-k]|, |r[-k,-k,k]|``, R_n ``|sum_p r_p[k,-k,k] + r_p[-k,k,k]|``
+  restricted to the class of ``k`` (the SPEC 6 sum ``|a|^2 c + |b|^2 c``), R_*
+  ``max_p |r_p[k,k,k]|, |r_p[-k,-k,k]|`` (``a^2 c``, ``conj(a)^2 c``, ...);
+  with the node count of the block at ``k`` (its order; 0 when there is none);
+* per block, exactly what ``cogo classify`` reports for that snapshot
+  (:func:`cogo.analysis.classify.read_network`): frequency, order, ``r_kkk``,
+  the largest residual of R_c, R_n and R_* of the block alone, its type,
+  whether it is optimal, its factorization error and, when the classifier
+  provides it, the ``nearest`` catalogue form and its distance.
+
+and, for the run, when each final block reaches its final type and keeps it
+to the end (:func:`formation`).  :func:`aggregate` summarizes many runs (seeds):
+for each block type, the epoch at which it first appears and the mean epoch at
+which blocks settle into it, mean +- standard error over runs.
+
+Reading is resumable: the record of each snapshot is cached as JSON under a
+key made of the SHA-256 of its weights and the analysis settings, so a second
+reading (or one after an interruption) analyses only what is new.  Snapshots
+are loaded a chunk at a time (bounded memory); the Fourier transform and the
+per-frequency potentials are computed for a whole chunk in one matrix product;
+the per-block classification, which dominates, runs in ``workers`` processes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from cogo.algebra.potentials import MONOMIALS
+from cogo.analysis.classify import Settings, read_network
+from cogo.checkpoints import atomic_write_text
+from cogo.formatting import dumps_json, to_plain
+
+__all__ = ["DYNAMICS_FORMAT", "snapshot_record", "frequency_potentials", "analyse_run", "formation",
+           "aggregate", "figure_run", "figure_seeds", "write_dynamics", "render_text"]
+
+DYNAMICS_FORMAT = "cogo-dynamics/1"
+#: Bumped whenever a cached per-snapshot record would change meaning.
+_CACHE_VERSION = "1"
+_METRICS = ("train_loss", "test_loss", "train_acc", "test_acc")
+_ROLES = {"R_c": [k for k, v in MONOMIALS.items() if v == "R_c"],
+          "R_*": [k for k, v in MONOMIALS.items() if v == "R_*"]}
+
+
+# --------------------------------------------------------------------------- one snapshot
+def _block_residuals(b: Any) -> dict:
+    """Largest residual of R_c, R_n, R_* of a block alone (SPEC 6), from the classifier's own numbers."""
+    res = getattr(b, "residuals", None)
+    if isinstance(res, dict) and all(c in res for c in ("R_c", "R_n", "R_*")):
+        return {c: float(res[c]) for c in ("R_c", "R_n", "R_*")}
+    s = b.sums
+    return {"R_c": max(abs(s[m]) for m in _ROLES["R_c"]), "R_n": abs(s["|a|^2 c + |b|^2 c"]),
+            "R_*": max(abs(s[m]) for m in _ROLES["R_*"])}
+
+
+def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None) -> dict:
+    """What ``cogo classify`` reads in one network (SPEC 8), as plain JSON values.
+
+    ``{"live_nodes", "dead_nodes", "zero_frequency_nodes", "mixed_nodes", "blocks": [{"k", "order",
+    "type", "factorable", "optimal", "error", "r_kkk", "R_c", "R_n", "R_*", "nearest"}]}``.
+    """
+    rep = read_network(Wa, Wb, Wc, group, settings=settings)
+    blocks = []
+    for b in rep.blocks:
+        row = {"k": int(b.k), "order": int(b.order), "type": b.type, "factorable": bool(b.factorable),
+               "optimal": bool(b.optimal), "error": b.error, "r_kkk": complex(b.r_kkk), **_block_residuals(b)}
+        near = getattr(b, "nearest", None)
+        row["nearest"] = to_plain(near) if near is not None else None
+        blocks.append(row)
+    return to_plain({"live_nodes": rep.live_nodes, "dead_nodes": rep.dead_nodes,
+                     "zero_frequency_nodes": rep.zero_frequency_nodes, "mixed_nodes": rep.mixed_nodes,
+                     "blocks": blocks})
+
+
+def _cache_key(W: Sequence[np.ndarray], group_label: str, settings: Settings) -> str:
+    h = hashlib.sha256()
+    h.update(f"{_CACHE_VERSION}|{group_label}|{sorted(settings.__dict__.items())}".encode())
+    for w in W:
+        h.update(str(w.shape).encode())
+        h.update(np.ascontiguousarray(w, dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def _cached_record(W: Sequence[np.ndarray], group_label: str, settings: Settings, cache_dir: str | None
+                   ) -> tuple[dict, bool]:
+    """The record of one snapshot, from the cache when present; returns (record, was_cached)."""
+    path = None
+    if cache_dir is not None:
+        path = Path(cache_dir) / f"{_cache_key(W, group_label, settings)}.json"
+        if path.is_file():
+            try:
+                rec = json.loads(path.read_text())
+                if isinstance(rec, dict) and isinstance(rec.get("blocks"), list):
+                    return rec, True
+            except (ValueError, OSError):
+                pass  # unreadable cache entry: recompute it
+    rec = snapshot_record(*W, group=group_label, settings=settings)
+    if path is not None:
+        atomic_write_text(path, json.dumps(rec) + "\n")
+    return rec, False
+
+
+def _worker(args: tuple) -> tuple[int, dict, bool]:
+    i, source, n, q, group_label, settings, cache_dir = args
+    if isinstance(source, str):
+        from cogo.snapshots import read_snapshot_file
+
+        W = read_snapshot_file(source, n, q)
+    else:
+        W = source
+    rec, hit = _cached_record(W, group_label, settings, cache_dir)
+    return i, rec, hit
+
+
+# --------------------------------------------------------------------------- vectorized potentials
+def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any) -> dict:
+    """Same-frequency potentials of a stack of networks (SPEC 4-6), all at once.
+
+    ``Wa, Wb``: (S, q, n); ``Wc``: (S, n, q).  Fourier coordinates as SPEC 2
+    (scale ``(2 n_G)^(1/3)``) for the whole stack in one matrix product.
+    Returns ``k`` (the class representatives ``k != 0``) and, each of shape
+    (S, K): ``r_kkk`` (complex ``r[k,k,k]``), ``R_c``, ``R_n``, ``R_*``: the
+    largest modulus of the SPEC 6 monomial sums of that condition over all
+    ``q`` nodes at frequency ``k`` (module docstring).
+    """
+    from cogo.algebra.groups import parse_group
+
+    G = parse_group(group)
+    n = G.order
+    F = G.characters
+    s = G.scale / n
+    ks = np.unique(np.minimum(np.arange(n), G.neg))
+    ks = ks[ks != 0]
+    Fk = F[ks]                                                    # (K, n)
+    A = np.matmul(np.conj(Fk), np.swapaxes(Wa, 1, 2)) * s         # (S, K, q)  z[a, k, j]
+    B = np.matmul(np.conj(Fk), np.swapaxes(Wb, 1, 2)) * s
+    C = np.matmul(Fk, Wc) * s
+    cA, cB, cC = np.conj(A), np.conj(B), np.conj(C)
+    tot = lambda x: x.sum(-1)
+    r = tot(A * B * C)
+    Rc = np.max(np.abs(np.stack([tot(cA * B * C), tot(A * cB * C), tot(A * B * cC), tot(cA * cB * C)])), axis=0)
+    Rn = np.abs(tot((A * cA + B * cB) * C))
+    Rs = np.max(np.abs(np.stack([tot(A * A * C), tot(B * B * C), tot(cA * cA * C), tot(cB * cB * C)])), axis=0)
+    return {"k": ks, "r_kkk": r, "R_c": Rc, "R_n": Rn.real if np.iscomplexobj(Rn) else Rn, "R_*": Rs}
+
+
+# --------------------------------------------------------------------------- a run
+def _history_at(meta: dict, epochs: Sequence[int]) -> list[dict]:
+    h = meta.get("history") if isinstance(meta, dict) else None
+    out = [{k: None for k in _METRICS} for _ in epochs]
+    if not isinstance(h, dict) or not isinstance(h.get("epoch"), list):
+        return out
+    pos = {int(e): i for i, e in enumerate(h["epoch"]) if isinstance(e, (int, float))}
+    for row, e in zip(out, epochs):
+        i = pos.get(int(e))
+        if i is not None:
+            for k in _METRICS:
+                v = h.get(k, [])
+                row[k] = v[i] if i < len(v) and isinstance(v[i], (int, float)) else None
+    return out
+
+
+def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
+                workers: int | None = None, chunk: int = 16, group: Any = None,
+                log: Callable[[str], None] | None = None) -> dict:
+    """Read every snapshot of a checkpoint trained with ``--snapshot-every`` (module docstring).
+
+    ``cache_dir``: where per-snapshot records are cached (None: no cache);
+    ``workers``: processes for the per-block classification (default
+    ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
+    at a time.  Returns the JSON-ready record of the run (``format``
+    "cogo-dynamics/1", ``snapshots``, ``frequencies``, ``formation``).
+    """
+    from cogo.snapshots import open_snapshots
+
+    st = (settings or Settings()).validate()
+    snaps = open_snapshots(path, group=group)
+    G = snaps.group
+    n, q = snaps.n, snaps.hidden
+    workers = max(1, int(workers if workers is not None else min(2, os.cpu_count() or 1)))
+    if cache_dir is not None:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    S = len(snaps)
+    records: list = [None] * S
+    pots = {key: [] for key in ("r_kkk", "R_c", "R_n", "R_*")}
+    ks = None
+    hits = 0
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        for idx, Wa, Wb, Wc in snaps.chunks(chunk):
+            fp = frequency_potentials(Wa, Wb, Wc, G)
+            ks = fp["k"]
+            for key in pots:
+                pots[key].append(fp[key])
+            tasks = [(i, snaps.files[i] if snaps.files is not None else (Wa[j], Wb[j], Wc[j]), n, q, G.label, st,
+                      None if cache_dir is None else str(cache_dir)) for j, i in enumerate(idx)]
+            done = pool.map(_worker, tasks) if pool is not None else map(_worker, tasks)
+            for i, rec, hit in done:
+                records[i] = rec
+                hits += hit
+            if log is not None:
+                log(f"  {path}: {idx[-1] + 1}/{S} snapshots read")
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    hist = _history_at(snaps.meta, snaps.epochs)
+    rows = []
+    for e, rec, hrow in zip(snaps.epochs, records, hist):
+        rows.append({"epoch": int(e), **hrow, **rec})
+    P = {key: np.concatenate(v) for key, v in pots.items()}
+    order = np.zeros((S, len(ks)), dtype=int)
+    kpos = {int(k): i for i, k in enumerate(ks)}
+    for s_, rec in enumerate(records):
+        for b in rec["blocks"]:
+            if b["k"] in kpos:
+                order[s_, kpos[b["k"]]] = b["order"]
+    meta = snaps.meta
+    out = {
+        "format": DYNAMICS_FORMAT,
+        "path": str(path),
+        "group": G.label,
+        "hidden": q,
+        "seed": meta.get("seed"),
+        "weight_decay": meta.get("weight_decay"),
+        "settings": dict(st.__dict__),
+        "epochs": [int(e) for e in snaps.epochs],
+        "history": {k: list(v) for k, v in meta.get("history", {}).items()} if isinstance(meta.get("history"), dict) else None,
+        "snapshots": rows,
+        "frequencies": {"k": [int(k) for k in ks], "order": order.tolist(),
+                        "r_kkk": P["r_kkk"].tolist(), "R_c": P["R_c"].tolist(), "R_n": P["R_n"].tolist(),
+                        "R_*": P["R_*"].tolist()},
+        "cached_snapshots": int(hits),
+    }
+    out["formation"] = formation(out)
+    return to_plain(out)
+
+
+def formation(run: dict) -> list[dict]:
+    """For each block of the last snapshot: its final type, order, and the epoch from which it keeps that type.
+
+    ``settled``: the first snapshot epoch from which, at every later snapshot,
+    a block at the same frequency has the final type; ``first``: the first
+    epoch at which it had that type at all.
+    """
+    rows = run["snapshots"]
+    if not rows:
+        return []
+    out = []
+    for fb in rows[-1]["blocks"]:
+        k, typ = fb["k"], fb["type"]
+        has = [any(b["k"] == k and b["type"] == typ for b in r["blocks"]) for r in rows]
+        i = len(rows) - 1
+        while i > 0 and has[i - 1]:
+            i -= 1
+        first = next(j for j, h in enumerate(has) if h)
+        out.append({"k": k, "type": typ, "order": fb["order"], "settled": rows[i]["epoch"],
+                    "first": rows[first]["epoch"]})
+    return out
+
+
+def _grok_epoch(run: dict, level: float = 0.99) -> int | None:
+    """First recorded epoch with test accuracy >= ``level`` (None if never)."""
+    h = run.get("history") or {}
+    for e, a in zip(h.get("epoch", []), h.get("test_acc", [])):
+        if a is not None and a >= level:
+            return int(e)
+    return None
+
+
+def _mean_se(values: Sequence[float | None]) -> dict:
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
+    return {"mean": float(v.mean()) if len(v) else None,
+            "se": float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else None, "n": int(len(v))}
+
+
+def aggregate(runs: Sequence[dict]) -> dict:
+    """Over many runs (seeds): per block type, when it first appears and when blocks settle into it.
+
+    For each type and run: ``first_appearance`` = the first snapshot epoch
+    with a block of that type; ``settled`` = the mean over the run's final
+    blocks of that type of their settling epoch (:func:`formation`).  Each is
+    then mean +- standard error (``std(ddof=1) / sqrt(n)``) over the runs
+    where it is defined; ``n`` counts them.  Also the grokking epoch (test
+    accuracy >= 0.99) and the epoch at which the last block settles.
+    """
+    types: list = []
+    for r in runs:
+        for row in r["snapshots"]:
+            for b in row["blocks"]:
+                if b["type"] not in types:
+                    types.append(b["type"])
+    out = {"runs": len(runs), "types": {}}
+    for t in types:
+        firsts, settles, counts = [], [], []
+        for r in runs:
+            firsts.append(next((row["epoch"] for row in r["snapshots"] if any(b["type"] == t for b in row["blocks"])),
+                               None))
+            f = [x["settled"] for x in r["formation"] if x["type"] == t]
+            settles.append(float(np.mean(f)) if f else None)
+            counts.append(len(f))
+        out["types"][t] = {"first_appearance": _mean_se(firsts), "settled": _mean_se(settles),
+                           "final_blocks": _mean_se(counts)}
+    out["grokking_epoch"] = _mean_se([_grok_epoch(r) for r in runs])
+    out["all_settled_epoch"] = _mean_se([max((x["settled"] for x in r["formation"]), default=None) for r in runs])
+    return out
+
+
+# --------------------------------------------------------------------------- figures
+def _xaxis(ax, epochs: Sequence[int]) -> None:
+    pos = [e for e in epochs if e > 0]
+    if pos and max(pos) / max(min(pos), 1) >= 20:
+        ax.set_xscale("symlog", linthresh=max(min(pos), 1))
+    ax.set_xlabel("epoch")
+
+
+def figure_run(run: dict):
+    """Structure and generalization on one time axis (a matplotlib Figure; nothing is written).
+
+    Panels: train/test loss and test accuracy with the moment each final
+    block settles (ticks coloured by type, and the fraction settled); ``r_kkk``
+    per frequency (R_g asks for 1); the largest R_c, R_n, R_* potential over
+    frequencies; the block order per frequency (image, frequency against epoch).
+    """
+    from matplotlib.figure import Figure
+
+    ep = np.asarray(run["epochs"], dtype=float)
+    fr = run["frequencies"]
+    ks = fr["k"]
+    fig = Figure(figsize=(10, 11), layout="constrained")
+    ax = fig.subplots(4, 1, sharex=True)
+    title = f"Z_{run['group']}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
+    fig.suptitle(title)
+    # 1. loss and accuracy, formation moments
+    h = run.get("history") or {}
+    he = np.asarray(h.get("epoch", []), dtype=float)
+    arr = lambda k: np.asarray([np.nan if v is None else v for v in h.get(k, [])], dtype=float)
+    if len(he):
+        ax[0].plot(he, arr("train_loss"), color="C0", lw=1.2, label="train loss")
+        ax[0].plot(he, arr("test_loss"), color="C1", lw=1.2, label="test loss")
+        ax[0].set_yscale("log")
+    ax[0].set_ylabel("loss (SPEC 1)")
+    tw = ax[0].twinx()
+    if len(he):
+        tw.plot(he, arr("test_acc"), color="C2", lw=1.0, ls=":", label="test accuracy")
+    form = run["formation"]
+    types = sorted({f["type"] for f in form})
+    if form:
+        settled = np.sort([f["settled"] for f in form])
+        tw.step(settled, np.arange(1, len(settled) + 1) / len(settled), where="post", color="k", lw=1.2,
+                label="fraction of final blocks settled")
+        for i, t in enumerate(types):
+            xs = [f["settled"] for f in form if f["type"] == t]
+            tw.plot(xs, np.full(len(xs), -0.04 - 0.03 * i), "|", color=f"C{3 + i}", ms=9, mew=1.5,
+                    label=f"settles: {t}")
+    tw.set_ylim(-0.06 - 0.03 * len(types), 1.05)
+    tw.set_ylabel("accuracy / fraction")
+    l1, n1 = ax[0].get_legend_handles_labels()
+    l2, n2 = tw.get_legend_handles_labels()
+    ax[0].legend(l1 + l2, n1 + n2, fontsize=7, loc="center right")
+    ax[0].set_title("loss, test accuracy and the moment each block reaches its final type", fontsize=9)
+    # 2. r_kkk per frequency
+    r = np.asarray(fr["r_kkk"], dtype=float)
+    rk = r[..., 0] if r.ndim == 3 else r
+    from matplotlib import colormaps
+
+    cmap = colormaps["viridis"]
+    for i, k in enumerate(ks):
+        ax[1].plot(ep, rk[:, i], color=cmap(i / max(len(ks) - 1, 1)), lw=0.9, label=f"k={k}" if len(ks) <= 12 else None)
+    ax[1].axhline(1.0, color="k", lw=0.6, ls="--", label="R_g: r_kkk = 1")
+    ax[1].set_ylabel("Re r[k,k,k]")
+    ax[1].set_title("potential r_kkk per frequency (colour: k)", fontsize=9)
+    ax[1].legend(fontsize=6, ncol=4 if len(ks) <= 12 else 1, loc="upper left")
+    # 3. other conditions
+    for j, c in enumerate(("R_c", "R_n", "R_*")):
+        v = np.asarray(fr[c], dtype=float)
+        ax[2].plot(ep, np.nanmax(v, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k")
+        ax[2].plot(ep, np.nanmedian(v, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k")
+    ax[2].set_yscale("log")
+    ax[2].set_ylabel("|potential| (should be 0)")
+    ax[2].set_title("same-frequency potentials of R_c, R_n, R_* (SPEC 5-6)", fontsize=9)
+    ax[2].legend(fontsize=7, ncol=3)
+    # 4. order per frequency
+    order = np.asarray(fr["order"], dtype=float).T  # (K, S)
+    edges = np.concatenate([ep[:1], (ep[1:] + ep[:-1]) / 2, ep[-1:]]) if len(ep) > 1 else np.array([ep[0] - .5, ep[0] + .5])
+    im = ax[3].pcolormesh(edges, np.arange(len(ks) + 1) - 0.5, order, cmap="magma_r", shading="flat",
+                          vmin=0, vmax=max(8, float(order.max(initial=0))))
+    fig.colorbar(im, ax=ax[3], label="block order (nodes)")
+    ax[3].set_ylabel("frequency index")
+    ax[3].set_yticks(np.arange(len(ks))[:: max(1, len(ks) // 12)])
+    ax[3].set_yticklabels([str(ks[i]) for i in range(0, len(ks), max(1, len(ks) // 12))])
+    ax[3].set_title("block order against epoch, per frequency", fontsize=9)
+    for a in ax:
+        _xaxis(a, run["epochs"])
+    return fig
+
+
+def figure_seeds(agg: dict):
+    """When each block type appears and settles, mean +- standard error over runs (a Figure)."""
+    from matplotlib.figure import Figure
+
+    types = list(agg["types"])
+    fig = Figure(figsize=(8, 1.2 + 0.5 * max(len(types), 1)), layout="constrained")
+    ax = fig.subplots()
+    y = np.arange(len(types))
+    for off, key, col, lab in ((-0.15, "first_appearance", "C0", "first appears"), (0.15, "settled", "C3", "settles")):
+        m = [agg["types"][t][key]["mean"] for t in types]
+        s = [agg["types"][t][key]["se"] or 0.0 for t in types]
+        mm = np.array([np.nan if v is None else v for v in m], dtype=float)
+        ax.errorbar(mm, y + off, xerr=s, fmt="o", color=col, capsize=3, label=f"{lab} (mean ± s.e.)")
+    g = agg["grokking_epoch"]
+    if g["mean"] is not None:
+        ax.axvline(g["mean"], color="C2", ls="--", label="test accuracy >= 0.99 (mean)")
+    ax.set_yticks(y)
+    ax.set_yticklabels(types)
+    ax.set_xlabel("epoch")
+    ax.set_title(f"block types over training, {agg['runs']} run(s)")
+    ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def _save(fig, path: Path) -> str:
+    from cogo.checkpoints import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
+    return str(path)
+
+
+def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
+    """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    agg = aggregate(runs)
+    paths = []
+    p = out / "dynamics.json"
+    atomic_write_text(p, dumps_json({"format": DYNAMICS_FORMAT, "runs": list(runs), "aggregate": agg}))
+    paths.append(str(p))
+    if figures:
+        fd = out / "figures"
+        fd.mkdir(exist_ok=True)
+        for r in runs:
+            paths.append(_save(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
+        paths.append(_save(figure_seeds(agg), fd / "dynamics_types.png"))
+    return paths
+
+
+def render_text(runs: Sequence[dict]) -> str:
+    """A plain-text summary: per run and block type, how many final blocks and when they settled."""
+    from cogo.formatting import render_table
+
+    agg = aggregate(runs)
+    rows = []
+    for t, v in agg["types"].items():
+        f = lambda d: "-" if d["mean"] is None else (f"{d['mean']:.0f}" + (f" +- {d['se']:.0f}" if d["se"] is not None else ""))
+        rows.append([t, f(v["final_blocks"]), f(v["first_appearance"]), f(v["settled"]), str(v["settled"]["n"])])
+    g = agg["grokking_epoch"]["mean"]
+    grok = "-" if g is None else f"{g:.0f}"
+    lines = [f"{len(runs)} run(s), {sum(len(r['snapshots']) for r in runs)} snapshots; "
+             f"test accuracy >= 0.99 from epoch {grok} (mean over runs)"]
+    lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"], rows))
+    return "\n".join(lines) + "\n"
