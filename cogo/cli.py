@@ -150,7 +150,11 @@ def _add_verify(sub) -> None:
                                    "Prints one row per theorem (status, largest residual, seconds); exit status 0 "
                                    "iff every theorem passes and every negative control is caught failing.")
     p.add_argument("--group", type=_group_type, default="23",
-                   help="group: an order like 23 or a product like 3x5 (default 23)")
+                   help="group: an order like 23 or a product like 3x5 (default 23); with --theory li2 also a "
+                        "name such as S3")
+    p.add_argument("--theory", choices=["semiring", "li2"], default="semiring",
+                   help="semiring: the theorems of SPEC 3-7 (default); li2: the energy landscape of SPEC 9 "
+                        "(Theorems 2, 3, Lemma 1; see docs/li2.md)")
     m = p.add_mutually_exclusive_group()
     m.add_argument("--exact", dest="method", action="store_const", const="exact", help="exact (sympy) checks only")
     m.add_argument("--numeric", dest="method", action="store_const", const="numeric", help="numeric checks only")
@@ -167,13 +171,25 @@ def _cmd_verify(args) -> int:
     from cogo.verify.results import all_ok, format_table, results_to_json
     from cogo.verify.theorems import run_all, skipped
 
-    G = parse_group(args.group)
-    if args.json:
-        _check_output_file(args.json)
-    print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
-    results = run_all(G, args.method)
+    if args.theory == "li2":
+        from cogo.li2.energy import li2_group
+        from cogo.li2.theorems import run_li2, skipped_li2
+
+        G = li2_group(args.group)  # CogoError (one line) on a bad or unavailable group
+        if args.json:
+            _check_output_file(args.json)
+        print(f"cogo verify --theory li2: {G.name} (order {G.order}), method {args.method}", flush=True)
+        results = run_li2(G, args.method)
+        notes = skipped_li2(G)
+    else:
+        G = parse_group(args.group)
+        if args.json:
+            _check_output_file(args.json)
+        print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
+        results = run_all(G, args.method)
+        notes = skipped(G)
     print(format_table(results))
-    for note in skipped(G):
+    for note in notes:
         print(f"skipped: {note}")
     if args.json:
         atomic_write_text(args.json, results_to_json(results))

@@ -1,0 +1,346 @@
+"""The energy landscape of independent feature learning (SPEC 9, Li^2).
+
+Setting (SPEC 9).  ``G`` is a finite group of order ``M`` given by its Cayley
+table (``table[g, h]`` = index of ``g h``).  Over all ``n = M^2`` pairs
+``(g, h)`` the input is ``x = (e_g ; e_h) / sqrt(2)`` (one-hot pair scaled to
+unit norm, see *Normalization* below), a hidden node has weights
+``w = (u ; v)`` in ``R^{2M}``, ``sigma(t) = t^2`` and the target is the one-hot
+of ``g h`` made zero-mean over the samples, ``Y~ = P Y`` with
+``P = I - 1 1^T / n``.  The energy of one node is
+
+    E(w) = 1/2 || Y~^T sigma(X w) ||^2 .
+
+Closed form (used by the fast code, checked against the literal definition in
+the tests).  ``(Y^T sigma(Xw))_k = 1/2 sum_{gh=k} (u_g + v_h)^2
+= 1/2 (|u|^2 + |v|^2) + (u * v)_k`` with the group convolution
+``(u * v)_k = sum_{gh = k} u_g v_h``; every class ``k`` has ``M`` pairs, so
+``Y~^T f`` is ``Y^T f`` centred over the classes, the constant drops and
+
+    E(w) = 1/2 || r ||^2,    r = (u * v) - mean(u * v),
+    dE/du_g = sum_h r_{gh} v_h,    dE/dv_h = sum_g r_{gh} u_g .
+
+``E`` is homogeneous of degree 4, so on the unit sphere the Riemannian
+gradient is ``grad E - 4 E w``.
+
+Normalization.  With the inputs scaled to unit norm (above), the maxima on
+``||w|| = 1`` are exactly SPEC 9's values: ``M / (8 d_k)`` for a real irrep,
+``M / (16 d_k)`` for a pair of complex conjugate irreps (Z_M, M odd:
+``M / 16``).  With the raw one-hot pairs ``x = (e_g ; e_h)`` every value is 4
+times larger (``E`` has degree 4 in ``x``): ``M / (2 d_k)`` and ``M / (4 d_k)``.
+``INPUT_SCALE`` fixes the convention; :func:`energy_literal` takes it as an
+argument so both can be checked.
+
+Components.  ``R^M`` splits into isotypic components, one per real irrep
+(Frobenius-Schur indicator 1) and one per pair of complex conjugate irreps
+(indicator 0); quaternionic irreps (indicator -1) are their own component but
+SPEC 9 predicts no value for them.  The orthogonal projector of a component is
+the real part of ``sum_k P_k`` with ``P_k = (d_k / M) sum_g conj(chi_k(g)) R_g``
+over its irreps (SPEC 9).  The trivial irrep carries no energy (``r`` is
+centred).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from cogo.errors import CogoError
+
+__all__ = [
+    "INPUT_SCALE",
+    "Li2Group",
+    "Component",
+    "li2_group",
+    "energy",
+    "energy_and_gradient",
+    "energy_literal",
+    "riemannian_gradient",
+    "ascend",
+    "AscentResult",
+    "random_sphere",
+]
+
+#: Each input pair ``(e_g ; e_h)`` is multiplied by this (unit-norm inputs): SPEC 9's E* values hold.
+INPUT_SCALE = 1.0 / math.sqrt(2.0)
+
+_ABELIAN_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
+
+
+@dataclass
+class Component:
+    """One isotypic component of ``R^M`` (SPEC 9): a real irrep, a complex-conjugate pair or a quaternionic irrep.
+
+    ``projector`` is the real orthogonal projector ``(M, M)``; ``predicted`` the
+    maximum of ``E`` on the unit sphere for ``u, v`` in this component
+    (``M/(8 d)`` real, ``M/(16 d)`` complex pair, 0 trivial, None quaternionic).
+    """
+
+    label: str
+    kind: str  # 'trivial', 'real', 'complex', 'quaternionic'
+    dim: int  # d_k of each irrep in it
+    irreps: tuple[int, ...]
+    projector: np.ndarray
+    predicted: float | None
+
+    @property
+    def rank(self) -> int:
+        return int(round(float(np.trace(self.projector))))
+
+
+@dataclass
+class Li2Group:
+    """A finite group as the energy needs it: order, Cayley table, name, isotypic components."""
+
+    label: str
+    name: str
+    order: int
+    table: np.ndarray
+    abelian: Any = None  # the FiniteAbelianGroup, when the group is one
+    finite: Any = None  # the cogo.algebra.finite_groups.FiniteGroup, when given by name
+    _components: list | None = field(default=None, repr=False)
+
+    @cached_property
+    def ldiv(self) -> np.ndarray:
+        """``ldiv[g, k]`` = index of ``g^{-1} k``, so ``(u * v)_k = sum_g u_g v_{ldiv[g, k]}``."""
+        M = self.order
+        out = np.empty((M, M), dtype=np.int64)
+        rows = np.arange(M)[:, None]
+        out[rows, self.table] = np.arange(M)[None, :]
+        return out
+
+    @cached_property
+    def components(self) -> list[Component]:
+        return _components(self)
+
+    def component_masses(self, W: np.ndarray) -> np.ndarray:
+        """``mass[s, c] = |Q_c u_s|^2 + |Q_c v_s|^2`` for rows ``W[s] = (u_s; v_s)``; shape (S, #components)."""
+        W = np.atleast_2d(W)
+        M = self.order
+        U, V = W[:, :M], W[:, M:]
+        out = np.empty((W.shape[0], len(self.components)))
+        for i, c in enumerate(self.components):
+            out[:, i] = np.einsum("sg,sg->s", U @ c.projector, U) + np.einsum("sg,sg->s", V @ c.projector, V)
+        return out
+
+
+def li2_group(spec: Any) -> Li2Group:
+    """The group named by ``spec``: an order or product (``'23'``, ``'3x5'``, Abelian) or a name such as ``'S3'``.
+
+    Non-Abelian names need :mod:`cogo.algebra.finite_groups` (issue 12); without it a
+    :class:`CogoError` says so.
+    """
+    if isinstance(spec, Li2Group):
+        return spec
+    from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+
+    if isinstance(spec, FiniteAbelianGroup) or isinstance(spec, (int, np.integer)) or (
+            isinstance(spec, str) and _ABELIAN_RE.match(spec)):
+        try:
+            A = parse_group(spec)
+        except ValueError as exc:
+            raise CogoError(str(exc)) from None
+        if A.order > 512:
+            raise CogoError(f"group order {A.order} is too large for the energy checks (at most 512)")
+        return Li2Group(label=A.label, name=str(A), order=A.order, table=np.asarray(A.add_table), abelian=A)
+    if not isinstance(spec, str):
+        G = spec  # a FiniteGroup-like object
+    else:
+        try:
+            from cogo.algebra import finite_groups
+        except ImportError:
+            raise CogoError(f"group {spec!r} needs the non-Abelian groups of cogo.algebra.finite_groups "
+                            "(issue 12), which this installation does not have") from None
+        parse = getattr(finite_groups, "parse_group", None) or getattr(finite_groups, "named_group")
+        try:
+            G = parse(spec)
+        except CogoError:
+            raise
+        except (ValueError, KeyError) as exc:
+            raise CogoError(f"unknown group {spec!r} ({' '.join(str(exc).split())})") from None
+    table = np.asarray(G.table, dtype=np.int64)
+    label = str(getattr(G, "label", spec))
+    return Li2Group(label=label, name=label, order=int(G.order), table=table, finite=G)
+
+
+def _components(G: Li2Group) -> list[Component]:
+    M = G.order
+    comps: list[Component] = []
+    if G.abelian is not None:
+        A = G.abelian
+        chi = A.characters  # chi[k, m]
+        neg = A.neg
+        seen = set()
+        for k in range(M):
+            if k in seen:
+                continue
+            members = (k,) if neg[k] == k else (k, int(neg[k]))
+            seen.update(members)
+            # P_k[g, h] = (1/M) conj(chi_k(g)) chi_k(h)  (projector onto the span of chi_k as a function)
+            Q = sum(np.outer(chi[j].conj(), chi[j]) for j in members).real / M
+            if k == 0:
+                kind, pred, lab = "trivial", 0.0, "k=0"
+            elif len(members) == 1:
+                kind, pred, lab = "real", M / 8.0, f"k={A.coords(k) if not A.is_cyclic else k}"
+            else:
+                kind, pred = "complex", M / 16.0
+                lab = f"k=+-{A.coords(k) if not A.is_cyclic else k}"
+            comps.append(Component(lab, kind, 1, members, Q, pred))
+        return comps
+    from cogo.algebra import representations as R
+
+    irr = R.irreps(G.finite)
+    # regular representation: (R_g)[a, b] = 1 iff a = g b  -> P_k = (d/M) sum_g conj(chi(g)) R_g
+    T = G.table
+    used = set()
+    for i, rho in enumerate(irr):
+        if i in used:
+            continue
+        chi = np.asarray(rho.character, dtype=complex)
+        d = int(rho.dim)
+        ind = int(rho.indicator)
+        members = [i]
+        if ind == 0:
+            for j in range(i + 1, len(irr)):
+                if j not in used and np.allclose(np.asarray(irr[j].character), chi.conj(), atol=1e-9):
+                    members.append(j)
+                    break
+        used.update(members)
+        Q = np.zeros((M, M), dtype=complex)
+        for j in members:
+            cj = np.asarray(irr[j].character, dtype=complex)
+            # (R_g)[a, b] = [a = g b]: entry (a, b) gets conj(chi(g)) for g = a b^{-1}
+            inv = np.asarray(G.finite.inverse, dtype=np.int64)
+            g_ab = T[:, inv]  # g_ab[a, b] = a b^{-1}
+            Q += (d / M) * cj.conj()[g_ab]
+        Q = Q.real
+        trivial = d == 1 and np.allclose(chi, 1.0)
+        if trivial:
+            kind, pred = "trivial", 0.0
+        elif ind == 1:
+            kind, pred = "real", M / (8.0 * d)
+        elif ind == 0:
+            kind, pred = "complex", M / (16.0 * d)
+        else:
+            kind, pred = "quaternionic", None
+        lab = "+".join(getattr(irr[j], "name", None) or f"rho{j}" for j in members) + f" (d={d})"
+        comps.append(Component(lab, kind, d, tuple(members), Q, pred))
+    return comps
+
+
+# ----------------------------------------------------------------------------------- the energy
+def _split(W: np.ndarray, M: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    W = np.asarray(W, dtype=np.float64)
+    single = W.ndim == 1
+    W = np.atleast_2d(W)
+    if W.shape[-1] != 2 * M:
+        raise ValueError(f"w must have 2M = {2 * M} entries, got {W.shape[-1]}")
+    return W[:, :M], W[:, M:], single
+
+
+def _residual(G: Li2Group, U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    c = np.einsum("sg,sgk->sk", U, V[:, G.ldiv])  # (u * v)_k
+    return c - c.mean(axis=1, keepdims=True)
+
+
+def energy(W: np.ndarray, group: Any) -> np.ndarray | float:
+    """``E(w) = 1/2 || r ||^2`` (SPEC 9, unit-norm inputs) for one ``w`` (2M,) or rows ``W`` (S, 2M)."""
+    G = li2_group(group)
+    U, V, single = _split(W, G.order)
+    r = _residual(G, U, V)
+    E = 0.5 * np.einsum("sk,sk->s", r, r)
+    return float(E[0]) if single else E
+
+
+def energy_and_gradient(W: np.ndarray, group: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``E`` (S,) and its Euclidean gradient (S, 2M) for rows ``W`` (SPEC 9; formulas in the module docstring)."""
+    G = li2_group(group)
+    U, V, _ = _split(W, G.order)
+    r = _residual(G, U, V)
+    E = 0.5 * np.einsum("sk,sk->s", r, r)
+    Rt = r[:, G.table]  # Rt[s, g, h] = r[s, g h]
+    dU = np.einsum("sgh,sh->sg", Rt, V)
+    dV = np.einsum("sgh,sg->sh", Rt, U)
+    return E, np.concatenate([dU, dV], axis=1)
+
+
+def riemannian_gradient(W: np.ndarray, group: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``E`` and the gradient projected on the tangent space of the unit sphere, ``grad E - <grad E, w> w``."""
+    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+    E, g = energy_and_gradient(W, group)
+    return E, g - np.einsum("si,si->s", g, W)[:, None] * W
+
+
+def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) -> float:
+    """``1/2 || Y~^T sigma(X w) ||^2`` built literally: X (M^2, 2M), Y (M^2, M), P = I - 11^T/M^2 (SPEC 9).
+
+    The reference definition (dense, for small groups); ``input_scale`` multiplies every
+    input pair (``1/sqrt(2)``: unit-norm inputs, SPEC 9's values; ``1``: raw one-hot pairs).
+    """
+    G = li2_group(group)
+    M = G.order
+    g, h = np.divmod(np.arange(M * M), M)
+    X = np.zeros((M * M, 2 * M))
+    X[np.arange(M * M), g] = input_scale
+    X[np.arange(M * M), M + h] = input_scale
+    Y = np.zeros((M * M, M))
+    Y[np.arange(M * M), G.table[g, h]] = 1.0
+    Yt = Y - Y.mean(axis=0, keepdims=True)  # P Y
+    f = (X @ np.asarray(w, dtype=np.float64)) ** 2
+    z = Yt.T @ f
+    return 0.5 * float(z @ z)
+
+
+# ----------------------------------------------------------------------------------- ascent
+def random_sphere(S: int, M: int, seed: int) -> np.ndarray:
+    """``S`` points uniform on the unit sphere of ``R^{2M}`` (numpy Generator seeded with ``seed``)."""
+    W = np.random.default_rng(seed).standard_normal((S, 2 * M))
+    return W / np.linalg.norm(W, axis=1, keepdims=True)
+
+
+@dataclass
+class AscentResult:
+    """Projected gradient ascent from ``S`` starts: final points, energies, Riemannian gradient norms, steps."""
+
+    W: np.ndarray
+    E: np.ndarray
+    grad_norm: np.ndarray
+    steps: int
+    converged: np.ndarray
+
+
+def ascend(W0: np.ndarray, group: Any, lr: float | None = None, max_steps: int = 20000,
+           tol: float = 1e-10) -> AscentResult:
+    """Projected gradient ascent of ``E`` on the unit sphere, all rows of ``W0`` at once (SPEC 9).
+
+    ``w <- (w + lr * grad_R E(w)) / ||.||`` with the Riemannian gradient; the step is
+    ``lr = 1 / M`` by default (the gradient is O(M)).  A row stops moving once
+    ``||grad_R E|| <= tol * M``; the loop ends when every row has.
+    """
+    G = li2_group(group)
+    M = G.order
+    W = np.array(np.atleast_2d(W0), dtype=np.float64)
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    lr = 1.0 / M if lr is None else float(lr)
+    active = np.ones(W.shape[0], dtype=bool)
+    E = np.zeros(W.shape[0])
+    gn = np.full(W.shape[0], np.inf)
+    steps = 0
+    while steps < max_steps and active.any():
+        idx = np.flatnonzero(active)
+        e, g = riemannian_gradient(W[idx], G)
+        E[idx] = e
+        gn[idx] = np.linalg.norm(g, axis=1)
+        done = gn[idx] <= tol * M
+        move = idx[~done]
+        active[idx[done]] = False
+        if move.size:
+            Wm = W[move] + lr * g[~done]
+            W[move] = Wm / np.linalg.norm(Wm, axis=1, keepdims=True)
+        steps += 1
+    E_fin, g = riemannian_gradient(W, G)
+    gn = np.linalg.norm(g, axis=1)
+    return AscentResult(W, E_fin, gn, steps, gn <= tol * M * (1 + 1e-9))

@@ -1,0 +1,183 @@
+"""Tests of cogo.li2 (SPEC 9): the energy, its maxima, the Li^2 theorem rows and `cogo verify --theory li2`.
+
+Expected values are SPEC 9's (E* = M/16 for a complex pair, M/8 for a real irrep,
+with unit-norm inputs) or derived by hand in the comments, never by the code under test.
+"""
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy
+
+from cogo.cli import main
+from cogo.li2 import theorems as T
+from cogo.li2.energy import (ascend, energy, energy_and_gradient, energy_literal, li2_group, random_sphere,
+                             riemannian_gradient)
+
+
+def _cos_node(M, k, phase_u=0.0, phase_v=0.0):
+    g = np.arange(M)
+    u = np.cos(2 * np.pi * k * g / M + phase_u)
+    v = np.cos(2 * np.pi * k * g / M + phase_v)
+    w = np.concatenate([u, v])
+    return w / np.linalg.norm(w)
+
+
+# --------------------------------------------------------------------------- the energy
+@pytest.mark.parametrize("spec", ["7", "8", "3x3"])
+def test_fast_energy_is_the_literal_definition(spec):
+    G = li2_group(spec)
+    W = random_sphere(4, G.order, 3)
+    fast = energy(W, G)
+    for w, e in zip(W, fast):
+        assert e == pytest.approx(energy_literal(w, G), rel=1e-12)
+        # raw one-hot pairs (no 1/sqrt 2): E has degree 4 in the input, so 4 times larger
+        assert energy_literal(w, G, input_scale=1.0) == pytest.approx(4 * e, rel=1e-12)
+
+
+def test_gradient_matches_finite_differences():
+    G = li2_group("9")
+    W = random_sphere(3, 9, 1)
+    E, g = energy_and_gradient(W, G)
+    D = np.random.default_rng(2).standard_normal(W.shape)
+    h = 1e-6
+    fd = (energy(W + h * D, G) - energy(W - h * D, G)) / (2 * h)
+    assert np.allclose(fd, (g * D).sum(1), rtol=1e-6, atol=1e-9)
+    # Euler: E homogeneous of degree 4, so <grad E, w> = 4 E
+    assert np.allclose((g * W).sum(1), 4 * E, rtol=1e-12)
+    _, gr = riemannian_gradient(W, G)
+    assert np.allclose((gr * W).sum(1), 0, atol=1e-12)
+
+
+@pytest.mark.parametrize("M", [7, 11, 13])
+def test_spec_values_hold_only_with_unit_norm_inputs(M):
+    # u, v single cosines at one frequency, |u| = |v|: SPEC 9's E* = M / 16 (odd M)
+    w = _cos_node(M, 2, 0.3, 1.1)
+    assert energy(w, str(M)) == pytest.approx(M / 16, rel=1e-12)
+    # with the raw one-hot pairs the same point has E = M / 4: SPEC's value is for unit-norm inputs
+    assert energy_literal(w, str(M), input_scale=1.0) == pytest.approx(M / 4, rel=1e-12)
+    assert energy_literal(w, str(M), input_scale=1.0) != pytest.approx(M / 16, rel=1e-3)
+
+
+def test_real_irrep_even_order():
+    M = 10
+    g = np.arange(M)
+    u = (-1.0) ** g
+    w = np.concatenate([u, u]) / math.sqrt(2 * M)
+    assert energy(w, "10") == pytest.approx(M / 8, rel=1e-12)  # SPEC 9: M/8 at k = M/2
+
+
+def test_unequal_halves_are_not_maxima():
+    # |u|^2 = 0.8, |v|^2 = 0.2: E scales by 4 * 0.8 * 0.2 = 0.64 of the maximum
+    M = 11
+    w = _cos_node(M, 1)
+    u, v = w[:M] * math.sqrt(1.6), w[M:] * math.sqrt(0.4)
+    assert energy(np.concatenate([u, v]), "11") == pytest.approx(0.64 * M / 16, rel=1e-12)
+
+
+def test_ascent_reaches_predicted_maxima_only():
+    run = ascend(random_sphere(40, 13, 5), "13")
+    assert run.converged.all()
+    assert np.allclose(run.E, 13 / 16, rtol=1e-9)
+
+
+def test_components_and_predictions():
+    G = li2_group("12")
+    kinds = sorted(c.kind for c in G.components)
+    assert kinds == ["complex"] * 5 + ["real", "trivial"]
+    assert sum(c.rank for c in G.components) == 12
+    assert {c.kind: c.predicted for c in G.components}["real"] == 12 / 8
+
+
+# --------------------------------------------------------------------------- exact
+def test_exact_energy_values():
+    # single frequency, any phase of v: 7/16; Z_8 at k = 4 (real): 8/8 = 1
+    assert T.exact_energy_abelian("7", [(1, 1, 0)], [(1, 1, 3)]) == sympy.Rational(7, 16)
+    assert T.exact_energy_abelian("8", [(1, 4, 0)], [(1, 4, 0)]) == 1
+    # u at frequency 1, v at frequency 2: u * v = 0 exactly
+    assert T.exact_energy_abelian("7", [(1, 1, 0)], [(1, 2, 0)]) == 0
+    # a real character with a shifted v: |u| != |v|, so below M/8
+    assert T.exact_energy_abelian("8", [(1, 4, 0)], [(1, 4, 1)]) != 1
+
+
+def test_exact_row_fails_on_a_mutated_theory(monkeypatch):
+    assert T.theorem2_exact("9").passed
+    real = T.exact_energy_abelian
+    monkeypatch.setattr(T, "exact_energy_abelian", lambda G, u, v: 2 * real(G, u, v))
+    r = T.theorem2_exact("9")
+    assert not r.passed and r.details["failing"]
+
+
+# --------------------------------------------------------------------------- the rows
+@pytest.fixture(scope="module")
+def rows11():
+    return T.run_li2("11")
+
+
+def test_run_li2_all_pass(rows11):
+    assert all(r.passed for r in rows11), [r.name for r in rows11 if not r.passed]
+    controls = [r for r in rows11 if r.negative_control]
+    assert len(controls) == 4
+    assert {r.method for r in rows11} == {"exact", "numeric"}
+    names = " ".join(r.name for r in rows11)
+    for key in ("2. E at", "3. maxima", "Lemma 1. eta = 0", "width large", "mixture"):
+        assert key in names
+
+
+def test_missing_component_residual_matches_hand_value(rows11):
+    r = next(r for r in rows11 if r.name.startswith("nodes missing"))
+    assert r.residual == pytest.approx(math.sqrt(2 / 10), rel=1e-9)  # one pair of 10 non-zero frequencies
+
+
+def test_wrong_prediction_fails_the_convergence_row():
+    G = li2_group("9")
+    run = ascend(random_sphere(100, 9, 0), G)
+    assert T.theorem2_numeric(G, run=run)[0].passed
+    bad = T.theorem2_numeric(G, run=run, predict=lambda c: 9 / 8 if c.kind != "trivial" else 0.0)[0]
+    assert not bad.passed and bad.details["failed_starts"] == 100
+
+
+def test_too_few_starts_misses_components():
+    r = T.theorem2_numeric("23", starts=3)
+    assert not r[1].passed and r[1].details["missing"]
+
+
+def test_gradient_ridge_is_residual_times_coefficients():
+    rng = np.random.default_rng(0)
+    F = rng.standard_normal((30, 8))
+    Y = rng.standard_normal((30, 4))
+    Y -= Y.mean(0)
+    eta = 0.3
+    Ft = F - F.mean(0)
+    C = np.linalg.solve(Ft.T @ Ft + eta * np.eye(8), Ft.T @ Y)
+    R = Y - Ft @ C
+    assert np.allclose(T.gradient_ridge(F, Y, eta), R @ C.T, atol=1e-12)
+
+
+def test_nonabelian_s3():
+    pytest.importorskip("cogo.algebra.representations")
+    G = li2_group("S3")
+    preds = sorted((c.kind, c.dim, c.predicted) for c in G.components)
+    # sign (real, d=1): 6/8; standard (real, d=2): 6/16; trivial: 0
+    assert preds == [("real", 1, 0.75), ("real", 2, 0.375), ("trivial", 1, 0.0)]
+    rows = T.run_li2("S3")
+    assert all(r.passed for r in rows)
+    assert any(r.negative_control for r in rows)
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_li2(tmp_path, capsys):
+    out = tmp_path / "li2.json"
+    assert main(["verify", "--theory", "li2", "--group", "7", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data and all(row["passed"] for row in data)
+    assert "cogo verify --theory li2: Z_7" in capsys.readouterr().out
+
+
+def test_cli_li2_bad_group(tmp_path, capsys):
+    out = tmp_path / "x.json"
+    assert main(["verify", "--theory", "li2", "--group", "NotAGroup", "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cogo: error:") and len(err.strip().splitlines()) == 1
+    assert not out.exists()
