@@ -289,16 +289,18 @@ def control_mixture_numeric(group: Any, run=None, seed: int = 0) -> TheoremResul
 
 
 def control_wrong_prediction(group: Any, run=None, seed: int = 0) -> TheoremResult | None:
-    """The convergence check with a mutated theory (E* = M/8 for a complex pair, the raw-input value /2) must fail."""
+    """The convergence check with a mutated theory (E* = M/8 for every non-trivial irrep: no 1/d_k, no complex
+    halving) must fail; None when that equals SPEC 9's value everywhere (only real irreps of dimension 1)."""
     G = li2_group(group)
-    if not any(c.kind == "complex" for c in G.components):
+    if not any(c.kind == "complex" or (c.kind == "real" and c.dim > 1) for c in G.components):
         return None
     with Timer() as t:
-        wrong = lambda c: (G.order / (8.0 * c.dim)) if c.kind in ("complex", "real") else c.predicted
+        wrong = lambda c: G.order / 8.0 if c.kind in ("complex", "real") else c.predicted
         r = theorem2_numeric(G, run=run or _ascent_run(G, _default_starts(G), seed), predict=wrong)[0]
     return TheoremResult(
-        name="E* = M/8 claimed for complex pairs", method="numeric", negative_control=True,
-        statement="the ascent check of Theorem 2 run against a wrong E* (M/(8 d_k) for complex pairs too) must fail",
+        name="E* = M/8 claimed for every irrep", method="numeric", negative_control=True,
+        statement="the ascent check of Theorem 2 run against a wrong E* (M/8 for complex pairs and for irreps of "
+                  "dimension d_k > 1 too) must fail",
         passed=not r.passed, residual=r.residual, seconds=t.seconds,
         details={"failed_starts": r.details["failed_starts"], "failing_conditions": ["E = E*"] if not r.passed else []})
 
