@@ -96,7 +96,9 @@ def test_order6_nu_syn_recovered(t, seed):
     (p,) = params(rep, "z_nu")
     assert in_orbit(p["nu"], nu_orbit_syn(nu))
     assert -0.6 <= math.degrees(np.angle(p["nu"])) <= 30.6  # canonical representative
-    assert params(rep, "z_syn") == [{}]
+    (ps,) = params(rep, "z_syn")  # the special name is a flag; the fitted z_syn,ab values are kept
+    assert abs(ps["alpha"] ** 3 - 1) < 0.02 and abs(ps["beta"] ** 3 - 1) < 0.02
+    assert [f.get("special") for f in rep.factors if f["name"] == "z_syn"] == ["z_syn"]
     assert rep.optimal and rep.failed_conditions == []
 
 
@@ -343,9 +345,11 @@ def check_schema(doc):
             for f in b["factors"]:
                 assert f["name"] in FACTOR_NAMES
                 for k, v in f["params"].items():
-                    assert k in ("nu", "xi", "s", "alpha", "beta")
+                    assert k in ("nu", "xi", "s", "alpha", "beta", "|xi|", "|alpha|", "|beta|")
                     if k == "s":
                         assert v in (1, -1)
+                    elif k.startswith("|"):
+                        assert isinstance(v, float) and v > 0  # the modulus of the free fit
                     else:
                         assert isinstance(v, list) and len(v) == 2 and all(isinstance(x, float) for x in v)
 

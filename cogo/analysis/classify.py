@@ -16,7 +16,17 @@ Pipeline for one network (:func:`read_network`):
    their number; ``r_kkk`` is ``sum_j a_j b_j c_j`` over the block.
 6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.analysis.factorization`;
    a block is *factorable* when some grid reconstructs it with relative error at
-   most ``factor_tol`` (default 0.05); the finest such grid is reported.
+   most ``factor_tol`` (default 0.05).  The finest such grid is reported,
+   unless a coarser grid fits far better: only grids with error at most
+   ``EXACT_RATIO * e_min + EXACT_SLACK`` (2 and 0.005; ``e_min`` the best error
+   over all shapes) compete, so two different z_xi blocks merged at one
+   frequency stay an exact 2 x 4 grid, not a 2 x 2 x 2 with one merged xi.
+   Factors ``z_xi`` and ``z_syn,ab`` are fitted with ``|xi| = |alpha| =
+   |beta| = 1`` (SPEC 7): the fit is projected onto the circle and the name
+   refused when that misfits; ``fitted`` reports the free fit's modulus.
+   A special case (``z_nu=i``, ``z_syn``) is a flag (``special``): the
+   factor's ``params`` keep the fitted general-form values (``nu``;
+   ``alpha``, ``beta``).
    Blocks larger than :data:`cogo.analysis.factorization.MAX_ORDER` (48) are
    not factored and reported ``non-factorable`` with no error.
 7. **Names** (SPEC 8.6), see :func:`name_factor`.
@@ -127,6 +137,9 @@ __all__ = [
 NAME_TOL = 0.05
 #: Tolerance of the optimality conditions of a block (SPEC 5-6).
 OPT_TOL = 0.05
+#: A finer grid is preferred only if its error is at most EXACT_RATIO * (best error) + EXACT_SLACK.
+EXACT_RATIO = 2.0
+EXACT_SLACK = 0.005
 
 W3 = np.exp(2j * np.pi / 3)
 FACTOR_NAMES = ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
@@ -181,6 +194,12 @@ class FactorName:
     vectors: np.ndarray
     alternatives: list = field(default_factory=list)
     closest: tuple | None = None
+    fitted: dict = field(default_factory=dict)
+
+    @property
+    def special(self) -> str | None:
+        """The parameter-free special case (``z_nu=i``, ``z_syn``) this factor is within tolerance of, if named so."""
+        return self.name if self.name in _SPECIAL_OF else None
 
     @property
     def size(self) -> int:
@@ -237,10 +256,12 @@ def _fit_2(V: np.ndarray) -> dict:
     out["z_nu=i"] = (np.sqrt(np.mean(np.abs(V - pred_i) ** 2, axis=1)), [{} for _ in nu])
     res_xi, par_xi = [], []
     for s in (1, -1):
-        xi = (x - s * 1j * np.conj(y)) / 2
+        xi_free = (x - s * 1j * np.conj(y)) / 2  # least squares over complex xi
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xi = xi_free / np.abs(xi_free)  # SPEC 7: |xi| = 1 (the fit is projected onto the circle)
         pred = np.stack([xi, -s * 1j * np.conj(xi), np.full_like(xi, s * 1j)], axis=1)
         res_xi.append(np.sqrt(np.mean(np.abs(V - pred) ** 2, axis=1)))
-        par_xi.extend({"xi": complex(v), "s": s} for v in xi)
+        par_xi.extend({"xi": complex(v), "s": s, "|xi|": float(abs(f))} for v, f in zip(xi, xi_free))
     out["z_xi"] = (np.concatenate(res_xi), par_xi)
     return out
 
@@ -270,16 +291,19 @@ def _fit_3(V: np.ndarray) -> dict:
     x2, y2, z2 = V[:, 1, 0], V[:, 1, 1], V[:, 1, 2]
     w, w2 = W3, W3 ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
-        al = (x1 / w + w / y1) / 2
-        be = (x2 / w2 + w2 / y2) / 2
+        al_free = (x1 / w + w / y1) / 2
+        be_free = (x2 / w2 + w2 / y2) / 2
+        al = al_free / np.abs(al_free)  # SPEC 7: |alpha| = |beta| = 1 (projected onto the circle)
+        be = be_free / np.abs(be_free)
         pred = np.stack([np.stack([al * w, w / al, np.full_like(al, w)], 1),
                          np.stack([be * w2, w2 / be, np.full_like(be, w2)], 1)], 1)
     flat = V.reshape(len(V), -1)
     res = np.sqrt(np.mean(np.abs(flat - pred.reshape(len(V), -1)) ** 2, axis=1))
     syn = np.array([[w, w, w], [w2, w2, w2]]).reshape(-1)
     res_syn = np.sqrt(np.mean(np.abs(flat - syn) ** 2, axis=1))
-    return {"z_syn,ab": (np.nan_to_num(res, nan=np.inf), [{"alpha": complex(a), "beta": complex(b)}
-                                                         for a, b in zip(al, be)]),
+    return {"z_syn,ab": (np.nan_to_num(res, nan=np.inf), [{"alpha": complex(a), "beta": complex(b),
+                                                          "|alpha|": float(abs(fa)), "|beta|": float(abs(fb))}
+                                                         for a, b, fa, fb in zip(al, be, al_free, be_free)]),
             "z_syn": (res_syn, [{} for _ in al])}
 
 
@@ -321,9 +345,17 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL) -> Fac
         fits = _fit_3(_variants_3(u, stab))
     alts = []
     closest = ("unknown", math.inf)
+    fitted = {}
     for name, (res, params) in fits.items():
         res = np.nan_to_num(np.asarray(res, dtype=float), nan=np.inf)
         best = float(res.min())
+        i0 = int(np.argmin(res))
+        fp = dict(params[i0]) if params else {}
+        mods = [v for k_, v in fp.items() if k_.startswith("|")]
+        if mods:
+            fp["modulus"] = float(max(max(m_, 1.0 / m_) if m_ > 0 else math.inf for m_ in mods))
+        fp["residual"] = best
+        fitted[name] = fp
         if best < closest[1]:
             closest = (name, best)
         if best <= tol:
@@ -334,11 +366,14 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL) -> Fac
     for special, general in _SPECIAL_OF.items():
         if special in res_of and general in res_of and res_of[special] > 3 * res_of[general] + 0.01:
             alts = [t for t in alts if t[0] != special]
+    # a special case keeps the fitted parameters of its general form (the special name is a flag)
+    gen_params = {n: p for n, p, _ in alts}
+    alts = [(n, dict(gen_params.get(_SPECIAL_OF[n], {})) if n in _SPECIAL_OF else p, r) for n, p, r in alts]
     alts.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
     if not alts:
-        return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None)
+        return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None, fitted)
     name, params, res = alts[0]
-    return FactorName(name, params, res, u, alts)
+    return FactorName(name, params, res, u, alts, None, fitted)
 
 
 def _product_type(names: Sequence[str]) -> str:
@@ -445,6 +480,8 @@ def _conditions(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, tol: flo
 
 def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
     d = {"name": name, "params": dict(params), "residual": residual, "vectors": np.asarray(vectors)}
+    if name in _SPECIAL_OF:
+        d["special"] = name  # a flag: params hold the fitted general-form values
     if name == "unknown" and closest is not None:
         d["closest"] = {"name": closest[0], "residual": float(closest[1])}
     return d
@@ -508,10 +545,14 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
         if best is not None:
             rep.shape = tuple(best.shape)
         return rep
-    # finest shape first; among its grids the best-named one
-    finest = max(len(f.shape) for f in exact)
+    # A coarser grid that fits exactly wins over a finer one that fits only within tolerance: the
+    # eligible shapes fit within EXACT_RATIO times the best error plus EXACT_SLACK (noise of the
+    # finer fit); among them the finest, and among its grids the best-named one.
+    e_min = min(f.error for f in exact)
+    eligible = [f for f in exact if f.error <= EXACT_RATIO * e_min + EXACT_SLACK]
+    finest = max(len(f.shape) for f in eligible)
     chosen = None
-    for fz in exact:
+    for fz in eligible:
         if len(fz.shape) != finest:
             continue
         typ, facs, fam, n_named = _name_factorization(fz, st.name_tol)

@@ -164,6 +164,8 @@ def _fmt_param(k: str, v: Any) -> str:
         return f"{k}={ang:.2f}deg" if abs(mod - 1) < 0.01 else f"{k}={mod:.3f}@{ang:.2f}deg"
     if k == "s":
         return f"s={int(v):+d}"
+    if isinstance(v, float):
+        return f"{k}={v:.3f}"
     return f"{k}={v}"
 
 
@@ -304,7 +306,7 @@ def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
         for b in r.blocks:
             for f in b.factors:
                 for k, v in f["params"].items():
-                    if k in out and isinstance(v, (complex, np.complexfloating)):
+                    if k in out and f["name"] == ANGLE_PARAMS[k] and isinstance(v, (complex, np.complexfloating)):
                         out[k].append(math.degrees(math.atan2(v.imag, v.real)))
     return out
 
