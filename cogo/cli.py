@@ -503,6 +503,88 @@ def _cmd_demo(args) -> int:
     return _run_and_print(cfg, out, args, _command(args))
 
 
+# ---------------------------------------------------------------- li2-sweep
+def _add_li2_sweep(sub) -> None:
+    p = sub.add_parser(
+        "li2-sweep", help="the memorization-generalization boundary of SPEC 9 (Theorem 4): sweep and phase diagram",
+        description="Train Z_M for every group order M, every x = n / (M log M) (train fraction x log(M) / M) and "
+                    "every learning rate, seeds batched; write OUT/sweep.json (resumable: cells already there are "
+                    "reused), OUT/phase_diagram_lr*.png (test accuracy with the theoretical line x = 2.7482) and "
+                    "print the table and the fitted constant. See docs/li2.md.")
+    p.add_argument("--groups", type=_int_type("group order", 3), nargs="+", default=[11, 17, 23, 31], metavar="M")
+    p.add_argument("--x", type=_float_type("x", 0.0, lo_open=True), nargs="+", default=[0.75, 1.5, 2.25, 3.0, 3.75, 4.5],
+                   metavar="X", help="values of n / (M log M) (default 0.75 1.5 2.25 3 3.75 4.5)")
+    p.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-3"), help="seeds (default 1-3)")
+    p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), nargs="+", default=[0.01],
+                   metavar="LR", help="learning rate(s); several show the learning-rate effect (default 0.01)")
+    p.add_argument("--hidden", type=_int_type("hidden", 1), default=256, help="hidden nodes (default 256)")
+    p.add_argument("--epochs", type=_int_type("epochs", 1), default=3000, help="full-batch epochs (default 3000)")
+    p.add_argument("--wd", type=_float_type("weight decay", 0.0), default=5e-4, help="weight decay (default 5e-4)")
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, help="CPU threads for torch")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing; reused to resume)")
+    p.set_defaults(func=_cmd_li2_sweep)
+
+
+def _cmd_li2_sweep(args) -> int:
+    import json
+    import time
+
+    from cogo.checkpoints import atomic_write, atomic_write_text
+    from cogo.formatting import dumps_json, render_table
+    from cogo.li2.boundary import SweepConfig, fit_constant, phase_diagram_png, sweep, sweep_table
+    from cogo.solvers.training import check_output_dir
+
+    cfg = SweepConfig(groups=tuple(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
+                      hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd).validate()
+    with _user_input():
+        out = check_output_dir(args.out)
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    path = out / "sweep.json"
+    done = {}
+    if path.is_file():
+        try:
+            old = json.loads(path.read_text())
+            same = old.get("config", {}) == json.loads(dumps_json(_sweep_settings(cfg)))
+            done = {(r["M"], r["x"], r["lr"], r["seed"]): r for r in old["rows"]} if same else {}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise CogoError(f"{path} is not a sweep.json written by cogo li2-sweep; use a fresh --out") from None
+        if not same:
+            raise CogoError(f"{path} was written with other settings; use a fresh --out")
+    t0 = time.perf_counter()
+    save = lambda rows: atomic_write_text(path, dumps_json({"config": _sweep_settings(cfg), "rows": rows}))
+    rows = sweep(cfg, log=lambda s: print(s, flush=True), done=done, on_cell=save)
+    save(rows)
+    head, body = sweep_table(rows)
+    print()
+    print("mean test accuracy over seeds:")
+    print(render_table(head, body))
+    fits = [fit_constant(rows, lr) for lr in cfg.lrs]
+    for f in fits:
+        per = ", ".join(f"M={M}: {'-' if v is None else format(v, '.3g')}" for M, v in f["per_M"].items())
+        c = "none (no crossing)" if f["constant"] is None else format(f["constant"], ".3f")
+        print(f"lr {f['lr']:g}: fitted boundary n/(M log M) = {c} (paper {f['paper']}); per M: {per}")
+    for lr in cfg.lrs:
+        png = out / f"phase_diagram_lr{lr:g}.png"
+        with atomic_write(png, "wb") as fh:
+            fh.write(phase_diagram_png(rows, lr))
+        print(f"wrote {png}")
+    atomic_write_text(out / "fit.json", dumps_json({"fits": fits, "wall_s": time.perf_counter() - t0}))
+    print(f"wrote {path} and {out / 'fit.json'} ({time.perf_counter() - t0:.0f} s)")
+    return 0
+
+
+def _sweep_settings(cfg) -> dict:
+    from dataclasses import asdict
+
+    d = asdict(cfg)
+    for k in ("xs", "seeds", "lrs", "groups"):
+        d.pop(k)
+    return d
+
+
 # ---------------------------------------------------------------- main
 def _command(args) -> str:
     """The command line that was run, as a shell would show it (recorded in reports)."""
@@ -518,7 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cogo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_verify, _add_construct, _add_train, _add_classify, _add_dynamics, _add_experiment, _add_demo):
+    for add in (_add_verify, _add_construct, _add_train, _add_classify, _add_dynamics, _add_experiment, _add_demo, _add_li2_sweep):
         add(sub)
     return parser
 

@@ -181,3 +181,28 @@ def test_cli_li2_bad_group(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("cogo: error:") and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------- Theorem 4 sweep
+def test_fit_constant_reads_the_crossing():
+    from cogo.li2.boundary import fit_constant
+
+    rows = [{"M": M, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
+            for M in (11, 17) for x, a in ((1.0, 0.0), (2.0, 0.25), (3.0, 0.75), (4.0, 1.0))]
+    f = fit_constant(rows)
+    assert f["per_M"] == {11: 2.5, 17: 2.5} and f["constant"] == 2.5  # halfway between 0.25 and 0.75
+    rows_never = [dict(r, test_acc=0.1) for r in rows]
+    assert fit_constant(rows_never)["constant"] is None
+
+
+def test_cli_li2_sweep_tiny_and_resume(tmp_path, capsys):
+    out = tmp_path / "sw"
+    argv = ["li2-sweep", "--groups", "5", "--x", "1", "2", "--seeds", "1", "--epochs", "5", "--hidden", "8",
+            "--threads", "1", "--out", str(out)]
+    assert main(argv) == 0
+    data = json.loads((out / "sweep.json").read_text())
+    assert len(data["rows"]) == 2 and (out / "phase_diagram_lr0.01.png").stat().st_size > 0
+    capsys.readouterr()
+    assert main(argv) == 0  # resumed: nothing retrained
+    assert "Z_5 x=" not in capsys.readouterr().out
+    assert main(argv[:-1] + [str(out)] + ["--hidden", "9"]) == 2  # other settings: refused
