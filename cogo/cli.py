@@ -352,6 +352,10 @@ def _add_classify(sub) -> None:
     p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
                    metavar="X",
                    help="a node is dead when its strength is below X times the strongest node's (default 0.01)")
+    p.add_argument("--preset", choices=("default", "paper"), default="default",
+                   help="tolerances: 'default' (factor and name within 0.05, the stricter reading) or 'paper' "
+                        "(the reference classifier's 0.1, special cases named whenever within it); the table of "
+                        "the reference's columns is printed either way")
     p.set_defaults(func=_cmd_classify)
 
 
@@ -364,7 +368,8 @@ def _cmd_classify(args) -> int:
     group = parse_group(args.group) if args.group is not None else None
     with _user_input():
         check_output_paths(args.json, args.markdown, args.plots)
-    result = classify_many(args.files, group=group, settings=Settings(dead_threshold=thr))
+    result = classify_many(args.files, group=group,
+                           settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr))
     text = render_text(result)
     written = write_outputs(result, args.json, args.markdown, args.plots)
     sys.stdout.write(text)
@@ -440,6 +445,9 @@ def _experiment_flags(p, demo: bool) -> None:
     p.add_argument("--device", type=_device_type, default=d.device, help="cpu (default) or cuda[:N]")
     p.add_argument("--verify", choices=["exact", "numeric", "both", "none"], default=d.verify,
                    help="which theorem checks to run per group (default both)")
+    p.add_argument("--dynamics", type=_int_type("dynamics", 0), default=0, metavar="N",
+                   help="snapshot every N epochs and read each run over time (as cogo dynamics) into "
+                        "OUT/dG/dynamics/ (default 0: off)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -458,7 +466,8 @@ def _experiment_config(args):
 
     return ExperimentConfig(groups=tuple(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
                             hidden=args.hidden, epochs=args.epochs, lr=args.lr, test_fraction=args.test_fraction,
-                            loss=args.loss, optimizer=args.optimizer, device=args.device, verify=args.verify)
+                            loss=args.loss, optimizer=args.optimizer, device=args.device, verify=args.verify,
+                            dynamics=args.dynamics)
 
 
 def _run_and_print(cfg, out, args, command: str) -> int:

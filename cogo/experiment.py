@@ -61,6 +61,7 @@ class ExperimentConfig:
     device: str = "cpu"
     verify: str = "both"  # 'exact', 'numeric', 'both' or 'none'
     log_every: int = 50
+    dynamics: int = 0  # > 0: snapshot every N epochs and read each run over time (cogo.analysis.dynamics)
 
     def train_config(self, group: str, weight_decay: float | None = None):
         from cogo.solvers.training import TrainConfig
@@ -69,7 +70,7 @@ class ExperimentConfig:
                            weight_decay=self.weight_decays[0] if weight_decay is None else weight_decay,
                            epochs=self.epochs, test_fraction=self.test_fraction, loss=self.loss,
                            optimizer=self.optimizer, dtype=self.dtype, device=self.device,
-                           log_every=self.log_every)
+                           log_every=self.log_every, snapshot_every=int(self.dynamics))
 
     def validate(self) -> "ExperimentConfig":
         """Raise ValueError (one line) on any bad value; nothing is trained or written."""
@@ -157,7 +158,7 @@ def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: boo
         if todo:
             log(f"  Z_{label}, wd {wd:g}: training seeds {todo} as one batched program "
                 f"(q={cfg.hidden}, {cfg.epochs} epochs, {cfg.device})")
-            for r in train(tc, todo, [wd], progress=progress):
+            for r in train(tc, todo, [wd], progress=progress, snapshot_dir=run_dir if cfg.dynamics else None):
                 save_checkpoint(run_dir / checkpoint_name(label, cfg.hidden, wd, r.seed), r.Wa, r.Wb, r.Wc, r.meta())
     return paths
 
@@ -361,6 +362,15 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
             "classification_markdown": os.path.relpath(cmd_path, out),
             "figures": figs,
         })
+        if cfg.dynamics:
+            from cogo.analysis.dynamics import aggregate, analyse_run, write_dynamics
+
+            log(f"[dynamics] Z_{label}: reading the snapshots of {len(paths)} run(s)")
+            runs = [analyse_run(p, cache_dir=run_dir / "dynamics" / "cache") for p in paths]
+            written = write_dynamics(runs, run_dir / "dynamics")
+            groups_out[-1]["dynamics"] = {"json": os.path.relpath(written[0], out),
+                                          "figures": [os.path.relpath(w, out) for w in written[1:]],
+                                          "aggregate": aggregate(runs)}
         if cfg.verify != "none":
             from cogo.verify.theorems import run_all
 

@@ -241,3 +241,20 @@ def test_cli_dynamics_writes_json_and_figures(tmp_path, capsys):
     assert main(["dynamics", str(tmp_path / "plain.pt"), "--out", str(tmp_path / "none")]) == 2
     assert "no snapshots" in capsys.readouterr().err
     assert not (tmp_path / "none").exists()
+
+
+def test_experiment_dynamics_reads_every_run(tmp_path):
+    import json
+
+    from cogo.cli import main
+
+    out = tmp_path / "exp"
+    rc = main(["experiment", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "40",
+               "--dynamics", "20", "--verify", "none", "--no-progress", "--out", str(out)])
+    assert rc == 0
+    data = json.loads((out / "d7" / "dynamics" / "dynamics.json").read_text())
+    assert [r["epochs"] for r in data["runs"]] == [[0, 20, 40]]
+    assert [r["seed"] for r in data["runs"]] == [1]
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["groups"][0]["dynamics"]["json"] == "d7/dynamics/dynamics.json"
+    assert (out / "d7" / "dynamics" / "figures" / "dynamics_types.png").is_file()
