@@ -368,7 +368,11 @@ def test_cli_classify_writes_everything(tmp_path, capsys):
     assert doc["checkpoints"][0]["group"] == "11"
     assert (tmp_path / "o.md").read_text().startswith("# Classification")
     assert sorted(os.listdir(tmp_path / "plots")) == ["angles_alpha.png", "angles_beta.png", "angles_nu.png",
-                                                      "angles_xi.png"]
+                                                      "angles_xi.png", "tolerance.png"]
+    curve = doc["tolerance_curve"]
+    assert curve["tolerances"][0] < 0.05 < curve["tolerances"][-1]
+    assert set(curve["paper_columns"]) == {"nu=i*xi", "nu=i*syn_ab", "nu*syn", "others"}
+    assert "Columns of the reference table" in out and "preset default" in out
     mask = os.umask(0o022)
     os.umask(mask)
     assert os.stat(tmp_path / "o.json").st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600
@@ -472,3 +476,28 @@ def test_end_to_end_train_classify(tmp_path, capsys):
     assert blocks and doc["checkpoints"][0]["live_nodes"] > 0
     for b in blocks:  # every block gets a name
         assert b["type"] in BLOCK_TYPES or all(t in FACTOR_NAMES for t in b["type"].split(" * "))
+
+
+def test_paper_columns_and_preset(tmp_path, capsys):
+    """z_nu=i * z_syn counts under the reference's nu=i*syn_ab column; the paper preset widens both tolerances."""
+    from cogo.analysis.classify import paper_column
+
+    rng = np.random.default_rng(5)
+    rep = classify_block(*scrambled(z_nu_i() * z_syn(), rng))
+    assert rep.type == "z_nu * z_syn" and paper_column(rep) == "nu=i*syn_ab"
+    rep = classify_block(*scrambled(z_nu(unit(0.3)) * z_syn(), rng))
+    assert paper_column(rep) == "nu*syn"
+    rep = classify_block(*scrambled(z_nu_i() * z_xi(unit(0.3), 1), rng))
+    assert paper_column(rep) == "nu=i*xi"
+    # a block 7% off a product: other at the default tolerance, named with the paper preset
+    x = np.stack(scrambled(z_nu(unit(0.3)) * z_syn(), rng, noise=0.0))
+    x = x * (1 + 0.07 * rng.choice([-1.0, 1.0], size=(3, 6)))
+    d = classify_block(*x)
+    p = classify_block(*x, settings=Settings.preset_named("paper"))
+    assert d.type in ("non-factorable", "other factorable") and p.type == "z_nu * z_syn"
+    assert Settings.preset_named("paper").factor_tol == 0.1
+    with pytest.raises(ValueError, match="preset"):
+        Settings.preset_named("loose")
+    good_checkpoint(tmp_path / "a.pt", seed=0)
+    rc, out, err = run_cli(["classify", tmp_path / "a.pt", "--preset", "paper"], capsys)
+    assert rc == 0 and "preset paper" in out and "nu*syn" in out

@@ -131,6 +131,10 @@ __all__ = [
     "classify_checkpoint",
     "classify_many",
     "summarize",
+    "PAPER_COLUMNS",
+    "paper_column",
+    "tolerance_curve",
+    "CURVE_TOLERANCES",
 ]
 
 #: RMS deviation per entry up to which a factor matches a catalogue form.
@@ -140,6 +144,8 @@ OPT_TOL = 0.05
 #: A finer grid is preferred only if its error is at most EXACT_RATIO * (best error) + EXACT_SLACK.
 EXACT_RATIO = 2.0
 EXACT_SLACK = 0.005
+#: Naming and factorization tolerance of the reference classifier (``--preset paper``).
+PAPER_TOL = 0.1
 
 W3 = np.exp(2j * np.pi / 3)
 FACTOR_NAMES = ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
@@ -168,9 +174,34 @@ class Settings:
     factor_tol: float = FACTOR_TOL
     name_tol: float = NAME_TOL
     opt_tol: float = OPT_TOL
+    #: ``"default"`` or ``"paper"`` (:func:`Settings.preset`); the paper preset names a special
+    #: case (``z_nu=i``, ``z_syn``) whenever it fits within ``name_tol``.
+    preset: str = "default"
+
+    @classmethod
+    def preset_named(cls, name: str, **overrides) -> "Settings":
+        """Settings of a preset: ``"default"`` (the stricter reading) or ``"paper"`` (the reference's).
+
+        ``paper``: a block is factorable when its relative reconstruction error
+        is at most 0.1 (the reference accepts a 2 x q/2 grid when the norm of
+        its ratio deviations is at most ``sqrt(3 q) * 0.1``, i.e. 0.1 per entry
+        of modulus ~1), and a factor is named when every entry is within about
+        0.1 of the form (here: rms 0.1 per entry); a special case is named
+        whenever it fits within that tolerance.  The column definitions of the
+        reference are in :func:`summarize` (``paper_columns``), for both presets.
+        """
+        if name == "default":
+            return cls(**overrides).validate()
+        if name == "paper":
+            return cls(**{"factor_tol": PAPER_TOL, "name_tol": PAPER_TOL, "preset": "paper", **overrides}).validate()
+        raise ValueError(f"unknown preset {name!r}; choose 'default' or 'paper'")
 
     def validate(self) -> "Settings":
+        if self.preset not in ("default", "paper"):
+            raise ValueError(f"unknown preset {self.preset!r}; choose 'default' or 'paper'")
         for k, v in self.__dict__.items():
+            if k == "preset":
+                continue
             if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
                 raise ValueError(f"{k.replace('_', '-')} must be a number strictly between 0 and 1, got {v!r}")
         return self
@@ -326,8 +357,13 @@ def _canonical(name: str, idx: np.ndarray, params: list) -> dict:
     return dict(cands[0]) if cands else {}
 
 
-def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL) -> FactorName:
+def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
+                special_within_tol: bool = False) -> FactorName:
     """Name a normalized factor (3, m) against the catalogue of SPEC 7 (see the module docstring).
+
+    ``special_within_tol``: name a special case (``z_nu=i``, ``z_syn``)
+    whenever it fits within ``tol`` (the reference's rule, ``--preset paper``);
+    by default it must also fit about as well as its general form.
 
     ``partner`` is the product of the block's other factors, shape (3, n),
     whose stabilizer may move this factor's nodes; None for a lone factor.
@@ -364,7 +400,8 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL) -> Fac
     # a special case is kept only when it fits about as well as its general form (module docstring)
     res_of = {n: r for n, _, r in alts}
     for special, general in _SPECIAL_OF.items():
-        if special in res_of and general in res_of and res_of[special] > 3 * res_of[general] + 0.01:
+        if special in res_of and general in res_of and res_of[special] > 3 * res_of[general] + 0.01 \
+                and not special_within_tol:
             alts = [t for t in alts if t[0] != special]
     # a special case keeps the fitted parameters of its general form (the special name is a flag)
     gen_params = {n: p for n, p, _ in alts}
@@ -470,6 +507,10 @@ class ClassifyResult:
     reports: list
     summary: dict
     settings: Settings
+    #: the loaded weights ``(Wa, Wb, Wc, group)`` per checkpoint (for :func:`tolerance_curve`); not serialized
+    weights: list = field(default_factory=list, repr=False)
+    #: :func:`tolerance_curve` output when computed (``cogo classify --plots``)
+    tolerance: dict | None = None
 
 
 def _conditions(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, tol: float) -> tuple[list[str], dict]:
@@ -487,14 +528,14 @@ def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest
     return d
 
 
-def _name_factorization(fz: Factorization, tol: float) -> tuple[str, list, bool, int]:
+def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool = False) -> tuple[str, list, bool, int]:
     """Name every factor of a factorization; returns (type, factor dicts, family?, number named)."""
     vecs = [f.vectors for f in fz.factors]
     named = []
     for i, v in enumerate(vecs):
         others = [w for j, w in enumerate(vecs) if j != i]
         partner = kron_vectors(others) if others else None
-        named.append(name_factor(v, partner, tol))
+        named.append(name_factor(v, partner, tol, special_within_tol))
     typ, picks, fam = _choose_names(named)
     facs = [_factor_dict(n, p, r, f.vectors, f.closest) for (n, p, r), f in zip(picks, named)]
     n_named = sum(1 for n, _, _ in picks if n != "unknown")
@@ -529,7 +570,7 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
         x = np.stack([ab_, bb_, cb_])
         if np.all(np.abs(x[:, 0]) > 0):
             u = x / x[:, :1]
-            nf = name_factor(u, None, st.name_tol)
+            nf = name_factor(u, None, st.name_tol, st.preset == "paper")
             rep.abc_scale = complex(np.prod(x[:, 0]))
             if nf.name != "unknown":
                 rep.type = nf.name
@@ -555,7 +596,7 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     for fz in eligible:
         if len(fz.shape) != finest:
             continue
-        typ, facs, fam, n_named = _name_factorization(fz, st.name_tol)
+        typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper")
         score = (n_named, fam, -fz.error)
         if chosen is None or score > chosen[0]:
             chosen = (score, fz, typ, facs)
@@ -625,6 +666,11 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Se
     from cogo.checkpoints import load_weights
 
     w = load_weights(path, group=group)
+    if not isinstance(w.group, FiniteAbelianGroup):  # irreps reading (SPEC 9); the catalogue is Abelian-only
+        from cogo.analysis.irreps import read_irreps
+
+        return read_irreps(w.Wa, w.Wb, w.Wc, w.group, dead_threshold=(settings or Settings()).dead_threshold,
+                           path=str(path), meta=_plain_meta(w.meta))
     return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=settings, path=str(path), meta=_plain_meta(w.meta))
 
 
@@ -638,9 +684,47 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     if not paths:
         raise ValueError("no checkpoint files given")
     loaded = [load_weights(p, group=group) for p in paths]
+    if any(not isinstance(w.group, FiniteAbelianGroup) for w in loaded):
+        # a group given by its Cayley table: the catalogue of SPEC 7 is Abelian-only; read irreps (SPEC 9)
+        from cogo.analysis.irreps import irreps_checkpoints
+
+        return irreps_checkpoints(loaded, paths, dead_threshold=st.dead_threshold, meta_filter=_plain_meta)
     reports = [read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p), meta=_plain_meta(w.meta))
                for w, p in zip(loaded, paths)]
-    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st)
+    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st,
+                          weights=[(w.Wa, w.Wb, w.Wc, w.group) for w in loaded])
+
+
+#: Tolerances of the tolerance curve (naming and factorization tolerance set together).
+CURVE_TOLERANCES = (0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.2)
+
+
+def tolerance_curve(weights: Sequence[tuple], tolerances: Sequence[float] = CURVE_TOLERANCES,
+                    settings: Settings | None = None) -> dict:
+    """How the block types change with the tolerance: classify again at each ``t`` (``name_tol = factor_tol = t``).
+
+    ``weights``: ``(Wa, Wb, Wc, group)`` per network (``ClassifyResult.weights``).
+    Returns ``{"tolerances": [...], "types": {type: [mean fraction per t]},
+    "paper_columns": {column: [mean fraction per t]}}``; fractions are of the
+    factorable blocks (``types``) and of the factorable order-4/6 blocks
+    (``paper_columns``), averaged over the networks.  Cost: one analysis per
+    tolerance and network (no network verdict).
+    """
+    from dataclasses import replace
+
+    st = settings or Settings()
+    types: dict = {}
+    cols: dict = {c: [] for c in PAPER_COLUMNS}
+    tols = [float(t) for t in tolerances]
+    for i, t in enumerate(tols):
+        sti = replace(st, name_tol=t, factor_tol=t)
+        reps = [read_network(Wa, Wb, Wc, g, settings=sti, with_verdict=False) for Wa, Wb, Wc, g in weights]
+        sm = summarize(reps)
+        for name, d in sm["type_distribution"].items():
+            types.setdefault(name, [0.0] * len(tols))[i] = d["mean"] or 0.0
+        for c in PAPER_COLUMNS:
+            cols[c].append(sm["paper_columns"][c]["mean"])
+    return {"tolerances": tols, "types": types, "paper_columns": cols}
 
 
 # --------------------------------------------------------------------------- aggregation
@@ -686,6 +770,7 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
             "optimal": _frac(sum(1 for b in bl if b.optimal), len(bl)),
             "types": {t: c / len(fact) for t, c in counts.items()} if fact else None,
             "live": r.live_nodes,
+            "paper": _paper_columns(bl),
         })
     orders: dict = {}
     for r in reports:
@@ -705,4 +790,37 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
         "frac_blocks_optimal": _mse([p["optimal"] for p in per]),
         "type_distribution": {t: _mse([(p["types"] or {}).get(t, 0.0) if p["types"] is not None else None
                                        for p in per]) for t in type_order},
+        "paper_columns": {c: _mse([p["paper"][c] if p["paper"] is not None else None for p in per])
+                          for c in PAPER_COLUMNS},
     }
+
+
+#: The columns of the reference's table (fractions of the factorable blocks of order 4 and 6).
+PAPER_COLUMNS = ("nu=i*xi", "nu=i*syn_ab", "nu*syn", "others")
+
+
+def paper_column(b: "BlockReport") -> str | None:
+    """The reference's column of a block (None: not counted, i.e. order not 4 or 6, or not factorable).
+
+    ``nu=i*xi``: ``z_nu=i * z_xi``; ``nu=i*syn_ab``: ``z_nu=i * z_syn,ab`` and
+    ``z_nu=i * z_syn`` (a ``z_nu * z_syn`` block whose 2-factor is the special
+    case ``z_nu=i``: the reference counts it here); ``nu*syn``: the other
+    ``z_nu * z_syn`` blocks; ``others``: every other factorable block.
+    """
+    if b.order not in (4, 6) or not b.factorable:
+        return None
+    if b.type == "z_nu=i * z_xi":
+        return "nu=i*xi"
+    if b.type == "z_nu=i * z_syn,ab":
+        return "nu=i*syn_ab"
+    if b.type == "z_nu * z_syn":
+        return "nu=i*syn_ab" if any(f["name"] == "z_nu=i" for f in b.factors) else "nu*syn"
+    return "others"
+
+
+def _paper_columns(blocks: Sequence["BlockReport"]) -> dict | None:
+    cols = [paper_column(b) for b in blocks]
+    cols = [c for c in cols if c is not None]
+    if not cols:
+        return None
+    return {c: cols.count(c) / len(cols) for c in PAPER_COLUMNS}

@@ -27,7 +27,6 @@ undefined numbers (a standard error over one checkpoint) are ``null``.
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 from pathlib import Path
@@ -35,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from cogo.analysis.classify import ClassifyResult, NetworkReport
+from cogo.analysis.classify import PAPER_COLUMNS, ClassifyResult, NetworkReport
+from cogo.formatting import dumps_json, render_table, to_plain
 
 __all__ = [
     "to_json_dict",
@@ -46,6 +46,7 @@ __all__ = [
     "check_output_paths",
     "write_outputs",
     "ANGLE_PARAMS",
+    "tolerance_figure",
 ]
 
 #: Parameters whose angles are histogrammed, with the factor that carries them.
@@ -64,35 +65,14 @@ _SUMMARY_ROWS = (
 
 # --------------------------------------------------------------------------- JSON
 def _c(z: Any) -> list:
-    z = complex(z)
-    return [_f(z.real), _f(z.imag)]
+    return to_plain(complex(z))
 
 
 def _f(x: Any) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
+    return None if x is None else to_plain(float(x))
 
 
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return _f(obj)
-    if isinstance(obj, (complex, np.complexfloating)):
-        return _c(obj)
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if obj is None or isinstance(obj, str):
-        return obj
-    return str(obj)
+_plain = to_plain
 
 
 def _factor_json(f: dict) -> dict:
@@ -148,12 +128,13 @@ def to_json_dict(result: ClassifyResult) -> dict:
         "settings": _plain(result.settings.__dict__),
         "checkpoints": [_report_json(r) for r in result.reports],
         "summary": _plain(result.summary),
+        "tolerance_curve": _plain(result.tolerance) if result.tolerance is not None else None,
     }
 
 
 def render_json(result: ClassifyResult) -> str:
     """Strict JSON text (no NaN)."""
-    return json.dumps(to_json_dict(result), indent=1, allow_nan=False) + "\n"
+    return dumps_json(to_json_dict(result))
 
 
 # --------------------------------------------------------------------------- text / Markdown
@@ -209,16 +190,11 @@ _BLOCK_HEAD = ["k", "order", "type", "shape", "error", "Re r_kkk", "optimal", "f
 
 
 def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    line = lambda cells: indent + "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    return render_table(head, rows, indent=indent)
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> str:
-    esc = lambda s: s.replace("|", "\\|")
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
+    return render_table(head, rows, markdown=True)
 
 
 def _header(r: NetworkReport, verdict: bool = True) -> str:
@@ -241,6 +217,15 @@ def _summary_rows(summary: dict) -> tuple[list[list[str]], list[list[str]]]:
     return rows, types
 
 
+def _paper_rows(summary: dict) -> list[list[str]]:
+    pc = summary.get("paper_columns") or {}
+    return [[c, *_ms(pc[c])] for c in PAPER_COLUMNS if c in pc]
+
+
+_PAPER_NOTE = ("Columns of the reference table (fractions of the factorable order-4 and order-6 blocks; "
+               "nu=i*syn_ab includes z_nu=i * z_syn):")
+
+
 def render_text(result: ClassifyResult) -> str:
     """The per-block tables of every checkpoint and the summary, as plain text."""
     out = []
@@ -258,6 +243,10 @@ def render_text(result: ClassifyResult) -> str:
     out.append("")
     out.append("Factorable blocks by type (fraction per checkpoint):")
     out.append(_table(["type", "mean +- s.e.", "n"], types) if types else "  (no factorable blocks)")
+    out.append("")
+    out.append(f"{_PAPER_NOTE} [preset {result.settings.preset}: factor-tol {result.settings.factor_tol:g}, "
+               f"name-tol {result.settings.name_tol:g}]")
+    out.append(_table(["column", "mean +- s.e.", "n"], _paper_rows(s)))
     return "\n".join(out) + "\n"
 
 
@@ -283,6 +272,11 @@ def render_markdown(result: ClassifyResult) -> str:
     out.append("")
     out.append(_md_table(["type", "fraction (mean ± s.e.)", "n"], [[a, b.replace("+-", "±"), c] for a, b, c in types])
                if types else "No factorable blocks.")
+    out.append("")
+    out.append(f"### {_PAPER_NOTE.rstrip(':')}")
+    out.append("")
+    out.append(_md_table(["column", "fraction (mean ± s.e.)", "n"],
+                         [[a, b.replace("+-", "±"), c] for a, b, c in _paper_rows(s)]))
     out.append("")
     out.append("## Checkpoints")
     for r in result.reports:
@@ -313,10 +307,7 @@ def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
 
 def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # object API: no pyplot, no backend switch
 
     out = {}
     for k, vals in collect_angles(result).items():
@@ -330,10 +321,45 @@ def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
         ax.set_ylabel("factors")
         ax.set_title(f"{k} of {ANGLE_PARAMS[k]} ({len(vals)} factors)")
         fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        out[f"angles_{k}.png"] = buf.getvalue()
+        out[f"angles_{k}.png"] = _png(fig)
     return out
+
+
+def tolerance_figure(curve: dict):
+    """A matplotlib Figure: fraction of each block type (and reference column) against the tolerance.
+
+    ``curve`` is :func:`cogo.analysis.classify.tolerance_curve`'s output.  The
+    Figure is built with the object API (no pyplot, no backend change).
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.6), dpi=100)
+    t = curve["tolerances"]
+    ax1 = fig.add_subplot(1, 2, 1)
+    for name, ys in curve["types"].items():
+        ax1.plot(t, ys, marker="o", label=name)
+    ax1.set_xlabel("tolerance (name-tol = factor-tol)")
+    ax1.set_ylabel("fraction of factorable blocks")
+    ax1.set_title("block types")
+    ax1.legend(fontsize=7)
+    ax2 = fig.add_subplot(1, 2, 2)
+    for name, ys in curve["paper_columns"].items():
+        ax2.plot(t, [y if y is not None else float("nan") for y in ys], marker="o", label=name)
+    ax2.set_xlabel("tolerance (name-tol = factor-tol)")
+    ax2.set_ylabel("fraction of factorable order-4/6 blocks")
+    ax2.set_title("reference columns")
+    ax2.legend(fontsize=7)
+    for ax in (ax1, ax2):
+        ax.axvline(0.05, color="0.6", ls="--", lw=0.8)
+        ax.axvline(0.1, color="0.6", ls=":", lw=0.8)
+    fig.tight_layout()
+    return fig
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
 
 
 # --------------------------------------------------------------------------- writing
@@ -374,6 +400,10 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
     from cogo.checkpoints import atomic_write, atomic_write_text
 
     check_output_paths(json_path, markdown_path, plots_dir)
+    if plots_dir is not None and result.tolerance is None and result.weights:
+        from cogo.analysis.classify import tolerance_curve
+
+        result.tolerance = tolerance_curve(result.weights, settings=result.settings)
     files: list[tuple[Path, Any]] = []
     if json_path is not None:
         files.append((Path(json_path), render_json(result)))
@@ -382,6 +412,8 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
     if plots_dir is not None:
         for name, data in angle_histograms(result).items():
             files.append((Path(plots_dir) / name, data))
+        if result.tolerance is not None:
+            files.append((Path(plots_dir) / "tolerance.png", _png(tolerance_figure(result.tolerance))))
         Path(plots_dir).mkdir(exist_ok=True)
     written = []
     for path, data in files:
