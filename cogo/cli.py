@@ -370,8 +370,11 @@ def _cmd_classify(args) -> int:
         check_output_paths(args.json, args.markdown, args.plots)
     result = classify_many(args.files, group=group,
                            settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr))
-    text = render_text(result)
-    written = write_outputs(result, args.json, args.markdown, args.plots)
+    if hasattr(result, "render_text"):  # a non-Abelian group: the irreps reading (cogo.analysis.irreps, SPEC 9)
+        text, written = result.render_text(), result.write_outputs(args.json, args.markdown, args.plots)
+    else:
+        text = render_text(result)
+        written = write_outputs(result, args.json, args.markdown, args.plots)
     sys.stdout.write(text)
     for path in written:
         print(f"wrote {path}")
