@@ -8,6 +8,11 @@ logging (full-data loss and accuracy every ``--log-every`` epochs):
 * ``batched``: one call ``cogo.solvers.training.train(cfg, seeds)``, all models
   in one batched tensor program;
 * ``loop``: ``train(cfg, [seed])`` once per seed: the same code, one model at a time;
+* ``batched_autograd``: the same batched program (stacked weights, all pairs,
+  test pairs masked, ``torch.optim.Adam``) with the gradient from autograd
+  instead of the hand-written backward;
+* ``optimizer_step``: one ``torch.optim`` Adam step on the stacked tensor (as
+  training does it) against the hand-written elementwise Adam it replaced;
 * ``reference_loop``: a conventional single-model PyTorch script, once per seed:
   ``nn.Linear`` layers applied to one-hot inputs, autograd and ``torch.optim.Adam``
   (the way the reference experiment is usually written).
@@ -37,7 +42,7 @@ import torch
 from cogo import __version__
 from cogo.algebra.groups import parse_group
 from cogo.checkpoints import atomic_write_text
-from cogo.solvers.training import TrainConfig, pair_targets, split_pairs, train, validate_run
+from cogo.solvers.training import TrainConfig, init_weights, pair_targets, split_pairs, train, validate_run
 
 
 def machine_info(device: str) -> dict:
@@ -115,6 +120,82 @@ def reference_single(cfg: TrainConfig, seed: int) -> float:
     return last
 
 
+def batched_autograd(cfg: TrainConfig, seeds: list[int], weight_decay: float) -> list[float]:
+    """The batched program of :func:`train` (grid kernel: all pairs, test pairs masked) with an autograd backward.
+
+    Same initialization, split, loss, per-model L2 weight decay, ``torch.optim.Adam`` and metric
+    logging; returns each model's final training loss.
+    """
+    G = parse_group(cfg.group)
+    n, q, M = G.order, cfg.hidden, len(seeds)
+    dev, dt = torch.device(cfg.device), cfg.torch_dtype
+    P = torch.empty(3, M, n, q, dtype=dt)
+    mask = torch.zeros(M, n * n, dtype=dt)
+    for m, s in enumerate(seeds):
+        Wa, Wb, Wc = init_weights(q, n, s)
+        P[0, m], P[1, m], P[2, m] = Wa.t(), Wb.t(), Wc
+        mask[m, split_pairs(G, cfg.test_fraction, s)[0]] = 1.0
+    P = P.to(dev).requires_grad_(True)
+    mask = mask.to(dev)
+    N = mask[0].sum()
+    _, _, c = pair_targets(G)
+    T = (torch.nn.functional.one_hot(c, n).to(dt) - 1.0 / n).to(dev)
+    opt = torch.optim.Adam([P], lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+    last = [float("nan")] * M
+    for epoch in range(cfg.epochs + 1):
+        h = P[0].unsqueeze(2) + P[1].unsqueeze(1)                               # (M, n, n, q)
+        o = torch.bmm((h * h).view(M, n * n, q), P[2].transpose(1, 2))          # (M, n^2, n)
+        r = o - o.mean(-1, keepdim=True) - T
+        per = (r * r).sum(-1)                                                   # (M, n^2)
+        if epoch % cfg.log_every == 0 or epoch == cfg.epochs:
+            with torch.no_grad():
+                last = ((per * mask).sum(1) / N).tolist()
+                ((o.argmax(-1) == c.to(dev)).to(dt) * (1 - mask)).sum(1).tolist()
+        if epoch == cfg.epochs:
+            break
+        opt.zero_grad(set_to_none=True)
+        ((per * mask).sum(1) / N).sum().backward()
+        with torch.no_grad():
+            P.grad.add_(P, alpha=weight_decay)                                  # L2, as train() does per model
+        opt.step()
+    return last
+
+
+def hand_written_adam_step(P, g, exp_avg, exp_avg_sq, t, lr=0.01, betas=(0.9, 0.999), eps=1e-8):
+    """The elementwise Adam that training used before torch.optim (bit-identical, tests/test_training.py)."""
+    beta1, beta2 = betas
+    exp_avg.lerp_(g, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    denom = torch.sqrt(exp_avg_sq).div_((1 - beta2 ** t) ** 0.5).add_(eps)
+    P.addcdiv_(exp_avg, denom, value=-lr / (1 - beta1 ** t))
+
+
+def bench_optimizer_step(cfg: TrainConfig, M: int, steps: int = 200) -> dict:
+    """Seconds per Adam step on the stacked (3, M, n, q) tensor: torch.optim vs the hand-written update."""
+    n = parse_group(cfg.group).order
+    gen = torch.Generator().manual_seed(0)
+    shape = (3, M, n, cfg.hidden)
+    P1 = torch.randn(shape, generator=gen, dtype=cfg.torch_dtype)
+    G = torch.randn(shape, generator=gen, dtype=cfg.torch_dtype)
+    P2 = P1.clone()
+    P1.grad = G
+    opt = torch.optim.Adam([P1], lr=cfg.lr, foreach=True)  # as training constructs it
+    m, v = torch.zeros_like(P2), torch.zeros_like(P2)
+    out = {}
+    for name, step in (("torch_optim", lambda t: opt.step()),
+                       ("hand_written", lambda t: hand_written_adam_step(P2, G, m, v, t, cfg.lr))):
+        walls = []
+        for rep in range(3):
+            t0 = time.perf_counter()
+            for t in range(1, steps + 1):
+                step(rep * steps + t)
+            walls.append((time.perf_counter() - t0) / steps)
+        out[name + "_s_per_step"] = statistics.median(walls)
+    out["identical_after_steps"] = bool(torch.equal(P1, P2))
+    out["shape"] = list(shape)
+    return out
+
+
 def timed(fn, repeats: int, device: str) -> tuple[float, list[float], object]:
     walls, out = [], None
     for _ in range(repeats):
@@ -149,6 +230,16 @@ def bench_batched_vs_loop(args) -> dict:
               for rb, rl in zip(res_b, res_l))
     out["batched_vs_loop_final_train_loss_max_rel_diff"] = rel
     out["ratio_batched_vs_loop"] = out["batched"]["model_epochs_per_s"] / out["loop"]["model_epochs_per_s"]
+
+    wall, walls, res_a = timed(lambda: batched_autograd(cfg, seeds, cfg.weight_decay), args.repeats, args.device)
+    out["batched_autograd"] = {"wall_s": wall, "walls_s": walls, "model_epochs_per_s": me / wall,
+                               "what": "the same batched program, gradient by autograd, torch.optim.Adam"}
+    out["batched_autograd_vs_batched_final_train_loss_max_rel_diff"] = max(
+        abs(r.final["train_loss"] - x) / abs(x) for r, x in zip(res_b, res_a))
+    out["ratio_batched_vs_batched_autograd"] = (out["batched"]["model_epochs_per_s"]
+                                                / out["batched_autograd"]["model_epochs_per_s"])
+    if args.device == "cpu":
+        out["optimizer_step"] = bench_optimizer_step(cfg, len(seeds))
 
     if not args.no_reference:
         def ref_loop():
