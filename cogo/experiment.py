@@ -23,7 +23,6 @@ Layout of the output directory::
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -37,6 +36,7 @@ import numpy as np
 from cogo import __version__
 from cogo.algebra.groups import parse_group
 from cogo.errors import CogoError
+from cogo.formatting import dumps_json, render_table
 
 __all__ = ["ExperimentConfig", "run_experiment", "DEMO_CONFIG", "fresh_directory"]
 
@@ -164,15 +164,16 @@ def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: boo
 
 
 # --------------------------------------------------------------------------- figures
-def _order_histogram(reports, label: str) -> bytes:
+def _order_histogram(reports, label: str) -> bytes | None:
+    """PNG of the block-order histogram (SPEC 8.3), or None when there is no block to draw."""
     import io
 
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # a Figure of its own: the caller's pyplot backend is never touched
+    from matplotlib.patches import Patch
 
     counts = _order_counts(reports)
+    if not counts:
+        return None
     fig = Figure(figsize=(5, 3.2), dpi=100)
     ax = fig.add_subplot(1, 1, 1)
     keys = sorted(counts)
@@ -181,6 +182,9 @@ def _order_histogram(reports, label: str) -> bytes:
     ax.set_ylabel("blocks (all frequencies, all seeds)")
     total = sum(counts.values())
     ax.set_title(f"Z_{label}: {total} blocks in {len(reports)} model(s)")
+    if any(k in (4, 6) for k in keys) and any(k not in (4, 6) for k in keys):  # two colours: say which is which
+        ax.legend(handles=[Patch(color="C0", label="order 4 or 6"), Patch(color="C3", label="other orders")],
+                  fontsize=8)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
@@ -213,9 +217,7 @@ def _fmt(x: Any, fmt: str) -> str:
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-    return "\n".join(out)
+    return render_table(head, rows, markdown=True)
 
 
 def _training_rows(training: list[dict]) -> list[list[str]]:
@@ -267,7 +269,8 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
         out.append("")
         out.append(class_md[g["group"]])
         out.append("")
-        out.append(f"![block orders Z_{g['group']}]({g['figures']['orders']})")
+        if g["figures"]["orders"]:
+            out.append(f"![block orders Z_{g['group']}]({g['figures']['orders']})")
         for name, fig in g["figures"]["angles"].items():
             out.append(f"![{name} Z_{g['group']}]({fig})")
         out.append("")
@@ -340,14 +343,18 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
         result = classify_many([str(p) for p in paths])
         cjson = to_json_dict(result)
         cmd_path = run_dir / "classification.md"
-        atomic_write_text(run_dir / "classification.json", json.dumps(cjson, indent=1, allow_nan=False) + "\n")
+        atomic_write_text(run_dir / "classification.json", dumps_json(cjson))
         atomic_write_text(cmd_path, render_markdown(result))
         class_md[label] = _summary_md(result.summary)
 
         figs = {"curves": f"figures/curves_d{label}.png", "orders": f"figures/orders_d{label}.png", "angles": {}}
         _curves(metas, cfg.train_config(label), out / figs["curves"])
-        with atomic_write(out / figs["orders"], "wb") as fh:
-            fh.write(_order_histogram(result.reports, label))
+        png = _order_histogram(result.reports, label)
+        if png is None:  # no block in any model: no empty figure
+            figs["orders"] = None
+        else:
+            with atomic_write(out / figs["orders"], "wb") as fh:
+                fh.write(png)
         for name, data in angle_histograms(result).items():
             rel = f"figures/{name.replace('.png', '')}_d{label}.png"
             with atomic_write(out / rel, "wb") as fh:
@@ -389,7 +396,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
         "verification": verification,
         "wall_time_s": time.perf_counter() - t0,
     }
-    atomic_write_text(out / "report.json", json.dumps(report, indent=1, allow_nan=False) + "\n")
+    atomic_write_text(out / "report.json", dumps_json(report))
     atomic_write_text(out / "report.md", _render_markdown(report, class_md))
     return report
 
@@ -424,9 +431,7 @@ def summary_text(report: dict) -> str:
 
 
 def _plain_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(head)]
-    fmt = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
-    return [fmt(head), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+    return render_table(head, rows).splitlines()
 
 
 def verification_ok(report: dict) -> bool:

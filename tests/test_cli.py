@@ -168,3 +168,30 @@ def test_construct_even_order_is_a_user_error(tmp_path, capsys):
     assert main(["construct", "f6", "--group", "2x3", "-o", str(tmp_path / "c.pt")]) == 2
     assert "odd order" in one_line_error(capsys)
     assert not (tmp_path / "c.pt").exists()
+
+
+# --------------------------------------------------------------------------- figures
+def test_plotting_never_switches_the_callers_backend(tmp_path):
+    import matplotlib
+
+    from cogo.experiment import _order_histogram
+    from cogo.solvers.training import TrainConfig, plot_history, train
+
+    before = matplotlib.get_backend()
+    matplotlib.use("svg")  # the caller's choice; cogo must leave it alone
+    try:
+        res = train(TrainConfig(group="5", hidden=8, epochs=4, log_every=2), [1, 2], progress=False)
+        plot_history(res, tmp_path / "curves.png")
+        assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
+        block = type("B", (), {"order": 6})
+        png = _order_histogram([type("R", (), {"blocks": [block, block]})], "5")
+        assert png[:4] == b"\x89PNG"
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+
+
+def test_empty_order_histogram_is_not_drawn():
+    from cogo.experiment import _order_histogram
+
+    assert _order_histogram([type("R", (), {"blocks": []})], "5") is None

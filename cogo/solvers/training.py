@@ -885,10 +885,8 @@ def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.Pat
 
 def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str:
     """Plot train/test loss (log scale) and accuracy against epoch for every model; PNG, atomic."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # a Figure of its own: the caller's pyplot backend is never touched
+    from matplotlib.lines import Line2D
 
     if isinstance(results, TrainResult):
         results = [results]
@@ -915,8 +913,12 @@ def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str
     ax_a.set_xlabel("epoch")
     ax_a.set_ylabel("accuracy (solid: train, dashed: test)")
     ax_a.set_ylim(-0.02, 1.02)
-    ax_l.set_title(title, fontsize=9)
-    if len(results) <= 10:
+    ax_l.set_title(f"loss: {title}", fontsize=9)
+    ax_a.set_title(f"accuracy: {title}", fontsize=9)
+    styles = [Line2D([], [], color="0.3", lw=1.0, label="train"), Line2D([], [], color="0.3", lw=1.0, ls="--",
+                                                                         label="test")]
+    ax_l.legend(handles=styles, fontsize=7, loc="upper right")
+    if 1 < len(results) <= 10:
         ax_a.legend(fontsize=7, loc="lower right")
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=110)
