@@ -156,11 +156,25 @@ def _to_float64(x: Any, name: str, where: str) -> np.ndarray:
     return x
 
 
-def _group_from(meta_group: Any, n: int, where: str) -> FiniteAbelianGroup:
+def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> FiniteAbelianGroup:
     if meta_group is None:
         return parse_group(n)
     try:
-        G = parse_group(meta_group if not isinstance(meta_group, (list, tuple)) else tuple(meta_group))
+        if table is not None:  # a non-Abelian group: its Cayley table travels with it (SPEC 9)
+            from cogo.algebra.finite_groups import FiniteGroup
+
+            t = table.detach().cpu().numpy() if hasattr(table, "detach") else np.asarray(table)
+            try:  # never read a file named by untrusted metadata
+                named = None if str(meta_group).lower().endswith(".json") else parse_group(str(meta_group))
+            except ValueError:
+                named = None
+            G = FiniteGroup.from_table(t, str(meta_group), register=named is None)
+            if named is not None:
+                if named != G:
+                    raise CogoError(f"the stored Cayley table is not the table of {meta_group}")
+                G = named
+        else:
+            G = parse_group(meta_group if not isinstance(meta_group, (list, tuple)) else tuple(meta_group))
     except (ValueError, TypeError) as exc:
         raise CheckpointError(f"{where}: bad group in metadata: {exc}") from None
     if G.order != n:
@@ -236,7 +250,7 @@ def load_weights(path: str | os.PathLike, group: Any = None) -> LoadedWeights:
         meta = m if isinstance(m, dict) else {}
     Wa, Wb, Wc = (_to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
     _check_shapes(Wa.shape, Wb.shape, Wc.shape, where)
-    G = parse_group(group) if group is not None else _group_from(meta.get("group"), Wa.shape[1], where)
+    G = parse_group(group) if group is not None else _group_from(meta.get("group"), Wa.shape[1], where, meta.get("group_table"))
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
     return LoadedWeights(Wa, Wb, Wc, G, meta, where)

@@ -157,3 +157,23 @@ def test_cayley_json(tmp_path):
     junk.write_text("{not json")
     with pytest.raises(CogoError, match="JSON"):
         parse_group(str(junk))
+
+
+def test_cyclic_names_keep_the_abelian_path():
+    assert parse_group("Z7") == FiniteAbelianGroup((7,))
+    assert parse_group("Z3xC5") == FiniteAbelianGroup((3, 5))
+
+
+def test_abelian_only_attributes_refused_in_one_line():
+    from cogo.algebra.finite_groups import NotAbelianError
+
+    G = parse_group("S3")
+    with pytest.raises(CogoError, match="needs an Abelian group"):
+        G.neg
+    with pytest.raises(NotAbelianError, match="not Abelian"):
+        G.characters
+    assert not hasattr(G, "orders")                 # an AttributeError too, so hasattr stays safe
+    with pytest.raises(CogoError, match="Abelian but given by a table"):
+        parse_group("D2").neg
+    with pytest.raises(CogoError, match="odd order"):
+        G.require_odd("z_F6")

@@ -41,7 +41,7 @@ import numpy as np
 from cogo.algebra.groups import MAX_ORDER, FiniteAbelianGroup
 from cogo.errors import CogoError
 
-__all__ = ["FiniteGroup", "named_group", "group_from_spec", "as_finite_group", "NAMED_GROUPS_HELP"]
+__all__ = ["FiniteGroup", "named_group", "group_from_spec", "NotAbelianError", "direct_product", "as_finite_group", "NAMED_GROUPS_HELP"]
 
 #: Largest Cayley-table JSON file read (bytes): a 4096 x 4096 table of short integers.
 MAX_JSON_BYTES = 8 * MAX_ORDER * MAX_ORDER
@@ -51,6 +51,10 @@ NAMED_GROUPS_HELP = ("an order like 23, a product like 3x5, a name (S3, S4, A4, 
 
 # groups built from tables given at run time, by label, so that parse_group(label) finds them again
 _REGISTRY: dict[str, "FiniteGroup"] = {}
+
+
+class NotAbelianError(CogoError, AttributeError):
+    """An Abelian-only operation was given a group defined by its Cayley table (one line, like every CogoError)."""
 
 
 def _refuse_order(order: int, what: str) -> None:
@@ -74,8 +78,12 @@ class FiniteGroup:
         Index of the identity.
     label : str
         Name used on the command line and in checkpoints (``'S3'``, ``'S3x3'``).
-    elements : list of str
+    element_names : list of str
         A printable name per element.
+
+    Attributes that only ``Z_d1 x ... x Z_dn`` has (``neg``, ``characters``,
+    ``orders``, ...) raise :class:`NotAbelianError` (a one-line
+    :class:`CogoError`), so Abelian-only code refuses a table group cleanly.
 
     Use the constructors (:meth:`from_table`, :meth:`from_cayley_json`,
     :meth:`from_permutation_group`, :func:`named_group`); the plain
@@ -94,7 +102,22 @@ class FiniteGroup:
             inverse = np.argmax(self.table == self.identity, axis=1)
         self.inverse = np.ascontiguousarray(inverse, dtype=np.int64)
         self.inverse.setflags(write=False)
-        self.elements = list(elements) if elements is not None else [f"g{i}" for i in range(self.order)]
+        self.element_names = list(elements) if elements is not None else [f"g{i}" for i in range(self.order)]
+
+    #: attributes of :class:`FiniteAbelianGroup` that only make sense for ``Z_d1 x ... x Z_dn``
+    _ABELIAN_ONLY = frozenset({"orders", "is_cyclic", "scale", "exact_scale", "elements", "neg", "sub_table",
+                               "positive_frequencies", "characters", "exact_characters", "index", "coords",
+                               "_phase"})
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for missing attributes: Abelian-only code given a table group fails in one line
+        if name in FiniteGroup._ABELIAN_ONLY:
+            raise NotAbelianError(
+                f"this operation needs an Abelian group Z_d1 x ... x Z_dn (an order like 23 or a product like 3x5); "
+                f"{self.label} (order {self.order}) is "
+                + ("Abelian but given by a table" if self.is_abelian else "not Abelian")
+                + " (non-Abelian groups support train and classify; SPEC 9)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- constructors -----------------------------------------------------------
     @classmethod
@@ -417,7 +440,7 @@ def direct_product(G: FiniteGroup, H: FiniteGroup, label: str | None = None) -> 
     M1, M2 = G.order, H.order
     _refuse_order(M1 * M2, label or f"{G.label}x{H.label}")
     t = (G.table[:, None, :, None] * M2 + H.table[None, :, None, :]).reshape(M1 * M2, M1 * M2)
-    names = [f"({a},{b})" for a in G.elements for b in H.elements]
+    names = [f"({a},{b})" for a in G.element_names for b in H.element_names]
     return FiniteGroup(t, label or f"{G.label}x{H.label}", elements=names,
                        identity=G.identity * M2 + H.identity)
 
@@ -518,6 +541,14 @@ def group_from_spec(spec: str) -> FiniteGroup:
         return reg
     if s.lower().endswith(".json"):
         return FiniteGroup.from_cayley_json(s)
+    toks = _split_product(s)
+    cyc = [re.fullmatch(r"(?:Z|C)?(\d+)", t) for t in toks]
+    if toks and all(cyc):                       # only cyclic factors: the Abelian path (Z7, Z3xZ5)
+        order = 1
+        for m in cyc:
+            order *= int(m.group(1))
+            _refuse_order(order, f"group {s}")
+        return FiniteAbelianGroup(int(m.group(1)) for m in cyc)
     return named_group(s)
 
 

@@ -291,12 +291,16 @@ def init_weights(q: int, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor,
 
 
 def pair_targets(group: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``(a, b, c)`` int64 tensors over all pairs ``p = a * n + b`` with ``c = a + b`` (SPEC 1)."""
+    """``(a, b, c)`` int64 tensors over all pairs ``p = a * n + b`` with ``c = a + b`` (SPEC 1).
+
+    For a non-Abelian :class:`cogo.algebra.finite_groups.FiniteGroup` ``c = a * b``: its ``add_table``
+    is the Cayley table (SPEC 9).
+    """
     G = parse_group(group)
     n = G.order
     p = torch.arange(n * n)
     a, b = p // n, p % n
-    c = torch.from_numpy(np.ascontiguousarray(G.add_table).reshape(-1)).to(torch.int64)
+    c = torch.from_numpy(np.array(G.add_table, dtype=np.int64).reshape(-1))
     return a, b, c
 
 
@@ -352,6 +356,7 @@ class TrainResult:
             "torch_version": str(torch.__version__),
             "group": G.label,
             "n": G.order,
+            **({} if isinstance(G, FiniteAbelianGroup) else {"group_table": torch.from_numpy(np.array(G.table))}),
             **hp,
             "seed": int(self.seed),
             "init": "torch.nn.Linear default (kaiming_uniform_, a=sqrt(5)) for layera, layerb, layerc "
@@ -758,7 +763,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.epochs, desc=f"train Z_{parse_group(cfg.group).label} q={cfg.hidden} x{M}",
+        bar = tqdm(total=cfg.epochs, desc=f"train {parse_group(cfg.group)} q={cfg.hidden} x{M}",
                    unit="epoch", dynamic_ncols=True)
     last_bar = 0
     # iteration `epoch` sees the weights after `epoch` updates: record, snapshot, then update
@@ -906,7 +911,7 @@ def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str
         ax_a.plot(ep, arr("train_acc"), color=color, lw=1.0, label=lab)
         ax_a.plot(ep, arr("test_acc"), color=color, lw=1.0, ls="--")
     cfg = results[0].config
-    title = f"Z_{parse_group(cfg.group).label}, q={cfg.hidden}, {cfg.optimizer} lr={cfg.lr}, {cfg.loss}"
+    title = f"{parse_group(cfg.group)}, q={cfg.hidden}, {cfg.optimizer} lr={cfg.lr}, {cfg.loss}"
     ax_l.set_yscale("log")
     ax_l.set_xlabel("epoch")
     ax_l.set_ylabel("loss (solid: train, dashed: test)")
