@@ -398,6 +398,9 @@ def _add_dynamics(sub) -> None:
     p.add_argument("--group", type=_group_type, default=None, help="override the group recorded in the files")
     p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
                    metavar="X", help="as for cogo classify (default 0.01)")
+    p.add_argument("--max-order", type=_int_type("max-order", 1), default=12, metavar="M",
+                   help="blocks of more than M nodes are not factored, only measured (default 12; 48 factors "
+                        "what cogo classify factors)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write OUT/cache")
     p.add_argument("--no-figures", action="store_true", help="write only dynamics.json")
     p.set_defaults(func=_cmd_dynamics)
@@ -416,7 +419,7 @@ def _cmd_dynamics(args) -> int:
         out = check_output_dir(args.out)
     cache = None if args.no_cache else out / "cache"
     runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=args.workers, group=args.group,
-                        log=lambda s: print(s, flush=True)) for f in args.files]
+                        log=lambda s: print(s, flush=True), max_order=args.max_order) for f in args.files]
     written = write_dynamics(runs, out, figures=not args.no_figures)
     sys.stdout.write(render_text(runs))
     for path in written:

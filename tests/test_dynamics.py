@@ -148,6 +148,12 @@ def test_last_snapshot_equals_cogo_classify_of_the_final_checkpoint(tmp_path, ca
     assert not any(b["type"] in ("z_nu * z_syn", "z_nu=i * z_xi") for b in run["snapshots"][0]["blocks"])
     # two worker processes give the same records
     assert analyse_run(path, workers=2)["snapshots"] == run["snapshots"]
+    # blocks above max_order are measured, not factored; the measurements agree
+    small = analyse_run(path, workers=1, max_order=4)["snapshots"][-1]["blocks"]
+    assert [b["type"] for b in small] == ["not factored (large)"] + ["z_nu=i * z_xi"] * 4
+    assert small[0]["order"] == 6 and small[0]["error"] is None
+    for key in ("r_kkk", "R_c", "R_n", "R_*"):
+        assert small[0][key] == pytest.approx(last["blocks"][0][key], abs=1e-12)
 
 
 def test_frequency_potentials_are_the_network_potentials(tmp_path):

@@ -44,7 +44,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cogo.algebra.potentials import MONOMIALS
-from cogo.analysis.classify import Settings, read_network
+from cogo.analysis.classify import Settings
 from cogo.checkpoints import atomic_write_text
 from cogo.formatting import dumps_json, to_plain
 
@@ -70,40 +70,69 @@ def _block_residuals(b: Any) -> dict:
             "R_*": max(abs(s[m]) for m in _ROLES["R_*"])}
 
 
-def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None) -> dict:
+#: Blocks with more nodes than this are not factored while reading a run (see :func:`snapshot_record`).
+MAX_ORDER = 12
+NOT_FACTORED = "not factored (large)"
+
+
+def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None,
+                    max_order: int | None = MAX_ORDER) -> dict:
     """What ``cogo classify`` reads in one network (SPEC 8), as plain JSON values.
 
     ``{"live_nodes", "dead_nodes", "zero_frequency_nodes", "mixed_nodes", "blocks": [{"k", "order",
     "type", "factorable", "optimal", "error", "r_kkk", "R_c", "R_n", "R_*", "nearest"}]}``.
+    The blocks are those of :func:`cogo.analysis.blocks.extract_blocks` and each is
+    classified by :func:`cogo.analysis.classify.classify_block` with the same
+    arguments :func:`cogo.analysis.classify.read_network` uses, except that a
+    block of more than ``max_order`` nodes (early in training every frequency
+    holds dozens of nodes; factoring such a block costs seconds and no catalogue
+    solution of SPEC 7 has more than 12) gets type ``"not factored (large)"``,
+    with its ``r_kkk`` and condition residuals.  ``max_order=None`` factors
+    every block as ``cogo classify`` does.
     """
-    rep = read_network(Wa, Wb, Wc, group, settings=settings)
+    from cogo.algebra.network import Network
+    from cogo.analysis.blocks import extract_blocks
+    from cogo.analysis.classify import classify_block
+
+    st = (settings or Settings()).validate()
+    net = Network.from_weights(Wa, Wb, Wc, group)
+    split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
     blocks = []
-    for b in rep.blocks:
-        row = {"k": int(b.k), "order": int(b.order), "type": b.type, "factorable": bool(b.factorable),
-               "optimal": bool(b.optimal), "error": b.error, "r_kkk": complex(b.r_kkk), **_block_residuals(b)}
-        near = getattr(b, "nearest", None)
-        row["nearest"] = to_plain(near) if near is not None else None
+    for bl in split.blocks:
+        if max_order is None or bl.order <= max_order:
+            b = classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=bl.nodes.tolist(), settings=st,
+                               kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
+            row = {"k": int(b.k), "order": int(b.order), "type": b.type, "factorable": bool(b.factorable),
+                   "optimal": bool(b.optimal), "error": b.error, "r_kkk": complex(b.r_kkk), **_block_residuals(b)}
+            near = getattr(b, "nearest", None)
+            row["nearest"] = to_plain(near) if near is not None else None
+        else:
+            res = bl.conditions()
+            row = {"k": int(bl.k), "order": bl.order, "type": NOT_FACTORED, "factorable": False,
+                   "optimal": bool(all(float(v) <= st.opt_tol for v in res.values()) and not bl.self_conjugate),
+                   "error": None, "r_kkk": complex(np.sum(np.asarray(bl.a) * np.asarray(bl.b) * np.asarray(bl.c))),
+                   **{c: float(res[c]) for c in ("R_c", "R_n", "R_*") if c in res}, "nearest": None}
         blocks.append(row)
-    return to_plain({"live_nodes": rep.live_nodes, "dead_nodes": rep.dead_nodes,
-                     "zero_frequency_nodes": rep.zero_frequency_nodes, "mixed_nodes": rep.mixed_nodes,
+    return to_plain({"live_nodes": split.live_nodes, "dead_nodes": split.dead_nodes,
+                     "zero_frequency_nodes": split.zero_frequency_nodes, "mixed_nodes": split.mixed_nodes,
                      "blocks": blocks})
 
 
-def _cache_key(W: Sequence[np.ndarray], group_label: str, settings: Settings) -> str:
+def _cache_key(W: Sequence[np.ndarray], group_label: str, settings: Settings, max_order: int | None) -> str:
     h = hashlib.sha256()
-    h.update(f"{_CACHE_VERSION}|{group_label}|{sorted(settings.__dict__.items())}".encode())
+    h.update(f"{_CACHE_VERSION}|{group_label}|{sorted(settings.__dict__.items())}|{max_order}".encode())
     for w in W:
         h.update(str(w.shape).encode())
         h.update(np.ascontiguousarray(w, dtype=np.float64).tobytes())
     return h.hexdigest()
 
 
-def _cached_record(W: Sequence[np.ndarray], group_label: str, settings: Settings, cache_dir: str | None
-                   ) -> tuple[dict, bool]:
+def _cached_record(W: Sequence[np.ndarray], group_label: str, settings: Settings, cache_dir: str | None,
+                   max_order: int | None = MAX_ORDER) -> tuple[dict, bool]:
     """The record of one snapshot, from the cache when present; returns (record, was_cached)."""
     path = None
     if cache_dir is not None:
-        path = Path(cache_dir) / f"{_cache_key(W, group_label, settings)}.json"
+        path = Path(cache_dir) / f"{_cache_key(W, group_label, settings, max_order)}.json"
         if path.is_file():
             try:
                 rec = json.loads(path.read_text())
@@ -111,21 +140,21 @@ def _cached_record(W: Sequence[np.ndarray], group_label: str, settings: Settings
                     return rec, True
             except (ValueError, OSError):
                 pass  # unreadable cache entry: recompute it
-    rec = snapshot_record(*W, group=group_label, settings=settings)
+    rec = snapshot_record(*W, group=group_label, settings=settings, max_order=max_order)
     if path is not None:
         atomic_write_text(path, json.dumps(rec) + "\n")
     return rec, False
 
 
 def _worker(args: tuple) -> tuple[int, dict, bool]:
-    i, source, n, q, group_label, settings, cache_dir = args
+    i, source, n, q, group_label, settings, cache_dir, max_order = args
     if isinstance(source, str):
         from cogo.snapshots import read_snapshot_file
 
         W = read_snapshot_file(source, n, q)
     else:
         W = source
-    rec, hit = _cached_record(W, group_label, settings, cache_dir)
+    rec, hit = _cached_record(W, group_label, settings, cache_dir, max_order)
     return i, rec, hit
 
 
@@ -179,13 +208,13 @@ def _history_at(meta: dict, epochs: Sequence[int]) -> list[dict]:
 
 def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
                 workers: int | None = None, chunk: int = 16, group: Any = None,
-                log: Callable[[str], None] | None = None) -> dict:
+                log: Callable[[str], None] | None = None, max_order: int | None = MAX_ORDER) -> dict:
     """Read every snapshot of a checkpoint trained with ``--snapshot-every`` (module docstring).
 
     ``cache_dir``: where per-snapshot records are cached (None: no cache);
     ``workers``: processes for the per-block classification (default
     ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
-    at a time.  Returns the JSON-ready record of the run (``format``
+    at a time; ``max_order``: see :func:`snapshot_record`.  Returns the JSON-ready record of the run (``format``
     "cogo-dynamics/1", ``snapshots``, ``frequencies``, ``formation``).
     """
     from cogo.snapshots import open_snapshots
@@ -210,7 +239,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
             for key in pots:
                 pots[key].append(fp[key])
             tasks = [(i, snaps.files[i] if snaps.files is not None else (Wa[j], Wb[j], Wc[j]), n, q, G.label, st,
-                      None if cache_dir is None else str(cache_dir)) for j, i in enumerate(idx)]
+                      None if cache_dir is None else str(cache_dir), max_order) for j, i in enumerate(idx)]
             done = pool.map(_worker, tasks) if pool is not None else map(_worker, tasks)
             for i, rec, hit in done:
                 records[i] = rec
@@ -240,6 +269,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
         "seed": meta.get("seed"),
         "weight_decay": meta.get("weight_decay"),
         "settings": dict(st.__dict__),
+        "max_order": max_order,
         "epochs": [int(e) for e in snaps.epochs],
         "history": {k: list(v) for k, v in meta.get("history", {}).items()} if isinstance(meta.get("history"), dict) else None,
         "snapshots": rows,
