@@ -403,7 +403,7 @@ def figure_run(run: dict):
     tw.set_ylabel("accuracy / fraction")
     l1, n1 = ax[0].get_legend_handles_labels()
     l2, n2 = tw.get_legend_handles_labels()
-    ax[0].legend(l1 + l2, n1 + n2, fontsize=7, loc="center right")
+    ax[0].legend(l1 + l2, n1 + n2, fontsize=7, loc="lower left")
     ax[0].set_title("loss, test accuracy and the moment each block reaches its final type", fontsize=9)
     # 2. r_kkk per frequency
     r = np.asarray(fr["r_kkk"], dtype=float)
