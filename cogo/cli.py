@@ -260,7 +260,9 @@ def _add_train(sub) -> None:
                     "summary.json and, with --plot, curves.png into --out.",
     )
     p.add_argument("--group", type=_group_type, default="23",
-                   help="group: an order like 23 or a product like 3x5 (default 23)")
+                   help="group: an order like 23 or a product like 3x5 (default 23), a finite group by name "
+                        "(S3, S4, A4, A5, D5, Q8, Dic3; products S3x3) or a Cayley-table .json file "
+                        "(c = a*b; see docs/groups.md)")
     p.add_argument("--hidden", type=_int_type("hidden size", 1), default=512, help="hidden nodes q (default 512)")
     p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), default=0.01,
                    help="learning rate (default 0.01)")
@@ -348,7 +350,8 @@ def _add_classify(sub) -> None:
     p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
     p.add_argument("--plots", metavar="DIR", help="also write histograms of the angles of xi, nu, alpha, beta (PNG)")
     p.add_argument("--group", type=_group_type, default=None,
-                   help="override the group recorded in the files (e.g. 23 or 3x5)")
+                   help="override the group recorded in the files (e.g. 23, 3x5, S3 or a Cayley-table .json); "
+                        "a non-Abelian group gets the irreducible-representation reading (SPEC 9)")
     p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
                    metavar="X",
                    help="a node is dead when its strength is below X times the strongest node's (default 0.01)")
