@@ -609,8 +609,12 @@ def _command(args) -> str:
     return shlex.join(["cogo", *args.argv])
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``cogo`` parser; a usage error raises an internal exception that :func:`main` prints as one line."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``cogo`` parser; a usage error raises an internal exception that :func:`main` prints as one line.
+
+    ``only``: build just that subcommand (start-up: ``cogo classify`` then
+    never imports what other commands need, e.g. cogo.experiment).
+    """
     parser = _Parser(
         prog="cogo",
         description="Verify, exactly and numerically, the structure of the solutions "
@@ -618,7 +622,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cogo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_verify, _add_construct, _add_train, _add_classify, _add_dynamics, _add_experiment, _add_demo, _add_li2_sweep):
+    adders = (_add_verify, _add_construct, _add_train, _add_classify, _add_dynamics, _add_experiment, _add_demo, _add_li2_sweep)
+    if only is not None:
+        adders = tuple(a for a in adders if a.__name__ == f"_add_{only}") or adders
+    for add in adders:
         add(sub)
     return parser
 
@@ -637,7 +644,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     other exception is a bug in cogo and propagates with its traceback.
     """
     argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
-    parser = build_parser()
+    parser = build_parser(only="classify" if argv[:1] == ["classify"] else None)
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:

@@ -84,7 +84,6 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-import networkx as nx
 import numpy as np
 
 __all__ = [
@@ -453,6 +452,8 @@ def _rank1_cells(T: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 # --------------------------------------------------------------------------- exact covers
 def _perfect_matching(n: int, pairs: list[tuple[int, int]], costs: list[float]) -> list[int] | None:
     """Indices of pairs forming a perfect matching of ``n`` nodes (networkx blossom), or None."""
+    import networkx as nx  # only when a matching is needed (keeps start-up cheap)
+
     if n % 2 or not pairs:
         return None
     touched = np.zeros(n, dtype=bool)
@@ -678,6 +679,8 @@ def _product_set(tab: _Table, sets: Sequence[Sequence[int]]) -> list[int] | None
 
 def _resolve_duplicates(tab: _Table, sets: Sequence[Sequence[int]]) -> list[int] | None:
     """Product set with distinct nodes when nearly coincident nodes collide (bipartite matching of cells to nodes)."""
+    import networkx as nx  # only when a matching is needed (keeps start-up cheap)
+
     P = [int(v) for v in sets[0]]
     for S in sets[1:]:
         opts = []
@@ -775,6 +778,8 @@ def _matching_starts(F: np.ndarray, o: int) -> list[np.ndarray]:
     noisy trained block (a few percent off a product) still gets the right
     grid, which :func:`fit_grid` then refines.  ``O(q^4)`` in all.
     """
+    import networkx as nx  # only when a matching is needed (keeps start-up cheap)
+
     q = F.shape[0]
     if q % 2 or q < 4:
         return []
