@@ -1,6 +1,7 @@
 """Hypothesis strategies shared by the tests: small groups and random networks."""
 import numpy as np
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from cogo.algebra import FiniteAbelianGroup, Network
 
@@ -11,6 +12,7 @@ odd_groups = st.sampled_from([o for o in GROUP_ORDERS if np.prod(o) % 2]).map(Fi
 
 
 def random_network(G, q, seed, real=False, scale=1.0):
+    """A seeded random network, for the deterministic (non-hypothesis) tests."""
     rng = np.random.default_rng(seed)
     if real:
         n = G.order
@@ -20,12 +22,42 @@ def random_network(G, q, seed, real=False, scale=1.0):
     return Network(G, scale * z)
 
 
+#: Entries: special values (0, +-1, 1/2, so zeros and repeats are common) or floats in [-2, 2]; drawn by
+#: hypothesis itself (hypothesis.extra.numpy), so a failing network shrinks towards small, simple entries.
+entries = st.one_of(st.sampled_from([0.0, 1.0, -1.0, 0.5]),
+                    st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False, allow_subnormal=False))
+
+
+def _array(draw, shape):
+    return draw(hnp.arrays(np.float64, shape, elements=entries))
+
+
+def _zero_and_repeated_nodes(draw, nodes):
+    """Let hypothesis zero one hidden node and/or repeat one: ``nodes`` are arrays whose LAST axis is the node."""
+    q = nodes[0].shape[-1]
+    if q >= 1 and draw(st.booleans()):
+        j = draw(st.integers(0, q - 1))
+        for x in nodes:
+            x[..., j] = 0
+    if q >= 2 and draw(st.booleans()):
+        i, j = draw(st.lists(st.integers(0, q - 1), min_size=2, max_size=2, unique=True))
+        for x in nodes:
+            x[..., j] = x[..., i]
+
+
 @st.composite
 def networks(draw, group=None, max_q=3, real=False):
+    """A network on ``group`` (or a drawn small group) with 0..max_q nodes; ``real``: from real weights."""
     G = draw(groups) if group is None else group
     q = draw(st.integers(0, max_q))
-    seed = draw(st.integers(0, 2**32 - 1))
-    return random_network(G, q, seed, real=real)
+    n = G.order
+    if real:
+        WaT, WbT, Wc = _array(draw, (n, q)), _array(draw, (n, q)), _array(draw, (n, q))
+        _zero_and_repeated_nodes(draw, [WaT, WbT, Wc])
+        return Network.from_weights(WaT.T, WbT.T, Wc, G)
+    z = _array(draw, (3, n, q)) + 1j * _array(draw, (3, n, q))
+    _zero_and_repeated_nodes(draw, [z])
+    return Network(G, z)
 
 
 @st.composite
