@@ -188,3 +188,12 @@ def test_cli_bad_groups(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs an Abelian group" in err
     assert not (tmp_path / "c.pt").exists()
+
+
+def test_experiment_refuses_non_abelian_in_one_line(tmp_path, capsys):
+    out = tmp_path / "exp"
+    assert main(["experiment", "--groups", "23", "S3", "--seeds", "1", "--epochs", "1", "--hidden", "4",
+                 "--verify", "none", "--no-progress", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs Abelian groups" in err
+    assert not out.exists()
