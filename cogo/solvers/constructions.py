@@ -327,7 +327,17 @@ def f6_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool =
 
 
 def z_F6(group: Any, nu: Any = None, seed: int | None = None, exact: bool = False) -> Network:
-    """z_F6 (SPEC 7.1) as a network; see :func:`f6_design` for the parameters."""
+    """z_F6 (SPEC 7.1) as a network; see :func:`f6_design` for the parameters.
+
+    >>> from cogo.algebra import condition_residuals, real_loss
+    >>> z = z_F6(11)
+    >>> z.q                                   # 6 nodes at each of the 5 positive frequencies
+    30
+    >>> condition_residuals(z).holds()
+    {'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}
+    >>> real_loss(*z.to_weights(real=True), group=11) < 1e-20
+    True
+    """
     return f6_design(group, nu=nu, seed=seed, exact=exact).to_network()
 
 
@@ -365,7 +375,13 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
 
 def z_F6_ab(group: Any, alpha: Any = None, beta: Any = None, seed: int | None = None,
             exact: bool = False) -> Network:
-    """The SPEC 7.2 variant of z_F6 as a network; see :func:`f6ab_design`."""
+    """The SPEC 7.2 variant of z_F6 as a network; see :func:`f6ab_design`.
+
+    >>> from cogo.algebra import real_loss
+    >>> z = z_F6_ab(7, seed=3)                # alpha, beta: rational points on the unit circle
+    >>> z.q, real_loss(*z.to_weights(real=True), group=7) < 1e-20
+    (18, True)
+    """
     return f6ab_design(group, alpha=alpha, beta=beta, seed=seed, exact=exact).to_network()
 
 
@@ -463,7 +479,19 @@ def _hat_gammas(six: PartialSolution, fours: dict, exact: bool) -> dict:
 
 def z_F46(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: Any = None,
           seed: int | None = None, exact: bool = False, corrected: bool = True) -> Network:
-    """z_F4/6 (SPEC 7.3) as a network; see :func:`f46_design` (``corrected=False``: the negative control)."""
+    """z_F4/6 (SPEC 7.3) as a network; see :func:`f46_design` (``corrected=False``: the negative control).
+
+    >>> from fractions import Fraction
+    >>> from cogo.algebra import real_loss
+    >>> z = z_F46(11)
+    >>> z.q                                   # 6 + 4 x 4
+    22
+    >>> real_loss(*z.to_weights(real=True), group=11) < 1e-20
+    True
+    >>> bare = z_F46(11, corrected=False)     # without the hat: loss 2 (d - 3) / d = 16/11
+    >>> round(real_loss(*bare.to_weights(real=True), group=11) * 11, 9)
+    16.0
+    """
     return f46_design(group, k0=k0, xi=xi, s=s, nu=nu, seed=seed, exact=exact, corrected=corrected).to_network()
 
 
@@ -533,9 +561,21 @@ def mem_factors(group: Any) -> tuple[RootOfUnityNetwork, RootOfUnityNetwork]:
 def z_M(group: Any, exact: bool = False) -> Network:
     """Perfect memorization (SPEC 7.4): ``n_G^(-2/3) . U_a * U_b``, ``n_G^2`` nodes, any group order.
 
-    Node ``(j1, j2)`` (index ``j1 n_G + j2``) has one-hot real weights: it
-    fires on the input pair ``(j1, j2)`` only.  ``exact=True`` gives sympy
-    roots of unity (radicals only when the exponent divides 24 or 8).
+    Node ``(j1, j2)`` (index ``j1 n_G + j2``) has one-hot real input weights
+    (at ``j1`` for ``a``, at ``j2`` for ``b``); with the quadratic activation it
+    is active on the ``2 n_G - 1`` pairs with ``a = j1`` or ``b = j2``, four
+    times as strongly on ``(j1, j2)``, and the centring removes the rest
+    (SPEC 7.4).  ``exact=True`` gives sympy roots of unity (radicals only when
+    the exponent divides 24 or 8).
+
+    >>> import numpy as np
+    >>> from cogo.algebra import real_loss
+    >>> z = z_M(4)                            # any order, even ones too
+    >>> Wa, Wb, Wc = z.to_weights(real=True)
+    >>> z.q, real_loss(Wa, Wb, Wc, group=4) < 1e-20
+    (16, True)
+    >>> (np.abs(Wa[1 * 4 + 2]) > 1e-9).astype(int)   # node (1, 2) reads input a = 1 only
+    array([0, 1, 0, 0])
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -569,6 +609,10 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
 
     Returns the network and its metadata (group label, construction name,
     parameters as ``[re, im]`` lists, seed, cogo version).
+
+    >>> net, meta = construct("f46", 7)
+    >>> net.q, meta["name"], meta["group"]
+    (14, 'z_F4/6', '7')
     """
     from cogo import __version__
 

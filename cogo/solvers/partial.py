@@ -44,6 +44,11 @@ def unit_conjugate(*symbols: sympy.Symbol):
     ``conj(x) = 1/x`` for each symbol, so identities that need ``|x| = 1``
     become polynomial (Laurent) identities that ``sympy.expand`` decides.
     Pass it as ``conj=`` to :func:`cogo.algebra.block_sums`.
+
+    >>> import sympy
+    >>> nu = sympy.Symbol("nu")
+    >>> unit_conjugate(nu)(2 * nu)
+    2/nu
     """
     repl = {sympy.conjugate(x): 1 / x for x in symbols}
 
@@ -140,7 +145,12 @@ def _vec(vals, exact: bool) -> np.ndarray:
 
 
 def z_syn(exact: bool = False) -> PartialSolution:
-    """``z_syn``: 3 nodes, ``a = b = c = (1, w, w^2)`` (SPEC 7)."""
+    """``z_syn``: 3 nodes, ``a = b = c = (1, w, w^2)`` (SPEC 7).
+
+    >>> S = z_syn(exact=True).sums()
+    >>> S["abc"], S["a^2 c"], S["conj(a) b c"], S["|a|^2 c + |b|^2 c"]
+    (3, 3, 0, 0)
+    """
     w = omega(exact)
     v = [1, w, w**2]
     return PartialSolution("z_syn", _vec(v, exact), _vec(v, exact), _vec(v, exact))
@@ -150,6 +160,10 @@ def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> Partia
     """``z_syn,ab(alpha, beta)``: ``c = (1, w, w^2)``, ``a = (1, alpha w, beta w^2)``, ``b_j = 1/(a_j c_j)`` (SPEC 7).
 
     The catalogue takes ``|alpha| = |beta| = 1``; other values are accepted.
+
+    >>> S = z_syn_ab(1, 1, exact=True).sums()
+    >>> S["abc"], S["a b conj(c)"], S["|a|^2 c + |b|^2 c"]
+    (3, 0, 0)
     """
     exact = _is_exact(alpha, beta) if exact is None else exact
     alpha, beta = _check_param("alpha", alpha, exact), _check_param("beta", beta, exact)
@@ -163,7 +177,13 @@ def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> Partia
 
 
 def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
-    """``z_nu(nu)``: 2 nodes, ``(1, nu); (1, -nu); (1, -nu^-2)``, any nonzero ``nu`` (SPEC 7)."""
+    """``z_nu(nu)``: 2 nodes, ``(1, nu); (1, -nu); (1, -nu^-2)``, any nonzero ``nu`` (SPEC 7).
+
+    >>> import sympy
+    >>> S = z_nu(sympy.Symbol("nu")).sums()
+    >>> S["abc"], S["a^2 c"], S["b^2 c"]
+    (2, 0, 0)
+    """
     exact = _is_exact(nu) if exact is None else exact
     nu = _check_param("nu", nu, exact)
     return PartialSolution("z_nu", _vec([1, nu], exact), _vec([1, -nu], exact), _vec([1, -nu**-2], exact),
@@ -171,7 +191,12 @@ def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
 
 
 def z_nu_i(exact: bool = False) -> PartialSolution:
-    """``z_{nu=i}``: 2 nodes, ``(1, i); (1, -i); (1, 1)`` (SPEC 7)."""
+    """``z_{nu=i}``: 2 nodes, ``(1, i); (1, -i); (1, 1)`` (SPEC 7).
+
+    >>> S = z_nu_i(exact=True).sums()
+    >>> S["abc"], S["conj(a) b c"], S["a^2 c"], S["|a|^2 c + |b|^2 c"]
+    (2, 0, 0, 4)
+    """
     i = sympy.I if exact else 1j
     return PartialSolution("z_nu=i", _vec([1, i], exact), _vec([1, -i], exact), _vec([1, 1], exact))
 
@@ -182,6 +207,11 @@ def z_xi(xi: Any = 1, s: int = 1, exact: bool | None = None) -> PartialSolution:
     The catalogue takes ``|xi| = 1``.  For an exact symbol ``xi`` the entry
     ``conj(xi)`` is written ``1/xi`` (the unit-circle constraint), so that
     identities are polynomial in ``xi``.
+
+    >>> import sympy
+    >>> S = z_xi(sympy.Symbol("xi"), s=1).sums(conj=unit_conjugate(sympy.Symbol("xi")))
+    >>> S["abc"], S["a b conj(c)"], S["|a|^2 c + |b|^2 c"]
+    (2, 0, 2 + 2*I)
     """
     if s not in (1, -1):
         raise ValueError(f"s must be +1 or -1, got {s!r}")
