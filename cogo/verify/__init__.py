@@ -1,4 +1,9 @@
-"""Theorem checks (SPEC 3-7), certificates and negative controls."""
+"""Theorem checks (SPEC 3-7), exact certificates and negative controls.
+
+:mod:`cogo.verify.theorems` (the eight theorems, :func:`run_all`), :mod:`cogo.verify.certificates`
+(block and z_M certificates, the exact general loss), :mod:`cogo.verify.controls` (negative controls
+with predicted failing conditions and loss), :mod:`cogo.verify.results` (records, table, JSON).
+"""
 from cogo.verify.results import TheoremResult, all_ok, format_table
 from cogo.verify.theorems import run_all
 

@@ -1,13 +1,30 @@
-"""Results of the theorem checks: the :class:`TheoremResult` record, a text table and JSON."""
+"""Results of the theorem checks: the :class:`TheoremResult` record, a text table and JSON.
+
+Tables and JSON go through :mod:`cogo.formatting` (one renderer, one encoder;
+non-finite numbers become ``null``).
+"""
 from __future__ import annotations
 
-import json
-import math
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Iterable
 
-__all__ = ["TheoremResult", "Timer", "format_table", "results_to_json", "all_ok", "plain"]
+from cogo.formatting import dumps_json, render_table, to_plain
+
+__all__ = ["TheoremResult", "Timer", "format_table", "results_to_json", "all_ok", "METHODS", "RESULT_METHODS",
+           "LOSS_TOL", "NUM_TOL", "COND_TOL", "check_method", "make_result"]
+
+#: The methods a check can be asked to run.
+METHODS = ("exact", "numeric")
+#: The method a result reports: ``exact`` (a proof for the group named), ``exact-instances`` (exact
+#: arithmetic on the instances the statement lists), ``numeric`` (float64/complex128, stated tolerance).
+RESULT_METHODS = ("exact", "exact-instances", "numeric")
+#: Numeric threshold for "loss 0": the real-space loss on all pairs, float64.
+LOSS_TOL = 1e-20
+#: Numeric tolerance for identities between complex128 quantities (relative to their scale).
+NUM_TOL = 1e-10
+#: Numeric threshold above which a condition residual counts as failing.
+COND_TOL = 1e-9
 
 
 @dataclass
@@ -16,11 +33,11 @@ class TheoremResult:
 
     ``passed`` means "the statement was proven/confirmed"; for a negative
     control (``negative_control=True``) it means "the broken object was
-    caught failing".  ``residual`` is the largest residual of the identities
-    checked (0.0 when an exact check proved every one exactly 0; for a
-    negative control, the largest residual of the conditions that fail).
-    ``method`` is ``"exact"`` (sympy / exact integer arithmetic, no floats)
-    or ``"numeric"`` (complex128/float64, tolerance stated in ``statement``).
+    caught failing exactly as predicted" (the named conditions fail and the
+    loss equals the independently computed value).  ``residual`` is the
+    largest residual of the identities checked (0.0 when an exact check proved
+    every one exactly 0; for a negative control, the largest residual of the
+    conditions that fail).  ``method``: see :data:`RESULT_METHODS`.
     """
 
     name: str
@@ -33,51 +50,16 @@ class TheoremResult:
     details: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["passed"] = bool(self.passed)
-        d["residual"] = _finite(float(self.residual))
-        d["seconds"] = float(self.seconds)
-        d["details"] = plain(self.details)
-        return d
+        return to_plain({"name": self.name, "statement": self.statement, "method": self.method,
+                         "passed": bool(self.passed), "residual": float(self.residual),
+                         "seconds": float(self.seconds), "negative_control": bool(self.negative_control),
+                         "details": self.details})
 
     @property
     def status(self) -> str:
         if self.negative_control:
             return "CAUGHT" if self.passed else "MISSED"
         return "PASS" if self.passed else "FAIL"
-
-
-def _finite(x: float):
-    return x if math.isfinite(x) else str(x)
-
-
-def plain(obj: Any) -> Any:
-    """``obj`` with numpy and sympy values turned into JSON-able Python values."""
-    import numpy as np
-
-    try:
-        import sympy
-    except ImportError:  # pragma: no cover
-        sympy = None
-    if isinstance(obj, dict):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return _finite(float(obj))
-    if isinstance(obj, (complex, np.complexfloating)):
-        return [float(obj.real), float(obj.imag)]
-    if isinstance(obj, np.ndarray):
-        return plain(obj.tolist())
-    if sympy is not None and isinstance(obj, sympy.Basic):
-        return str(obj)
-    if obj is None or isinstance(obj, str):
-        return obj
-    return str(obj)
 
 
 class Timer:
@@ -93,6 +75,23 @@ class Timer:
         return False
 
 
+def check_method(method: str) -> str:
+    """``method`` if it is ``exact`` or ``numeric``; ValueError otherwise."""
+    if method not in METHODS:
+        raise ValueError(f"method must be 'exact' or 'numeric', got {method!r}")
+    return method
+
+
+def make_result(name, statement, method, passed, residual, t: Timer, negative_control=False,
+                **details) -> TheoremResult:
+    """A :class:`TheoremResult` from a finished :class:`Timer`."""
+    if method not in RESULT_METHODS:
+        raise ValueError(f"result method must be one of {RESULT_METHODS}, got {method!r}")
+    return TheoremResult(name=name, statement=statement, method=method, passed=bool(passed),
+                         residual=float(residual), seconds=t.seconds, negative_control=negative_control,
+                         details=details)
+
+
 def all_ok(results: Iterable[TheoremResult]) -> bool:
     """True iff every theorem passed and every negative control was caught."""
     return all(r.passed for r in results)
@@ -100,38 +99,31 @@ def all_ok(results: Iterable[TheoremResult]) -> bool:
 
 def format_table(results: list[TheoremResult]) -> str:
     """A readable table: theorem, method, status, residual, seconds; then one line per negative control."""
-    rows = [("theorem", "method", "status", "residual", "seconds")]
+    rows = []
     for r in results:
         name = ("control: " if r.negative_control else "") + r.name
         rows.append((name, r.method, r.status, f"{r.residual:.3g}", f"{r.seconds:.2f}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = []
-    for i, row in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) if j < 3 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths))))
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = [render_table(["theorem", "method", "status", "residual", "seconds"], rows)]
     controls = [r for r in results if r.negative_control]
     if controls:
         lines.append("")
-        lines.append("negative controls (must fail):")
+        lines.append("negative controls (must fail exactly as predicted):")
         for r in controls:
-            fails = ", ".join(r.details.get("failing_conditions", [])) or "none"
-            loss = r.details.get("loss")
-            loss_s = f"{loss:.6g}" if isinstance(loss, float) else str(loss)
-            exact = r.details.get("loss_exact")
-            extra = f" (exactly {exact})" if exact is not None else ""
-            lines.append(f"  {r.name} [{r.method}]: fails {fails}; loss {loss_s}{extra}")
+            d = r.details
+            fails = ", ".join(d.get("failing_conditions", [])) or "none"
+            want = ", ".join(d.get("expected_failing", [])) or "?"
+            lines.append(f"  {r.name} [{r.method}]: fails {fails} (expected {want}); loss {d.get('loss')} "
+                         f"(expected {d.get('expected_loss')})")
     n_thm = sum(1 for r in results if not r.negative_control)
     n_ok = sum(1 for r in results if not r.negative_control and r.passed)
-    n_c = len(controls)
     n_caught = sum(1 for r in controls if r.passed)
     total = sum(r.seconds for r in results)
     lines.append("")
-    lines.append(f"{n_ok}/{n_thm} theorems pass, {n_caught}/{n_c} negative controls caught, {total:.1f} s")
+    lines.append(f"{n_ok}/{n_thm} theorems pass, {n_caught}/{len(controls)} negative controls caught, {total:.1f} s")
     return "\n".join(lines)
 
 
 def results_to_json(results: list[TheoremResult]) -> str:
     """The results as a JSON list of objects (``name``, ``statement``, ``method``, ``passed``,
     ``residual``, ``seconds``, ``negative_control``, ``details``)."""
-    return json.dumps([r.to_dict() for r in results], indent=2) + "\n"
+    return dumps_json([r.to_dict() for r in results], indent=2)

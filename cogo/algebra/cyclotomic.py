@@ -1,0 +1,550 @@
+"""Exact arithmetic with roots of unity: ``Z[zeta_L]`` arrays and ``Q(zeta_L)`` scalars (SPEC 2, 5, 7.4).
+
+Two tools, one representation (integer coefficient vectors of powers of ``zeta_L = exp(2 pi i / L)``):
+
+* :class:`Cyclotomic` -- vectorized arrays of elements of ``Z[zeta_L]`` in the
+  basis ``1, zeta, ..., zeta^(phi(L)-1)`` (a basis over Q, since the cyclotomic
+  polynomial ``Phi_L`` is the minimal polynomial of ``zeta``).  An element is 0
+  iff its coordinate vector is 0.  Used for the character sums of z_M.
+* :class:`CycNumber` -- one element of ``Q(zeta_L)`` as a scalar that the
+  library's exact code paths accept as a sympy value (``sympy.sympify``,
+  ``sympy.expand``, ``sympy.conjugate`` and arithmetic with sympy rationals all
+  work on it).  It is stored as ``s * sum_e v[e] x^e`` in ``Q[x]/(x^L - 1)``
+  (``s`` rational, ``v`` integers); the map ``x -> zeta_L`` is a ring
+  homomorphism ``Q[x]/(x^L - 1) -> Q(zeta_L)``, so products and sums are done
+  by cyclic convolution and an element is 0 in ``Q(zeta_L)`` iff ``v`` reduced
+  modulo ``Phi_L`` is 0.  A :class:`~cogo.algebra.Network` whose entries are
+  CycNumbers runs through :func:`~cogo.algebra.fourier_loss` unchanged, so the
+  general loss of SPEC 5 is evaluated *exactly*, by the library's own code, for
+  any group order.
+
+Conversions: :func:`fourier_network` (integer real weights -> an exact
+network of CycNumbers on any group, SPEC 2, gauge-equivalent to
+``Network.from_weights``), :func:`cyc_network` (an exact sympy network whose
+entries are ``Q(zeta_24)`` or root-of-unity multiples of per-node real
+radicals, e.g. the constructions of SPEC 7, gauge-fixed to CycNumbers), and
+:func:`exact_real_loss` (the real-space loss of SPEC 1 of integer weights, a
+``Fraction``).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import sympy
+
+__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "cyc_network", "exact_real_loss",
+           "gauge_scales"]
+
+_EXACT_FLOAT = 2**52  # integers below this are exact in float64, and so are sums of products staying below it
+_INT64_SAFE = 2**62
+
+
+class Cyclotomic:
+    """Exact arithmetic in ``Z[zeta_L]``, ``zeta_L = exp(2 pi i / L)``, on arrays of elements.
+
+    An element is an integer vector of length ``phi(L)``: its coordinates in
+    the basis ``1, zeta, ..., zeta^(phi(L)-1)``.  :meth:`from_counts` maps
+    multiplicities of the powers ``zeta^e``, ``e < 2L``, to that basis with a
+    precomputed integer matrix (from ``sympy.cyclotomic_poly``).  Integer
+    matrix products run in float64 only when a bound proves every partial sum
+    an integer below 2^52 (so the result is exact); otherwise in int64 or
+    Python integers.
+    """
+
+    def __init__(self, L: int):
+        self.L = int(L)
+        x = sympy.Symbol("x")
+        phi = [int(c) for c in sympy.Poly(sympy.cyclotomic_poly(self.L, x), x).all_coeffs()[::-1]]
+        self.deg = len(phi) - 1
+        rows = max(2 * self.L, 2 * self.deg)
+        R = []
+        v = [0] * self.deg
+        v[0] = 1
+        for _ in range(rows):
+            R.append(list(v))
+            top = v[-1]
+            v = [0] + v[:-1]
+            v = [vi - top * phi[i] for i, vi in enumerate(v)]
+        self.R = np.asarray(R, dtype=object)
+        self.maxR = max(abs(int(c)) for c in self.R.ravel()) if self.R.size else 1
+        self.Rf = self.R.astype(np.float64)
+        self.R64 = self.R.astype(np.int64)
+        self.powers = np.exp(2j * np.pi * np.arange(self.deg) / self.L)
+        self.prime = self.L > 1 and bool(sympy.isprime(self.L))
+
+    def from_counts(self, counts: np.ndarray) -> np.ndarray:
+        """``counts[..., e]`` = multiplicity of ``zeta^e`` (``e < 2L``) -> basis coordinates (int64 or object)."""
+        m = counts.shape[-1]
+        L = self.L
+        if m > L:  # zeta^L = 1: fold the powers L..2L-1 onto 0..L-1 (Phi_L divides x^L - 1)
+            counts = counts.astype(np.int64 if counts.dtype != object else object)
+            folded = counts[..., :L].copy()
+            folded[..., :m - L] += counts[..., L:m]
+            counts, m = folded, L
+        if self.prime and m == L:  # Phi_p = 1 + x + ... + x^(p-1): zeta^(p-1) = -(1 + ... + zeta^(p-2))
+            return counts[..., :L - 1] - counts[..., L - 1:L]
+        bound = int(np.abs(counts).max(initial=0)) * m * self.maxR
+        if counts.dtype != object and bound < _EXACT_FLOAT:
+            out = counts.astype(np.float64) @ self.Rf[:m]
+            return np.rint(out).astype(np.int64)
+        if counts.dtype != object and bound < _INT64_SAFE:
+            return counts.astype(np.int64) @ self.R64[:m]
+        return counts.astype(object) @ self.R[:m]
+
+    def mul(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """Elementwise product of two arrays of elements (shape ``(..., deg)``).
+
+        Rational elements (only the coordinate of 1 nonzero) multiply as integers; otherwise the
+        coordinate vectors are convolved and reduced modulo ``Phi_L``.
+        """
+        d = self.deg
+        if not np.any(A[..., 1:]) and not np.any(B[..., 1:]):
+            out = np.zeros(np.broadcast_shapes(A.shape, B.shape), dtype=object if object in (A.dtype, B.dtype)
+                           else np.int64)
+            out[..., 0] = A[..., 0] * B[..., 0]
+            return out
+        big = int(np.abs(A).max(initial=0)) * int(np.abs(B).max(initial=0)) * d
+        dtype = np.int64 if big * 2 * d * self.maxR < _INT64_SAFE else object
+        out = np.zeros(np.broadcast_shapes(A.shape[:-1], B.shape[:-1]) + (2 * d - 1,), dtype=dtype)
+        A = A.astype(dtype)
+        B = B.astype(dtype)
+        for i in range(d):
+            out[..., i:i + d] += A[..., i:i + 1] * B
+        return self.from_counts(out)
+
+    def value(self, v: np.ndarray) -> np.ndarray:
+        """Numeric value (for reporting only)."""
+        return np.asarray(v, dtype=np.float64) @ self.powers if self.deg else np.zeros(v.shape[:-1])
+
+
+@lru_cache(maxsize=64)
+def cyclotomic(L: int) -> Cyclotomic:
+    """The (cached) :class:`Cyclotomic` of order ``L``."""
+    return Cyclotomic(L)
+
+
+# --------------------------------------------------------------------------- scalars
+def _rational(x: Any) -> Fraction | None:
+    """``x`` as a Fraction when it is an exact rational (int, Fraction, sympy Rational), else None."""
+    if isinstance(x, bool):
+        return Fraction(int(x))
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, sympy.Rational):
+        return Fraction(int(x.p), int(x.q))
+    return None
+
+
+def _cyc_mul(u: np.ndarray, v: np.ndarray, L: int, wide: bool) -> np.ndarray:
+    """Product in ``Z[x]/(x^L - 1)`` (cyclic convolution); Python ints when ``wide``, else int64."""
+    if wide:
+        u, v = u.astype(object), v.astype(object)
+    c = np.convolve(u, v)
+    out = c[:L].copy()
+    out[:L - 1] += c[L:]
+    return out
+
+
+def _new(L: int, v: np.ndarray, D: int, b: int) -> "CycNumber":
+    x = object.__new__(CycNumber)
+    x.L, x.v, x.D, x.b = L, v, D, b
+    return x
+
+
+class CycNumber:
+    """An exact element ``(1/D) sum_e v[e] zeta_L^e`` of ``Q(zeta_L)``, usable as a sympy scalar.
+
+    ``v``: integer vector of length ``L`` (int64 while a tracked bound ``b`` on
+    ``max |v|`` stays below 2^62, Python ints beyond), ``D``: a positive
+    integer.  Arithmetic with ints, Fractions, sympy rationals and other
+    CycNumbers of the same ``L`` is exact; ``sympy.conjugate`` maps
+    ``zeta -> zeta^-1`` (complex conjugation, an automorphism of
+    ``Q(zeta_L)``); ``x == y`` decides equality in ``Q(zeta_L)`` (reduction
+    modulo ``Phi_L``).  Any other operand (a float, a radical, a symbol)
+    raises TypeError: nothing is ever approximated.
+    """
+
+    __slots__ = ("L", "v", "D", "b")
+    __sympy__ = True  # sympy.sympify returns the object itself
+    _op_priority = 1000.0  # sympy numbers defer to our reflected operators
+    free_symbols: frozenset = frozenset()
+    is_number = True
+
+    def __init__(self, L: int, v: Any, s: Any = 1):
+        L = int(L)
+        arr = np.asarray(v)
+        if arr.shape != (L,):
+            raise ValueError(f"CycNumber of order {L} needs {L} coefficients, got shape {arr.shape}")
+        if arr.dtype != object and not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError("CycNumber coefficients must be integers")
+        s = Fraction(s)
+        vals = [int(x) * s.numerator for x in arr.tolist()]
+        b = max((abs(x) for x in vals), default=0)
+        self.L, self.D, self.b = L, s.denominator, b
+        self.v = np.asarray(vals, dtype=np.int64 if b < _INT64_SAFE else object)
+
+    # -- constructors -----------------------------------------------------------
+    @classmethod
+    def root(cls, L: int, e: int, coeff: Any = 1) -> "CycNumber":
+        """``coeff * zeta_L^e``."""
+        v = np.zeros(int(L), dtype=np.int64)
+        v[int(e) % int(L)] = 1
+        return cls(L, v, coeff)
+
+    @classmethod
+    def rational(cls, L: int, q: Any) -> "CycNumber":
+        return cls.root(L, 0, Fraction(q))
+
+    @property
+    def s(self) -> Fraction:
+        return Fraction(1, self.D)
+
+    # -- arithmetic -------------------------------------------------------------
+    def _coerce(self, other: Any) -> "CycNumber":
+        if isinstance(other, CycNumber):
+            if other.L != self.L:
+                raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+            return other
+        q = _rational(other)
+        if q is None:
+            raise TypeError(f"CycNumber: cannot combine with {type(other).__name__} {other!r} exactly")
+        return CycNumber.rational(self.L, q)
+
+    def __add__(self, other: Any) -> "CycNumber":
+        o = self._coerce(other)
+        if o.b == 0:
+            return self
+        if self.b == 0:
+            return o
+        if self.D == o.D:
+            b = self.b + o.b
+            if b < _INT64_SAFE:
+                return _new(self.L, self.v + o.v, self.D, b)
+            return _new(self.L, self.v.astype(object) + o.v.astype(object), self.D, b)
+        g = math.gcd(self.D, o.D)
+        f1, f2 = o.D // g, self.D // g
+        b = self.b * f1 + o.b * f2
+        if b < _INT64_SAFE and max(f1, f2) < _INT64_SAFE:
+            return _new(self.L, self.v * f1 + o.v * f2, self.D * f1, b)
+        return _new(self.L, self.v.astype(object) * f1 + o.v.astype(object) * f2, self.D * f1, b)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "CycNumber":
+        return _new(self.L, -self.v, self.D, self.b)
+
+    def __sub__(self, other: Any) -> "CycNumber":
+        return self + (-self._coerce(other))
+
+    def __rsub__(self, other: Any) -> "CycNumber":
+        return self._coerce(other) + (-self)
+
+    def __mul__(self, other: Any) -> "CycNumber":
+        if isinstance(other, CycNumber):
+            if other.L != self.L:
+                raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+            b = self.b * other.b * self.L
+            if b == 0:
+                return self if self.b == 0 else other
+            return _new(self.L, _cyc_mul(self.v, other.v, self.L, b >= _INT64_SAFE), self.D * other.D, b)
+        q = _rational(other)
+        if q is None:
+            raise TypeError(f"CycNumber: cannot multiply by {type(other).__name__} {other!r} exactly")
+        b = self.b * abs(q.numerator)
+        v = self.v * q.numerator if b < _INT64_SAFE and abs(q.numerator) < _INT64_SAFE else self.v.astype(object) * q.numerator
+        return _new(self.L, v, self.D * q.denominator, b)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> "CycNumber":
+        q = _rational(other)
+        if q is None or q == 0:
+            raise TypeError(f"CycNumber: can only divide by a nonzero rational, got {other!r}")
+        return self * (1 / q)
+
+    def __pow__(self, e: int) -> "CycNumber":
+        if not isinstance(e, (int, np.integer)) or e < 0:
+            raise TypeError("CycNumber: only non-negative integer powers")
+        out = CycNumber.rational(self.L, 1)
+        for _ in range(int(e)):
+            out = out * self
+        return out
+
+    def conjugate(self) -> "CycNumber":
+        """Complex conjugate: ``zeta^e -> zeta^-e``."""
+        return _new(self.L, self.v[(-np.arange(self.L)) % self.L], self.D, self.b)
+
+    # sympy protocol ------------------------------------------------------------
+    def _eval_conjugate(self):
+        return self.conjugate()
+
+    def expand(self, *args, **kwargs) -> "CycNumber":
+        return self
+
+    def evalf(self, n: int = 15, *args, **kwargs):
+        z = complex(self)
+        return sympy.Float(z.real, n) + sympy.I * sympy.Float(z.imag, n)
+
+    def __complex__(self) -> complex:
+        vals = np.asarray([float(x) for x in self.v.tolist()])
+        return complex((vals @ np.exp(2j * np.pi * np.arange(self.L) / self.L)) / self.D)
+
+    # exact predicates ----------------------------------------------------------
+    def coordinates(self) -> tuple:
+        """Exact coordinates (Fractions) in the basis ``1, zeta, ..., zeta^(phi(L)-1)`` of ``Q(zeta_L)``."""
+        if self.L == 1:
+            return (Fraction(int(self.v[0]), self.D),)
+        red = cyclotomic(self.L).from_counts(self.v[None, :])[0]
+        return tuple(Fraction(int(c), self.D) for c in red)
+
+    def is_zero(self) -> bool:
+        return all(c == 0 for c in self.coordinates())
+
+    def to_rational(self) -> Fraction | None:
+        """The value as a Fraction when it is rational, else None."""
+        c = self.coordinates()
+        return c[0] if all(x == 0 for x in c[1:]) else None
+
+    def __eq__(self, other: Any) -> bool:
+        try:
+            return (self - other).is_zero()
+        except TypeError:
+            return False
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash((self.L, self.coordinates()))
+
+    def __repr__(self) -> str:
+        terms = [f"{int(c)}*z^{e}" for e, c in enumerate(self.v.tolist()) if c != 0]
+        return f"CycNumber(L={self.L}, ({' + '.join(terms) or '0'}) / {self.D})"
+
+    __str__ = __repr__
+
+
+# --------------------------------------------------------------------------- networks
+def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
+    """An exact network of CycNumbers with the potentials of ``Network.from_weights(Wa, Wb, Wc, group)`` (SPEC 2).
+
+    ``Wa``, ``Wb`` (q, n) and ``Wc`` (n, q) are integer arrays.  SPEC 2 gives
+    ``z[p,k,j] = lam/n sum_m W_p[j,m] chi(k,m)^(-1)`` for p = a, b and
+    ``z[c,k,j] = lam/n sum_m W_c[m,j] chi(k,m)``, with ``lam`` the library's
+    ``group.exact_scale``.  ``lam`` is irrational, so the network returned is the
+    gauge transform ``(t a, t b, c / t^2)`` with ``t = n / lam`` of every node
+    (SPEC 8.4): entries ``sum_m W chi^-1`` and ``lam^3/n^3 sum_m W chi``, all in
+    ``Q(zeta_L)`` (``L`` = the group exponent).  Every potential ``r``,
+    ``r_a``, ``r_b`` is a sum over nodes of a product with two input factors
+    and one output factor, so each node's term is unchanged (``t^2 / t^2``), and
+    so is every quantity of SPEC 5.  ``lam^3`` must be rational (it is ``2n``);
+    otherwise ValueError.
+    """
+    from cogo.algebra.groups import parse_group
+    from cogo.algebra.network import Network
+
+    G = parse_group(group)
+    lam3 = sympy.expand(G.exact_scale ** 3)
+    if not isinstance(lam3, sympy.Rational):
+        raise ValueError(f"the Fourier scale cubed is {lam3}, not rational: no exact cyclotomic form")
+    L, n = G.exponent, G.order
+    ph = G._phase  # chi(k, m) = zeta_L^ph[k, m]
+    Wa, Wb, Wc = (np.asarray(W, dtype=np.int64) for W in (Wa, Wb, Wc))
+    q = Wa.shape[0]
+
+    def transform(W, sign):  # W: (q, n) -> V[k, j, e]
+        V = np.zeros((n, q, L), dtype=np.int64)
+        E = (sign * ph) % L  # [k, m]
+        for j in range(q):
+            np.add.at(V[:, j, :], (np.repeat(np.arange(n), n), E.ravel()), np.tile(W[j], n))
+        return V
+
+    Va, Vb, Vc = transform(Wa, -1), transform(Wb, -1), transform(Wc.T, 1)
+    cs = Fraction(int(lam3.p), int(lam3.q)) / n**3
+    z = np.empty((3, n, q), dtype=object)
+    for k in range(n):
+        for j in range(q):
+            z[0, k, j] = CycNumber(L, Va[k, j])
+            z[1, k, j] = CycNumber(L, Vb[k, j])
+            z[2, k, j] = CycNumber(L, Vc[k, j], cs)
+    return Network(G, z, exact=True)
+
+
+def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
+    """The real-space MSE loss of SPEC 1 on all ``n^2`` pairs, exactly, for integer weights.
+
+    ``mean over pairs of ||P(o) - P(e_c)||^2`` with ``o = W_c (W_a[:, a] + W_b[:, b])^2``.
+    With integer weights ``n (P(o) - P(e_c)) = n o - sum(o) - n e_c + 1`` is an
+    integer vector, so the loss is ``(sum of squares) / n^4`` exactly (integer
+    arithmetic; no Fourier transform is involved).
+    """
+    from cogo.algebra.groups import parse_group
+
+    G = parse_group(group)
+    Wa, Wb, Wc = (np.asarray(W, dtype=np.int64) for W in (Wa, Wb, Wc))
+    n = G.order
+    total = 0
+    for a in range(n):
+        h = Wa[:, a][None, :] + Wb.T  # (b, q)
+        o = (h * h) @ Wc.T  # (b, m)
+        r = n * o - o.sum(axis=1, keepdims=True) + 1
+        r[np.arange(n), G.add_table[a]] -= n
+        total += int((r.astype(object) ** 2).sum()) if np.abs(r).max() > 2**30 else int((r * r).sum())
+    return Fraction(total, n ** 4)
+
+
+# --------------------------------------------------------------------------- sympy -> CycNumber
+_SQRT_ROOTS = {2: (8, 1), 3: (12, 1)}  # sqrt(2) = z8 + z8^-1, sqrt(3) = z12 + z12^-1
+
+
+def _factor_exponents(base: sympy.Rational, ex: Fraction, acc: dict) -> None:
+    for p, m in sympy.factorint(int(base.p)).items():
+        acc[p] = acc.get(p, Fraction(0)) + m * ex
+    for p, m in sympy.factorint(int(base.q)).items():
+        acc[p] = acc.get(p, Fraction(0)) - m * ex
+
+
+def _term_to_cyc(term: sympy.Expr, shift: dict, L: int) -> CycNumber | None:
+    """One product term ``q * prod p^(e_p) * I^j * exp(2 pi i r)`` times ``prod p^(shift_p)`` in Q(zeta_L), or None."""
+    coeff, rest = term.as_coeff_Mul()
+    if not isinstance(coeff, sympy.Rational):
+        return None
+    exps = dict(shift)
+    out = CycNumber.rational(L, Fraction(int(coeff.p), int(coeff.q)))
+    for base, ex in rest.as_powers_dict().items():
+        if base is sympy.I or base == -1:  # I^j, or (-1)^r = zeta_2^r
+            r = sympy.Rational(ex) * (sympy.Rational(1, 4) if base is sympy.I else sympy.Rational(1, 2))
+            if not isinstance(r, sympy.Rational) or (L * r).q != 1:
+                return None
+            out = out * CycNumber.root(L, int(L * r))
+        elif base is sympy.E:
+            r = sympy.nsimplify(ex / (2 * sympy.pi * sympy.I))
+            if not isinstance(r, sympy.Rational) or (L * r).q != 1:
+                return None
+            out = out * CycNumber.root(L, int(L * r))
+        elif isinstance(base, sympy.Rational) and isinstance(ex, sympy.Rational):
+            _factor_exponents(base, Fraction(int(ex.p), int(ex.q)), exps)
+        else:
+            return None
+    for p, e in exps.items():
+        if e == 0:
+            continue
+        whole = math.floor(e)
+        frac = e - whole
+        out = out * (Fraction(p) ** whole)
+        if frac == Fraction(1, 2) and p in _SQRT_ROOTS:
+            m, _ = _SQRT_ROOTS[p]
+            out = out * (CycNumber.root(L, L // m) + CycNumber.root(L, -(L // m)))
+        elif frac != 0:
+            return None
+    return out
+
+
+def _to_cyc(expr: Any, shift: dict, L: int) -> CycNumber | None:
+    e = sympy.expand(sympy.sympify(expr))
+    total = CycNumber.rational(L, 0)
+    for term in sympy.Add.make_args(e):
+        if term == 0:
+            continue
+        t = _term_to_cyc(term, shift, L)
+        if t is None:
+            return None
+        total = total + t
+    return total
+
+
+def _root_orders(z: np.ndarray) -> int:
+    """The smallest ``L`` used: lcm of 4 (if ``I`` occurs), 8 / 12 (if sqrt 2 / sqrt 3 occur) and the
+    orders of the roots of unity written ``exp(2 pi i r)`` in the entries."""
+    L = 1
+
+    def lcm(a, b):
+        return a * b // math.gcd(a, b)
+
+    for e in {sympy.sympify(x) for x in z.ravel()}:
+        if e.has(sympy.I):
+            L = lcm(L, 4)
+        for a in e.atoms(sympy.exp):
+            r = sympy.nsimplify(a.args[0] / (2 * sympy.pi * sympy.I))
+            if isinstance(r, sympy.Rational):
+                L = lcm(L, int(r.q))
+        for pw in e.atoms(sympy.Pow):
+            if isinstance(pw.base, sympy.Rational) and isinstance(pw.exp, sympy.Rational) and pw.exp.q % 2 == 0:
+                primes = set(sympy.factorint(int(pw.base.p))) | set(sympy.factorint(int(pw.base.q)))
+                if 2 in primes:
+                    L = lcm(L, 8)
+                if 3 in primes:
+                    L = lcm(L, 12)
+    return max(L, 4) if L % 4 else L
+
+
+def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
+    """Candidate node scales ``t = m^(-1/3)`` (and ``t = m^(-2/3)`` for ``m`` in ``extra``) as prime-exponent dicts."""
+    out = []
+    for m in range(1, max_m + 1):
+        d: dict = {}
+        _factor_exponents(sympy.Integer(m), Fraction(-1, 3), d)
+        out.append((f"{m}^(-1/3)", d))
+    for m in extra:
+        d = {}
+        _factor_exponents(sympy.Integer(m), Fraction(-2, 3), d)
+        out.append((f"{m}^(-2/3)", d))
+    return out
+
+
+def cyc_network(net, extra_scales: tuple = ()):
+    """Gauge-fix an exact sympy network into CycNumbers, node by node (SPEC 8.4).
+
+    Each node ``j`` is written ``(t_j u_a, t_j u_b, t_j^-2 u_c)`` with ``u`` in
+    ``Q(zeta_L)`` (``L`` = lcm of 24 and the orders of the roots of unity in
+    the entries) and ``t_j`` the first of ``m^(-1/3)``, ``m = 1..12`` (then
+    ``m^(-2/3)`` for ``m`` in ``extra_scales``) for which every entry of the
+    node converts exactly; the returned network holds ``(u_a, u_b, u_c)``.
+    Every potential term of the node is multiplied by ``t_j^2 t_j^-2 = 1``,
+    so all potentials (and the loss of SPEC 5) are those of ``net``; the
+    real-space function is unchanged as well.  Raises ValueError when a node
+    fits no candidate (nothing is approximated).  Returns ``(network, scales)``.
+    """
+    from cogo.algebra.network import Network
+
+    if not net.exact:
+        raise ValueError("cyc_network needs an exact network")
+    L = _root_orders(net.z)
+    cands = gauge_scales(extra=extra_scales)
+    z = np.empty(net.z.shape, dtype=object)
+    scales = []
+    cache: dict = {}
+    for j in range(net.q):
+        for name, t in cands:
+            up = {p: -e for p, e in t.items()}  # divide a, b by t
+            down = {p: 2 * e for p, e in t.items()}  # multiply c by t^2
+            col = np.empty((3, net.n), dtype=object)
+            ok = True
+            for p in range(3):
+                sh = down if p == 2 else up
+                key_sh = tuple(sorted(sh.items()))
+                for k in range(net.n):
+                    e = net.z[p, k, j]
+                    key = (e, key_sh)
+                    if key not in cache:
+                        cache[key] = _to_cyc(e, sh, L)
+                    c = cache[key]
+                    if c is None:
+                        ok = False
+                        break
+                    col[p, k] = c
+                if not ok:
+                    break
+            if ok:
+                z[:, :, j] = col
+                scales.append(name)
+                break
+        else:
+            raise ValueError(f"node {j}: no gauge m^(-1/3) (m <= 12) puts its entries in Q(zeta_{L})")
+    return Network(net.group, z, exact=True), scales

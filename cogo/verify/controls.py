@@ -1,0 +1,200 @@
+"""Negative controls: broken networks that must fail exactly as predicted (SPEC 5-7).
+
+A control names the conditions of SPEC 5 that must fail and the exact loss
+the broken network must have.  The expected loss is a closed form in the
+group order ``n`` derived by hand below (never computed by the code under
+test; the tests compare each closed form with the float64 real-space loss).
+A control is reported CAUGHT only when
+
+* the set of failing conditions equals the expected set (largest residual of
+  each condition from :func:`cogo.analysis.verdict.largest_residuals`, float64,
+  failing above 1e-9), and
+* the loss equals the expected value: exactly (``method='exact'``: the general
+  loss of SPEC 5 computed by :func:`cogo.algebra.fourier_loss` in exact
+  ``Q(zeta_L)`` arithmetic, :func:`cogo.verify.certificates.general_loss_certificate`;
+  above order :data:`EXACT_LOSS_MAX_ORDER` the exact block certificate for odd
+  groups) or to relative 1e-9 (``method='numeric'``: the real-space loss of
+  the real weights on all pairs, :func:`cogo.algebra.real_loss`).
+
+Closed forms (``P`` = number of pairs ``{k, -k}`` with ``k != -k``, ``s`` =
+number of self-conjugate frequencies ``k = -k != 0``; ``2P + s = n - 1``).
+A frequency without a block has ``l_k = 0`` (every potential at ``k`` is 0).
+
+* ``z_nu blocks``: ``2^(-1/3) . z_nu(1)`` at every k of a pair.  Block sums:
+  ``abc = 1``; ``conj(a) b c = a conj(b) c = conj(a) conj(b) c = 1`` (R_c);
+  R_n and R_* sums 0.  ``l_k = -2 + 1 + 3 = 2``; loss ``(4P + n - 1)/n``
+  (odd n: ``3 (n-1)/n``).  Fails R_c, and R_g when ``s > 0``.
+* ``order-4 blocks, no hat``: ``4^(-1/3) . (z_{nu=i} * z_xi(1, +1))`` at every k of a pair.
+  ``abc = 1``, R_c and R_* sums 0, R_n sum ``2 (1 + i)``: ``l_k = -1 + |2(1+i)|^2/4 = 1``;
+  loss ``(2P + n - 1)/n``.  Fails R_n, and R_g when ``s > 0``.
+* ``z_F4/6 without hat`` (odd n >= 5): the order-6 block at ``k0`` (``l = -1``) and
+  order-4 blocks elsewhere (``l = 1``): loss ``(-2 + (n-3) + n - 1)/n = 2 (n-3)/n``.  Fails R_n.
+* ``perturbed z_F6`` (odd n): the output weight of node 0 of the block at the first
+  frequency times 11/10.  Node 0 of ``6^(-1/3) z_syn * z_nu`` has
+  ``a = b = c = 6^(-1/3)``, so each of its monomials is 1/6 and every monomial
+  sum of the block moves by ``e = 1/60``: ``abc = 1 + e``, three R_c entries
+  ``e``, R_n ``2 (2e)``, four R_* entries ``e``; ``l_k = -1 + e^2 (1 + 3 + 4 + 1)
+  = -1 + 9 e^2`` at ``+-k``: loss ``18 e^2 / n = 1 / (200 n)``.  Fails all four.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.loss import real_loss
+from cogo.solvers.constructions import Block, BlockDesign
+from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_xi
+from cogo.verify.results import COND_TOL, TheoremResult, Timer, check_method, make_result
+
+__all__ = ["CONTROLS", "controls_for", "run_control", "EXACT_LOSS_MAX_ORDER", "control_z_nu_blocks",
+           "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6"]
+
+#: Up to this order the exact loss of a control is the general loss in Q(zeta_L); above, odd groups use
+#: the block certificate and even groups the general loss all the same (the controls are sparse).
+EXACT_LOSS_MAX_ORDER = 31
+CONDITIONS = ("R_g", "R_c", "R_n", "R_*")
+
+
+def _counts(G: FiniteAbelianGroup) -> tuple[int, int]:
+    P = len(G.positive_frequencies)
+    return P, G.order - 1 - 2 * P
+
+
+def _scale(m: int, exact: bool):
+    return sympy.Integer(m) ** sympy.Rational(-1, 3) if exact else float(m) ** (-1.0 / 3.0)
+
+
+def _design_all(G: FiniteAbelianGroup, part: PartialSolution, name: str, exact: bool) -> BlockDesign:
+    return BlockDesign(G, name, [Block(int(k), part) for k in G.positive_frequencies], exact)
+
+
+# --------------------------------------------------------------------------- the controls
+def _z_nu_blocks(G, exact):
+    return _design_all(G, z_nu(1, exact=exact) * _scale(2, exact), "z_nu blocks", exact)
+
+
+def _z_nu_expect(G):
+    P, s = _counts(G)
+    return Fraction(4 * P + G.order - 1, G.order), ["R_g", "R_c"] if s else ["R_c"]
+
+
+def _order4(G, exact):
+    return _design_all(G, (z_nu_i(exact=exact) * z_xi(1, 1, exact=exact)) * _scale(4, exact),
+                       "order-4 blocks without hat", exact)
+
+
+def _order4_expect(G):
+    P, s = _counts(G)
+    return Fraction(2 * P + G.order - 1, G.order), ["R_g", "R_n"] if s else ["R_n"]
+
+
+def _uncorrected(G, exact):
+    from cogo.solvers.constructions import f46_design
+
+    return f46_design(G, exact=exact, corrected=False)
+
+
+def _uncorrected_expect(G):
+    return Fraction(2 * (G.order - 3), G.order), ["R_n"]
+
+
+def _perturbed(G, exact):
+    from cogo.solvers.constructions import f6_design
+
+    d = f6_design(G, exact=exact)
+    blk = d.blocks[0]
+    c = blk.part.c.copy()
+    c[0] = sympy.expand(c[0] * sympy.Rational(11, 10)) if exact else c[0] * 1.1
+    part = PartialSolution(blk.part.name + " (perturbed)", blk.part.a, blk.part.b, c, dict(blk.part.params))
+    return BlockDesign(G, "z_F6 (perturbed)", [Block(blk.k, part, dict(blk.c_ext))] + list(d.blocks[1:]), exact)
+
+
+def _perturbed_expect(G):
+    return Fraction(1, 200 * G.order), list(CONDITIONS)
+
+
+#: name -> (statement, design builder (group, exact), expected (loss, failing), applies(group))
+CONTROLS: dict = {
+    "z_nu blocks": ("blocks 2^(-1/3).z_nu(1) at every frequency pair: R_c fails (and R_g at self-conjugate "
+                    "frequencies); loss (4P + n - 1)/n", _z_nu_blocks, _z_nu_expect,
+                    lambda G: len(G.positive_frequencies) >= 1),
+    "order-4 blocks without hat": ("blocks 4^(-1/3).(z_nu=i * z_xi(1,+1)) at every frequency pair: R_n fails "
+                                   "(and R_g at self-conjugate frequencies); loss (2P + n - 1)/n", _order4,
+                                   _order4_expect, lambda G: len(G.positive_frequencies) >= 1),
+    "z_F4/6 without hat correction": ("z_F4/6 without the hat correction (SPEC 7.3): R_n fails; loss 2(n-3)/n",
+                                      _uncorrected, _uncorrected_expect,
+                                      lambda G: G.is_odd and len(G.positive_frequencies) >= 2),
+    "perturbed z_F6": ("z_F6 with c of node 0 of the first block times 11/10: all four conditions fail; "
+                       "loss 1/(200 n)", _perturbed, _perturbed_expect, lambda G: G.is_odd),
+}
+
+
+def run_control(name: str, group: Any, method: str = "exact", design: BlockDesign | None = None) -> TheoremResult:
+    """Run one control of :data:`CONTROLS` (``design`` replaces the broken object, for testing the checker)."""
+    from cogo.analysis.verdict import largest_residuals
+
+    method = check_method(method)
+    G = parse_group(group)
+    statement, build, expect, _ = CONTROLS[name]
+    exact = method == "exact"
+    want_loss, want_fail = expect(G)
+    details: dict = {"expected_loss": str(want_loss), "expected_failing": want_fail}
+    with Timer() as t:
+        d = design if design is not None else build(G, exact)
+        net = d.to_network()
+        num = net.to_numeric() if net.exact else net
+        res = largest_residuals(num)
+        failing = [c for c in CONDITIONS if res[c] > COND_TOL]
+        if exact:
+            if G.order <= EXACT_LOSS_MAX_ORDER or not G.is_odd:
+                from cogo.verify.certificates import general_loss_certificate
+
+                cert = general_loss_certificate(net)
+                loss = cert["loss"]
+                route = f"general loss of SPEC 5 (fourier_loss) in exact Q(zeta_{cert['L']})"
+            else:
+                from cogo.verify.certificates import block_certificate
+
+                bc = block_certificate(d)
+                v = sympy.nsimplify(bc.loss) if not isinstance(bc.loss, sympy.Rational) else bc.loss
+                loss = Fraction(int(v.p), int(v.q)) if isinstance(v, sympy.Rational) else None
+                route = "exact block certificate (blocks read from the design)"
+            loss_ok = loss is not None and loss == want_loss
+            details.update(loss=str(loss), route=route)
+        else:
+            loss = real_loss(*num.to_weights(real=True), group=G)
+            loss_ok = abs(loss - float(want_loss)) <= 1e-9 * max(1.0, float(want_loss))
+            details.update(loss=loss, route="real-space loss of the real weights on all pairs (float64)")
+        caught = loss_ok and sorted(failing) == sorted(want_fail)
+        details.update(failing_conditions=failing, largest_residuals=res, loss_matches=bool(loss_ok),
+                       conditions_match=sorted(failing) == sorted(want_fail), nodes=int(net.q))
+        residual = max((res[c] for c in failing), default=0.0)
+    stmt = statement + ("; CAUGHT iff exactly the named conditions fail (float64 residuals > 1e-9) and the loss "
+                        + ("equals the closed form exactly" if exact else "matches the closed form to 1e-9"))
+    return make_result(name, stmt, method, caught, residual, t, negative_control=True, **details)
+
+
+def _fn(name: str) -> Callable:
+    def control(group: Any, method: str = "exact", design: BlockDesign | None = None) -> TheoremResult:
+        return run_control(name, group, method, design)
+
+    control.__name__ = "control_" + name.replace(" ", "_").replace("/", "").replace("-", "")
+    control.__doc__ = f"Negative control {name!r}: {CONTROLS[name][0]} (see the module docstring)."
+    return control
+
+
+control_z_nu_blocks = _fn("z_nu blocks")
+control_order4_blocks = _fn("order-4 blocks without hat")
+control_uncorrected_f46 = _fn("z_F4/6 without hat correction")
+control_perturbed_f6 = _fn("perturbed z_F6")
+_ALL = [control_z_nu_blocks, control_order4_blocks, control_uncorrected_f46, control_perturbed_f6]
+
+
+def controls_for(group: Any) -> list:
+    """The control functions that apply to the group (at least two for every group of order >= 3)."""
+    G = parse_group(group)
+    return [fn for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
