@@ -535,11 +535,11 @@ class RootOfUnityNetwork:
 
 
 def _phase(G: FiniteAbelianGroup) -> np.ndarray:
-    """``<k, m>`` as an integer multiple of ``1 / exponent`` (mod exponent): ``chi(k, m) = zeta_L^phase``."""
-    L = G.exponent
-    e = G.elements
-    w = np.asarray([L // d for d in G.orders], dtype=np.int64)
-    return ((e[:, None, :] * e[None, :, :]) % np.asarray(G.orders) * w).sum(-1) % L
+    """``<k, m>`` as an integer multiple of ``1 / exponent`` (mod exponent): ``chi(k, m) = zeta_L^phase``.
+
+    The one definition is the group's (``FiniteAbelianGroup._phase``, cached); do not modify the array.
+    """
+    return G._phase
 
 
 def mem_factors(group: Any) -> tuple[RootOfUnityNetwork, RootOfUnityNetwork]:
