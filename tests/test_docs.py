@@ -143,3 +143,14 @@ def test_every_spec_citation_names_a_section_of_the_math_page():
     missing = {n: where for n, where in cited.items() if n not in sections}
     assert not missing, f"cited but not a section of docs/math.md: {missing}"
     assert {"1", "5", "7.3", "8.4"} <= set(cited)  # the check sees the citations
+
+
+def test_every_module_has_an_api_page():
+    """A new module must be added to one of docs/api/*.md (mkdocstrings `::: module`), so the site documents it."""
+    documented = set()
+    for page in (DOCS / "api").glob("*.md"):
+        documented |= set(re.findall(r"^::: ([\w.]+)\s*$", page.read_text(), re.M))
+    modules = {m for m in _modules() if not m.rsplit(".", 1)[-1].startswith("_") and m.count(".") >= 1}
+    packages = {m for m in modules if (ROOT / m.replace(".", "/")).is_dir()}  # documented through their modules
+    assert not (modules - packages - documented), sorted(modules - packages - documented)
+    assert not (documented - modules), sorted(documented - modules)
