@@ -499,6 +499,10 @@ def test_paper_columns_and_preset(tmp_path, capsys):
     d = classify_block(*x)
     p = classify_block(*x, settings=Settings.preset_named("paper"))
     assert d.type in ("non-factorable", "other factorable") and p.type == "z_nu * z_syn"
+    # the near miss says what it is near and how far
+    assert d.nearest["type"] == "z_nu * z_syn" and 0.05 < d.nearest["distance"] < 0.4
+    assert p.nearest["type"] == "z_nu * z_syn" and p.nearest["distance"] <= 0.1
+    assert d.amplitude_spread is not None and d.amplitude_spread > 0.01
     assert Settings.preset_named("paper").factor_tol == 0.1
     with pytest.raises(ValueError, match="preset"):
         Settings.preset_named("loose")

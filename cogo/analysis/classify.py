@@ -373,6 +373,7 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
         raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
     m = u.shape[1]
     stab = stabilizer(partner) if partner is not None else np.ones((1, 3), dtype=np.complex128)
+    stab = stab / np.abs(stab)  # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
     if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
         return FactorName("unknown", {}, None, u)
     if m == 2:
@@ -479,6 +480,10 @@ class BlockReport:
     grid: list | None = None
     kind: str = "generic"
     residuals: dict = field(default_factory=dict)
+    #: nearest catalogue type, its distance and parameters (:func:`_nearest`)
+    nearest: dict | None = None
+    #: spread of the node amplitudes |a_j b_j c_j|: (max - min) / mean over the block
+    amplitude_spread: float | None = None
 
 
 @dataclass
@@ -545,6 +550,51 @@ def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool 
 def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
                    settings: Settings | None = None, self_conjugate: bool = False,
                    mixed_nodes: int = 0, kind: str | None = None) -> BlockReport:
+    """Factor, name and check one block; with ``nearest`` and ``amplitude_spread`` (near-miss diagnostics).
+
+    ``nearest``: ``{type, distance, params}``.  For a block typed as a
+    catalogue product, its own type, ``distance`` = the larger of the
+    reconstruction error and the factors' naming residuals, and its factors'
+    parameters.  Otherwise the block is read again with tolerances
+    :data:`NEAREST_TOL` and the type found there, with the same distance
+    (``None`` type when nothing is found even then).  This is the Kronecker fit
+    followed by naming, not a direct fit of each family.
+    """
+    rep = _classify_block(a, b, c, k, k_coords, nodes, settings, self_conjugate, mixed_nodes, kind)
+    x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
+    if x.shape[1]:
+        amp = np.abs(x[0] * x[1] * x[2])
+        rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
+    if _is_catalogue(rep.type):
+        rep.nearest = _nearest_of(rep)
+    elif rep.order >= 2:
+        st = settings or Settings()
+        from dataclasses import replace
+
+        loose = replace(st, factor_tol=max(NEAREST_TOL, st.factor_tol), name_tol=max(NEAREST_TOL, st.name_tol))
+        alt = _classify_block(a, b, c, k, k_coords, nodes, loose, self_conjugate, mixed_nodes, kind)
+        rep.nearest = _nearest_of(alt) if _is_catalogue(alt.type) else {"type": None, "distance": None, "params": []}
+    return rep
+
+
+#: Tolerance of the second reading that finds the nearest catalogue type of an unnamed block.
+NEAREST_TOL = 0.4
+
+
+def _is_catalogue(t: str) -> bool:
+    return t not in ("other factorable", "non-factorable")
+
+
+def _nearest_of(rep: BlockReport) -> dict:
+    res = [f["residual"] for f in rep.factors if f.get("residual") is not None]
+    dist = max([rep.error or 0.0] + res)
+    return {"type": rep.type, "distance": float(dist),
+            "params": [{"name": f["name"], **f["params"]} for f in rep.factors]}
+
+
+def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
+                    settings: Settings | None = None, self_conjugate: bool = False,
+                    mixed_nodes: int = 0, kind: str | None = None) -> BlockReport:
     """Factor, name and check one block ``(a, b, c)`` (SPEC 6, 8.4-8.6); the values are those at frequency ``k``.
 
     ``kind`` (``"generic"``, ``"quarter"``, ``"self-conjugate"``; see
@@ -675,22 +725,61 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Se
 
 
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
-                  settings: Settings | None = None) -> ClassifyResult:
-    """Load every checkpoint first (any bad file raises before analysis), analyse each, aggregate."""
+                  settings: Settings | None = None, progress: bool = False) -> ClassifyResult:
+    """Load every checkpoint first (any bad file raises before analysis), analyse each, aggregate.
+
+    Refused (CogoError, one line): the same file given twice (it would count
+    twice in the error bars), checkpoints of different groups (their
+    statistics are not comparable; classify each group separately), a
+    checkpoint whose analysis would not fit in memory (:mod:`cogo.limits`),
+    and overflowing float arithmetic (an error, not a warning).
+    ``progress``: a tqdm bar over the checkpoints.
+    """
     from cogo.checkpoints import load_weights
+    from cogo.errors import CogoError
+    from cogo.limits import classify_estimate, require
+    from cogo.outputs import same_file
 
     st = (settings or Settings()).validate()
     paths = list(paths)
     if not paths:
         raise ValueError("no checkpoint files given")
-    loaded = [load_weights(p, group=group) for p in paths]
+    for i, p in enumerate(paths):
+        for p0 in paths[:i]:
+            if same_file(p, p0):
+                raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+    loaded = [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
+              for p in paths]
+    labels = {}
+    for w, p in zip(loaded, paths):
+        labels.setdefault(str(w.group), []).append(str(p))
+    if len(labels) > 1:
+        raise CogoError("checkpoints of different groups cannot be aggregated: " + "; ".join(
+            f"{g}: {', '.join(ps[:2])}{', ...' if len(ps) > 2 else ''}" for g, ps in labels.items())
+            + "; classify each group separately")
     if any(not isinstance(w.group, FiniteAbelianGroup) for w in loaded):
         # a group given by its Cayley table: the catalogue of SPEC 7 is Abelian-only; read irreps (SPEC 9)
         from cogo.analysis.irreps import irreps_checkpoints
 
         return irreps_checkpoints(loaded, paths, dead_threshold=st.dead_threshold, meta_filter=_plain_meta)
-    reports = [read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p), meta=_plain_meta(w.meta))
-               for w, p in zip(loaded, paths)]
+    bar = None
+    if progress and len(loaded) > 1:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(loaded), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
+    reports = []
+    for w, p in zip(loaded, paths):
+        try:
+            with np.errstate(over="raise"):
+                reports.append(read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p),
+                                            meta=_plain_meta(w.meta)))
+        except FloatingPointError as exc:
+            raise CogoError(f"{p}: float64 arithmetic overflowed while reading the network ({exc}); "
+                            "the weights are too large to analyse") from None
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
     return ClassifyResult(reports=reports, summary=summarize(reports), settings=st,
                           weights=[(w.Wa, w.Wb, w.Wc, w.group) for w in loaded])
 

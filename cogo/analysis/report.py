@@ -115,6 +115,8 @@ def _report_json(r: NetworkReport) -> dict:
             "self_conjugate": bool(b.self_conjugate),
             "kind": b.kind,
             "residuals": _plain(b.residuals),
+            "nearest": _plain(b.nearest),
+            "amplitude_spread": _f(b.amplitude_spread),
             "nodes": [int(j) for j in b.nodes],
             "grid": b.grid,
         } for b in r.blocks],
@@ -180,7 +182,7 @@ def _block_rows(r: NetworkReport) -> list[list[str]]:
         k = str(b.k) if len(b.k_coords) <= 1 else f"{b.k} {tuple(b.k_coords)}"
         rows.append([
             k, str(b.order), b.type, "x".join(map(str, b.shape)) if b.shape else "-",
-            _num(b.error, ".1e"), f"{b.r_kkk.real:.4f}", "yes" if b.optimal else "no",
+            _num(b.error, ".1e"), _num(b.r_kkk.real, ".4f" if abs(b.r_kkk.real) < 1e6 else ".4g"), "yes" if b.optimal else "no",
             ",".join(b.failed_conditions) or "-", str(b.mixed_nodes) if b.mixed_nodes else "-", _params_text(b),
         ])
     return rows
