@@ -1,0 +1,89 @@
+"""Exact cyclotomic arithmetic (cogo.algebra.cyclotomic) against sympy's polynomial remainder by Phi_L."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+
+from cogo.algebra import fourier_loss, parse_group, real_loss
+from cogo.algebra.cyclotomic import CycNumber, Cyclotomic, cyc_network, exact_real_loss, fourier_network
+
+x = sympy.Symbol("x")
+
+
+def _sympy_coords(v, L, den=1):
+    """Coordinates of (1/den) sum_e v[e] x^e modulo Phi_L, by sympy Poly.rem, padded to phi(L)."""
+    p = sympy.Poly(sum(int(c) * x**e for e, c in enumerate(v)), x, domain="QQ")
+    r = p.rem(sympy.Poly(sympy.cyclotomic_poly(L, x), x, domain="QQ"))
+    coeffs = [Fraction(int(c.p), int(c.q)) / den for c in r.all_coeffs()[::-1]]
+    deg = int(sympy.totient(L))
+    return tuple(coeffs + [Fraction(0)] * (deg - len(coeffs)))
+
+
+@pytest.mark.parametrize("L", [1, 2, 3, 4, 6, 7, 12, 15, 23, 24, 25])
+def test_reduction_matches_sympy_rem(L):
+    rng = np.random.default_rng(L)
+    cyc = Cyclotomic(L)
+    for _ in range(5):
+        v = rng.integers(-9, 10, size=2 * L)
+        ours = tuple(Fraction(int(c)) for c in cyc.from_counts(v[None, :])[0])
+        assert ours == _sympy_coords(v, L)
+
+
+@pytest.mark.parametrize("L", [3, 7, 12, 23, 24])
+def test_cycnumber_product_sum_conjugate_match_sympy(L):
+    rng = np.random.default_rng(100 + L)
+    for _ in range(4):
+        u, w = rng.integers(-5, 6, size=L), rng.integers(-5, 6, size=L)
+        du, dw = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        a, b = CycNumber(L, u, Fraction(1, du)), CycNumber(L, w, Fraction(1, dw))
+        pu = sympy.Poly(sum(int(c) * x**e for e, c in enumerate(u)), x) * sympy.Rational(1, du)
+        pw = sympy.Poly(sum(int(c) * x**e for e, c in enumerate(w)), x) * sympy.Rational(1, dw)
+        phi = sympy.Poly(sympy.cyclotomic_poly(L, x), x)
+
+        def coords(poly):
+            r = poly.rem(phi)
+            cs = [Fraction(int(c.p), int(c.q)) for c in r.all_coeffs()[::-1]]
+            return tuple(cs + [Fraction(0)] * (int(sympy.totient(L)) - len(cs)))
+
+        assert (a * b).coordinates() == coords(pu * pw)
+        assert (a + b).coordinates() == coords(pu + pw)
+        assert (a - b).coordinates() == coords(pu - pw)
+        # conjugation: x^e -> x^(L - e), i.e. zeta -> zeta^-1
+        pc = sympy.Poly(sum(int(c) * x**((-e) % L) for e, c in enumerate(u)), x) * sympy.Rational(1, du)
+        assert sympy.conjugate(a).coordinates() == coords(pc)
+        assert complex(a * b) == pytest.approx(complex(a) * complex(b), abs=1e-9)
+
+
+def test_zero_test_and_refusals():
+    L = 5
+    assert CycNumber(L, np.ones(L, dtype=np.int64)) == 0  # 1 + zeta + ... + zeta^4 = 0
+    assert not (CycNumber.root(L, 1) == 0)
+    with pytest.raises(TypeError):
+        CycNumber.root(L, 1) * 0.5  # floats are never mixed in
+    with pytest.raises(TypeError):
+        CycNumber.root(L, 1) + CycNumber.root(7, 1)
+    big = CycNumber.root(L, 1, 3**40)  # coefficients beyond int64 switch to Python integers
+    assert (big * big - CycNumber.root(L, 2, 3**80)) == 0
+
+
+@pytest.mark.parametrize("group", [5, 8, "3x3"])
+def test_fourier_network_has_the_potentials_of_from_weights(group):
+    G = parse_group(group)
+    rng = np.random.default_rng(3)
+    Wa, Wb = rng.integers(-3, 4, size=(2, G.order)), rng.integers(-3, 4, size=(2, G.order))
+    Wc = rng.integers(-3, 4, size=(G.order, 2))
+    exact = fourier_loss(fourier_network(Wa, Wb, Wc, G))
+    assert exact == exact_real_loss(Wa, Wb, Wc, G)
+    assert float(exact_real_loss(Wa, Wb, Wc, G)) == pytest.approx(real_loss(Wa, Wb, Wc, group=G), rel=1e-12)
+
+
+def test_cyc_network_gauge_keeps_the_loss():
+    from cogo.solvers.constructions import z_F46
+
+    net = z_F46(7, exact=True, corrected=False)
+    cz, scales = cyc_network(net)
+    assert set(scales) == {"4^(-1/3)", "6^(-1/3)"}
+    # 2 (n - 3) / n (SPEC 7.3: 16/11 at n = 11), independently: float64 real-space loss
+    assert fourier_loss(cz) == Fraction(8, 7)
+    assert real_loss(*net.to_numeric().to_weights(), group=7) == pytest.approx(8 / 7, rel=1e-12)

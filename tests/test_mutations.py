@@ -1,0 +1,143 @@
+"""Mutation tests: deliberate defects injected into the library must make `cogo verify` fail.
+
+Each mutant rewrites one line of a library function (the function's source,
+with the line replaced, is compiled into the function's own module and
+monkeypatched in).  For every mutant, ``run_all`` on Z_23 with the exact method
+must report a FAIL or a MISSED control, and so must ``run_all`` on the even
+group Z_24 for every mutant in code that even groups run (z_F4/6 and its hat
+correction need odd order).  ``run_all`` stops at the first failing row (the
+``progress`` callback raises), so a killed mutant costs only the checks before
+it.  The mutation score printed by ``python -m pytest -q tests/test_mutations.py``
+is in the README.
+"""
+import inspect
+import sys
+import textwrap
+
+import pytest
+
+import cogo.algebra.groups as groups_mod
+import cogo.algebra.loss as loss_mod
+import cogo.algebra.network as network_mod
+import cogo.solvers.constructions as cons_mod
+import cogo.solvers.partial as partial_mod
+from cogo.verify import theorems as T
+
+
+class Killed(Exception):
+    pass
+
+
+def _mutate(monkeypatch, owner, name, edits):
+    """Replace ``old`` by ``new`` (each must occur) in the source of ``owner.name`` and install the result."""
+    obj = getattr(owner, name)
+    fn = obj.fget if isinstance(obj, property) else obj
+    src = textwrap.dedent(inspect.getsource(fn))
+    for old, new in edits:
+        assert old in src, f"mutation site not found in {name}: {old!r}"
+        src = src.replace(old, new)
+    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@"))
+    module = inspect.getmodule(fn)
+    ns = dict(vars(module))
+    exec(compile(src, f"<mutant of {name}>", "exec"), ns)
+    new_fn = ns[fn.__name__]
+    new = property(new_fn) if isinstance(obj, property) else new_fn
+    monkeypatch.setattr(owner, name, new)
+    for mod in list(sys.modules.values()):  # every `from ... import name` binding of a module-level function
+        if getattr(mod, "__name__", "").startswith("cogo") and getattr(mod, name, None) is obj:
+            monkeypatch.setattr(mod, name, new)
+
+
+# (id, owner, attribute, [(old, new), ...], runs on even groups)
+MUTANTS = [
+    ("loss: drop -2 Re r_kkk", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = sq + dc + star"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = sq.real + dc + star")], True),
+    ("loss: halve -2 Re r_kkk", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 / 2 + sq + dc + star"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -1.0 * rkkk.real + sq.real + dc + star")], True),
+    ("loss: drop sum |r|^2", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 + dc + star"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -2.0 * rkkk.real + dc + star")], True),
+    ("loss: halve sum |r|^2", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 + sq / 2 + dc + star"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -2.0 * rkkk.real + 0.5 * sq.real + dc + star")], True),
+    ("loss: drop the R_n (DC) term", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 + sq + star"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -2.0 * rkkk.real + sq.real + star")], True),
+    ("loss: halve the R_n (DC) term", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 + sq + dc / 2 + star"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -2.0 * rkkk.real + sq.real + 0.5 * dc + star")], True),
+    ("loss: drop the R_* term", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 + sq + dc"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -2.0 * rkkk.real + sq.real + dc")], True),
+    ("loss: halve the R_* term", loss_mod, "_loss_terms",
+     [("lk = -re2 + sq + dc + star", "lk = -re2 + sq + dc + star / 2"),
+      ("lk = -2.0 * rkkk.real + sq.real + dc + star", "lk = -2.0 * rkkk.real + sq.real + dc + 0.5 * star")], True),
+    ("loss: sign of the self-potential sum flipped in the DC term", loss_mod, "_loss_terms",
+     [("dc = _abs2(r00k + half * (Ca[0] + Cb[0]), exact)", "dc = _abs2(r00k - half * (Ca[0] + Cb[0]), exact)")],
+     True),
+    ("loss: constant 1 - 1/n sign flipped", loss_mod, "fourier_loss",
+     [("+ 1 - sympy.Rational(1, n))", "- 1 + sympy.Rational(1, n))"), ("+ 1.0 - 1.0 / n)", "- 1.0 + 1.0 / n)")],
+     True),
+    ("z_F4/6: hat gamma off by 0.1%", cons_mod, "_hat_gammas",
+     [("cache[id(part)] = sympy.expand(sympy.radsimp(-rn / den))",
+       "cache[id(part)] = sympy.expand(sympy.radsimp(-rn / den * sympy.Rational(1001, 1000)))"),
+      ("gam = -rn / den", "gam = -rn / den * 1.001")], False),
+    ("z_M: wrong root of unity (zeta^2) in the output weights", cons_mod, "mem_factors",
+     [("Ua = np.stack([(-ph) % L, zero, ph])", "Ua = np.stack([(-ph) % L, zero, (2 * ph) % L])")], True),
+    ("Kronecker order swapped for c in Network.__mul__", network_mod.Network, "__mul__",
+     [("prod = self.z[:, :, :, None] * other.z[:, :, None, :]",
+       "prod = self.z[:, :, :, None] * other.z[:, :, None, :]\n"
+       "        prod = np.concatenate([prod[:2], prod[2:].transpose(0, 1, 3, 2).reshape(prod[2:].shape)])")],
+     True),
+    ("Kronecker order swapped for c in PartialSolution.__mul__", partial_mod.PartialSolution, "__mul__",
+     [("((self.a, other.a), (self.b, other.b), (self.c, other.c))",
+       "((self.a, other.a), (self.b, other.b), (other.c, self.c))")], False),
+    ("Fourier scale without the factor 2", groups_mod.FiniteAbelianGroup, "exact_scale",
+     [("sympy.Integer(2 * self.order)", "sympy.Integer(self.order)")], True),
+    ("Fourier scale without the factor 2 (float; used by numeric checks only)", groups_mod.FiniteAbelianGroup,
+     "scale", [("(2.0 * self.order)", "(1.0 * self.order)")], True),
+]
+#: Mutants of code that only the numeric method runs: Z_23 is run with both methods for them.
+NUMERIC_ONLY = {"Fourier scale without the factor 2 (float; used by numeric checks only)"}
+
+
+def _killed(group, method) -> str | None:
+    """The first failing row of run_all (stopping there), or None when every row passed."""
+    first = []
+
+    def stop(r):
+        if not r.passed:
+            first.append(f"{r.status}: {r.name} [{r.method}]")
+            raise Killed
+
+    try:
+        T.run_all(group, method, progress=stop)
+    except Killed:
+        return first[0]
+    except Exception as exc:  # a crash inside verify also counts as a failing run (exit status != 0)
+        return f"error: {type(exc).__name__}: {exc}"
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mid,owner,attr,edits,even", MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_mutant_is_killed_on_z23(mid, owner, attr, edits, even, monkeypatch):
+    """`cogo verify --group 23 --exact` (``both`` for the float-scale mutant) reports a FAIL or MISSED row."""
+    _mutate(monkeypatch, owner, attr, edits)
+    assert _killed(23, "both" if mid in NUMERIC_ONLY else "exact") is not None, f"mutant survived on Z_23: {mid}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mid,owner,attr,edits,even", [m for m in MUTANTS if m[4]],
+                         ids=[m[0] for m in MUTANTS if m[4]])
+def test_mutant_is_killed_on_z24(mid, owner, attr, edits, even, monkeypatch):
+    _mutate(monkeypatch, owner, attr, edits)
+    assert _killed(24, "both") is not None, f"mutant survived on Z_24: {mid}"
+
+
+def test_unmutated_library_passes_until_the_end_of_a_fast_prefix():
+    # the harness itself: without a mutant, the first rows pass (a killed mutant is not an artefact)
+    rows = [T.semiring_laws(23, "exact"), T.loss_decomposition(23, "exact"), T.optimality(23, "mem", "exact")]
+    assert all(r.passed for r in rows)
