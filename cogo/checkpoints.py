@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import tempfile
 import zipfile
@@ -42,8 +43,13 @@ __all__ = [
 
 WEIGHT_KEYS = ("layera.weight", "layerb.weight", "layerc.weight")
 
-#: Refuse files larger than this (bytes) before reading them.
+#: Refuse files larger than this (bytes) before reading them; the bound applies to the
+#: uncompressed size of the members of a zip (.pt, .npz) as well as to the file itself.
 MAX_CHECKPOINT_BYTES = 2 * 1024**3
+
+#: Reading needs at most this many times the uncompressed size (the stored arrays, their
+#: float64 copies and the checks); it must fit in the available memory (cogo.limits).
+_LOAD_FACTOR = 3
 
 
 class CheckpointError(CogoError):
@@ -137,23 +143,127 @@ def _check_shapes(sa, sb, sc, where: str) -> None:
 
 
 def _to_float64(x: Any, name: str, where: str) -> np.ndarray:
+    _check_array_type(x, name, where)
+    try:
+        import torch
+
+        if isinstance(x, torch.Tensor):
+            x = x.detach().cpu().to(torch.float64).numpy()
+    except ImportError:  # pragma: no cover
+        pass
+    x = np.asarray(x, dtype=np.float64)
+    if not np.all(np.isfinite(x)):
+        raise CheckpointError(f"{where}: {name} contains NaN or infinite values")
+    return x
+
+
+def _check_array_type(x: Any, name: str, where: str) -> None:
+    """Refuse anything but a real numeric numpy array or torch tensor (one line)."""
     try:
         import torch
 
         if isinstance(x, torch.Tensor):
             if x.is_complex():
                 raise CheckpointError(f"{where}: {name} is complex; real weights are expected")
-            x = x.detach().cpu().to(torch.float64).numpy()
+            if not (x.dtype.is_floating_point or x.dtype in (torch.int8, torch.uint8, torch.int16, torch.int32,
+                                                              torch.int64)):
+                raise CheckpointError(f"{where}: {name} has unsupported dtype {x.dtype}")
+            return
     except ImportError:  # pragma: no cover
         pass
     if not isinstance(x, np.ndarray):
         raise CheckpointError(f"{where}: {name} is a {type(x).__name__}, not an array")
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise CheckpointError(f"{where}: {name} is complex; real weights are expected")
     if not (np.issubdtype(x.dtype, np.floating) or np.issubdtype(x.dtype, np.integer)):
         raise CheckpointError(f"{where}: {name} has unsupported dtype {x.dtype}")
-    x = np.asarray(x, dtype=np.float64)
-    if not np.all(np.isfinite(x)):
-        raise CheckpointError(f"{where}: {name} contains NaN or infinite values")
-    return x
+
+
+def _uncompressed_limit() -> int:
+    from cogo.limits import available_memory
+
+    free = available_memory()
+    return MAX_CHECKPOINT_BYTES if free is None else int(min(MAX_CHECKPOINT_BYTES, free // _LOAD_FACTOR))
+
+
+def _check_uncompressed(p: Path, where: str, size: int) -> None:
+    """Bound what reading ``p`` can allocate: the uncompressed zip members, or the file itself."""
+    from cogo.limits import fmt_bytes
+
+    limit = _uncompressed_limit()
+    total = size
+    if zipfile.is_zipfile(p):
+        try:
+            with zipfile.ZipFile(p) as zf:
+                infos = zf.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise CheckpointError(f"{where}: corrupt zip archive ({type(exc).__name__})") from None
+        total = sum(max(i.file_size, 0) for i in infos)
+        if total > limit:
+            raise CheckpointError(f"{where}: the archive's members uncompress to {fmt_bytes(total)}, above the limit "
+                                  f"of {fmt_bytes(limit)} for reading a checkpoint (compressed: {fmt_bytes(size)})")
+    elif size > limit:
+        raise CheckpointError(f"{where}: file of {fmt_bytes(size)} exceeds the limit of {fmt_bytes(limit)} "
+                              "for reading a checkpoint")
+
+
+def _check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None] | None) -> None:
+    """Read only the .npy headers of Wa, Wb, Wc: dtype, 2-D consistent shapes, declared size within the member."""
+    from numpy.lib import format as npf
+
+    shapes = []
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = {i.filename: i for i in zf.infolist()}
+            missing = [k for k in ("Wa", "Wb", "Wc") if f"{k}.npy" not in names]
+            if missing:
+                raise CheckpointError(f"{where}: .npz lacks arrays {missing} (needs Wa, Wb, Wc)")
+            for k in ("Wa", "Wb", "Wc"):
+                info = names[f"{k}.npy"]
+                with zf.open(info) as fh:
+                    version = npf.read_magic(fh)
+                    if version == (1, 0):
+                        shape, _, dtype = npf.read_array_header_1_0(fh)
+                    elif version == (2, 0):
+                        shape, _, dtype = npf.read_array_header_2_0(fh)
+                    else:
+                        raise CheckpointError(f"{where}: {k} has unsupported .npy version {version}")
+                if dtype.hasobject or dtype.kind not in "fiu":
+                    raise CheckpointError(f"{where}: {k} has unsupported dtype {dtype}")
+                if len(shape) != 2:
+                    raise CheckpointError(f"{where}: {k} must be 2-D, got shape {tuple(shape)}")
+                declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                if declared > info.file_size:
+                    raise CheckpointError(f"{where}: {k} declares shape {tuple(shape)} ({declared} bytes) but its "
+                                          f"member holds only {info.file_size} bytes")
+                shapes.append(tuple(int(d) for d in shape))
+    except CheckpointError:
+        raise
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, SyntaxError, TypeError) as exc:
+        raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__})") from None
+    _check_shapes(*shapes, where)
+    if on_shapes is not None:
+        on_shapes(shapes[0][0], shapes[0][1])
+
+
+def max_weight_magnitude(q: int, n: int) -> float:
+    """The largest ``max |W|`` for which float64 arithmetic on the network stays finite.
+
+    An output is ``o_c = sum_j (a_j[x] + b_j[y])^2 c_j`` with at most ``q``
+    nodes, so ``|o| <= 4 q M^3``; the analysis and the loss square such
+    sums over ``n^2`` pairs, which stays finite while
+    ``(4 q n M^3)^2 < finfo(float64).max``.
+    """
+    return float((math.sqrt(np.finfo(np.float64).max) / (4.0 * max(q, 1) * max(n, 1))) ** (1.0 / 3.0))
+
+
+def _check_magnitude(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, where: str) -> None:
+    q, n = Wa.shape
+    m = max(float(np.max(np.abs(W), initial=0.0)) for W in (Wa, Wb, Wc))
+    bound = max_weight_magnitude(q, n)
+    if m > bound:
+        raise CheckpointError(f"{where}: weights as large as {m:.3g} overflow float64 arithmetic on this network "
+                              f"(largest usable magnitude for q={q}, n={n}: {bound:.3g})")
 
 
 def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> FiniteAbelianGroup:
@@ -182,13 +292,23 @@ def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> Finit
     return G
 
 
-def load_weights(path: str | os.PathLike, group: Any = None) -> LoadedWeights:
+def load_weights(path: str | os.PathLike, group: Any = None,
+                 on_shapes: Callable[[int, int], None] | None = None) -> LoadedWeights:
     """Load ``(Wa, Wb, Wc)`` and the group from a ``.pt`` checkpoint or ``.npz`` file.
 
     Raises :class:`CheckpointError` (a ValueError) with a one-line message for
     a missing, unreadable, malformed, inconsistent or non-finite file.
     ``group`` overrides the group recorded in the file (default: the file's
     ``meta['group']``, else ``Z_n`` with ``n`` the number of weight columns).
+
+    Before reading, the uncompressed size of a zip file (``.pt``, ``.npz``)
+    is bounded by :data:`MAX_CHECKPOINT_BYTES` and by the available memory
+    (:mod:`cogo.limits`); the ``.npy`` headers of an ``.npz`` are checked
+    (dtype, 2-D shapes, declared size within the member) before any array is
+    read.  ``on_shapes(q, n)``, if given, is called once the shapes are known
+    and before the weights are converted (to refuse work that cannot fit).
+    Finite weights so large that the network's squared output overflows
+    float64 are refused (:func:`max_weight_magnitude`).
     """
     where = str(path)
     p = Path(path)
@@ -199,8 +319,10 @@ def load_weights(path: str | os.PathLike, group: Any = None) -> LoadedWeights:
         raise CheckpointError(f"{where}: empty file")
     if size > MAX_CHECKPOINT_BYTES:
         raise CheckpointError(f"{where}: file of {size} bytes exceeds the {MAX_CHECKPOINT_BYTES}-byte limit")
+    _check_uncompressed(p, where, size)
     meta: dict = {}
     if p.suffix == ".npz":
+        _check_npz_headers(p, where, on_shapes)
         try:
             with np.load(p, allow_pickle=False) as data:
                 missing = [k for k in ("Wa", "Wb", "Wc") if k not in data.files]
@@ -211,7 +333,7 @@ def load_weights(path: str | os.PathLike, group: Any = None) -> LoadedWeights:
                     meta["group"] = str(data["group"])
         except CheckpointError:
             raise
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        except (ValueError, OSError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
             raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
     else:
         import pickle
@@ -248,8 +370,14 @@ def load_weights(path: str | os.PathLike, group: Any = None) -> LoadedWeights:
         raw = [state[k] for k in WEIGHT_KEYS]
         m = obj.get("meta", {}) if "model" in obj else {}
         meta = m if isinstance(m, dict) else {}
+    shapes = [tuple(getattr(x, "shape", ())) for x in raw]
+    for x, k in zip(raw, WEIGHT_KEYS):
+        _check_array_type(x, k, where)
+    _check_shapes(*shapes, where)
+    if on_shapes is not None:
+        on_shapes(shapes[0][0], shapes[0][1])
     Wa, Wb, Wc = (_to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
-    _check_shapes(Wa.shape, Wb.shape, Wc.shape, where)
+    _check_magnitude(Wa, Wb, Wc, where)
     G = parse_group(group) if group is not None else _group_from(meta.get("group"), Wa.shape[1], where, meta.get("group_table"))
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")

@@ -132,17 +132,6 @@ def parse_seeds(text: str) -> list[int]:
     return sorted(seeds)
 
 
-def _check_output_file(path: str) -> Path:
-    """Raise CogoError (one line) unless a file can be created at ``path``; nothing is written."""
-    out = Path(path)
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise CogoError(f"cannot write {out}: directory {parent} does not exist")
-    if out.is_dir():
-        raise CogoError(f"cannot write {out}: it is a directory")
-    return out
-
-
 # ---------------------------------------------------------------- verify
 def _add_verify(sub) -> None:
     p = sub.add_parser("verify", help="prove the theorems exactly and numerically",
@@ -160,7 +149,18 @@ def _add_verify(sub) -> None:
     m.add_argument("--numeric", dest="method", action="store_const", const="numeric", help="numeric checks only")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON (a list of objects), "
                                                   "written only after every check ran")
+    p.add_argument("--force", action="store_true",
+                   help="replace an output that is a symbolic link, FIFO or device by a regular file")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(method="both", func=_cmd_verify)
+
+
+def _verify_progress(G, method: str, off: bool):
+    """A tqdm callback for run_all (one tick per check), or None."""
+    from cogo.limits import progress_callback
+    from cogo.verify.theorems import theorem_list
+
+    return progress_callback(len(theorem_list(G)) * (2 if method == "both" else 1), f"verify {G}", off=off)
 
 
 def _cmd_verify(args) -> int:
@@ -169,6 +169,8 @@ def _cmd_verify(args) -> int:
     from cogo.algebra.groups import parse_group
     from cogo.checkpoints import atomic_write_text
     from cogo.verify.results import all_ok, format_table, results_to_json
+    from cogo.limits import require, verify_estimate
+    from cogo.outputs import check_output_file
     from cogo.verify.theorems import run_all, skipped
 
     if args.theory == "li2":
@@ -177,16 +179,18 @@ def _cmd_verify(args) -> int:
 
         G = li2_group(args.group)  # CogoError (one line) on a bad or unavailable group
         if args.json:
-            _check_output_file(args.json)
+            check_output_file(args.json, force=args.force, label="--json")
         print(f"cogo verify --theory li2: {G.name} (order {G.order}), method {args.method}", flush=True)
         results = run_li2(G, args.method)
         notes = skipped_li2(G)
     else:
         G = parse_group(args.group)
         if args.json:
-            _check_output_file(args.json)
+            check_output_file(args.json, force=args.force, label="--json")
+        if args.method != "exact":
+            require(verify_estimate(G.order, args.method, G.order % 2 == 0))
         print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
-        results = run_all(G, args.method)
+        results = run_all(G, args.method, progress=_verify_progress(G, args.method, args.no_progress))
         notes = skipped(G)
     print(format_table(results))
     for note in notes:
@@ -204,6 +208,8 @@ def _add_construct(sub) -> None:
     p.add_argument("--group", type=_group_type, default="23", help="group order or product (default 23)")
     p.add_argument("--seed", type=_int_type("seed", 0), default=None, help="draw the free parameters from this seed (default: fixed documented values)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.pt", help="checkpoint to write")
+    p.add_argument("--force", action="store_true",
+                   help="replace an output that is a symbolic link, FIFO or device by a regular file")
     p.set_defaults(func=_cmd_construct)
 
 
@@ -234,13 +240,18 @@ def _construct_loss(Wa, Wb, Wc, G) -> tuple[float, str]:
 
 def _cmd_construct(args) -> int:
     from cogo.algebra.groups import parse_group
+    from cogo.limits import construct_estimate, require
+    from cogo.outputs import check_output_file
     from cogo.solvers.constructions import construct, to_checkpoint
 
     G = parse_group(args.group)
-    out = _check_output_file(args.output)
+    out = check_output_file(args.output, force=args.force, label="-o")
     if args.kind != "mem" and G.order % 2 == 0:
         raise CogoError(f"construction {args.kind} needs a group of odd order (every k != -k, SPEC 6); "
                         f"{G} has order {G.order}; mem works for every order")
+    est = require(construct_estimate(args.kind, G.order))
+    if est.seconds > 5:
+        print(f"cogo construct: {est}", flush=True)
     net, meta = construct(args.kind, G, seed=args.seed)
     Wa, Wb, Wc = net.to_weights(real=True)
     loss, on = _construct_loss(Wa, Wb, Wc, G)
@@ -268,7 +279,7 @@ def _add_train(sub) -> None:
                    help="learning rate (default 0.01)")
     p.add_argument("--wd", type=_float_type("weight decay", 0.0), nargs="+", default=[5e-5], metavar="WD",
                    help="one or more weight decays, each trained for every seed (default 5e-5)")
-    p.add_argument("--epochs", type=_int_type("epochs", 0), default=10000, help="full-batch epochs (default 10000)")
+    p.add_argument("--epochs", type=_int_type("epochs", 1), default=10000, help="full-batch epochs (default 10000)")
     p.add_argument("--test-fraction", type=_float_type("test fraction", 0.0, 1.0, lo_open=True), default=0.1,
                    help="fraction of all n^2 pairs held out for testing, in (0, 1) (default 0.1)")
     p.add_argument("--loss", default="mse", choices=LOSSES,
@@ -295,11 +306,14 @@ def _add_train(sub) -> None:
                    help="CPU threads for torch (default: torch's choice); use 1 when the cores are shared")
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true",
+                   help="replace checkpoints of the same name already in DIR (default: refuse)")
     p.set_defaults(func=_cmd_train)
 
 
 def _cmd_train(args) -> int:
-    from cogo.solvers.training import TrainConfig, check_output_dir, plot_history, save_run, train, validate_run
+    from cogo.solvers.training import (TrainConfig, check_output_dir, check_run_outputs, plot_history, save_run, train,
+                                       validate_run)
 
     # every check happens here, before any training or output
     cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0],
@@ -309,6 +323,7 @@ def _cmd_train(args) -> int:
     with _user_input():
         validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
         out = check_output_dir(args.out)
+        check_run_outputs(cfg, args.seeds, args.wd, out, force=args.force, plot=args.plot)
     if args.threads is not None:
         import torch
 
@@ -355,6 +370,9 @@ def _add_classify(sub) -> None:
     p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
                    metavar="X",
                    help="a node is dead when its strength is below X times the strongest node's (default 0.01)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an output that is a symbolic link, FIFO or device by a regular file")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--preset", choices=("default", "paper"), default="default",
                    help="tolerances: 'default' (factor and name within 0.05, the stricter reading) or 'paper' "
                         "(the reference classifier's 0.1, special cases named whenever within it); the table of "
@@ -365,14 +383,20 @@ def _add_classify(sub) -> None:
 def _cmd_classify(args) -> int:
     from cogo.algebra.groups import parse_group
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many
-    from cogo.analysis.report import check_output_paths, render_text, write_outputs
+    from cogo.analysis.report import ANGLE_PARAMS, render_text, write_outputs
+    from cogo.outputs import check_output_dir, check_outputs
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     group = parse_group(args.group) if args.group is not None else None
     with _user_input():
-        check_output_paths(args.json, args.markdown, args.plots)
+        outs = [("--json", args.json), ("--markdown", args.markdown)]
+        if args.plots is not None:
+            check_output_dir(args.plots, create=False, label="--plots")
+            outs += [("--plots", Path(args.plots) / f"angles_{k}.png") for k in ANGLE_PARAMS]
+        check_outputs(outs, inputs=args.files, force=args.force)
     result = classify_many(args.files, group=group,
-                           settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr))
+                           settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
+                           progress=not args.no_progress)
     if hasattr(result, "render_text"):  # a non-Abelian group: the irreps reading (cogo.analysis.irreps, SPEC 9)
         text, written = result.render_text(), result.write_outputs(args.json, args.markdown, args.plots)
     else:
@@ -458,6 +482,9 @@ def _experiment_flags(p, demo: bool) -> None:
                    help="snapshot every N epochs and read each run over time (as cogo dynamics) into "
                         "OUT/dG/dynamics/ (default 0: off)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--force", action="store_true",
+                   help="run this grid in an output directory that holds another experiment (its report is replaced; "
+                        "its other checkpoints are left alone and not reported)")
 
 
 def _add_experiment(sub) -> None:
@@ -487,7 +514,7 @@ def _run_and_print(cfg, out, args, command: str) -> int:
         check_output_dir(out)
 
     report = run_experiment(cfg, out, progress=not args.no_progress, command=command,
-                            log=lambda s: print(s, flush=True))
+                            log=lambda s: print(s, flush=True), force=args.force)
     print()
     print(summary_text(report), end="")
     print()

@@ -23,6 +23,7 @@ Layout of the output directory::
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -89,6 +90,11 @@ class ExperimentConfig:
             raise CogoError(f"verify must be exact, numeric, both or none; got {self.verify!r}")
         for g in labels:
             validate_run(self.train_config(g), self.seeds, self.weight_decays)
+            if self.verify in ("numeric", "both"):
+                from cogo.limits import require, verify_estimate
+
+                n = parse_group(g).order
+                require(verify_estimate(n, self.verify, n % 2 == 0))
         return self
 
 
@@ -108,17 +114,82 @@ def fresh_directory(prefix: str = "cogo-demo", parent: str | os.PathLike = ".") 
 
 
 # --------------------------------------------------------------------------- training with resume
-def _reusable(path: Path, cfg, wd: float, seed: int) -> bool:
+#: Settings of the grid that a resumed experiment must repeat exactly (``report.json`` ``config``).
+_GRID_KEYS = ("groups", "seeds", "weight_decays", "hidden", "epochs", "lr", "test_fraction", "loss", "optimizer",
+              "dtype", "log_every", "dynamics")
+
+
+def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = False) -> None:
+    """Before anything is written: refuse to resume into ``out`` with other settings (CogoError, one line).
+
+    * ``out/report.json`` of an earlier run must describe the same grid
+      (:data:`_GRID_KEYS`): a new grid in an old folder is an error unless
+      ``force`` (then the new report describes only the new grid);
+    * every checkpoint already in ``out/d*/`` is read now, so a corrupt one in
+      any group is reported before any file is rewritten; one that is not part
+      of the requested grid (another ``--hidden`` or ``--wd``, which are in the
+      file names, another seed or group) or was trained with other settings is
+      an error unless ``force``;
+    * the report files and figure folder must pass :mod:`cogo.outputs`.
+    """
+    from cogo.checkpoints import load_weights
+    from cogo.outputs import check_output_file
+    from cogo.solvers.training import checkpoint_name
+
+    out = Path(out)
+    if not out.is_dir():
+        return
+    labels = [parse_group(g).label for g in cfg.groups]
+    rep = out / "report.json"
+    if rep.exists() and not force:
+        try:
+            old = json.loads(rep.read_text())["config"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise CogoError(f"{rep} is not a readable experiment report; use a fresh --out, or --force") from None
+        new = {**asdict(cfg), "groups": labels, "seeds": list(cfg.seeds),
+               "weight_decays": [float(w) for w in cfg.weight_decays]}
+        diff = []
+        for k in _GRID_KEYS:
+            a, b = old.get(k), new.get(k)
+            if isinstance(b, list):
+                same = isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+            else:
+                same = a is None and k == "dynamics" and not b or _same(a, b)
+            if not same:
+                diff.append(f"{k} {a!r} -> {b!r}")
+        if diff:
+            raise CogoError(f"{out} holds an experiment with other settings ({'; '.join(diff)}); resuming would mix "
+                            "them: use a fresh --out, or --force to run the new grid there")
+    expected = {}
+    for label in labels:
+        for wd in cfg.weight_decays:
+            for seed in cfg.seeds:
+                expected[out / f"d{label}" / checkpoint_name(label, cfg.hidden, wd, seed)] = (label, wd, seed)
+    for path in sorted(out.glob("d*/*.pt")):
+        w = load_weights(path)  # CheckpointError (one line) for a corrupt file, before anything is written
+        if path not in expected:
+            if not force:
+                raise CogoError(f"{path} is not part of the requested grid (other hidden size, weight decay, seed "
+                                "or group); resuming would mix settings: use a fresh --out, or --force")
+            continue
+        label, wd, seed = expected[path]
+        if not force:
+            _reusable(path, cfg.train_config(label, wd), wd, seed, weights=w)
+    for name in ("report.json", "report.md"):
+        check_output_file(out / name, force=force, label="report")
+
+
+def _reusable(path: Path, cfg, wd: float, seed: int, weights: Any = None, force: bool = False) -> bool:
     """True if ``path`` is a valid checkpoint trained with exactly these settings.
 
-    A readable checkpoint with other settings raises ValueError: the output
-    directory belongs to another experiment.
+    A readable checkpoint with other settings raises CogoError: the output
+    directory belongs to another experiment (with ``force`` it is retrained).
     """
     from cogo.checkpoints import load_weights
 
     if not path.is_file():
         return False
-    w = load_weights(path)  # raises CheckpointError (one line) if the file is malformed
+    w = weights if weights is not None else load_weights(path)  # CheckpointError (one line) if malformed
     meta = w.meta
     want = {k: getattr(cfg, k) for k in _MATCH_KEYS}
     want.update(group=cfg.group, seed=seed)
@@ -126,6 +197,8 @@ def _reusable(path: Path, cfg, wd: float, seed: int) -> bool:
     bad = [k for k in want if not _same(got[k], want[k])]
     if not _same(meta.get("weight_decay"), wd):
         bad.append("weight_decay")
+    if bad and force:
+        return False
     if bad:
         raise CogoError(
             f"{path} was trained with other settings ({', '.join(f'{k}={got.get(k, meta.get(k))!r}' for k in bad)}); "
@@ -143,7 +216,8 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: bool, log: Callable) -> list[Path]:
+def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: bool, log: Callable,
+                 force: bool = False) -> list[Path]:
     from cogo.checkpoints import save_checkpoint
     from cogo.solvers.training import checkpoint_name, train
 
@@ -154,7 +228,7 @@ def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: boo
         for seed in cfg.seeds:
             p = run_dir / checkpoint_name(label, cfg.hidden, wd, seed)
             paths.append(p)
-            if not _reusable(p, tc, wd, seed):
+            if not _reusable(p, tc, wd, seed, force=force):
                 todo.append(seed)
         done = len(cfg.seeds) - len(todo)
         if done:
@@ -314,7 +388,7 @@ def _summary_md(summary: dict) -> str:
 
 # --------------------------------------------------------------------------- the run
 def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool = True,
-                   log: Callable[[str], None] = print, command: str = "") -> dict:
+                   log: Callable[[str], None] = print, command: str = "", force: bool = False) -> dict:
     """Train, classify and verify the grid ``cfg`` into directory ``out``; return the report dict.
 
     Raises ValueError (one line) before any work if the configuration, device
@@ -327,6 +401,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
 
     t0 = time.perf_counter()
     cfg.validate()
+    check_resume(cfg, out, force=force)  # before anything is written
     out = check_output_dir(out)
     labels = [parse_group(g).label for g in cfg.groups]
     figdir = out / "figures"
@@ -336,7 +411,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     for label in labels:
         run_dir = check_output_dir(out / f"d{label}")
         log(f"[train] Z_{label}")
-        paths = _train_group(cfg, label, run_dir, progress, log)
+        paths = _train_group(cfg, label, run_dir, progress, log, force=force)
         metas = [load_weights(p).meta for p in paths]
         for p, m in zip(paths, metas):
             fin = m.get("final", {})
@@ -344,7 +419,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
                              "path": os.path.relpath(p, out), "wall_time_s": m.get("wall_time_s"),
                              **{k: fin.get(k) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}})
         log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
-        result = classify_many([str(p) for p in paths])
+        result = classify_many([str(p) for p in paths], progress=progress)
         cjson = to_json_dict(result)
         cmd_path = run_dir / "classification.md"
         atomic_write_text(run_dir / "classification.json", dumps_json(cjson))
@@ -383,10 +458,14 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
                                           "figures": [os.path.relpath(w, out) for w in written[1:]],
                                           "aggregate": aggregate(runs)}
         if cfg.verify != "none":
-            from cogo.verify.theorems import run_all
+            from cogo.limits import progress_callback
+            from cogo.verify.theorems import run_all, theorem_list
 
             log(f"[verify] Z_{label} ({cfg.verify})")
-            verification[label] = [r.to_dict() for r in run_all(parse_group(label), cfg.verify)]
+            G = parse_group(label)
+            tick = progress_callback(len(theorem_list(G)) * (2 if cfg.verify == "both" else 1), f"verify {G}",
+                                     off=not progress)
+            verification[label] = [r.to_dict() for r in run_all(G, cfg.verify, progress=tick)]
 
     report = {
         "format": "cogo-experiment/1",

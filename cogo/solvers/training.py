@@ -827,22 +827,35 @@ def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> 
 def check_output_dir(out_dir: str | os.PathLike) -> Path:
     """Create ``out_dir`` if missing and check that files can be written in it.
 
-    Raises ValueError (one line) otherwise.  Writes nothing that stays behind.
+    Raises CogoError (one line) otherwise.  Writes nothing that stays behind
+    (the output policy of :mod:`cogo.outputs`).
     """
-    p = Path(out_dir)
-    if p.exists() and not p.is_dir():
-        raise ValueError(f"output path {p} exists and is not a directory")
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"cannot create output directory {p}: {exc.strerror or exc}") from None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".cogo-write-test.", dir=p)
-        os.close(fd)
-        os.unlink(tmp)
-    except OSError as exc:
-        raise ValueError(f"output directory {p} is not writable: {exc.strerror or exc}") from None
-    return p
+    from cogo.outputs import check_output_dir as _check
+
+    return _check(out_dir)
+
+
+def check_run_outputs(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[float], out_dir: Path,
+                      force: bool = False, plot: bool = False) -> list[Path]:
+    """Check every file :func:`save_run` (and ``plot``) will write in ``out_dir``, before training.
+
+    A checkpoint of the same name already in ``out_dir`` is refused (one
+    line) unless ``force``: it would be overwritten and ``summary.json``
+    would list only the new models.  Each path also passes
+    :func:`cogo.outputs.check_output_file`.
+    """
+    from cogo.errors import CogoError
+    from cogo.outputs import check_output_file
+
+    out = Path(out_dir)
+    names = [checkpoint_name(config.group, config.hidden, wd, s) for wd in weight_decays for s in seeds]
+    if not force:
+        there = [nm for nm in names if os.path.lexists(out / nm)]
+        if there:
+            raise CogoError(f"{out} already holds {len(there)} checkpoint(s) of this run ({there[0]}"
+                            f"{', ...' if len(there) > 1 else ''}); use another --out or --force to replace them")
+    files = names + ["summary.json"] + (["curves.png"] if plot else [])
+    return [check_output_file(out / nm, force=force, label="output") for nm in files]
 
 
 def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = None) -> dict:
@@ -889,42 +902,64 @@ def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.Pat
 
 
 def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str:
-    """Plot train/test loss (log scale) and accuracy against epoch for every model; PNG, atomic."""
+    """Plot train/test loss and accuracy against epoch; PNG, atomic.
+
+    Models are grouped by weight decay (a seed group): each group is one
+    colour, drawn as its median over seeds with a band from the lowest to
+    the highest seed (a single line for one seed).  The epoch axis is
+    logarithmic (``epoch + 1``), so the first 1% of training, where the
+    accuracy moves, is as wide as the rest; the loss axis is logarithmic.
+    """
     from matplotlib.figure import Figure  # a Figure of its own: the caller's pyplot backend is never touched
     from matplotlib.lines import Line2D
 
     if isinstance(results, TrainResult):
         results = [results]
+    groups: dict[str, list] = {}
+    for r in results:
+        groups.setdefault(_fmt_wd(r.weight_decay), []).append(r)
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     ax_l, ax_a = fig.subplots(1, 2)
-    for i, r in enumerate(results):
+
+    def arr(h, k):
+        return np.asarray([np.nan if v is None else v for v in h[k]], dtype=float)
+
+    for i, (wd, runs) in enumerate(groups.items()):
         color = f"C{i % 10}"
-        h = r.history
-        lab = f"seed {r.seed}, wd {_fmt_wd(r.weight_decay)}"
-        ep = np.asarray(h["epoch"], dtype=float)
-
-        def arr(k):
-            return np.asarray([np.nan if v is None else v for v in h[k]], dtype=float)
-
-        ax_l.plot(ep, arr("train_loss"), color=color, lw=1.0, label=lab)
-        ax_l.plot(ep, arr("test_loss"), color=color, lw=1.0, ls="--")
-        ax_a.plot(ep, arr("train_acc"), color=color, lw=1.0, label=lab)
-        ax_a.plot(ep, arr("test_acc"), color=color, lw=1.0, ls="--")
+        n_ep = min(len(r.history["epoch"]) for r in runs)
+        ep = np.asarray(runs[0].history["epoch"][:n_ep], dtype=float) + 1.0
+        seeds = ", ".join(str(r.seed) for r in runs[:6]) + (", ..." if len(runs) > 6 else "")
+        lab = f"wd {wd}: {len(runs)} seed(s) ({seeds})"
+        for ax, keys in ((ax_l, ("train_loss", "test_loss")), (ax_a, ("train_acc", "test_acc"))):
+            for key, ls in zip(keys, ("-", "--")):
+                Y = np.stack([arr(r.history, key)[:n_ep] for r in runs])
+                ok = np.isfinite(Y)
+                cols = ok.any(axis=0)
+                if not cols.any():
+                    continue
+                Yf = np.where(ok, Y, np.nan)[:, cols]
+                with np.errstate(all="ignore"):
+                    med = np.nanmedian(Yf, axis=0)
+                ax.plot(ep[cols], med, color=color, lw=1.2, ls=ls, label=lab if key.startswith("train") else None)
+                if len(runs) > 1:
+                    ax.fill_between(ep[cols], np.nanmin(Yf, axis=0), np.nanmax(Yf, axis=0), color=color,
+                                    alpha=0.15 if ls == "-" else 0.08, lw=0)
     cfg = results[0].config
     title = f"{parse_group(cfg.group)}, q={cfg.hidden}, {cfg.optimizer} lr={cfg.lr}, {cfg.loss}"
+    for ax in (ax_l, ax_a):
+        ax.set_xscale("log")
+        ax.set_xlabel("epoch + 1 (log scale)")
     ax_l.set_yscale("log")
-    ax_l.set_xlabel("epoch")
-    ax_l.set_ylabel("loss (solid: train, dashed: test)")
-    ax_a.set_xlabel("epoch")
-    ax_a.set_ylabel("accuracy (solid: train, dashed: test)")
+    ax_l.set_ylabel("loss (log scale)")
+    ax_a.set_ylabel("accuracy")
     ax_a.set_ylim(-0.02, 1.02)
     ax_l.set_title(f"loss: {title}", fontsize=9)
     ax_a.set_title(f"accuracy: {title}", fontsize=9)
-    styles = [Line2D([], [], color="0.3", lw=1.0, label="train"), Line2D([], [], color="0.3", lw=1.0, ls="--",
-                                                                         label="test")]
+    fig.suptitle("median over seeds; band: lowest to highest seed", fontsize=8)
+    styles = [Line2D([], [], color="0.3", lw=1.2, label="train"),
+              Line2D([], [], color="0.3", lw=1.2, ls="--", label="test")]
     ax_l.legend(handles=styles, fontsize=7, loc="upper right")
-    if 1 < len(results) <= 10:
-        ax_a.legend(fontsize=7, loc="lower right")
+    ax_a.legend(fontsize=7, loc="lower right")
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=110)
     return str(path)

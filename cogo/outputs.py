@@ -1,0 +1,160 @@
+"""The one output policy of every cogo command.
+
+Every file a command writes is checked here *before* any work starts, and
+written afterwards through :func:`cogo.checkpoints.atomic_write` (a
+temporary file renamed onto the destination), so an error never leaves a
+partial file.  The rules:
+
+* never write onto an input: an output that is (or resolves to, or is a hard
+  link of) one of the command's input files is refused, ``--force`` or not;
+* an output that is a directory is refused;
+* an output that exists and is a FIFO, a device, a socket or a symbolic link
+  is refused unless the user passes ``--force`` (an atomic write would
+  replace the special file or the link itself by a regular file, never
+  write through it);
+* the destination directory must exist and accept a new file (checked by
+  creating and removing a temporary file there), so a read-only folder is
+  reported in one line before the work, not as a traceback after it;
+* two outputs of one command must not name the same file.
+
+Violations raise :class:`cogo.errors.CogoError` (one line; exit status 2).
+"""
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from cogo.errors import CogoError
+
+__all__ = ["check_output_file", "check_output_dir", "check_outputs", "same_file"]
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """True if ``a`` and ``b`` name the same file (same inode, or the same resolved path)."""
+    try:
+        if os.path.samefile(a, b):
+            return True
+    except OSError:
+        pass
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def _kind(mode: int) -> str | None:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return None
+
+
+def _check_writable_dir(d: Path, what: str) -> None:
+    """Create and remove a temporary file in ``d``; CogoError (one line) if that fails."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".cogo-write-test.", dir=d)
+    except OSError as exc:
+        raise CogoError(f"cannot write {what}: directory {d} is not writable ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:  # pragma: no cover - a file we just created
+        pass
+
+
+def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = (), force: bool = False,
+                      label: str = "output") -> Path:
+    """Check that a file can be written at ``path`` under the policy above; write nothing; return the Path.
+
+    ``inputs``: the command's input files (never overwritten).  ``force``:
+    allow replacing an existing FIFO, device, socket or symbolic link.
+    ``label`` names the flag in messages (``--json``, ``-o``, ...).
+    """
+    out = Path(path)
+    if str(path) == "":
+        raise CogoError(f"{label}: empty file name")
+    for inp in inputs:
+        if same_file(out, inp):
+            raise CogoError(f"{label} {out} is an input of this command; refusing to overwrite it")
+    try:
+        lst = os.lstat(out)
+    except FileNotFoundError:
+        lst = None
+    except OSError as exc:
+        raise CogoError(f"cannot write {label} {out}: {exc.strerror or exc}") from None
+    if lst is not None:
+        if stat.S_ISLNK(lst.st_mode):
+            try:
+                target_is_dir = out.is_dir()
+            except OSError:
+                target_is_dir = False
+            if target_is_dir:
+                raise CogoError(f"cannot write {label} {out}: it is a symbolic link to a directory")
+            if not force:
+                raise CogoError(f"{label} {out} is a symbolic link to {os.readlink(out)}; writing would replace the "
+                                "link by a regular file (use --force to do that)")
+        elif stat.S_ISDIR(lst.st_mode):
+            raise CogoError(f"cannot write {label} {out}: it is a directory")
+        else:
+            kind = _kind(lst.st_mode)
+            if kind is not None and not force:
+                raise CogoError(f"{label} {out} is {kind}; writing would replace it by a regular file "
+                                "(use --force to do that)")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise CogoError(f"cannot write {label} {out}: directory {parent} does not exist")
+    _check_writable_dir(parent, f"{label} {out}")
+    return out
+
+
+def check_output_dir(path: str | os.PathLike, create: bool = True, label: str = "output directory") -> Path:
+    """Check (and with ``create`` make) a directory that will receive files; CogoError (one line) otherwise.
+
+    A symbolic link to a directory is accepted (files are written inside it,
+    the link itself is never replaced).  Nothing stays behind but the
+    directory itself.
+    """
+    d = Path(path)
+    if str(path) == "":
+        raise CogoError(f"{label}: empty name")
+    if d.exists() and not d.is_dir():
+        raise CogoError(f"{label} {d} exists and is not a directory")
+    if not d.exists():
+        if not create:
+            parent = d.parent if str(d.parent) else Path(".")
+            if not parent.is_dir():
+                raise CogoError(f"cannot create {label} {d}: directory {parent} does not exist")
+            _check_writable_dir(parent, f"{label} {d}")
+            return d
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CogoError(f"cannot create {label} {d}: {exc.strerror or exc}") from None
+    _check_writable_dir(d, f"{label} {d}")
+    return d
+
+
+def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike | None]],
+                  inputs: Iterable[str | os.PathLike] = (), force: bool = False) -> list[Path]:
+    """Check several output files of one command: each by :func:`check_output_file`, and no two the same.
+
+    ``outputs``: ``(label, path)`` pairs; ``None`` paths are skipped.
+    Returns the checked paths in order.
+    """
+    inputs = list(inputs)
+    done: list[tuple[str, Path]] = []
+    for label, p in outputs:
+        if p is None:
+            continue
+        out = check_output_file(p, inputs=inputs, force=force, label=label)
+        for other_label, other in done:
+            if same_file(out, other):
+                raise CogoError(f"{other_label} and {label} name the same file {out}")
+        done.append((label, out))
+    return [p for _, p in done]
