@@ -62,7 +62,8 @@ tensors of pair indices ``a * n + b``), ``final`` (dict of ``train_loss``,
 ``test_loss``, ``train_acc``, ``test_acc``), ``history`` (dict of equal-length
 lists ``epoch``, ``train_loss``, ``test_loss``, ``train_acc``, ``test_acc``,
 recorded at epoch 0, every ``log_every`` epochs and at the last epoch),
-``wall_time_s`` (of the batched program the model was in), ``kernel`` and, when ``snapshot_every > 0``,
+``wall_time_s`` (of the batched program the model was in), ``kernel``, ``threads`` (CPU threads used;
+the weights do not depend on it) and ``denormals`` (how float32 denormals were treated), and, when ``snapshot_every > 0``,
 ``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ...) and either, when
 :func:`train` streamed them to disk (``snapshot_dir``, what ``cogo train`` does),
 ``format`` ("cogo-snapshots/1") and ``dir``, the name of the directory beside
@@ -340,6 +341,8 @@ class TrainResult:
     snapshots: dict | None = None
     wall_time_s: float = 0.0
     kernel: str = "grid"
+    threads: int = 1
+    denormals: str = "flushed on every thread"
 
     @property
     def group(self) -> str:
@@ -369,6 +372,8 @@ class TrainResult:
             "history": {k: list(v) for k, v in self.history.items()},
             "wall_time_s": float(self.wall_time_s),
             "kernel": self.kernel,
+            "threads": int(self.threads),   # CPU threads used; the weights do not depend on it (cogo.threads)
+            "denormals": self.denormals,
         }
         if self.snapshots is not None:
             meta["snapshots"] = {k: (v.clone() if isinstance(v, torch.Tensor) else v if isinstance(v, str)
@@ -711,7 +716,7 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
 
 def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[float] | None = None,
           progress: bool = True, max_batch: int | None = None, kernel: str = "auto",
-          snapshot_dir: str | os.PathLike | None = None) -> list[TrainResult]:
+          snapshot_dir: str | os.PathLike | None = None, threads: int | None = None) -> list[TrainResult]:
     """Train one model per ``(weight_decay, seed)`` as one batched program (SPEC 1).
 
     Models are ordered weight decay first, then seed.  ``weight_decays``
@@ -725,23 +730,35 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     snapshots are streamed to ``snapshot_dir/<checkpoint stem>.snapshots/`` as
     training runs (:class:`cogo.snapshots.SnapshotWriter`), never all held in
     memory; without it they are kept in memory (``TrainResult.snapshots``).
+    ``threads`` (CPU threads) defaults to :func:`cogo.threads.choose_threads`; the
+    weights are bit-identical for every thread count (denormals are flushed on
+    every thread, see :mod:`cogo.threads`).
     """
+    from cogo.threads import choose_threads, flush_denormals, set_flush_denormal_all, thread_limit, training_elements
+
     seeds, wds, kernel, max_batch = validate_run(config, seeds, weight_decays, max_batch, kernel)
     device = torch.device(config.device)
     models = [(wd, s) for wd in wds for s in seeds]
     size = int(max_batch or len(models))
     results: list[TrainResult] = []
+    if threads is None:
+        n = parse_group(config.group).order
+        rows = n * n if kernel == "grid" else split_sizes(n, config.test_fraction)[0]
+        threads = 1 if device.type != "cpu" else choose_threads("train", training_elements(n, config.hidden, size, rows))
     # Weight decay drives dead nodes to ~1e-39 (SPEC 8.2), below float32's smallest normal
     # number; x86 CPUs do denormal arithmetic ~10x slower (measured: 9x on a d=23 run).
     # Flushing denormals to zero changes no value above 1.2e-38 and so not the network's function.
-    flushed = torch.set_flush_denormal(True)
-    try:
-        for start in range(0, len(models), size):
-            results.extend(_train_batch(config, models[start:start + size], device, progress, kernel,
-                                        snapshot_dir))
-    finally:
-        if flushed:
-            torch.set_flush_denormal(False)
+    # The flag is per thread: set on every pool thread, else results depend on the thread count.
+    with thread_limit(threads):
+        threads, denormals = flush_denormals(threads)
+        try:
+            for start in range(0, len(models), size):
+                results.extend(_train_batch(config, models[start:start + size], device, progress, kernel,
+                                            snapshot_dir))
+        finally:
+            set_flush_denormal_all(False, threads)
+    for r in results:
+        r.threads, r.denormals = threads, denormals
     return results
 
 

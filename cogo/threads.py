@@ -1,0 +1,291 @@
+"""How many CPU threads cogo uses, and applying that choice to torch and to BLAS.
+
+Why a policy
+------------
+cogo's CPU work is thousands of small tensor operations (training: about 20
+per epoch; classification: many small SVDs and least-squares solves).  Each
+operation split over ``T`` threads ends at a barrier where every thread waits
+for the slowest one.  On idle cores that costs microseconds; on cores that
+other processes keep busy, a thread that lost its core waits for a scheduler
+time slice (milliseconds), at every operation.  Measured on 2 cores with two
+competing busy processes (issue #15): ``cogo train --group 23 --seeds 1-5
+--epochs 200`` took 9.9 s with 1 thread and 70.9 s with 2.  More than one
+thread pays only when an operation is large enough that a slice is small
+against it, and only when cores are free.
+
+The rule (:func:`choose_threads`)
+---------------------------------
+``threads = 1`` unless all of these hold, then ``min(free cores, 4)``:
+
+* the work of one operation, ``elements`` (training: models x rows x hidden,
+  rows = ``n^2`` for the grid kernel or the training pairs for the gather
+  kernel), is at least :data:`PARALLEL_MIN_ELEMENTS`;
+* at least 2 cores are free: ``free = cores - background load`` where
+  ``cores`` (:func:`available_cores`) are the CPUs this process may run on
+  (``os.sched_getaffinity``) capped by a cgroup CPU quota (v2 ``cpu.max``,
+  v1 ``cpu.cfs_quota_us / cpu.cfs_period_us``), and the background load
+  (:func:`background_load`) is the larger of the 1-minute load average and
+  the number of runnable tasks right now, less this process's own.
+
+Classification (numpy/BLAS on matrices of a few hundred entries) always uses
+1 thread.  ``--threads T`` on the command line overrides the rule.
+
+Determinism
+-----------
+Training flushes float32 denormals to zero (dead nodes decay below 1.2e-38,
+and denormal arithmetic is ~10x slower).  ``torch.set_flush_denormal`` sets
+the flag of the *calling* thread only; the threads of torch's OpenMP pool
+(and MKL, which runs on the same pool) kept computing denormals.  Which
+elements of an operation a worker thread computes depends on the thread
+count, so once denormals appeared the weights depended on the number of
+threads (issue #15: one run in ten differed under load).
+:func:`set_flush_denormal_all` sets the flag on every pool thread too; with
+it, training gives bit-identical weights for any thread count (tested:
+``tests/test_threads.py``).  Where that cannot be done (a torch not built
+with GNU OpenMP), :func:`cogo.solvers.training.train` trains with 1 thread.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import math
+import os
+import time
+from pathlib import Path
+from typing import Iterator
+
+__all__ = [
+    "PARALLEL_MIN_ELEMENTS",
+    "MAX_THREADS",
+    "cgroup_cpu_quota",
+    "available_cores",
+    "background_load",
+    "choose_threads",
+    "training_elements",
+    "thread_limit",
+    "set_flush_denormal_all",
+    "flush_denormals",
+]
+
+#: Smallest work of one tensor operation (elements) for which a second thread can pay (benchmarks/bench_threads.py).
+PARALLEL_MIN_ELEMENTS = 4_000_000
+#: Never more threads than this: cogo's operations are too small to feed more.
+MAX_THREADS = 4
+
+
+# ---------------------------------------------------------------- cores available to this process
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def cgroup_cpu_quota(proc_root: str | os.PathLike = "/proc", cgroup_root: str | os.PathLike = "/sys/fs/cgroup"
+                     ) -> float | None:
+    """CPUs allowed by this process's cgroup quota (``quota / period``), or None when unlimited or unknown.
+
+    cgroup v2: the smallest ``cpu.max`` along the process's cgroup path (``max`` = unlimited);
+    cgroup v1: ``cpu.cfs_quota_us / cpu.cfs_period_us`` (quota ``-1`` = unlimited).
+    """
+    proc_root, root = Path(proc_root), Path(cgroup_root)
+    text = _read(proc_root / "self" / "cgroup") or ""
+    limits: list[float] = []
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, rel = parts
+        rel = rel.lstrip("/")
+        if controllers == "":                                   # v2 unified hierarchy
+            d = root / rel if rel else root
+            while True:
+                v = _read(d / "cpu.max")
+                if v:
+                    q, _, period = v.partition(" ")
+                    if q != "max":
+                        try:
+                            limits.append(float(q) / float(period or 100000))
+                        except ValueError:
+                            pass
+                if d == root or root not in d.parents:
+                    break
+                d = d.parent
+        elif "cpu" in controllers.split(","):                   # v1
+            for base in (root / "cpu,cpuacct", root / "cpu", root / "cpuacct,cpu"):
+                for d in ((base / rel) if rel else base, base):
+                    q, p = _read(d / "cpu.cfs_quota_us"), _read(d / "cpu.cfs_period_us")
+                    try:
+                        if q is not None and p is not None and int(q) > 0 and int(p) > 0:
+                            limits.append(int(q) / int(p))
+                    except ValueError:
+                        pass
+    return min(limits) if limits else None
+
+
+def available_cores(proc_root: str | os.PathLike = "/proc", cgroup_root: str | os.PathLike = "/sys/fs/cgroup") -> int:
+    """CPUs this process may use: its affinity set, capped by the cgroup quota (rounded down, at least 1)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    quota = cgroup_cpu_quota(proc_root, cgroup_root)
+    if quota is not None:
+        n = min(n, max(1, math.floor(quota + 1e-9)))
+    return max(1, n)
+
+
+def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | os.PathLike = "/proc") -> float:
+    """Cores kept busy by other work: max(1-minute load average, runnable tasks now) less this process's.
+
+    ``runnable`` is the 4th field of ``/proc/loadavg`` (``R/total``), averaged over
+    ``samples`` reads ``interval`` seconds apart; this process counts for one runnable
+    task while it measures.  Returns 0.0 where /proc is unavailable.
+    """
+    text = _read(Path(proc_root) / "loadavg")
+    if text is None:
+        try:
+            return max(0.0, os.getloadavg()[0])
+        except (AttributeError, OSError):
+            return 0.0
+    load1 = float(text.split()[0])
+    running = []
+    for i in range(max(1, samples)):
+        if i:
+            time.sleep(interval)
+            text = _read(Path(proc_root) / "loadavg") or text
+        try:
+            running.append(int(text.split()[3].split("/")[0]) - 1)   # minus this process
+        except (IndexError, ValueError):
+            pass
+    now = sum(running) / len(running) if running else 0.0
+    return max(0.0, load1, now)
+
+
+# ---------------------------------------------------------------- the rule
+def training_elements(n: int, hidden: int, models: int, rows: int | None = None) -> int:
+    """Work of one batched training operation: ``models * rows * hidden`` (rows default ``n^2``)."""
+    return int(models) * int(n * n if rows is None else rows) * int(hidden)
+
+
+def choose_threads(kind: str = "train", elements: int = 0, cores: int | None = None,
+                   load: float | None = None) -> int:
+    """The default thread count (the rule in the module docstring).
+
+    ``kind``: ``'train'`` (uses ``elements``, see :func:`training_elements`) or
+    ``'classify'`` (always 1).  ``cores`` defaults to :func:`available_cores`,
+    ``load`` to :func:`background_load` (measured only when the size would allow
+    more than one thread).
+    """
+    if kind not in ("train", "classify"):
+        raise ValueError(f"unknown kind of work {kind!r}; use train or classify")
+    if kind == "classify" or elements < PARALLEL_MIN_ELEMENTS:
+        return 1
+    cores = available_cores() if cores is None else int(cores)
+    if cores < 2:
+        return 1
+    load = background_load() if load is None else float(load)
+    free = int(math.floor(cores - load + 0.25))     # a quarter core of noise still counts as free
+    return max(1, min(free, MAX_THREADS)) if free >= 2 else 1
+
+
+# ---------------------------------------------------------------- applying it
+@contextlib.contextmanager
+def thread_limit(threads: int) -> Iterator[int]:
+    """Within the block, torch and the BLAS libraries loaded (via threadpoolctl, if installed) use ``threads``.
+
+    Restores the previous torch thread count and BLAS limits on exit.
+    """
+    import torch
+
+    threads = int(threads)
+    if threads < 1:
+        raise ValueError(f"thread count must be a positive integer, got {threads}")
+    before = torch.get_num_threads()
+    ctl = None
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        threadpool_limits = None
+    torch.set_num_threads(threads)
+    try:
+        if threadpool_limits is not None:
+            ctl = threadpool_limits(limits=threads, user_api="blas")
+        yield threads
+    finally:
+        if ctl is not None:
+            ctl.restore_original_limits()
+        torch.set_num_threads(before)
+
+
+_FLUSH_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _libgomp() -> ctypes.CDLL | None:
+    """The GNU OpenMP runtime torch runs on (already loaded in this process), or None."""
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = {line.split()[-1] for line in fh if "libgomp" in line and line.rstrip().endswith(".so.1")}
+    except OSError:
+        return None
+    for p in sorted(paths):
+        try:
+            lib = ctypes.CDLL(p)
+            lib.GOMP_parallel
+            return lib
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def set_flush_denormal_all(mode: bool, threads: int | None = None) -> bool:
+    """Set float denormal flushing (FTZ/DAZ) on this thread AND on the ``threads`` threads of torch's pool.
+
+    ``torch.set_flush_denormal`` changes the calling thread only; worker threads keep
+    their own flag, so elements a worker computes would round differently.  This runs a
+    parallel region of ``threads`` (default ``torch.get_num_threads()``) threads in
+    torch's GNU OpenMP runtime, each calling ``torch.set_flush_denormal(mode)``.
+    Returns True if every thread got the flag (always for ``threads == 1``), False if the
+    CPU does not support flushing or the runtime is not GNU OpenMP.
+    """
+    import torch
+
+    threads = torch.get_num_threads() if threads is None else int(threads)
+    ok = torch.set_flush_denormal(mode)
+    if not ok:
+        return False
+    if threads <= 1:
+        return True
+    lib = _libgomp()
+    if lib is None:
+        return False
+    results: list[bool] = []
+
+    def _each(_data):  # runs on every thread of the team, holding the GIL
+        results.append(bool(torch.set_flush_denormal(mode)))
+
+    cb = _FLUSH_CB(_each)
+    lib.GOMP_parallel.argtypes = [_FLUSH_CB, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint]
+    lib.GOMP_parallel.restype = None
+    lib.GOMP_parallel(cb, None, threads, 0)
+    return len(results) == threads and all(results)
+
+
+def flush_denormals(threads: int) -> tuple[int, str]:
+    """Flush float denormals to zero on every thread that will compute; return ``(threads, mode)``.
+
+    ``mode`` (recorded in checkpoints): ``'flushed on every thread'``; ``'not flushed'``
+    when the CPU cannot flush (then no thread flushes, which is consistent too); or, when
+    the pool threads cannot be reached, ``threads`` becomes 1 (and torch is set to 1 thread)
+    so that no element is ever computed with another thread's rounding.
+    Undo with ``set_flush_denormal_all(False, threads)``.
+    """
+    import torch
+
+    threads = int(threads)
+    if not torch.set_flush_denormal(True):
+        return threads, "not flushed"
+    if set_flush_denormal_all(True, threads):
+        return threads, "flushed on every thread"
+    torch.set_num_threads(1)
+    return 1, "flushed on every thread"
