@@ -152,6 +152,9 @@ def _add_verify(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace an output that is a symbolic link, FIFO or device by a regular file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--checkpoint", metavar="FILE", default=None,
+                   help="instead of the theorems: is the network in FILE (.pt or .npz) a global optimizer? "
+                        "numeric verdict for any network, exact certificate for a `cogo construct` checkpoint")
     p.set_defaults(method="both", func=_cmd_verify)
 
 
@@ -173,6 +176,8 @@ def _cmd_verify(args) -> int:
     from cogo.outputs import check_output_file
     from cogo.verify.theorems import run_all, skipped
 
+    if args.checkpoint is not None:
+        return _verify_checkpoint(args)
     if args.theory == "li2":
         from cogo.li2.energy import li2_group
         from cogo.li2.theorems import run_li2, skipped_li2
@@ -185,6 +190,11 @@ def _cmd_verify(args) -> int:
         notes = skipped_li2(G)
     else:
         G = parse_group(args.group)
+        if not hasattr(G, "orders"):  # a cogo.algebra.finite_groups.FiniteGroup: SPEC 3-7 are about Z_d1 x ... x Z_dn
+            why = ("is Abelian but given by a name or table: write it as a product like 3x5"
+                   if getattr(G, "is_abelian", False) else "is not Abelian")
+            raise CogoError(f"the semiring theorems (SPEC 3-7) need a finite Abelian group Z_d1 x ... x Z_dn; "
+                            f"{G} {why}, or use --theory li2 (SPEC 9, any finite group)")
         if args.json:
             check_output_file(args.json, force=args.force, label="--json")
         if args.method != "exact":
@@ -199,6 +209,39 @@ def _cmd_verify(args) -> int:
         atomic_write_text(args.json, results_to_json(results))
         print(f"wrote {args.json}")
     return 0 if all_ok(results) else 1
+
+
+def _verify_checkpoint(args) -> int:
+    """``cogo verify --checkpoint FILE``: exit 0 iff the network is a global optimizer (exactly, when certified)."""
+    from cogo.checkpoints import atomic_write_text
+    from cogo.formatting import dumps_json
+    from cogo.outputs import check_output_file
+    from cogo.verify.certificates import checkpoint_report
+
+    with _user_input():
+        if args.json:
+            check_output_file(args.json, force=args.force, label="--json")
+        rep = checkpoint_report(args.checkpoint)  # the group recorded in the file
+    v = rep["verdict"]
+    print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes")
+    print(f"  real-space loss (all pairs): {v.get('loss')}")
+    for c, r in (v.get("residuals") or {}).items():
+        print(f"  largest residual {c}: {r:.3g}")
+    bf = v.get("block_failures") or {}
+    print("  blocks failing: " + (", ".join(f"k={k}: {'/'.join(cs)}" for k, cs in bf.items()) or "none"))
+    ex = rep["exact"]
+    if ex is None:
+        print("  exact certificate: none (the file records no exact parameters)")
+    elif ex["certified"]:
+        print(f"  exact certificate: global optimizer, exact loss {ex['loss_exact']} ({ex['route']})")
+    else:
+        print(f"  exact certificate: NOT certified ({ex.get('reason') or ex.get('route')})")
+    ok = bool(v.get("optimal")) and (ex is None or ex["certified"])
+    print("verdict: " + ("global optimizer" if ok else "not a global optimizer"))
+    if args.json:
+        atomic_write_text(args.json, dumps_json(rep))
+        print(f"wrote {args.json}")
+    return 0 if ok else 1
 
 
 # ---------------------------------------------------------------- construct
@@ -302,8 +345,7 @@ def _add_train(sub) -> None:
                    help="at most M models per batched program (default: as many as fit in half the free memory)")
     p.add_argument("--kernel", default="auto", choices=KERNELS,
                    help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
-    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T",
-                   help="CPU threads for torch (default: torch's choice); use 1 when the cores are shared")
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--force", action="store_true",
@@ -324,13 +366,8 @@ def _cmd_train(args) -> int:
         validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
         out = check_output_dir(args.out)
         check_run_outputs(cfg, args.seeds, args.wd, out, force=args.force, plot=args.plot)
-    if args.threads is not None:
-        import torch
-
-        torch.set_num_threads(args.threads)
-
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
-                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out)
+                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads)
     paths = save_run(results, out)
     print(f"{'seed':>6} {'wd':>10} {'train_loss':>11} {'test_loss':>11} {'train_acc':>9} {'test_acc':>9}")
 
@@ -349,6 +386,12 @@ def _cmd_train(args) -> int:
     if args.plot:
         print(f"plot: {plot_history(results, out / 'curves.png')}")
     return 0
+
+
+def _threads_help() -> str:
+    from cogo.threads import POLICY_HELP
+
+    return POLICY_HELP
 
 
 # ---------------------------------------------------------------- classify
@@ -377,6 +420,7 @@ def _add_classify(sub) -> None:
                    help="tolerances: 'default' (factor and name within 0.05, the stricter reading) or 'paper' "
                         "(the reference classifier's 0.1, special cases named whenever within it); the table of "
                         "the reference's columns is printed either way")
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
     p.set_defaults(func=_cmd_classify)
 
 
@@ -394,9 +438,12 @@ def _cmd_classify(args) -> int:
             check_output_dir(args.plots, create=False, label="--plots")
             outs += [("--plots", Path(args.plots) / f"angles_{k}.png") for k in ANGLE_PARAMS]
         check_outputs(outs, inputs=args.files, force=args.force)
-    result = classify_many(args.files, group=group,
-                           settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
-                           progress=not args.no_progress)
+    from cogo.threads import choose_threads, thread_limit
+
+    with thread_limit(args.threads or choose_threads("classify")):
+        result = classify_many(args.files, group=group,
+                               settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
+                               progress=not args.no_progress)
     if hasattr(result, "render_text"):  # a non-Abelian group: the irreps reading (cogo.analysis.irreps, SPEC 9)
         text, written = result.render_text(), result.write_outputs(args.json, args.markdown, args.plots)
     else:
@@ -481,6 +528,7 @@ def _experiment_flags(p, demo: bool) -> None:
     p.add_argument("--dynamics", type=_int_type("dynamics", 0), default=0, metavar="N",
                    help="snapshot every N epochs and read each run over time (as cogo dynamics) into "
                         "OUT/dG/dynamics/ (default 0: off)")
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--force", action="store_true",
                    help="run this grid in an output directory that holds another experiment (its report is replaced; "
@@ -494,6 +542,9 @@ def _add_experiment(sub) -> None:
                                    "Models already trained in OUT are reused, so an interrupted run can be resumed.")
     _experiment_flags(p, demo=False)
     p.add_argument("--out", required=True, help="output directory (created if missing; reused to resume)")
+    from cogo.executors import add_arguments as _executor_flags
+
+    _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
     p.set_defaults(func=_cmd_experiment)
 
 
@@ -503,18 +554,20 @@ def _experiment_config(args):
     return ExperimentConfig(groups=tuple(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
                             hidden=args.hidden, epochs=args.epochs, lr=args.lr, test_fraction=args.test_fraction,
                             loss=args.loss, optimizer=args.optimizer, device=args.device, verify=args.verify,
-                            dynamics=args.dynamics)
+                            dynamics=args.dynamics, threads=args.threads)
 
 
 def _run_and_print(cfg, out, args, command: str) -> int:
     from cogo.experiment import run_experiment, summary_text, verification_ok
+    from cogo.executors import settings_from_args
     from cogo.solvers.training import check_output_dir
 
+    executor = settings_from_args(args, out)  # inprocess for cogo demo; CogoError if submitit/sbatch is missing
     with _user_input():
         check_output_dir(out)
 
     report = run_experiment(cfg, out, progress=not args.no_progress, command=command,
-                            log=lambda s: print(s, flush=True), force=args.force)
+                            log=lambda s: print(s, flush=True), force=args.force, executor=executor)
     print()
     print(summary_text(report), end="")
     print()
@@ -567,6 +620,9 @@ def _add_li2_sweep(sub) -> None:
     p.add_argument("--wd", type=_float_type("weight decay", 0.0), default=5e-4, help="weight decay (default 5e-4)")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, help="CPU threads for torch")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing; reused to resume)")
+    from cogo.executors import add_arguments as _executor_flags
+
+    _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
     p.set_defaults(func=_cmd_li2_sweep)
 
 
@@ -581,6 +637,9 @@ def _cmd_li2_sweep(args) -> int:
 
     cfg = SweepConfig(groups=tuple(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
                       hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd).validate()
+    from cogo.executors import settings_from_args
+
+    executor = settings_from_args(args, args.out)  # CogoError (one line) if submitit or sbatch is missing
     with _user_input():
         out = check_output_dir(args.out)
     if args.threads is not None:
@@ -600,7 +659,7 @@ def _cmd_li2_sweep(args) -> int:
             raise CogoError(f"{path} was written with other settings; use a fresh --out")
     t0 = time.perf_counter()
     save = lambda rows: atomic_write_text(path, dumps_json({"config": _sweep_settings(cfg), "rows": rows}))
-    rows = sweep(cfg, log=lambda s: print(s, flush=True), done=done, on_cell=save)
+    rows = sweep(cfg, log=lambda s: print(s, flush=True), done=done, on_cell=save, executor=executor)
     save(rows)
     head, body = sweep_table(rows)
     print()

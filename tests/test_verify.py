@@ -459,3 +459,29 @@ def test_spec_6_rc_monomials_come_in_a_conjugate_pair():
     a, b, c = (rng.normal(size=5) + 1j * rng.normal(size=5) for _ in range(3))
     S = PartialSolution("x", a, b, c).sums()
     assert S["conj(a) conj(b) c"] == pytest.approx(np.conj(S["a b conj(c)"]))
+
+
+# --------------------------------------------------------------------------- cogo verify --checkpoint
+def test_cli_verify_checkpoint_exact_certificate_and_bad_inputs(tmp_path, capsys):
+    import torch
+
+    good = tmp_path / "f46.pt"
+    assert main(["construct", "f46", "--group", "7", "--seed", "2", "-o", str(good)]) == 0
+    out = tmp_path / "c.json"
+    assert main(["verify", "--checkpoint", str(good), "--json", str(out)]) == 0
+    assert "exact certificate: global optimizer" in capsys.readouterr().out
+    rep = json.loads(out.read_text())
+    assert rep["exact"]["certified"] and rep["verdict"]["optimal"]
+    d = torch.load(good, weights_only=True)
+    d["model"]["layerc.weight"][0, 0] += 0.01  # no longer the construction: numeric verdict only, not optimal
+    bad = tmp_path / "bad.pt"
+    torch.save(d, bad)
+    assert main(["verify", "--checkpoint", str(bad)]) == 1
+    text = capsys.readouterr().out
+    assert "NOT certified" in text and "not a global optimizer" in text
+    junk = tmp_path / "junk.pt"
+    junk.write_text("this is not a checkpoint\n")
+    for path in (junk, tmp_path / "missing.pt"):
+        assert main(["verify", "--checkpoint", str(path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("cogo: error:")
