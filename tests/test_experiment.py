@@ -127,3 +127,79 @@ def test_demo_defaults_and_fresh_directory(tmp_path, monkeypatch):
     a.mkdir()
     b = fresh_directory("cogo-demo", tmp_path)
     assert a != b and not b.exists()
+
+
+# ------------------------------------------------------------------ issue 16: resume never mixes settings
+def _copy_run(src, dst):
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _mtimes(out):
+    return {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+
+
+def _with(args, flag, *values):
+    args = list(args)
+    i = args.index(flag)
+    j = i + 1
+    while j < len(args) and not args[j].startswith("--"):
+        j += 1
+    return args[:i] + [flag, *values] + args[j:]
+
+
+@pytest.mark.parametrize("flag,values,needle", [
+    ("--hidden", ["32"], "hidden"),      # part of the checkpoint file names
+    ("--seeds", ["1-3"], "seeds"),       # a new grid in an old folder
+])
+def test_resume_with_other_settings_writes_nothing(tiny_run, tmp_path, capsys, flag, values, needle):
+    _, src = tiny_run
+    out = _copy_run(src, tmp_path / "run")
+    before = _mtimes(out)
+    rc = main(["experiment", *_with(TINY, flag, *values), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and needle in err[0] and "--force" in err[0], err
+    assert _mtimes(out) == before
+
+
+def test_resume_with_other_weight_decay_writes_nothing(tiny_run, tmp_path, capsys):
+    _, src = tiny_run
+    out = _copy_run(src, tmp_path / "run")
+    before = _mtimes(out)
+    rc = main(["experiment", *TINY, "--wd", "1e-3", "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "weight_decays" in err[0], err
+    assert _mtimes(out) == before
+    # without report.json (an interrupted first run), the checkpoints on disk still say which grid this is
+    (out / "report.json").unlink()
+    before = _mtimes(out)
+    rc = main(["experiment", *TINY, "--wd", "1e-3", "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "not part of the requested grid" in err[0], err
+    assert _mtimes(out) == before
+
+
+def test_corrupt_checkpoint_in_second_group_found_before_writing(tiny_run, tmp_path, capsys):
+    _, src = tiny_run
+    out = _copy_run(src, tmp_path / "run")
+    victim = sorted((out / "d3x3").glob("*.pt"))[0]
+    victim.write_bytes(victim.read_bytes()[:200])
+    before = _mtimes(out)
+    rc = main(["experiment", *TINY, "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and victim.name in err[0], err
+    assert _mtimes(out) == before  # d7's classification files and the report untouched
+
+
+def test_force_runs_a_new_grid_in_an_old_folder(tiny_run, tmp_path, capsys):
+    _, src = tiny_run
+    out = _copy_run(src, tmp_path / "run")
+    args = _with(_with(TINY, "--groups", "7"), "--verify", "none")
+    rc = main(["experiment", *_with(args, "--hidden", "16"), "--out", str(out), "--force"])
+    capsys.readouterr()
+    assert rc == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["config"]["hidden"] == 16 and [g["group"] for g in report["groups"]] == ["7"]
+    assert all("_q16_" in t["path"] for t in report["training"])  # the report describes only the new grid
