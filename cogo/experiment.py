@@ -63,6 +63,7 @@ class ExperimentConfig:
     verify: str = "both"  # 'exact', 'numeric', 'both' or 'none'
     log_every: int = 50
     dynamics: int = 0  # > 0: snapshot every N epochs and read each run over time (cogo.analysis.dynamics)
+    threads: int | None = None  # CPU threads; None: the policy of cogo.threads (results do not depend on it)
 
     def train_config(self, group: str, weight_decay: float | None = None):
         from cogo.solvers.training import TrainConfig
@@ -88,6 +89,9 @@ class ExperimentConfig:
                                 "and cogo classify (the irreducible-representation reading, SPEC 9)")
         if self.verify not in ("exact", "numeric", "both", "none"):
             raise CogoError(f"verify must be exact, numeric, both or none; got {self.verify!r}")
+        if self.threads is not None and (isinstance(self.threads, bool) or not isinstance(self.threads, int)
+                                         or self.threads < 1):
+            raise CogoError(f"threads must be a positive integer, got {self.threads!r}")
         for g in labels:
             validate_run(self.train_config(g), self.seeds, self.weight_decays)
             if self.verify in ("numeric", "both"):
@@ -236,7 +240,8 @@ def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: boo
         if todo:
             log(f"  Z_{label}, wd {wd:g}: training seeds {todo} as one batched program "
                 f"(q={cfg.hidden}, {cfg.epochs} epochs, {cfg.device})")
-            for r in train(tc, todo, [wd], progress=progress, snapshot_dir=run_dir if cfg.dynamics else None):
+            for r in train(tc, todo, [wd], progress=progress, snapshot_dir=run_dir if cfg.dynamics else None,
+                           threads=cfg.threads):
                 save_checkpoint(run_dir / checkpoint_name(label, cfg.hidden, wd, r.seed), r.Wa, r.Wb, r.Wc, r.meta())
     return paths
 
@@ -419,7 +424,10 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
                              "path": os.path.relpath(p, out), "wall_time_s": m.get("wall_time_s"),
                              **{k: fin.get(k) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}})
         log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
-        result = classify_many([str(p) for p in paths], progress=progress)
+        from cogo.threads import choose_threads, thread_limit
+
+        with thread_limit(cfg.threads or choose_threads("classify")):
+            result = classify_many([str(p) for p in paths], progress=progress)
         cjson = to_json_dict(result)
         cmd_path = run_dir / "classification.md"
         atomic_write_text(run_dir / "classification.json", dumps_json(cjson))
