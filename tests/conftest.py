@@ -9,3 +9,23 @@ settings.register_profile("default", max_examples=40, **_common)
 settings.register_profile("ci", max_examples=40, derandomize=True, **_common)
 settings.register_profile("stress", max_examples=400, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default"))
+
+
+# Tests marked `slow` (the mutation runs, end-to-end training: tens of seconds to minutes) stay out of the
+# README's command `python -m pytest -q`, which must finish in about two minutes; `--slow` (or COGO_SLOW=1)
+# runs them, and .ci/run does so in a second step.
+import pytest  # noqa: E402
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (CI runs them: .ci/run)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow") or os.environ.get("COGO_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow (.ci/run does)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -206,8 +206,7 @@ def test_deterministic_and_final_metrics_are_those_of_final_weights():
 
 
 # ---------------------------------------------------------------- convergence
-@pytest.mark.slow
-def test_small_run_reaches_full_test_accuracy():
+def test_small_run_reaches_full_test_accuracy():  # about 3 s: part of the default run
     cfg = TrainConfig(group="13", hidden=128, epochs=3000)
     res = train(cfg, [1, 2], progress=False)
     for r in res:
