@@ -246,6 +246,51 @@ def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: boo
     return paths
 
 
+def train_checkpoints(tc, seeds: Sequence[int], wd: float, run_dir: str, snapshots: bool = False,
+                      threads: int | None = None) -> list[str]:
+    """One job of ``--executor`` (:mod:`cogo.executors`): train ``seeds`` as one batched program, write their checkpoints.
+
+    Each checkpoint is written atomically as soon as the batch ends, so a job that
+    dies loses only its own models; returns the paths written.
+    """
+    from cogo.checkpoints import save_checkpoint
+    from cogo.solvers.training import checkpoint_name, train
+
+    paths = []
+    for r in train(tc, list(seeds), [wd], progress=False, snapshot_dir=Path(run_dir) if snapshots else None,
+                   threads=threads):
+        p = Path(run_dir) / checkpoint_name(tc.group, tc.hidden, wd, r.seed)
+        save_checkpoint(p, r.Wa, r.Wb, r.Wc, r.meta())
+        paths.append(str(p))
+    return paths
+
+
+def _train_on_executor(cfg: ExperimentConfig, labels: list[str], out: Path, executor, log: Callable,
+                       force: bool = False) -> None:
+    """Train every group x weight decay with missing checkpoints as one job each on ``executor`` (all groups at
+    once); the per-group loop then finds every checkpoint trained and reuses it (resume as in-process)."""
+    from cogo.executors import run_jobs
+    from cogo.solvers.training import check_output_dir, checkpoint_name
+
+    calls, names = [], []
+    for label in labels:
+        run_dir = check_output_dir(out / f"d{label}")
+        for wd in cfg.weight_decays:
+            tc = cfg.train_config(label, wd)
+            todo = [s for s in cfg.seeds
+                    if not _reusable(run_dir / checkpoint_name(label, cfg.hidden, wd, s), tc, wd, s, force=force)]
+            if todo:
+                calls.append((tc, todo, float(wd), str(run_dir), bool(cfg.dynamics), cfg.threads))
+                names.append(f"Z_{label} wd {wd:g} seeds {todo}")
+    if calls:
+        log(f"[train] {len(calls)} job(s) on the {executor.kind} executor (job files in {executor.folder})")
+
+    def finished(i: int, paths: list[str]) -> None:
+        log(f"  {names[i]}: wrote {len(paths)} checkpoint(s)")
+
+    run_jobs(executor, train_checkpoints, calls, finished, names=names, log=log)
+
+
 # --------------------------------------------------------------------------- figures
 def _order_histogram(reports, label: str) -> bytes | None:
     """PNG of the block-order histogram (SPEC 8.3), or None when there is no block to draw."""
@@ -393,8 +438,12 @@ def _summary_md(summary: dict) -> str:
 
 # --------------------------------------------------------------------------- the run
 def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool = True,
-                   log: Callable[[str], None] = print, command: str = "", force: bool = False) -> dict:
+                   log: Callable[[str], None] = print, command: str = "", force: bool = False,
+                   executor=None) -> dict:
     """Train, classify and verify the grid ``cfg`` into directory ``out``; return the report dict.
+
+    ``executor`` (:class:`cogo.executors.ExecutorSettings`): where the training jobs run
+    (default in this process); the checkpoints they write are gathered and reused as on resume.
 
     Raises ValueError (one line) before any work if the configuration, device
     or output directory is bad.  See the module docstring for the layout.
@@ -411,6 +460,8 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     labels = [parse_group(g).label for g in cfg.groups]
     figdir = out / "figures"
     figdir.mkdir(exist_ok=True)
+    if executor is not None and executor.remote:
+        _train_on_executor(cfg, labels, out, executor, log, force=force)
 
     groups_out, training, verification, class_md = [], [], {}, {}
     for label in labels:

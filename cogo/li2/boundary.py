@@ -25,7 +25,7 @@ import numpy as np
 
 from cogo.errors import CogoError
 
-__all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "fit_constant", "phase_diagram_png", "sweep_table"]
+__all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "fit_constant", "phase_diagram_png", "sweep_table"]
 
 #: The paper's boundary constant for d_k = 1: train fraction 2.7482 log(M) / M.
 PAPER_CONSTANT = 2.7482
@@ -78,40 +78,63 @@ class SweepConfig:
                            device=self.device, log_every=max(1, self.epochs))
 
 
-def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | None = None,
-          on_cell: Callable[[dict], None] | None = None) -> list[dict]:
-    """Train every (M, x, lr) cell, seeds batched; one row per model (M, x, fraction, lr, seed, accuracies).
-
-    ``done`` maps ``(M, x, lr, seed)`` to rows already computed (resume); ``on_cell(rows)`` is
-    called after each batched cell (for checkpointing the partial results).
-    """
+def train_cell(cfg: SweepConfig, M: int, x: float, lr: float, seeds: Sequence[int]) -> list[dict]:
+    """One cell (M, x, lr): train ``seeds`` as one batched program; one row per model (a job of the executor)."""
     from cogo.solvers.training import train
 
+    t0 = time.perf_counter()
+    res = train(cfg.train_config(M, x, lr), list(seeds), progress=False)
+    wall = time.perf_counter() - t0
+    return [{"M": int(M), "x": float(x), "fraction": cfg.fraction(M, x), "lr": float(lr),
+             "seed": int(r.seed), "n_train": int(r.train_idx.numel()),
+             "train_acc": r.final["train_acc"], "test_acc": r.final["test_acc"],
+             "test_loss": r.final["test_loss"], "wall_s": wall} for r in res]
+
+
+def _key(M, x, lr, seed) -> tuple:
+    return (int(M), float(x), float(lr), int(seed))
+
+
+def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | None = None,
+          on_cell: Callable[[list], None] | None = None, executor=None) -> list[dict]:
+    """Train every (M, x, lr) cell, seeds batched; one row per model (M, x, fraction, lr, seed, accuracies).
+
+    ``done`` maps ``(M, x, lr, seed)`` to rows already computed (resume: they are not
+    trained again); ``on_cell(rows)`` is called after each batched cell (for
+    checkpointing the partial results).  ``executor`` (:class:`cogo.executors.ExecutorSettings`)
+    says where the cells train (default: in this process, one after another); the rows
+    are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
+    the order the cells finish in.
+    """
+    from cogo.executors import run_jobs
+
     cfg.validate()
-    rows = []
-    done = done or {}
+    have = {k: r for k, r in (done or {}).items()}
+    order = [_key(M, x, lr, s) for M in cfg.groups for lr in cfg.lrs for x in cfg.xs for s in cfg.seeds]
+    calls, names = [], []
     for M in cfg.groups:
         for lr in cfg.lrs:
             for x in cfg.xs:
-                todo = [s for s in cfg.seeds if (int(M), float(x), float(lr), int(s)) not in done]
-                rows += [done[(int(M), float(x), float(lr), int(s))] for s in cfg.seeds if s not in todo]
-                if not todo:
-                    continue
-                tc = cfg.train_config(M, x, lr)
-                t0 = time.perf_counter()
-                res = train(tc, todo, progress=False)
-                wall = time.perf_counter() - t0
-                cell = [{"M": int(M), "x": float(x), "fraction": cfg.fraction(M, x), "lr": float(lr),
-                         "seed": int(r.seed), "n_train": int(r.train_idx.numel()),
-                         "train_acc": r.final["train_acc"], "test_acc": r.final["test_acc"],
-                         "test_loss": r.final["test_loss"], "wall_s": wall} for r in res]
-                rows += cell
-                accs = ", ".join(f"{c['test_acc']:.3f}" if c["test_acc"] is not None else "nan" for c in cell)
-                log(f"  Z_{M} x={x:g} (train fraction {cfg.fraction(M, x):.3f}) lr={lr:g}: test acc {accs} "
-                    f"({wall:.1f} s)")
-                if on_cell is not None:
-                    on_cell(rows)
-    return rows
+                todo = [int(s) for s in cfg.seeds if _key(M, x, lr, s) not in have]
+                if todo:
+                    calls.append((cfg, int(M), float(x), float(lr), todo))
+                    names.append(f"Z_{M} x={x:g} lr={lr:g} seeds {todo}")
+
+    def ordered() -> list[dict]:
+        return [have[k] for k in order if k in have]
+
+    def finished(i: int, cell: list[dict]) -> None:
+        _, M, x, lr, _ = calls[i]
+        for r in cell:
+            have[_key(r["M"], r["x"], r["lr"], r["seed"])] = r
+        accs = ", ".join(f"{c['test_acc']:.3f}" if c["test_acc"] is not None else "nan" for c in cell)
+        log(f"  Z_{M} x={x:g} (train fraction {cfg.fraction(M, x):.3f}) lr={lr:g}: test acc {accs} "
+            f"({cell[0]['wall_s'] if cell else 0.0:.1f} s)")
+        if on_cell is not None:
+            on_cell(ordered())
+
+    run_jobs(executor, train_cell, calls, finished, names=names, log=log)
+    return ordered()
 
 
 def _mean_acc(rows: list[dict], M: int, lr: float) -> tuple[np.ndarray, np.ndarray]:
