@@ -213,16 +213,18 @@ def bench_batched_vs_loop(args) -> dict:
                       log_every=args.log_every)
     validate_run(cfg, seeds)
     # warm-up (allocator, thread pool, kernels)
-    train(dataclass_replace(cfg, epochs=min(20, args.epochs)), seeds, progress=False)
-    train(dataclass_replace(cfg, epochs=min(20, args.epochs)), seeds[:1], progress=False)
+    train(dataclass_replace(cfg, epochs=min(20, args.epochs)), seeds, progress=False, threads=args.threads)
+    train(dataclass_replace(cfg, epochs=min(20, args.epochs)), seeds[:1], progress=False, threads=args.threads)
     me = args.seeds * args.epochs
     out: dict = {"config": {**cfg.hyperparameters(), "seeds": seeds, "repeats": args.repeats}}
 
-    wall, walls, res_b = timed(lambda: train(cfg, seeds, progress=False), args.repeats, args.device)
-    out["batched"] = {"wall_s": wall, "walls_s": walls, "model_epochs_per_s": me / wall, "kernel": res_b[0].kernel}
+    wall, walls, res_b = timed(lambda: train(cfg, seeds, progress=False, threads=args.threads), args.repeats,
+                               args.device)
+    out["batched"] = {"wall_s": wall, "walls_s": walls, "model_epochs_per_s": me / wall, "kernel": res_b[0].kernel,
+                      "threads": res_b[0].threads}
 
     def loop():
-        return [r for s in seeds for r in train(cfg, [s], progress=False)]
+        return [r for s in seeds for r in train(cfg, [s], progress=False, threads=args.threads)]
 
     wall, walls, res_l = timed(loop, args.repeats, args.device)
     out["loop"] = {"wall_s": wall, "walls_s": walls, "model_epochs_per_s": me / wall}
@@ -264,7 +266,7 @@ def bench_grid(args) -> dict:
         validate_run(cfg, seeds)
         _sync(args.device)
         t0 = time.perf_counter()
-        res = train(cfg, seeds, progress=not args.no_progress)
+        res = train(cfg, seeds, progress=not args.no_progress, threads=args.threads)
         _sync(args.device)
         wall = time.perf_counter() - t0
         rows.append({"d": d, "seeds": seeds, "epochs": args.epochs, "wall_s": wall,
@@ -290,14 +292,13 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=8, help="number of models (seeds 1..N)")
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's choice)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads for training (default: the thread policy, cogo.threads.choose_threads)")
     p.add_argument("--no-reference", action="store_true", help="skip the conventional nn.Module baseline")
     p.add_argument("--grid", action="store_true", help="time d in {23, 71, 127} x 5 seeds at defaults instead")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--out", default=None, help="JSON file (default benchmarks/results/training[_grid].json)")
     args = p.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
     if args.epochs is None:
         args.epochs = 10000 if args.grid else 200
     out = Path(args.out or Path(__file__).parent / "results" / ("training_grid.json" if args.grid else "training.json"))
