@@ -427,17 +427,12 @@ def _add_classify(sub) -> None:
 def _cmd_classify(args) -> int:
     from cogo.algebra.groups import parse_group
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many
-    from cogo.analysis.report import ANGLE_PARAMS, render_text, write_outputs
-    from cogo.outputs import check_output_dir, check_outputs
+    from cogo.analysis.report import check_output_paths, render_text, write_outputs
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     group = parse_group(args.group) if args.group is not None else None
     with _user_input():
-        outs = [("--json", args.json), ("--markdown", args.markdown)]
-        if args.plots is not None:
-            check_output_dir(args.plots, create=False, label="--plots")
-            outs += [("--plots", Path(args.plots) / f"angles_{k}.png") for k in ANGLE_PARAMS]
-        check_outputs(outs, inputs=args.files, force=args.force)
+        check_output_paths(args.json, args.markdown, args.plots, inputs=args.files, force=args.force)
     from cogo.threads import choose_threads, thread_limit
 
     with thread_limit(args.threads or choose_threads("classify")):
@@ -448,7 +443,7 @@ def _cmd_classify(args) -> int:
         text, written = result.render_text(), result.write_outputs(args.json, args.markdown, args.plots)
     else:
         text = render_text(result)
-        written = write_outputs(result, args.json, args.markdown, args.plots)
+        written = write_outputs(result, args.json, args.markdown, args.plots, force=args.force)
     sys.stdout.write(text)
     for path in written:
         print(f"wrote {path}")
@@ -609,7 +604,8 @@ def _add_li2_sweep(sub) -> None:
                     "every learning rate, seeds batched; write OUT/sweep.json (resumable: cells already there are "
                     "reused), OUT/phase_diagram_lr*.png (test accuracy with the theoretical line x = 2.7482) and "
                     "print the table and the fitted constant. See docs/li2.md.")
-    p.add_argument("--groups", type=_int_type("group order", 3), nargs="+", default=[11, 17, 23, 31], metavar="M")
+    p.add_argument("--groups", type=_group_type, nargs="+", default=["11", "17", "23", "31"], metavar="G",
+                   help="groups: orders (Z_M), products like 3x5 or names like S3 D5 A4 (default 11 17 23 31)")
     p.add_argument("--x", type=_float_type("x", 0.0, lo_open=True), nargs="+", default=[0.75, 1.5, 2.25, 3.0, 3.75, 4.5],
                    metavar="X", help="values of n / (M log M) (default 0.75 1.5 2.25 3 3.75 4.5)")
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-3"), help="seeds (default 1-3)")
@@ -632,7 +628,7 @@ def _cmd_li2_sweep(args) -> int:
 
     from cogo.checkpoints import atomic_write, atomic_write_text
     from cogo.formatting import dumps_json, render_table
-    from cogo.li2.boundary import SweepConfig, fit_constant, phase_diagram_png, sweep, sweep_table
+    from cogo.li2.boundary import SweepConfig, fit_constant, phase_diagram_png, row_key, sweep, sweep_table
     from cogo.solvers.training import check_output_dir
 
     cfg = SweepConfig(groups=tuple(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
@@ -652,7 +648,7 @@ def _cmd_li2_sweep(args) -> int:
         try:
             old = json.loads(path.read_text())
             same = old.get("config", {}) == json.loads(dumps_json(_sweep_settings(cfg)))
-            done = {(r["M"], r["x"], r["lr"], r["seed"]): r for r in old["rows"]} if same else {}
+            done = {row_key(r): r for r in old["rows"]} if same else {}
         except (ValueError, KeyError, TypeError, AttributeError):
             raise CogoError(f"{path} is not a sweep.json written by cogo li2-sweep; use a fresh --out") from None
         if not same:
@@ -667,9 +663,13 @@ def _cmd_li2_sweep(args) -> int:
     print(render_table(head, body))
     fits = [fit_constant(rows, lr) for lr in cfg.lrs]
     for f in fits:
-        per = ", ".join(f"M={M}: {'-' if v is None else format(v, '.3g')}" for M, v in f["per_M"].items())
+        per = ", ".join(f"{g}: {'-' if v is None else format(v, '.3g')} (theory {f['theory'][g]:.3g})"
+                        for g, v in f["per_group"].items())
         c = "none (no crossing)" if f["constant"] is None else format(f["constant"], ".3f")
-        print(f"lr {f['lr']:g}: fitted boundary n/(M log M) = {c} (paper {f['paper']}); per M: {per}")
+        sc = "" if f["scaled"] is None or all(d == 1 for d in f["d_max"].values()) else \
+            f"; crossing / d_max^2, median over all groups = {f['scaled']:.3f}"
+        print(f"lr {f['lr']:g}: fitted boundary n/(M log M), d_max = 1 groups = {c} (paper {f['paper']}){sc}; "
+              f"per group: {per}")
     for lr in cfg.lrs:
         png = out / f"phase_diagram_lr{lr:g}.png"
         with atomic_write(png, "wb") as fh:

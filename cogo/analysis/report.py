@@ -365,43 +365,32 @@ def _png(fig) -> bytes:
 
 
 # --------------------------------------------------------------------------- writing
-def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None) -> None:
-    """Raise ValueError (one line) unless every requested output can be written.
+def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
+                       inputs: Any = (), force: bool = False) -> None:
+    """Raise CogoError (one line) unless every requested output can be written (policy: :mod:`cogo.outputs`).
 
-    Files: the parent directory must exist and the path must not be a
-    directory.  Plots: ``plots_dir`` must be a directory or a new name in an
-    existing directory (it is created on writing).
+    Files: never an input, never a directory, a FIFO/device/symlink only with
+    ``force``, a writable existing parent; the two must differ.  Plots:
+    ``plots_dir`` must be a directory or a new name in an existing writable
+    directory (it is created on writing), and each histogram file in it passes
+    the same checks.
     """
-    for label, p in (("--json", json_path), ("--markdown", markdown_path)):
-        if p is None:
-            continue
-        p = Path(p)
-        parent = p.parent if str(p.parent) else Path(".")
-        if p.is_dir():
-            raise ValueError(f"{label} {p}: is a directory")
-        if not parent.is_dir():
-            raise ValueError(f"{label} {p}: directory {parent} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise ValueError(f"{label} {p}: directory {parent} is not writable")
+    from cogo.outputs import check_output_dir, check_outputs
+
+    outs = [("--json", json_path), ("--markdown", markdown_path)]
     if plots_dir is not None:
-        d = Path(plots_dir)
-        if d.exists() and not d.is_dir():
-            raise ValueError(f"--plots {d}: exists and is not a directory")
-        parent = d if d.is_dir() else (d.parent if str(d.parent) else Path("."))
-        if not parent.is_dir():
-            raise ValueError(f"--plots {d}: directory {parent} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise ValueError(f"--plots {d}: directory {parent} is not writable")
-    if json_path is not None and markdown_path is not None and Path(json_path).resolve() == Path(markdown_path).resolve():
-        raise ValueError("--json and --markdown name the same file")
+        check_output_dir(plots_dir, create=False, label="--plots")
+        if Path(plots_dir).is_dir():
+            outs += [("--plots", Path(plots_dir) / f"angles_{k}.png") for k in ANGLE_PARAMS]
+    check_outputs(outs, inputs=inputs, force=force)
 
 
 def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: Any = None,
-                  plots_dir: Any = None) -> list[str]:
+                  plots_dir: Any = None, force: bool = False) -> list[str]:
     """Render everything in memory, then write each requested output atomically; returns the paths written."""
     from cogo.checkpoints import atomic_write, atomic_write_text
 
-    check_output_paths(json_path, markdown_path, plots_dir)
+    check_output_paths(json_path, markdown_path, plots_dir, force=force)
     if plots_dir is not None and result.tolerance is None and result.weights:
         from cogo.analysis.classify import tolerance_curve
 
