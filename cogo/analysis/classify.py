@@ -27,8 +27,10 @@ Pipeline for one network (:func:`read_network`):
    A special case (``z_nu=i``, ``z_syn``) is a flag (``special``): the
    factor's ``params`` keep the fitted general-form values (``nu``;
    ``alpha``, ``beta``).
-   Blocks larger than :data:`cogo.analysis.factorization.MAX_ORDER` (48) are
-   not factored and reported ``non-factorable`` with no error.
+   Blocks larger than :data:`cogo.analysis.factorization.MAX_ORDER` (64), and
+   blocks whose search exhausts its bound (``SEARCH_BUDGET`` candidate factor
+   sets, see that module), are reported ``non-factorable`` with the reason in
+   ``search_note``.
 7. **Names** (SPEC 8.6), see :func:`name_factor`.
 8. **Second opinion**: the eleven monomial sums of SPEC 6 on the block's
    Fourier values (gauge invariant) and ``optimal``: every condition of
@@ -484,6 +486,8 @@ class BlockReport:
     nearest: dict | None = None
     #: spread of the node amplitudes |a_j b_j c_j|: (max - min) / mean over the block
     amplitude_spread: float | None = None
+    #: why the block was not factored (order above MAX_ORDER, or the search bound reached); None otherwise
+    search_note: str | None = None
 
 
 @dataclass
@@ -630,6 +634,7 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
         return rep
     bf: BlockFactorization = factor_block(a, b, c, tol=st.factor_tol)
     rep.error = bf.min_error
+    rep.search_note = bf.skipped
     exact = bf.exact
     if not exact:
         best = bf.best

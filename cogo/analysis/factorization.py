@@ -26,56 +26,70 @@ node (grid cell 0) is 1, and the block is ``scale_p * (u^(1) (x) ... )_p``;
 ``scale_a scale_b scale_c`` is the common per-node product ``a_j b_j c_j``
 (``1/q`` for the catalogue's global blocks, which all have ``r_kkk = 1``).
 
-The grid search (polynomial; no node order is enumerated)
----------------------------------------------------------
-For a shape ``q = m_1 x ... x m_k`` (sizes >= 2, ``m_k`` the largest) pick an
-anchor node ``o`` and place it at the origin of the grid.  Then every factor
-``A_i`` (as a set of feature ratios to its first node) contains 1, and the
-node features are the products ``f_o * alpha^(1) * ... * alpha^(k)``.  So
-
-1. a *multiplication table* ``M[x, y]`` = the node whose features are closest
-   to ``f_x f_y / f_o`` (relative distance at most ``match_tol``, else none)
-   is computed once (``O(q^3)``, vectorized);
-2. for every factor but the largest, the candidate factor sets are the
-   subsets of size ``m_i - 1`` of the anchor's ratios (``O(q^(m_i-1))``
-   candidates; only sizes up to :data:`MAX_ENUMERATED` = 4 are enumerated,
-   so a 2-factor has ``q - 1`` candidates and a 3-factor ``(q-1)(q-2)/2``);
-   a candidate is kept only if the *translates* ``x * A_i`` (rows of ``M``)
-   can tile the node set exactly.  For a 2-factor the translates are node
-   pairs and exact tiling is a perfect matching of the graph of pairs: in
-   linear time when that graph is a union of paths and cycles (the generic
-   case), else with networkx's blossom algorithm (polynomial);
-3. for every combination of kept candidates the product set ``P = A_1 ... A_(k-1)``
-   is read off ``M``, and the nodes are tiled by translates of ``P``; each
-   tile is one node of the largest (complementary) factor.  Tiles of size 2
-   again use the matching; larger tiles use an exact-cover search (Algorithm X)
-   whose work is capped at :data:`COVER_BUDGET` steps: for the covers that
-   Kronecker products produce -- translates that are either equal or
-   disjoint -- it picks one tile per step, so it is linear;
-4. each grid found is refined by alternating least squares: the rank-1 fit
-   of every feature channel over the grid (higher-order power iteration) and
-   an optimal reassignment of nodes to cells (Hungarian algorithm, ``O(q^3)``),
+The search (polynomial, with a stated bound; no node order is enumerated)
+-----------------------------------------------------------------------
+1. *Repeated nodes.*  Nodes whose features agree within :data:`CLUSTER_TOL`
+   (relative) are one *cluster*; the block is a multiset ``mu`` of ``C <= q``
+   distinct features (``z_syn * z_syn`` is 3 features 3 times).  ``O(q^2)``.
+2. *Multiplication table.*  With an anchor cluster ``o`` (the most typical
+   modulus) at the origin of the grid, every factor is a set ``A_i`` of
+   feature ratios containing 1 and the block is ``o A_1 ... A_k``.
+   ``T[x, y]`` = the cluster closest to ``g_x g_y / g_o`` (relative distance
+   at most ``match_tol``, else none).  ``O(C^3)``, vectorized.
+3. *Factor sets.*  A candidate set of ``p`` clusters ``A = (o, y_1, ..)``, for
+   ``p`` in :data:`PEEL_SIZES` = (2, 3) (the catalogue's factor sizes), is
+   kept when the block is a union of translates ``x A``: the multiplicities
+   ``beta`` of the translates solve ``M beta = mu`` in non-negative integers
+   (``M[c, x]`` = how many ``a`` in ``A`` send ``x`` to ``c``).  The
+   least-squares (minimum-norm) solution is tried first -- it spreads
+   ``beta`` over the repeated nodes, which is what keeps ``z_syn * z_syn``
+   from reading as ``z_syn`` times one node three times -- and, when it is
+   consistent but fractional, a greedy exact cover (no backtracking).
+   ``O(C^3)`` per candidate.  Only ``y`` whose ratio maps at least ``C / p``
+   present clusters to present clusters are candidates (a true factor's ratio
+   maps a whole translate), so generic blocks have few; at most ``C`` sets of
+   size 2 and ``C (C + 1) / 2`` of size 3.
+4. *Assembly.*  The kept sets are multiplied greedily (each may be used
+   again, as ``z_syn`` is twice in ``z_syn * z_syn``) while the product
+   stays within the multiset; a 2-set whose ratio is the product of two
+   others' (a diagonal, which tiles when a factor is an involution such as
+   ``z_nu=i``) is tried last.  A product covering the block is the finest
+   grid; one covering part of it, ``P``, leaves one more factor: the bases
+   ``R`` with ``R P`` = the block (one more tiling), so a block such as
+   ``z_syn,ab * r4`` with a non-catalogue 4-node ``r4`` is the grid 3 x 4.
+   Alternative grids (up to :data:`MAX_ALTERNATIVES`) start the greedy
+   product at different kept sets; the classifier names each.  Coarser
+   shapes are read off the finest exact grid by merging axes.
+5. *Refinement* by alternating least squares: the rank-1 fit of every
+   feature channel over the grid (higher-order power iteration) and an
+   optimal reassignment of nodes to cells (Hungarian algorithm, ``O(q^3)``),
    until the assignment is stable; then the per-node signs are fixed from the
    fitted factors and each of ``a, b, c`` gets its best rank-1 (Kronecker) fit.
 
+**Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
+per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
+:data:`MAX_ALTERNATIVES` assemblies and refinements (``O(q^3)`` each): the
+work is ``O(SEARCH_BUDGET q^3)`` whatever the block.  In practice a
+catalogue product of order 64 takes about 0.3 s (``benchmarks/bench_classify.py``).
+A search that exhausts the budget without an exact grid is reported as *not
+factored within the bound* (``BlockFactorization.skipped``), never run on;
+blocks larger than :data:`MAX_ORDER` are not factored either.  What is not
+searched: factors of sizes other than 2 and 3 are found only as the one
+remaining factor (``z_nu * r6`` is 2 x 6, but ``r4 * r4'`` with two
+non-catalogue 4-node factors is not found as 4 x 4).
+
 The reported *error* is ``||x - x_hat|| / ||x||`` over the ``3 q`` entries of
 the balanced, sign-fixed block ``x`` and its Kronecker reconstruction
-``x_hat``.  When no exact tiling exists for a shape (a block that is not a
-Kronecker product of that shape), the same refinement is run from a few
-deterministic starting grids and the smallest error found is reported: an
-upper bound on the true minimum over all ``q!`` orders, which only a full
-enumeration could give (see ``benchmarks/bench_classify.py`` for that
-baseline).
-
-Candidate factor sets and their combinations are tried best fitting first
-(smallest summed feature distance of their tiling).  Nearly coincident nodes,
-which degenerate products such as ``z_nu=i * z_nu(i)`` have, make the table
-ambiguous; the tiles then try each near candidate (see ``_Table``).
+``x_hat``.  When no exact grid is found for a shape, the refinement is run
+from the identity grid (and, for shapes ``2 x q/2`` with ``q <=``
+:data:`MATCHING_MAX_ORDER`, from tolerance-free matching starts, so a block a
+few percent off a product still gets its grid) and the smallest error found
+is reported: an upper bound on the true minimum over all ``q!`` orders, which
+only a full enumeration could give (``benchmarks/bench_classify.py``).
 
 Several different grids can reconstruct a block exactly (for example
 ``z_syn * z_nu(nu) = z_syn * z_nu(w nu)`` up to node order, because z_syn is
-a group); up to :data:`MAX_ALTERNATIVES` of them are returned so that the
-classifier can name the factors against the catalogue (see
+a group); the classifier names each alternative against the catalogue (see
 :mod:`cogo.analysis.classify`).
 """
 from __future__ import annotations
@@ -89,7 +103,8 @@ import numpy as np
 __all__ = [
     "FACTOR_TOL",
     "MATCH_TOL",
-    "MAX_ENUMERATED",
+    "MAX_ORDER",
+    "SEARCH_BUDGET",
     "Factor",
     "Factorization",
     "BlockFactorization",
@@ -109,16 +124,10 @@ __all__ = [
 FACTOR_TOL = 0.05
 #: Relative feature distance below which two nodes are matched in the multiplication table.
 MATCH_TOL = 0.1
-#: Largest factor size found by enumerating subsets of the anchor's ratios.
-MAX_ENUMERATED = 4
-#: Most factor combinations tried per shape.
-MAX_COMBOS = 400
 #: Most distinct exact grids returned per shape.
 MAX_ALTERNATIVES = 6
-#: Work cap (search steps) of one exact-cover search.
-COVER_BUDGET = 5000
 #: Largest block order that is factored (larger blocks are reported unfactored).
-MAX_ORDER = 48
+MAX_ORDER = 64
 
 _TINY = 1e-300
 
@@ -449,322 +458,267 @@ def _rank1_cells(T: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return _kron_batch(lam, us).T
 
 
-# --------------------------------------------------------------------------- exact covers
-def _perfect_matching(n: int, pairs: list[tuple[int, int]], costs: list[float]) -> list[int] | None:
-    """Indices of pairs forming a perfect matching of ``n`` nodes (networkx blossom), or None."""
-    import networkx as nx  # only when a matching is needed (keeps start-up cheap)
+# --------------------------------------------------------------------------- the peeling search
+class _Budget:
+    """Counts the candidate factor sets tried (each one ``O(C^3)`` solve); refuses steps over ``limit``."""
 
-    if n % 2 or not pairs:
-        return None
-    touched = np.zeros(n, dtype=bool)
-    for x, y in pairs:
-        touched[x] = touched[y] = True
-    if not touched.all():
-        return None
-    best: dict = {}
-    for i, ((x, y), cst) in enumerate(zip(pairs, costs)):
-        key = (min(x, y), max(x, y))
-        if key not in best or cst < costs[best[key]]:
-            best[key] = i
-    deg = np.zeros(n, dtype=np.int64)
-    for x, y in best:
-        deg[x] += 1
-        deg[y] += 1
-    if deg.max() <= 2:
-        return _matching_paths_cycles(n, best)
-    g = nx.Graph()
-    for (x, y), i in best.items():
-        g.add_edge(x, y, weight=10.0 - costs[i], idx=i)
-    m = nx.max_weight_matching(g, maxcardinality=True)
-    if 2 * len(m) != n:
-        return None
-    return [g.edges[x, y]["idx"] for x, y in m]
+    def __init__(self, limit: int):
+        self.limit = int(limit)
+        self.used = 0
+
+    def step(self) -> bool:
+        self.used += 1
+        return self.used <= self.limit
+
+    @property
+    def exhausted(self) -> bool:
+        return self.used > self.limit
 
 
-def _matching_paths_cycles(n: int, edges: dict) -> list[int] | None:
-    """Perfect matching of a graph of maximum degree 2 (disjoint paths and cycles), in linear time.
+def _rel_dist(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``||X_i - Y_j|| / max(||X_i||, ||Y_j||)`` for feature rows ``X`` (n, 4) and ``Y`` (m, 4): (n, m)."""
+    nx_ = np.linalg.norm(X, axis=1)
+    ny = np.linalg.norm(Y, axis=1)
+    d = np.linalg.norm(X[:, None, :] - Y[None, :, :], axis=-1)
+    return d / np.maximum(np.maximum(nx_[:, None], ny[None, :]), _TINY)
 
-    A perfect matching exists iff every component has an even number of
-    nodes; it takes every other edge, starting at a path's end.
+
+def _clusters(F: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Group nodes with (nearly) identical features: connected components of ``relative distance <= tol``.
+
+    Returns ``(cluster label per node, representative features per cluster (C, 4))``
+    (the mean of its members' features).  ``O(q^2)``.
     """
-    adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for (x, y), i in edges.items():
-        adj[x].append((y, i))
-        adj[y].append((x, i))
-    seen = np.zeros(n, dtype=bool)
-    out: list[int] = []
-    starts = [v for v in range(n) if len(adj[v]) == 1] + list(range(n))
-    for s0 in starts:
-        if seen[s0]:
-            continue
-        # walk the component from s0 (a path end when it has degree 1)
-        walk_nodes, walk_edges = [s0], []
-        seen[s0] = True
-        cur, prev_edge = s0, -1
-        while True:
-            nxt = [(v, i) for v, i in adj[cur] if i != prev_edge and not seen[v]]
-            if not nxt:
-                break
-            v, i = nxt[0]
-            walk_edges.append(i)
-            walk_nodes.append(v)
-            seen[v] = True
-            cur, prev_edge = v, i
-        if len(walk_nodes) % 2:
-            return None
-        out.extend(walk_edges[0::2])
-    return out
-
-
-class _BudgetExceeded(Exception):
-    pass
-
-
-def _exact_cover(n: int, tiles: list[tuple[int, ...]], costs: list[float], budget: int = None) -> list[int] | None:
-    """Indices of tiles covering ``0..n-1`` exactly once (Algorithm X, capped at ``budget`` steps), or None."""
-    budget = COVER_BUDGET if budget is None else budget
-    cover_of: list[list[int]] = [[] for _ in range(n)]
-    for i in sorted(range(len(tiles)), key=lambda i: costs[i]):
-        for e in tiles[i]:
-            cover_of[e].append(i)
-    if any(not c for c in cover_of):
-        return None
-    covered = np.zeros(n, dtype=bool)
-    chosen: list[int] = []
-    steps = [0]
-
-    def search() -> bool:
-        if covered.all():
-            return True
-        steps[0] += 1
-        if steps[0] > budget:
-            raise _BudgetExceeded
-        best_e, best_opts = -1, None
-        for e in np.flatnonzero(~covered):
-            opts = [i for i in cover_of[e] if not covered[list(tiles[i])].any()]
-            if not opts:
-                return False
-            if best_opts is None or len(opts) < len(best_opts):
-                best_e, best_opts = e, opts
-                if len(opts) == 1:
-                    break
-        for i in best_opts:
-            covered[list(tiles[i])] = True
-            chosen.append(i)
-            if search():
-                return True
-            chosen.pop()
-            covered[list(tiles[i])] = False
-        return False
-
-    try:
-        return list(chosen) if search() else None
-    except _BudgetExceeded:
-        return None
-
-
-class _Table:
-    """The multiplication table of a block relative to an anchor ``o`` (step 1 of the module docstring).
-
-    ``M[x, y]`` is the node closest to ``f_x f_y / f_o`` when its relative
-    distance is at most ``tol`` (else -1), ``dist`` that distance.  Nearly
-    coincident nodes (two nodes whose features agree up to noise, which
-    degenerate products have) make the closest node ambiguous: ``near(x, y)``
-    lists every node within ``min(tol, 3 d_min + 0.02)``, closest first.
-    """
-
-    def __init__(self, F: np.ndarray, o: int, tol: float):
-        T = F[:, None, :] * F[None, :, :] / np.where(F[o] == 0, _TINY, F[o])
-        tn = np.linalg.norm(T, axis=-1)
-        D = np.linalg.norm(F[None, None, :, :] - T[:, :, None, :], axis=-1) / np.maximum(tn, _TINY)[:, :, None]
-        M = np.argmin(D, axis=2)
-        dist = np.take_along_axis(D, M[:, :, None], axis=2)[:, :, 0]
-        self.M = np.where(dist <= tol, M, -1)
-        self.dist = np.where(dist <= tol, dist, np.inf)
-        lim = np.minimum(tol, 3 * dist + 0.02)
-        amb = ((D <= lim[:, :, None]).sum(axis=2) > 1) & (self.M >= 0)
-        self.ambiguous = amb
-        self._D, self._lim = D, lim
-
-    def near(self, x: int, y: int) -> list[int]:
-        if not self.ambiguous[x, y]:
-            return [int(self.M[x, y])] if self.M[x, y] >= 0 else []
-        d = self._D[x, y]
-        idx = np.flatnonzero(d <= self._lim[x, y])
-        return [int(v) for v in idx[np.argsort(d[idx])]]
-
-
-#: Most node choices tried per tile when nearly coincident nodes make the table ambiguous.
-_MAX_TILE_CHOICES = 16
-
-
-def _tiles(tab: _Table, P: Sequence[int]) -> tuple[list[tuple[int, ...]], list[float]]:
-    """Translates ``x * P`` (rows of the multiplication table), one per base node, deduplicated as sets."""
-    P = np.asarray(P, dtype=np.int64)
-    T = tab.M[:, P]  # (q, |P|)
-    C = tab.dist[:, P].sum(axis=1)
-    ok = (T >= 0).all(axis=1)
-    amb = tab.ambiguous[:, P].any(axis=1)
-    tiles: list[tuple[int, ...]] = []
-    costs: list[float] = []
-    seen: dict = {}
-
-    def add(t: tuple[int, ...], cst: float) -> None:
-        if len(set(t)) != len(t):
-            return
-        key = frozenset(t)
-        if key in seen:
-            j = seen[key]
-            if cst < costs[j]:
-                tiles[j], costs[j] = t, cst
-            return
-        seen[key] = len(tiles)
-        tiles.append(t)
-        costs.append(cst)
-
-    for x in np.flatnonzero(ok):
-        if not amb[x]:
-            add(tuple(int(v) for v in T[x]), float(C[x]))
-            continue
-        opts = [tab.near(int(x), int(p)) for p in P]
-        for t in itertools.islice(itertools.product(*opts), _MAX_TILE_CHOICES):
-            add(tuple(t), float(sum(tab._D[x, p, v] for p, v in zip(P, t))))
-    return tiles, costs
-
-
-def _tile_nodes(q: int, tab: _Table, P: Sequence[int]) -> list[tuple[int, ...]] | None:
-    """Tile the ``q`` nodes exactly by translates of ``P``; tiles ordered like ``P``; None if impossible."""
-    tiles, costs = _tiles(tab, P)
-    if len(P) == 2:
-        idx = _perfect_matching(q, tiles, costs)
-    else:
-        idx = _exact_cover(q, tiles, costs)
-    if idx is None:
-        return None
-    return [tiles[i] for i in idx]
-
-
-def _tiling_cost(tab: _Table, tiles: list[tuple[int, ...]], P: Sequence[int]) -> float:
-    """Sum of the relative feature distances of a tiling (how well it fits; 0 for an exact product)."""
-    P = np.asarray(P)
-    return float(sum(tab._D[t[0], P, np.asarray(t)].sum() for t in tiles))
-
-
-def _candidate_sets(q: int, o: int, m: int, tab: _Table) -> list[tuple[tuple[int, ...], float]]:
-    """Factor sets of size ``m`` through the anchor (``(o, y_1, ..)``) whose translates tile the nodes
-    exactly, with the cost of the tiling; best fitting first."""
-    others = [y for y in range(q) if y != o]
-    out = []
-    for ys in itertools.combinations(others, m - 1):
-        S = (o,) + ys
-        tiles = _tile_nodes(q, tab, S)
-        if tiles is not None:
-            out.append((S, _tiling_cost(tab, tiles, S)))
-    out.sort(key=lambda t: t[1])
-    return out
-
-
-def _product_set(tab: _Table, sets: Sequence[Sequence[int]]) -> list[int] | None:
-    """Nodes of the product of factor sets (row-major cell order), or None if not all present and distinct."""
-    P = list(sets[0])
-    for S in sets[1:]:
-        nxt = tab.M[np.asarray(P)[:, None], np.asarray(S)[None, :]].reshape(-1)
-        if (nxt < 0).any():
-            return None
-        P = [int(v) for v in nxt]
-    if len(set(P)) != len(P):
-        return _resolve_duplicates(tab, sets)
-    return P
-
-
-def _resolve_duplicates(tab: _Table, sets: Sequence[Sequence[int]]) -> list[int] | None:
-    """Product set with distinct nodes when nearly coincident nodes collide (bipartite matching of cells to nodes)."""
-    import networkx as nx  # only when a matching is needed (keeps start-up cheap)
-
-    P = [int(v) for v in sets[0]]
-    for S in sets[1:]:
-        opts = []
-        for p in P:
-            for s_ in S:
-                o = tab.near(p, int(s_))
-                if not o:
-                    return None
-                opts.append(o)
-        g = nx.Graph()
-        for ci, o in enumerate(opts):
-            for v in o:
-                g.add_edge(("c", ci), ("n", v))
-        top = [("c", ci) for ci in range(len(opts))]
-        m = nx.bipartite.hopcroft_karp_matching(g, top_nodes=top)
-        if any(t not in m for t in top):
-            return None
-        P = [m[("c", ci)][1] for ci in range(len(opts))]
-    return P
-
-
-def _grids_for_shape(F: np.ndarray, shape: tuple[int, ...], match_tol: float, anchors: Sequence[int],
-                     max_alternatives: int = MAX_ALTERNATIVES) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Exact grids (node index arrays of ``shape``) from tilings, and fallback starting grids."""
     q = F.shape[0]
-    sizes = list(shape)
-    big = sizes[-1]
-    small = sizes[:-1]
-    seen: set = set()
-    starts: list[np.ndarray] = []
-    if any(m > MAX_ENUMERATED for m in small):
-        return [], starts
-    for o in anchors:
-        tab = _Table(F, o, match_tol)
-        cand = {m: _candidate_sets(q, o, m, tab) for m in sorted(set(small))}
-        # combinations: equal sizes use combinations without repetition (order of equal factors is immaterial);
-        # best fitting (smallest summed tiling cost) first
-        groups = [(m, small.count(m)) for m in sorted(set(small))]
-        per_group = [list(itertools.combinations(cand[m], cnt)) for m, cnt in groups]
-        combos = list(itertools.islice(itertools.product(*per_group), MAX_COMBOS))
-        combos.sort(key=lambda cb: sum(c for grp in cb for _, c in grp))
-        partial_best: list[tuple[int, list]] = []
-        found: list[tuple[float, np.ndarray]] = []
-        for combo in combos:
-            sets = [S for grp in combo for S, _ in grp]
-            P = _product_set(tab, sets)
-            if P is None:
+    adj = _rel_dist(F, F) <= tol
+    label = np.full(q, -1, dtype=np.int64)
+    C = 0
+    for s in range(q):
+        if label[s] >= 0:
+            continue
+        comp = np.zeros(q, dtype=bool)
+        comp[s] = True
+        frontier = comp.copy()
+        while frontier.any():
+            frontier = adj[frontier].any(axis=0) & ~comp
+            comp |= frontier
+        label[comp] = C
+        C += 1
+    G = np.stack([F[label == k].mean(axis=0) for k in range(C)])
+    return label, G
+
+
+def _product_table(G: np.ndarray, o: int, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """``T[x, y]``: the cluster closest to ``g_x g_y / g_o`` (relative distance <= ``tol``, else -1); and that distance.
+
+    ``O(C^3)``, vectorized.
+    """
+    C = G.shape[0]
+    P = G[:, None, :] * G[None, :, :] / np.where(G[o] == 0, _TINY, G[o])
+    D = _rel_dist(P.reshape(-1, 4), G).reshape(C, C, C)
+    T = np.argmin(D, axis=2)
+    dist = np.take_along_axis(D, T[:, :, None], axis=2)[:, :, 0]
+    return np.where(dist <= tol, T, -1), dist
+
+
+def _solve_tiling(T: np.ndarray, A: Sequence[int], mu: np.ndarray, budget: _Budget) -> np.ndarray | None:
+    """Multiplicities ``beta`` (non-negative integers) with ``mu = beta * A`` as multisets of clusters, or None.
+
+    ``mu[c]`` is how often cluster ``c`` occurs in the multiset being factored;
+    the translate of ``x`` by ``A`` is ``{T[x, a] : a in A}``.  The linear system
+    ``M beta = mu`` (``M[c, x]`` = how many ``a`` in ``A`` send ``x`` to ``c``)
+    is solved by least squares: its minimum-norm solution spreads ``beta``
+    over as many clusters as it can (for the degenerate block
+    ``z_syn * z_syn``, nine nodes that are three features three times,
+    ``A = z_syn`` gives ``beta = (1, 1, 1)``: the other factor is ``z_syn``
+    again, not one node three times).  When that solution is consistent but
+    not a non-negative integer vector (several tilings exist), a greedy exact
+    cover (the scarcest cluster first, no backtracking; one more budget step)
+    is tried.  ``O(C^3)``.
+    """
+    C = len(mu)
+    rows = T[:, list(A)]  # (C, p)
+    X = np.flatnonzero((rows >= 0).all(axis=1) & (mu > 0))
+    if len(X) == 0:
+        return None
+    M = np.zeros((C, len(X)))
+    for j, x in enumerate(X):
+        np.add.at(M[:, j], rows[x], 1.0)
+    target = mu.astype(float)
+
+    def integral(sol: np.ndarray) -> np.ndarray | None:
+        rb = np.round(sol)
+        if np.all(np.abs(sol - rb) < 1e-6) and np.all(rb >= 0) and np.array_equal(M @ rb, target):
+            beta = np.zeros(C, dtype=np.int64)
+            beta[X] = rb.astype(np.int64)
+            return beta
+        return None
+
+    sol = np.linalg.lstsq(M, target, rcond=None)[0]
+    beta = integral(sol)
+    if beta is not None:
+        return beta
+    if np.linalg.norm(M @ sol - target) > 1e-6 * max(1.0, float(np.linalg.norm(target))) or not budget.step():
+        return None
+    # consistent but fractional (several tilings): a greedy exact cover, the scarcest cluster first, no backtracking
+    need = target.copy()
+    rb = np.zeros(len(X))
+    while need.sum() > 0.5:
+        fits = (M <= need[:, None] + 1e-9).all(axis=0)  # translates that still fit
+        opts = (M[:, fits] > 0).sum(axis=1)
+        live = np.flatnonzero(need > 0.5)
+        if not fits.any() or (opts[live] == 0).any():
+            return None
+        c = live[np.argmin(opts[live])]
+        j = np.flatnonzero(fits & (M[c] > 0))[0]
+        rb[j] += 1
+        need -= M[:, j]
+    return integral(rb)
+
+
+def _peel_candidates(T: np.ndarray, D: np.ndarray, o: int, mu: np.ndarray, p: int) -> list[tuple[int, ...]]:
+    """Candidate factor sets ``(o, y_1, .., y_(p-1))`` (multisets of present clusters), most promising first.
+
+    The ratio ``g_y / g_o`` of a true factor maps every cluster of the other
+    factor's translate through ``o`` to a present cluster, so ``y`` must send
+    at least ``C / p`` of the ``C`` present clusters to present clusters; the
+    others are not tried.  Sets that use the ratio 1 (``y = o``: repeated
+    nodes) come last.  At most ``C`` sets for ``p = 2`` and ``C (C + 1) / 2``
+    for ``p = 3``.
+    """
+    present = mu > 0
+    Cp = int(present.sum())
+    good = (T >= 0) & present[:, None] & present[T.clip(0)]
+    hits = (good & present[:, None]).sum(axis=0)
+    ok = [int(y) for y in np.flatnonzero(present & (hits * p >= Cp))]
+    avg = {y: float(D[good[:, y], y].mean()) if hits[y] else np.inf for y in ok}
+    ok.sort(key=lambda y: (y == o, -int(hits[y]), avg[y]))
+    rank = {y: i for i, y in enumerate(ok)}
+    out = []
+    for ys in itertools.combinations_with_replacement(ok, p - 1):
+        S = (o,) + ys
+        if (np.bincount(np.asarray(S), minlength=len(mu)) > mu).any():
+            continue  # a set cannot use a cluster more often than it occurs
+        out.append(S)
+    out.sort(key=lambda S: (sum(y == o for y in S[1:]), sum(rank[y] for y in S[1:])))
+    return out
+
+
+#: Factor sizes peeled off a block (the catalogue's factors have 2 and 3 nodes).
+PEEL_SIZES = (2, 3)
+#: Most candidate factor sets (each one ``O(C^3)`` solve) tried per block.
+SEARCH_BUDGET = 4000
+#: Relative feature distance below which nodes are treated as one repeated node.
+CLUSTER_TOL = 0.05
+
+
+class _Search:
+    """The factor-set search over the clusters of one block (module docstring, steps 1-4)."""
+
+    def __init__(self, F: np.ndarray, match_tol: float, budget: int):
+        self.label, self.G = _clusters(F, CLUSTER_TOL)
+        self.mu = np.bincount(self.label, minlength=len(self.G)).astype(np.int64)
+        mod = np.abs(self.G).mean(axis=1)
+        self.pref = np.argsort(np.abs(np.log(np.maximum(mod, _TINY))), kind="stable")  # anchor preference
+        self.o = int(self.pref[0])
+        self.T, self.D = _product_table(self.G, self.o, match_tol)
+        self.budget = _Budget(budget)
+
+    def factor_sets(self) -> list[tuple[int, ...]]:
+        """Every candidate set of :data:`PEEL_SIZES` nodes through the anchor whose translates tile the block."""
+        n = int(self.mu.sum())
+        out = []
+        for p in PEEL_SIZES:
+            if n % p or n == p:
                 continue
-            tiles = _tile_nodes(q, tab, P)
-            if tiles is None:
-                partial_best.append((0, P))
+            for A in _peel_candidates(self.T, self.D, self.o, self.mu, p):
+                if not self.budget.step():
+                    return out
+                if _solve_tiling(self.T, A, self.mu, self.budget) is not None:
+                    out.append(A)
+        # a 2-set whose ratio is the product of two other 2-sets' ratios is a diagonal of their grid
+        # (it tiles when one of them is an involution, as z_nu=i is): tried after the others
+        two = [A[1] for A in out if len(A) == 2 and A[1] != self.o]
+        diag = {int(self.T[u, v]) for u in two for v in two if u != v}
+        out.sort(key=lambda A: (len(A) == 2 and A[1] in diag, self.o in A[1:]))
+        return out
+
+    def assemble(self, sets: list[tuple[int, ...]]) -> list | None:
+        """Greedy product of factor sets (each usable repeatedly) staying within the block's multiset.
+
+        Returns the list of sets used, in order (the grid's axes), possibly
+        covering only part of the block.
+        """
+        n = int(self.mu.sum())
+        P = np.array([self.o])
+        used: list = []
+        progress = True
+        while progress and len(P) < n:
+            progress = False
+            for A in sets:
+                if n % (len(P) * len(A)):
+                    continue
+                Q = self.T[P[:, None], np.asarray(A)[None, :]].reshape(-1)
+                if (Q < 0).any() or (np.bincount(Q, minlength=len(self.mu)) > self.mu).any():
+                    continue
+                P = Q
+                used.append(A)
+                progress = True
+                break
+        return used
+
+    def cells(self, sets: list[tuple[int, ...]], rest: np.ndarray | None = None) -> np.ndarray:
+        """Cluster of every grid cell: ``cell(i_1, .., i_k, j) = rest_j * A_1[i_1] * ... * A_k[i_k]`` (via the table)."""
+        P = np.array([self.o]) if rest is None else rest
+        for A in sets:
+            P = self.T[P[..., None], np.asarray(A)]
+        return P if rest is not None else P.reshape(-1)
+
+    def grids(self, max_alternatives: int) -> list[np.ndarray]:
+        """Node grids (axes sorted by size) of the exact factorizations found, best first."""
+        sets = self.factor_sets()
+        out, seen = [], set()
+        n = int(self.mu.sum())
+        for start in range(min(len(sets), max_alternatives)):
+            used = self.assemble(sets[start:] + sets[:start])
+            if not used:
                 continue
-            # the tile that contains the anchor first
-            tiles.sort(key=lambda t: (o not in t,))
-            grid = np.stack([np.asarray(t) for t in tiles], axis=-1).reshape(tuple(small) + (big,))
-            key = frozenset(frozenset(t) for t in tiles), tuple(sorted(frozenset(S) for S in map(tuple, sets)))
+            m = int(np.prod([len(A) for A in used]))
+            P = self.cells(used)
+            if m == n:
+                cells = P.reshape([len(A) for A in used])
+            else:
+                # the remaining factor: the bases R with R * P = the block (one more tiling)
+                beta = _solve_tiling(self.T, tuple(int(v) for v in P), self.mu, self.budget) \
+                    if self.budget.step() else None
+                if beta is None:
+                    continue
+                R = np.repeat(np.arange(len(beta)), beta)
+                cells = self.T[R[:, None], P[None, :]] if len(P) else None
+                cells = np.moveaxis(cells.reshape((len(R),) + tuple(len(A) for A in used)), 0, -1)
+            g = self._nodes(cells)
+            if g is None:
+                continue
+            key = tuple(sorted(g.shape)), tuple(sorted(frozenset(r.tolist()) for r in g.reshape(g.shape[0], -1)))
             if key in seen:
                 continue
             seen.add(key)
-            found.append((_tiling_cost(tab, tiles, P), grid))
-            if len(found) >= MAX_ALTERNATIVES:
-                break
-        if found:
-            found.sort(key=lambda t: t[0])
-            return [g for _, g in found[:max_alternatives]], starts
-        # fallback starting grids from the best partial tilings
-        for _, P in partial_best[:2]:
-            tiles, costs = _tiles(tab, P)
-            used = np.zeros(q, dtype=bool)
-            chosen = []
-            for i in np.argsort(costs):
-                t = tiles[i]
-                if not used[list(t)].any():
-                    used[list(t)] = True
-                    chosen.append(t)
-                if len(chosen) == big:
-                    break
-            rest = [int(v) for v in np.flatnonzero(~used)]
-            cols = [list(t) for t in chosen]
-            while len(cols) < big:
-                cols.append([rest.pop() for _ in range(len(P))])
-            starts.append(np.stack([np.asarray(t) for t in cols], axis=-1).reshape(tuple(small) + (big,)))
-    starts.append(np.arange(q).reshape(shape))
-    return [], starts
+            out.append(g)
+        return out
+
+    def _nodes(self, cells: np.ndarray) -> np.ndarray | None:
+        """Replace clusters by distinct nodes; axes sorted by size."""
+        if (cells < 0).any() or cells.ndim < 2:
+            return None
+        pools = [list(np.flatnonzero(self.label == k)) for k in range(len(self.G))]
+        flat = cells.reshape(-1)
+        nodes = np.empty(len(flat), dtype=np.int64)
+        for i, k in enumerate(flat):
+            if not pools[k]:
+                return None
+            nodes[i] = pools[k].pop(0)
+        grid = nodes.reshape(cells.shape)
+        return np.transpose(grid, np.argsort(grid.shape, kind="stable"))
 
 
 def _matching_starts(F: np.ndarray, o: int) -> list[np.ndarray]:
@@ -875,90 +829,95 @@ def _prepare(a: Any, b: Any, c: Any):
     return x, F, t
 
 
-def _anchors(F: np.ndarray) -> list[int]:
-    """Anchor nodes: the node whose features are most typical in modulus, then the next one (a fallback)."""
-    mod = np.abs(F).mean(axis=1)
-    order = np.argsort(np.abs(np.log(np.maximum(mod, _TINY))))
-    return [int(v) for v in order[:2]]
-
-
 def factor_block_shape(a: Any, b: Any, c: Any, shape: Sequence[int], match_tol: float = MATCH_TOL,
                        tol: float = FACTOR_TOL, max_alternatives: int = MAX_ALTERNATIVES,
                        _prepared=None) -> list[Factorization]:
     """Factorizations of one block over one grid ``shape`` (SPEC 8.5), best first.
 
-    Returns the distinct exact grids found (error <= ``tol``, at most
-    :data:`MAX_ALTERNATIVES`), or, if there is none, the single best grid
-    found by local search (error > ``tol`` typically).  An empty list only
-    when the shape's non-largest factors are too large to enumerate.
+    Returns the exact grids of that shape (error <= ``tol``; found by the
+    search of :func:`factor_block` directly or merged from a finer exact grid),
+    else the single best grid found by local search (error > ``tol``
+    typically).
     """
     shape = tuple(int(m) for m in shape)
-    x, F, t = _prepare(a, b, c) if _prepared is None else _prepared
-    q = F.shape[0]
+    prepared = _prepare(a, b, c) if _prepared is None else _prepared
+    q = prepared[1].shape[0]
     if int(np.prod(shape)) != q or any(m < 2 for m in shape) or len(shape) < 2:
         raise ValueError(f"shape {shape} is not a factorization of the block order {q} into factors >= 2")
     shape = tuple(sorted(shape))
-    anchors = _anchors(F)
-    exact_grids, starts = _grids_for_shape(F, shape, match_tol, anchors[:1], max_alternatives)
-    if not exact_grids and len(anchors) > 1:
-        more, starts2 = _grids_for_shape(F, shape, match_tol, anchors[1:2], max_alternatives)
-        exact_grids = more
-        starts = starts + starts2
-    out: list[Factorization] = []
-    for grid in exact_grids:
-        g, facs, scale, signs, err = fit_grid(x, F, grid)
-        out.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, True))
-    if not any(f.error <= tol for f in out):
-        if len(shape) == 2 and shape[0] == 2:
-            starts = starts + _matching_starts(F, anchors[0])
-        for grid in starts:
-            g, facs, scale, signs, err = fit_grid(x, F, grid)
-            out.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
-        if out:
-            out = [min(out, key=lambda f: f.error)]
-        return out
-    out = [f for f in out if f.error <= tol]
-    out.sort(key=lambda f: f.error)
-    return out
+    bf = _factor(prepared, [shape], tol, match_tol, max_alternatives, SEARCH_BUDGET)
+    return list(bf.by_shape.get(shape, []))
 
 
 def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None = None,
-                 tol: float = FACTOR_TOL, match_tol: float = MATCH_TOL) -> BlockFactorization:
+                 tol: float = FACTOR_TOL, match_tol: float = MATCH_TOL,
+                 budget: int = SEARCH_BUDGET) -> BlockFactorization:
     """Factor a block ``(a, b, c)`` over every shape of :func:`factor_shapes` (or the given ``shapes``).
 
     Returns a :class:`BlockFactorization`; ``.best`` is the finest
     factorization with relative error at most ``tol`` (else the smallest
     error found) and ``.factorable`` says whether one exists.  Blocks of
     prime order (and order 1) have no shape; blocks larger than
-    :data:`MAX_ORDER` are not factored (``.skipped`` says why).
+    :data:`MAX_ORDER` are not factored, and a search that used up ``budget``
+    candidate sets without an exact grid says so (``.skipped`` says why in
+    both cases; the bound is in the module docstring).
     """
-    x, F, t = _prepare(a, b, c)
-    q = F.shape[0]
-    res = BlockFactorization(q=q, tol=float(tol))
+    prepared = _prepare(a, b, c)
+    q = prepared[1].shape[0]
     if q > MAX_ORDER:
+        res = BlockFactorization(q=q, tol=float(tol))
         res.skipped = f"block order {q} exceeds {MAX_ORDER}"
         return res
-    if (np.abs(F) == 0).any():
-        # a node with a zero entry has no Kronecker structure to find; fit anyway from the identity grid
-        pass
     shapes = factor_shapes(q) if shapes is None else [tuple(sorted(int(m) for m in s)) for s in shapes]
-    found = False
-    finer: list[Factorization] = []
+    return _factor(prepared, shapes, tol, match_tol, MAX_ALTERNATIVES, budget)
+
+
+#: Blocks up to this order also get the tolerance-free matching starts (``O(q^4)``) when no grid is exact.
+MATCHING_MAX_ORDER = 16
+
+
+def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int,
+            budget: int) -> BlockFactorization:
+    x, F, t = prepared
+    q = F.shape[0]
+    res = BlockFactorization(q=q, tol=float(tol))
+    shapes = [tuple(s) for s in shapes]
+    if not shapes:
+        return res
+    search = _Search(F, match_tol, budget)
+    fits: list[Factorization] = []
+    for grid in search.grids(max_alternatives):
+        g, facs, scale, signs, err = fit_grid(x, F, grid)
+        fits.append(Factorization(tuple(g.shape), g, [Factor(*f) for f in facs], scale, err, signs, t, True))
+    fits.sort(key=lambda f: (-len(f.shape), f.error))
+    by: dict = {}
+    for f in fits:
+        by.setdefault(f.shape, []).append(f)
+    exact_fine = [f for f in fits if f.error <= tol]
     for shape in sorted(shapes, key=lambda s: (-len(s), s)):
-        alts = factor_block_shape(None, None, None, shape, match_tol=match_tol, tol=tol, _prepared=(x, F, t),
-                                  max_alternatives=1 if found else MAX_ALTERNATIVES)
-        # A product of a finer shape is also one of this coarser shape: its merged grid is a
-        # candidate, so a coarser shape never reports a larger error than a finer one.
-        for fz in finer:
-            for grid in _merged_grids(fz.grid, tuple(shape)):
+        alts = [f for f in by.get(shape, []) if f.error <= tol]
+        if not alts:
+            # a product of a finer shape is also one of this coarser shape: merge its axes (no reassignment)
+            for fz in exact_fine:
+                for grid in _merged_grids(fz.grid, shape)[:1]:
+                    g, facs, scale, signs, err = fit_grid(x, F, grid, reassign=False)
+                    alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, True))
+                if alts:
+                    break
+        if not any(f.error <= tol for f in alts):
+            starts = [np.arange(q).reshape(shape)]
+            if len(shape) == 2 and shape[0] == 2 and q <= MATCHING_MAX_ORDER:
+                starts += _matching_starts(F, int(np.flatnonzero(search.label == search.pref[0])[0]))
+            for grid in starts:
                 g, facs, scale, signs, err = fit_grid(x, F, grid)
-                if not alts or err < alts[0].error:
-                    exact = err <= tol
-                    alts = [Factorization(tuple(shape), g, [Factor(*f) for f in facs], scale, err, signs, t, exact)] + [
-                        a for a in alts if a.error <= tol]
-        res.by_shape[tuple(shape)] = alts
-        finer.extend(alts[:1])
-        found = found or any(f.error <= tol for f in alts)
+                alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
+            alts = [min(alts, key=lambda f: f.error)]
+        else:
+            alts = sorted([f for f in alts if f.error <= tol], key=lambda f: f.error)[:max_alternatives]
+        res.by_shape[shape] = alts
+    if search.budget.exhausted and not res.factorable:
+        res.skipped = (f"not factored within the search bound ({search.budget.limit} candidate factor sets, "
+                       f"{len(search.G)} distinct nodes)")
     return res
 
 

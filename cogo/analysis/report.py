@@ -117,6 +117,7 @@ def _report_json(r: NetworkReport) -> dict:
             "residuals": _plain(b.residuals),
             "nearest": _plain(b.nearest),
             "amplitude_spread": _f(b.amplitude_spread),
+            "search_note": b.search_note,
             "nodes": [int(j) for j in b.nodes],
             "grid": b.grid,
         } for b in r.blocks],
