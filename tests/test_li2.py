@@ -190,9 +190,26 @@ def test_fit_constant_reads_the_crossing():
     rows = [{"M": M, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
             for M in (11, 17) for x, a in ((1.0, 0.0), (2.0, 0.25), (3.0, 0.75), (4.0, 1.0))]
     f = fit_constant(rows)
-    assert f["per_M"] == {11: 2.5, 17: 2.5} and f["constant"] == 2.5  # halfway between 0.25 and 0.75
+    assert f["per_group"] == {"11": 2.5, "17": 2.5} and f["constant"] == 2.5  # halfway between 0.25 and 0.75
     rows_never = [dict(r, test_acc=0.1) for r in rows]
     assert fit_constant(rows_never)["constant"] is None
+    # a group with d_max = 2 crossing at x = 10: not in the d = 1 constant; 10 / 2^2 = 2.5 in the scaled median
+    rows_s3 = rows + [{"group": "S3", "M": 6, "d_max": 2, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
+                      for x, a in ((8.0, 0.0), (12.0, 1.0))]
+    f = fit_constant(rows_s3)
+    assert f["per_group"]["S3"] == 10.0 and f["constant"] == 2.5 and f["scaled"] == 2.5
+    assert f["theory"] == {"11": 2.7482, "17": 2.7482, "S3": 4 * 2.7482}
+
+
+def test_group_info_irrep_dimensions():
+    from cogo.li2.boundary import group_info, theory_boundary
+
+    assert group_info("23") == {"group": "23", "name": "Z_23", "M": 23, "d_max": 1}
+    assert group_info("3x5")["d_max"] == 1
+    pytest.importorskip("cogo.algebra.representations")
+    # S3, D5: largest irrep of dimension 2; A4: 3 (the sum of d_k^2 is the order: 1+1+4, 1+1+4+4, 1+1+1+9)
+    assert [group_info(g)["d_max"] for g in ("S3", "D5", "A4")] == [2, 2, 3]
+    assert theory_boundary(3) == pytest.approx(9 * 2.7482)
 
 
 def test_cli_li2_sweep_tiny_and_resume(tmp_path, capsys):
@@ -206,3 +223,18 @@ def test_cli_li2_sweep_tiny_and_resume(tmp_path, capsys):
     assert main(argv) == 0  # resumed: nothing retrained
     assert "Z_5 x=" not in capsys.readouterr().out
     assert main(argv[:-1] + [str(out)] + ["--hidden", "9"]) == 2  # other settings: refused
+
+
+def test_cli_li2_sweep_nonabelian_group(tmp_path, capsys):
+    pytest.importorskip("cogo.algebra.finite_groups")
+    out = tmp_path / "sw"
+    argv = ["li2-sweep", "--groups", "S3", "5", "--x", "2", "--seeds", "1", "--epochs", "3", "--hidden", "8",
+            "--threads", "1", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    rows = json.loads((out / "sweep.json").read_text())["rows"]
+    assert [(r["group"], r["M"], r["d_max"]) for r in rows] == [("S3", 6, 2), ("5", 5, 1)]
+    # S3: floor(train fraction * 36) pairs with train fraction 2 log 6 / 6 (21.5 -> 21)
+    assert rows[0]["n_train"] == 21
+    assert "S3: - (theory 11)" in text  # no crossing on one x; theory 2.7482 * 2^2
+    assert main(["li2-sweep", "--groups", "NotAGroup", "--out", str(tmp_path / "x")]) == 2

@@ -5,7 +5,16 @@ generalizing maxima; below, the network memorizes.  The paper's code puts the
 boundary for ``d_k = 1`` at the train fraction ``2.7482 log(M) / M``, i.e. at
 ``n / (M log M) = 2.7482`` with ``n = fraction * M^2`` training pairs.
 
-:func:`sweep` trains, for every group order ``M`` and every ``x = n / (M log M)``,
+Groups are cyclic or Abelian (``11``, ``3x5``) or named finite groups
+(``S3``, ``D5``, ``A4``, from :mod:`cogo.algebra.finite_groups`; ``M`` is the
+order).  The overlaid theoretical boundary of a group is Theorem 4's scaling
+with the paper's constant, ``x* = 2.7482 d_max^2`` with ``d_max`` the largest
+irrep dimension (:func:`theory_boundary`): every irrep must be learned for
+test accuracy 1, and the largest needs the most pairs.  The constant was
+fitted for ``d_k = 1`` only; for ``d_max > 1`` the line is the scaling
+prediction, not a measured constant.
+
+:func:`sweep` trains, for every group and every ``x = n / (M log M)``,
 the seeds as one batched program with :func:`cogo.solvers.training.train`
 (train fraction ``x log(M) / M``), records the final test accuracy, and
 :func:`fit_constant` reads off where the mean test accuracy crosses 1/2
@@ -25,17 +34,41 @@ import numpy as np
 
 from cogo.errors import CogoError
 
-__all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "fit_constant", "phase_diagram_png", "sweep_table"]
+__all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "theory_boundary", "group_info", "fit_constant", "phase_diagram_png", "sweep_table"]
 
 #: The paper's boundary constant for d_k = 1: train fraction 2.7482 log(M) / M.
 PAPER_CONSTANT = 2.7482
+
+
+def group_info(spec) -> dict:
+    """``{"group": label, "name": str, "M": order, "d_max": largest irrep dimension}`` of a group spec (CogoError if bad)."""
+    from cogo.algebra.groups import parse_group
+
+    try:
+        G = parse_group(str(spec))
+    except CogoError:
+        raise
+    except ValueError as exc:
+        raise CogoError(" ".join(str(exc).split())) from None
+    if hasattr(G, "orders"):
+        d_max = 1
+    else:
+        from cogo.li2.energy import li2_group
+
+        d_max = max(c.dim for c in li2_group(G.label).components)
+    return {"group": str(G.label), "name": str(G), "M": int(G.order), "d_max": int(d_max)}
+
+
+def theory_boundary(d_max: int) -> float:
+    """Theorem 4's boundary in ``x = n / (M log M)``: ``2.7482 d_max^2`` (the paper's constant, fitted for d = 1)."""
+    return PAPER_CONSTANT * int(d_max) ** 2
 
 
 @dataclass
 class SweepConfig:
     """A grid of (M, x = n / (M log M), lr) with seeds batched; training hyperparameters of SPEC 1."""
 
-    groups: Sequence[int] = (11, 17, 23, 31)
+    groups: Sequence[int | str] = (11, 17, 23, 31)
     xs: Sequence[float] = (0.75, 1.5, 2.25, 3.0, 3.75, 4.5)
     seeds: Sequence[int] = (1, 2, 3)
     lrs: Sequence[float] = (0.01,)
@@ -54,81 +87,99 @@ class SweepConfig:
 
         if not self.groups or not self.xs or not self.seeds or not self.lrs:
             raise CogoError("the sweep needs at least one group, fraction, seed and learning rate")
-        for M in self.groups:
-            if isinstance(M, bool) or int(M) != M or M < 3:
-                raise CogoError(f"group orders must be integers >= 3, got {M!r}")
+        labels = []
+        for g in self.groups:
+            if isinstance(g, bool) or isinstance(g, float):
+                raise CogoError(f"groups are orders, products or names (11, 3x5, S3), got {g!r}")
+            info = group_info(g)
+            if info["M"] < 3:
+                raise CogoError(f"group orders must be >= 3, got {info['name']} of order {info['M']}")
+            labels.append(info["group"])
+        if len(set(labels)) != len(labels):
+            raise CogoError(f"duplicate groups in {list(self.groups)}")
         for x in self.xs:
             if not (math.isfinite(x) and x > 0):
                 raise CogoError(f"x = n / (M log M) must be positive, got {x!r}")
         try:
-            for M in self.groups:
+            for g in self.groups:
                 for lr in self.lrs:
-                    validate_run(self.train_config(M, self.xs[0], lr), self.seeds)
+                    validate_run(self.train_config(g, self.xs[0], lr), self.seeds)
         except CogoError:
             raise
         except ValueError as exc:
             raise CogoError(" ".join(str(exc).split())) from None
         return self
 
-    def train_config(self, M: int, x: float, lr: float):
+    def train_config(self, group, x: float, lr: float):
         from cogo.solvers.training import TrainConfig
 
-        return TrainConfig(group=str(int(M)), hidden=self.hidden, lr=float(lr), weight_decay=self.weight_decay,
-                           epochs=self.epochs, test_fraction=1.0 - self.fraction(M, x), optimizer=self.optimizer,
+        info = group_info(group)
+        return TrainConfig(group=info["group"], hidden=self.hidden, lr=float(lr), weight_decay=self.weight_decay,
+                           epochs=self.epochs, test_fraction=1.0 - self.fraction(info["M"], x), optimizer=self.optimizer,
                            device=self.device, log_every=max(1, self.epochs))
 
 
-def train_cell(cfg: SweepConfig, M: int, x: float, lr: float, seeds: Sequence[int]) -> list[dict]:
-    """One cell (M, x, lr): train ``seeds`` as one batched program; one row per model (a job of the executor)."""
+def train_cell(cfg: SweepConfig, group, x: float, lr: float, seeds: Sequence[int]) -> list[dict]:
+    """One cell (group, x, lr): train ``seeds`` as one batched program; one row per model (a job of the executor)."""
     from cogo.solvers.training import train
 
+    info = group_info(group)
+    M = info["M"]
     t0 = time.perf_counter()
-    res = train(cfg.train_config(M, x, lr), list(seeds), progress=False)
+    res = train(cfg.train_config(group, x, lr), list(seeds), progress=False)
     wall = time.perf_counter() - t0
-    return [{"M": int(M), "x": float(x), "fraction": cfg.fraction(M, x), "lr": float(lr),
+    return [{"group": info["group"], "M": M, "d_max": info["d_max"], "x": float(x), "fraction": cfg.fraction(M, x),
+             "lr": float(lr),
              "seed": int(r.seed), "n_train": int(r.train_idx.numel()),
              "train_acc": r.final["train_acc"], "test_acc": r.final["test_acc"],
              "test_loss": r.final["test_loss"], "wall_s": wall} for r in res]
 
 
-def _key(M, x, lr, seed) -> tuple:
-    return (int(M), float(x), float(lr), int(seed))
+def _key(group, x, lr, seed) -> tuple:
+    return (str(group), float(x), float(lr), int(seed))
+
+
+def row_key(r: dict) -> tuple:
+    """``(group label, x, lr, seed)`` of a row (rows of older sweep.json files have only ``M``: Z_M)."""
+    return _key(r.get("group", r["M"]), r["x"], r["lr"], r["seed"])
 
 
 def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | None = None,
           on_cell: Callable[[list], None] | None = None, executor=None) -> list[dict]:
     """Train every (M, x, lr) cell, seeds batched; one row per model (M, x, fraction, lr, seed, accuracies).
 
-    ``done`` maps ``(M, x, lr, seed)`` to rows already computed (resume: they are not
+    ``done`` maps ``(group label, x, lr, seed)`` (:func:`row_key`) to rows already computed (resume: they are not
     trained again); ``on_cell(rows)`` is called after each batched cell (for
     checkpointing the partial results).  ``executor`` (:class:`cogo.executors.ExecutorSettings`)
     says where the cells train (default: in this process, one after another); the rows
     are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
-    the order the cells finish in.
+    the order the cells finish in (groups as given).
     """
     from cogo.executors import run_jobs
 
     cfg.validate()
     have = {k: r for k, r in (done or {}).items()}
-    order = [_key(M, x, lr, s) for M in cfg.groups for lr in cfg.lrs for x in cfg.xs for s in cfg.seeds]
+    infos = [group_info(g) for g in cfg.groups]
+    order = [_key(i["group"], x, lr, s) for i in infos for lr in cfg.lrs for x in cfg.xs for s in cfg.seeds]
     calls, names = [], []
-    for M in cfg.groups:
+    for info in infos:
         for lr in cfg.lrs:
             for x in cfg.xs:
-                todo = [int(s) for s in cfg.seeds if _key(M, x, lr, s) not in have]
+                todo = [int(s) for s in cfg.seeds if _key(info["group"], x, lr, s) not in have]
                 if todo:
-                    calls.append((cfg, int(M), float(x), float(lr), todo))
-                    names.append(f"Z_{M} x={x:g} lr={lr:g} seeds {todo}")
+                    calls.append((cfg, info["group"], float(x), float(lr), todo))
+                    names.append(f"{info['name']} x={x:g} lr={lr:g} seeds {todo}")
 
     def ordered() -> list[dict]:
         return [have[k] for k in order if k in have]
 
     def finished(i: int, cell: list[dict]) -> None:
-        _, M, x, lr, _ = calls[i]
+        _, g, x, lr, _ = calls[i]
         for r in cell:
-            have[_key(r["M"], r["x"], r["lr"], r["seed"])] = r
+            have[row_key(r)] = r
         accs = ", ".join(f"{c['test_acc']:.3f}" if c["test_acc"] is not None else "nan" for c in cell)
-        log(f"  Z_{M} x={x:g} (train fraction {cfg.fraction(M, x):.3f}) lr={lr:g}: test acc {accs} "
+        M = cell[0]["M"] if cell else group_info(g)["M"]
+        log(f"  {names[i].split(' x=')[0]} x={x:g} (train fraction {cfg.fraction(M, x):.3f}) lr={lr:g}: test acc {accs} "
             f"({cell[0]['wall_s'] if cell else 0.0:.1f} s)")
         if on_cell is not None:
             on_cell(ordered())
@@ -137,18 +188,37 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     return ordered()
 
 
-def _mean_acc(rows: list[dict], M: int, lr: float) -> tuple[np.ndarray, np.ndarray]:
-    xs = sorted({r["x"] for r in rows if r["M"] == M and r["lr"] == lr})
-    acc = [np.mean([r["test_acc"] or 0.0 for r in rows if r["M"] == M and r["lr"] == lr and r["x"] == x]) for x in xs]
+def _groups(rows: list[dict]) -> list[dict]:
+    """Groups of the rows, in first-seen order: label, name, M, d_max, theoretical x*."""
+    out = {}
+    for r in rows:
+        g = str(r.get("group", r["M"]))
+        if g not in out:
+            d = int(r.get("d_max", 1))
+            name = f"Z_{g}" if g.isdigit() else g
+            out[g] = {"group": g, "name": name, "M": int(r["M"]), "d_max": d, "theory": theory_boundary(d)}
+    return list(out.values())
+
+
+def _mean_acc(rows: list[dict], group: str, lr: float) -> tuple[np.ndarray, np.ndarray]:
+    mine = [r for r in rows if str(r.get("group", r["M"])) == str(group) and r["lr"] == lr]
+    xs = sorted({r["x"] for r in mine})
+    acc = [np.mean([r["test_acc"] or 0.0 for r in mine if r["x"] == x]) for x in xs]
     return np.asarray(xs), np.asarray(acc)
 
 
 def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) -> dict:
-    """Where the mean test accuracy first crosses ``level`` along x, per M (linear interpolation); median over M."""
+    """Where the mean test accuracy first crosses ``level`` along x, per group (linear interpolation).
+
+    ``per_group[label]``: the crossing (None: never reached; NaN: already above ``level``
+    at the smallest x).  ``constant``: the median over the groups with ``d_max = 1``
+    (the paper's 2.7482 is for d = 1); ``scaled``: the median of crossing / d_max^2 over
+    all groups, Theorem 4's scaling (compare with 2.7482 too); ``theory[label]`` = 2.7482 d_max^2.
+    """
     lr = rows[0]["lr"] if lr is None else lr
-    per = {}
-    for M in sorted({r["M"] for r in rows}):
-        xs, acc = _mean_acc(rows, M, lr)
+    per, theory, dmax = {}, {}, {}
+    for info in _groups(rows):
+        xs, acc = _mean_acc(rows, info["group"], lr)
         x50 = None
         for i in range(1, len(xs)):
             if acc[i - 1] < level <= acc[i]:
@@ -156,45 +226,68 @@ def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) 
                 break
         if x50 is None and len(acc) and acc[0] >= level:
             x50 = float("nan")  # already generalizes at the smallest x: boundary below the grid
-        per[M] = x50
-    vals = [v for v in per.values() if v is not None and math.isfinite(v)]
-    return {"lr": lr, "per_M": per, "constant": float(np.median(vals)) if vals else None, "paper": PAPER_CONSTANT}
+        per[info["group"]] = x50
+        theory[info["group"]] = info["theory"]
+        dmax[info["group"]] = info["d_max"]
+    ok = lambda v: v is not None and math.isfinite(v)
+    d1 = [v for g, v in per.items() if ok(v) and dmax[g] == 1]
+    scaled = [v / dmax[g] ** 2 for g, v in per.items() if ok(v)]
+    return {"lr": lr, "per_group": per, "theory": theory, "d_max": dmax,
+            "constant": float(np.median(d1)) if d1 else None,
+            "scaled": float(np.median(scaled)) if scaled else None, "paper": PAPER_CONSTANT}
 
 
 def sweep_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
-    """Mean test accuracy per (lr, M) row and x column."""
+    """Mean test accuracy per (lr, group) row and x column, with M, d_max and the theoretical x* = 2.7482 d_max^2."""
     xs = sorted({r["x"] for r in rows})
-    head = ["lr", "M"] + [f"x={x:g}" for x in xs]
+    head = ["lr", "group", "M", "d_max", "x*"] + [f"x={x:g}" for x in xs]
     out = []
     for lr in sorted({r["lr"] for r in rows}):
-        for M in sorted({r["M"] for r in rows}):
-            _, acc = _mean_acc(rows, M, lr)
-            out.append([f"{lr:g}", str(M)] + [f"{a:.3f}" for a in acc])
+        for info in _groups(rows):
+            gx, acc = _mean_acc(rows, info["group"], lr)
+            cell = dict(zip(gx.tolist(), acc.tolist()))
+            out.append([f"{lr:g}", info["name"], str(info["M"]), str(info["d_max"]), f"{info['theory']:.3g}"]
+                       + [f"{cell[x]:.3f}" if x in cell else "-" for x in xs])
     return head, out
 
 
 def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
-    """Test accuracy over (M, n / (M log M)) with the theoretical boundary x = 2.7482 and the fitted one."""
+    """Test accuracy over (group, n / (M log M)); per group the theoretical boundary x* = 2.7482 d_max^2 (white
+    dashes; a white triangle at the right edge when x* lies beyond the grid) and the fitted crossing (red dots)."""
     from matplotlib.figure import Figure
 
     lr = rows[0]["lr"] if lr is None else lr
-    Ms = sorted({r["M"] for r in rows})
+    infos = _groups(rows)
     xs = sorted({r["x"] for r in rows})
-    A = np.array([_mean_acc(rows, M, lr)[1] for M in Ms])
+    A = np.full((len(infos), len(xs)), np.nan)
+    for i, info in enumerate(infos):
+        gx, acc = _mean_acc(rows, info["group"], lr)
+        for x, a in zip(gx, acc):
+            A[i, xs.index(x)] = a
     fit = fit_constant(rows, lr)
-    fig = Figure(figsize=(6, 3.8), dpi=100)
+    fig = Figure(figsize=(6.4, 1.6 + 0.45 * len(infos)), dpi=100)
     ax = fig.add_subplot(1, 1, 1)
     im = ax.imshow(A, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
-                   extent=(-0.5, len(xs) - 0.5, -0.5, len(Ms) - 0.5))
+                   extent=(-0.5, len(xs) - 0.5, -0.5, len(infos) - 0.5))
     ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
-    ax.set_yticks(range(len(Ms)), [str(M) for M in Ms])
+    ax.set_yticks(range(len(infos)), [f"{i['name']} (M={i['M']})" for i in infos])
     ax.set_xlabel("n / (M log M)   (n training pairs)")
-    ax.set_ylabel("group order M (Z_M)")
     pos = lambda x: float(np.interp(x, xs, range(len(xs))))
-    ax.axvline(pos(PAPER_CONSTANT), color="w", ls="--", label=f"theory: {PAPER_CONSTANT}")
-    if fit["constant"] is not None:
-        ax.axvline(pos(fit["constant"]), color="r", ls=":", label=f"fitted: {fit['constant']:.3g}")
-    ax.legend(loc="lower right", fontsize=8)
+    theory_label = fit_label = None
+    for i, info in enumerate(infos):
+        t = info["theory"]
+        if xs[0] <= t <= xs[-1]:
+            ax.plot([pos(t)] * 2, [i - 0.5, i + 0.5], color="w", ls="--",
+                    label=None if theory_label else "theory: 2.7482 d_max^2")
+        else:
+            ax.plot([len(xs) - 0.5 if t > xs[-1] else -0.5], [i], marker=">" if t > xs[-1] else "<", color="w",
+                    ms=9, ls="none", label=None if theory_label else "theory: 2.7482 d_max^2 (beyond the grid)")
+        theory_label = True
+        v = fit["per_group"].get(info["group"])
+        if v is not None and math.isfinite(v):
+            ax.plot([pos(v)] * 2, [i - 0.5, i + 0.5], color="r", ls=":", label=None if fit_label else "fitted crossing")
+            fit_label = True
+    ax.legend(loc="lower right", fontsize=7)
     fig.colorbar(im, ax=ax, label="test accuracy (mean over seeds)")
     ax.set_title(f"memorization vs generalization (lr {lr:g})")
     fig.tight_layout()
