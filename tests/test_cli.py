@@ -78,7 +78,8 @@ def test_choices_match_the_library():
 
 def test_every_option_with_a_value_is_typed_or_has_choices():
     """No option reaches the command as a raw string that could fail late, except paths and free text."""
-    free = {"--out", "-o", "--output", "--json", "--markdown", "--plots", "files"}
+    free = {"--out", "-o", "--output", "--json", "--markdown", "--plots", "files", "--checkpoint",  # paths
+            "--slurm-partition"}  # a name only the cluster knows
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, p in sub.choices.items():
@@ -126,7 +127,7 @@ def test_report_records_the_command_that_was_run(monkeypatch, tmp_path):
 
     seen = {}
 
-    def fake_run(cfg, out, progress=True, log=print, command=""):
+    def fake_run(cfg, out, progress=True, log=print, command="", **other):
         seen["command"] = command
         return {"training": [], "groups": [], "verification": {}}
 
