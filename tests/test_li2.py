@@ -50,6 +50,46 @@ def test_gradient_matches_finite_differences():
     assert np.allclose((gr * W).sum(1), 0, atol=1e-12)
 
 
+@pytest.mark.parametrize("spec", ["7", "12", "3x5", "2x2x3"])
+def test_fft_path_equals_the_cayley_table_sums(spec):
+    G = li2_group(spec)
+    W = random_sphere(5, G.order, 4)
+    E_t, g_t = energy_and_gradient(W, G, method="table")
+    E_f, g_f = energy_and_gradient(W, G, method="fft")
+    assert np.allclose(E_f, E_t, rtol=1e-12, atol=0) and np.allclose(g_f, g_t, rtol=0, atol=1e-12)
+    assert energy(W[0], G, method="fft") == pytest.approx(energy_literal(W[0], G), rel=1e-12)
+
+
+def test_fft_path_with_elements_out_of_row_major_order():
+    # Z_3 x Z_5 with its elements relabelled by a permutation: the FFT path must undo it
+    from types import SimpleNamespace
+
+    from cogo.li2.energy import Li2Group
+
+    A = li2_group("3x5").abelian
+    p = np.random.default_rng(0).permutation(15)  # new index j is old element p[j]
+    inv = np.argsort(p)
+    table = inv[np.asarray(A.add_table)[np.ix_(p, p)]]
+    fake = SimpleNamespace(orders=A.orders, elements=np.asarray(A.elements)[p])
+    G = Li2Group(label="3x5'", name="3x5 relabelled", order=15, table=table, abelian=fake)
+    assert G.fft_layout[1] is not None
+    W = random_sphere(4, 15, 2)
+    E_t, g_t = energy_and_gradient(W, G, method="table")
+    E_f, g_f = energy_and_gradient(W, G, method="fft")
+    assert np.allclose(E_f, E_t, rtol=1e-12) and np.allclose(g_f, g_t, atol=1e-12)
+    # without undoing the permutation the energies differ (the check can fail)
+    G_wrong = Li2Group(label="x", name="x", order=15, table=table, abelian=A)
+    assert not np.allclose(energy(W, G_wrong, method="fft"), E_t, rtol=1e-6)
+
+
+def test_fft_path_refused_for_nonabelian():
+    pytest.importorskip("cogo.algebra.representations")
+    with pytest.raises(ValueError, match="Abelian"):
+        energy(random_sphere(1, 6, 0), "S3", method="fft")
+    with pytest.raises(ValueError, match="method"):
+        energy(random_sphere(1, 7, 0), "7", method="fourier")
+
+
 @pytest.mark.parametrize("M", [7, 11, 13])
 def test_spec_values_hold_only_with_unit_norm_inputs(M):
     # u, v single cosines at one frequency, |u| = |v|: SPEC 9's E* = M / 16 (odd M)
