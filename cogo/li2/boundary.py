@@ -273,20 +273,24 @@ def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
     ax.set_yticks(range(len(infos)), [f"{i['name']} (M={i['M']})" for i in infos])
     ax.set_xlabel("n / (M log M)   (n training pairs)")
     pos = lambda x: float(np.interp(x, xs, range(len(xs))))
-    theory_label = fit_label = None
+    labelled = set()
+
+    def label(text):
+        if text in labelled:
+            return None
+        labelled.add(text)
+        return text
+
     for i, info in enumerate(infos):
         t = info["theory"]
         if xs[0] <= t <= xs[-1]:
-            ax.plot([pos(t)] * 2, [i - 0.5, i + 0.5], color="w", ls="--",
-                    label=None if theory_label else "theory: 2.7482 d_max^2")
+            ax.plot([pos(t)] * 2, [i - 0.5, i + 0.5], color="w", ls="--", label=label("theory: 2.7482 d_max^2"))
         else:
             ax.plot([len(xs) - 0.5 if t > xs[-1] else -0.5], [i], marker=">" if t > xs[-1] else "<", color="w",
-                    ms=9, ls="none", label=None if theory_label else "theory: 2.7482 d_max^2 (beyond the grid)")
-        theory_label = True
+                    mec="k", ms=9, ls="none", label=label("theory beyond the grid"))
         v = fit["per_group"].get(info["group"])
         if v is not None and math.isfinite(v):
-            ax.plot([pos(v)] * 2, [i - 0.5, i + 0.5], color="r", ls=":", label=None if fit_label else "fitted crossing")
-            fit_label = True
+            ax.plot([pos(v)] * 2, [i - 0.5, i + 0.5], color="r", ls=":", label=label("fitted crossing"))
     ax.legend(loc="lower right", fontsize=7)
     fig.colorbar(im, ax=ax, label="test accuracy (mean over seeds)")
     ax.set_title(f"memorization vs generalization (lr {lr:g})")
