@@ -243,7 +243,11 @@ def check_device(device: str) -> torch.device:
 
 # ---------------------------------------------------------------- data and initialization
 def split_sizes(n: int, test_fraction: float) -> tuple[int, int]:
-    """``(n_train, n_test)`` for all ``n^2`` pairs: ``n_train = floor((1 - f) n^2)``."""
+    """``(n_train, n_test)`` for all ``n^2`` pairs: ``n_train = floor((1 - f) n^2)``.
+
+    >>> split_sizes(23, 0.1)
+    (476, 53)
+    """
     total = n * n
     n_train = int(math.floor((1.0 - float(test_fraction)) * total + 1e-9))
     n_train = min(max(n_train, 0), total)
@@ -264,6 +268,14 @@ def split_pairs(group: Any, test_fraction: float, seed: int) -> tuple[torch.Tens
     the split stream is independent of the initialization stream); the first
     ``floor((1 - test_fraction) n^2)`` pairs are for training.  Both index
     tensors are int64 and sorted; together they partition ``0 .. n^2-1``.
+
+    >>> train_idx, test_idx = split_pairs(5, 0.2, seed=1)
+    >>> len(train_idx), len(test_idx)
+    (20, 5)
+    >>> sorted(train_idx.tolist() + test_idx.tolist()) == list(range(25))
+    True
+    >>> bool((split_pairs(5, 0.2, seed=1)[1] == test_idx).all())   # the seed alone fixes the split
+    True
     """
     G = parse_group(group)
     n_train, _ = split_sizes(G.order, test_fraction)
@@ -281,6 +293,14 @@ def init_weights(q: int, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor,
     from a ``torch.Generator`` seeded with ``seed``: bit-for-bit the weights
     that ``torch.manual_seed(seed)`` followed by building those three layers
     gives.  Returns ``Wa (q, n)``, ``Wb (q, n)``, ``Wc (n, q)``.
+
+    >>> import torch
+    >>> Wa, Wb, Wc = init_weights(8, 5, seed=0)
+    >>> Wa.shape, Wc.shape
+    (torch.Size([8, 5]), torch.Size([5, 8]))
+    >>> _ = torch.manual_seed(0)
+    >>> torch.equal(Wa, torch.nn.Linear(5, 8, bias=False).weight.detach())
+    True
     """
     gen = torch.Generator(device="cpu").manual_seed(int(seed))
     out = []
@@ -395,6 +415,9 @@ def choose_kernel(n: int, n_train: int, kernel: str = "auto") -> str:
     grid replaces the row gathers and scatter-adds by broadcasting and sums
     and gives the full-data metrics for free, but does the work of all
     ``n^2`` pairs, so it wins when most pairs train.
+
+    >>> choose_kernel(23, 476), choose_kernel(23, 100), choose_kernel(23, 100, "grid")
+    ('grid', 'gather', 'grid')
     """
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; choose one of {', '.join(KERNELS)}")
@@ -726,13 +749,22 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     :func:`choose_kernel`).  Neither changes the results beyond rounding.
     Raises ValueError (one line) on any bad value before any work starts.
     Returns one :class:`TrainResult` per model, weights on the CPU in the
-    training dtype.  With ``snapshot_dir`` and ``config.snapshot_every > 0`` the
+    training dtype.
+
+    With ``snapshot_dir`` and ``config.snapshot_every > 0`` the
     snapshots are streamed to ``snapshot_dir/<checkpoint stem>.snapshots/`` as
     training runs (:class:`cogo.snapshots.SnapshotWriter`), never all held in
     memory; without it they are kept in memory (``TrainResult.snapshots``).
     ``threads`` (CPU threads) defaults to :func:`cogo.threads.choose_threads`; the
     weights are bit-identical for every thread count (denormals are flushed on
     every thread, see :mod:`cogo.threads`).
+
+    >>> cfg = TrainConfig(group="7", hidden=16, epochs=50, log_every=25)
+    >>> res = train(cfg, seeds=[1, 2], weight_decays=[0.0, 1e-3], progress=False)
+    >>> [(r.weight_decay, r.seed, r.history["epoch"]) for r in res]
+    [(0.0, 1, [0, 25, 50]), (0.0, 2, [0, 25, 50]), (0.001, 1, [0, 25, 50]), (0.001, 2, [0, 25, 50])]
+    >>> res[0].Wa.shape, res[0].Wc.shape
+    (torch.Size([16, 7]), torch.Size([7, 16]))
     """
     from cogo.threads import choose_threads, flush_denormals, set_flush_denormal_all, thread_limit, training_elements
 
@@ -837,7 +869,11 @@ def _fmt_wd(wd: float) -> str:
 
 
 def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> str:
-    """File name of one model's checkpoint, e.g. ``d23_q512_wd5e-05_seed1.pt``."""
+    """File name of one model's checkpoint, e.g. ``d23_q512_wd5e-05_seed1.pt``.
+
+    >>> checkpoint_name(23, 512, 5e-5, 1)
+    'd23_q512_wd5e-05_seed1.pt'
+    """
     return f"d{parse_group(group).label}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
 
 
