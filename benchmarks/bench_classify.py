@@ -18,7 +18,16 @@
    more modes by a few power iterations).  At q = 12 (479,001,600 orders)
    the brute force is not run: its time is extrapolated from the measured
    cost per order on a sample of orders, and reported as such.
-"""
+3. **No slow blocks** (issue 10): products with repeated nodes and large
+   orders -- z_nu * z_syn * z_syn (order 18, 12 node orders),
+   z_syn * z_syn * z_nu * z_nu (36), an order-48 and an order-64 product --,
+   z_M at d = 24 (576 nodes, blocks of up to 82 nodes) and a random
+   network at d = 127, q = 4096 (blocks of about 65 random nodes), each
+   timed with this tree and, with ``--before COMMIT_TREE`` (a ``git worktree``
+   of an older commit), with that tree in a subprocess under ``--timeout``
+   seconds (a timeout is recorded as such).  Brute force is out of reach at
+   these orders (18! orders and up).
+
 from __future__ import annotations
 
 import argparse
@@ -163,12 +172,103 @@ def bench_blocks(repeat: int, quick: bool) -> dict:
     return out
 
 
+SLOW_CASES = ("nu*syn*syn", "syn*syn*nu*nu", "order48", "order64", "z_M d=24", "random d=127 q=4096")
+
+_CASE_CODE = r"""
+import json, math, sys, time
+import numpy as np
+from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_xi
+from cogo.analysis.classify import classify_block, read_network
+u = lambda t: complex(np.exp(1j * t))
+def blk(ps, seed, noise=1e-3):
+    rng = np.random.default_rng(seed); q = ps.q
+    x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
+    x = x[:, rng.permutation(q)]
+    t = np.exp(rng.normal(size=q) * 0.4) * rng.choice([-1.0, 1.0], size=q)
+    x = x * np.stack([t, t, t ** -2.0])
+    return x + noise * (rng.normal(size=(3, q)) + 1j * rng.normal(size=(3, q))) / math.sqrt(2)
+PS = {"nu*syn*syn": (lambda: z_nu(u(0.4)) * z_syn() * z_syn(), "z_nu * z_syn * z_syn", 12),
+      "syn*syn*nu*nu": (lambda: z_syn() * z_syn() * z_nu(u(0.4)) * z_nu(u(1.1)), "z_nu * z_nu * z_syn * z_syn", 2),
+      "order48": (lambda: z_nu_i() * z_xi(u(0.7), 1) * z_nu(u(0.4)) * z_nu(u(1.3)) * z_syn(),
+                  "z_nu=i * z_nu * z_nu * z_xi * z_syn", 2),
+      "order64": (lambda: z_nu_i() * z_xi(u(0.7), 1) * z_nu(u(0.4)) * z_nu(u(1.3)) * z_xi(u(2.0), -1) * z_nu(u(2.9)),
+                  "z_nu=i * z_nu * z_nu * z_nu * z_xi * z_xi", 2)}
+case = sys.argv[1]
+if case in PS:
+    make, want, n = PS[case]
+    rows = []
+    for seed in range(n):
+        t0 = time.perf_counter(); r = classify_block(*blk(make(), seed))
+        rows.append({"seed": seed, "type": r.type, "shape": list(r.shape or []), "seconds": time.perf_counter() - t0,
+                     "right": r.type == want})
+        print(json.dumps(rows[-1]), flush=True)
+    out = {"expected": want, "right": sum(x["right"] for x in rows), "of": n,
+           "seconds_max": max(x["seconds"] for x in rows), "seconds_total": sum(x["seconds"] for x in rows)}
+else:
+    if case == "z_M d=24":
+        from cogo.solvers.constructions import z_M
+        Wa, Wb, Wc = z_M(24).to_weights(real=True); d = 24
+    else:
+        rng = np.random.default_rng(0); d = 127
+        Wa, Wb, Wc = rng.normal(size=(4096, d)), rng.normal(size=(4096, d)), rng.normal(size=(d, 4096))
+    t0 = time.perf_counter(); r = read_network(Wa, Wb, Wc, d)
+    out = {"seconds": time.perf_counter() - t0, "blocks": len(r.blocks), "max_order": max(b.order for b in r.blocks),
+           "factorable": sum(b.factorable for b in r.blocks)}
+print("RESULT " + json.dumps(out), flush=True)
+"""
+
+
+def _run_case(case: str, tree: str | None, timeout: float) -> dict:
+    """Run one slow case in a subprocess on ``tree`` (None: this tree) under ``timeout`` seconds."""
+    import json
+    import os
+    import subprocess
+
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if tree:
+        env["PYTHONPATH"] = str(Path(tree).resolve())
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, "-c", _CASE_CODE, case], env=env, capture_output=True, text=True,
+                           timeout=timeout, cwd=tree or None)
+    except subprocess.TimeoutExpired as exc:
+        done = [json.loads(x) for x in (exc.stdout or b"").decode().splitlines() if x.startswith("{")] \
+            if isinstance(exc.stdout, bytes) else []
+        return {"timed_out": True, "timeout_seconds": timeout, "finished_before_timeout": done}
+    lines = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
+    if not lines:
+        return {"error": (p.stderr or "")[-400:], "wall_seconds": time.perf_counter() - t0}
+    out = json.loads(lines[-1][7:])
+    out["timed_out"] = False
+    return out
+
+
+def bench_slow(before: str | None, timeout: float) -> dict:
+    out = {}
+    for case in SLOW_CASES:
+        row = {"after": _run_case(case, None, timeout)}
+        if before:
+            row["before"] = _run_case(case, before, timeout)
+        out[case] = row
+        print(case, {k: {kk: v[kk] for kk in ("right", "of", "seconds_max", "seconds", "timed_out") if kk in v}
+                     for k, v in row.items()}, flush=True)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="benchmarks/results/classify.json", help="JSON output path")
     ap.add_argument("--repeat", type=int, default=5, help="timing repetitions (best of)")
     ap.add_argument("--quick", action="store_true", help="brute force up to order 6 only (order 8 extrapolated)")
+    ap.add_argument("--before", default=None, help="a worktree of an older commit to time the slow cases on")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per slow case and tree")
+    ap.add_argument("--only-slow", action="store_true", help="run only the slow-block cases (3.)")
     args = ap.parse_args(argv)
+    if args.only_slow:
+        write_json(args.out, {"benchmark": "classify (slow blocks)", "machine": machine_info(),
+                              "before_tree": args.before, "slow_blocks": bench_slow(args.before, args.timeout)})
+        return 0
+    slow = bench_slow(args.before, args.timeout)
     with tempfile.TemporaryDirectory() as td:
         ckpt = bench_checkpoints(Path(td), max(1, args.repeat // 2))
     blocks = bench_blocks(args.repeat, args.quick)
@@ -177,6 +277,8 @@ def main(argv=None) -> int:
         "machine": machine_info(),
         "checkpoints": ckpt,
         "blocks": blocks,
+        "slow_blocks": slow,
+        "before_tree": args.before,
         "ratio_order_6_brute_force_over_cogo": blocks["6"]["speedup_vs_brute_force"],
         "order_12_factor_ms": blocks["12"]["factor_seconds"] * 1e3,
         "order_12_under_50ms": blocks["12"]["factor_seconds"] < 0.05,

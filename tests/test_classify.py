@@ -501,7 +501,8 @@ def test_paper_columns_and_preset(tmp_path, capsys):
     assert d.type in ("non-factorable", "other factorable") and p.type == "z_nu * z_syn"
     # the near miss says what it is near and how far
     assert d.nearest["type"] == "z_nu * z_syn" and 0.05 < d.nearest["distance"] < 0.4
-    assert p.nearest["type"] == "z_nu * z_syn" and p.nearest["distance"] <= 0.1
+    assert p.nearest == d.nearest  # a direct fit: the same whatever the tolerances
+    assert d.nearest["params"][0]["degrees"]["nu"] == pytest.approx(np.rad2deg(0.3), abs=2.0)
     assert d.amplitude_spread is not None and d.amplitude_spread > 0.01
     assert Settings.preset_named("paper").factor_tol == 0.1
     with pytest.raises(ValueError, match="preset"):
@@ -509,3 +510,21 @@ def test_paper_columns_and_preset(tmp_path, capsys):
     good_checkpoint(tmp_path / "a.pt", seed=0)
     rc, out, err = run_cli(["classify", tmp_path / "a.pt", "--preset", "paper"], capsys)
     assert rc == 0 and "preset paper" in out and "nu*syn" in out
+
+
+@pytest.mark.parametrize("deg", [17.0, 8.0])
+def test_nearest_is_a_direct_fit_of_the_family(deg):
+    """Node amplitudes unequal by 4%: nearest is z_nu * z_syn at the right nu, a small distance (issue 10).
+
+    The earlier re-reading at a loose tolerance labelled a 17-degree nu as the special case z_nu=i.
+    """
+    rng = np.random.default_rng(3)
+    x = np.stack(scrambled(z_nu(np.exp(1j * np.deg2rad(deg))) * z_syn(), rng, noise=0.0))
+    x[0] *= 1 + 0.04 * np.array([1, -1, 1, -1, 1, -1])  # unequal amplitudes |a b c| (not a gauge)
+    n = classify_block(*x).nearest
+    assert n["type"] == "z_nu * z_syn" and n["method"] == "direct fit"
+    assert 0.005 < n["distance"] < 0.06
+    assert n["params"][0]["degrees"]["nu"] == pytest.approx(deg, abs=0.3)
+    # far from every family: a random 6-node block is far
+    r = classify_block(*(rng.normal(size=(3, 6)) + 1j * rng.normal(size=(3, 6)))).nearest
+    assert r["distance"] > 0.2

@@ -556,33 +556,26 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
                    mixed_nodes: int = 0, kind: str | None = None) -> BlockReport:
     """Factor, name and check one block; with ``nearest`` and ``amplitude_spread`` (near-miss diagnostics).
 
-    ``nearest``: ``{type, distance, params}``.  For a block typed as a
-    catalogue product, its own type, ``distance`` = the larger of the
-    reconstruction error and the factors' naming residuals, and its factors'
-    parameters.  Otherwise the block is read again with tolerances
-    :data:`NEAREST_TOL` and the type found there, with the same distance
-    (``None`` type when nothing is found even then).  This is the Kronecker fit
-    followed by naming, not a direct fit of each family.
+    ``nearest``: ``{type, distance, params, method}``.  For blocks of order
+    2, 3, 4 and 6 (the catalogue's families): :func:`nearest_family`, every
+    family fitted directly to the block (``method = "direct fit"``).  For
+    other orders: a block typed as a catalogue product gets its own type,
+    ``distance`` = the larger of its reconstruction error and the factors'
+    naming residuals, and its factors' parameters (``"kronecker"``); any other
+    block ``None`` (``"none"``).
     """
     rep = _classify_block(a, b, c, k, k_coords, nodes, settings, self_conjugate, mixed_nodes, kind)
     x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
     if x.shape[1]:
         amp = np.abs(x[0] * x[1] * x[2])
         rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
-    if _is_catalogue(rep.type):
+    if rep.order in _family_forms():
+        rep.nearest = nearest_family(a, b, c)
+    elif _is_catalogue(rep.type):
         rep.nearest = _nearest_of(rep)
-    elif rep.order >= 2:
-        st = settings or Settings()
-        from dataclasses import replace
-
-        loose = replace(st, factor_tol=max(NEAREST_TOL, st.factor_tol), name_tol=max(NEAREST_TOL, st.name_tol))
-        alt = _classify_block(a, b, c, k, k_coords, nodes, loose, self_conjugate, mixed_nodes, kind)
-        rep.nearest = _nearest_of(alt) if _is_catalogue(alt.type) else {"type": None, "distance": None, "params": []}
+    else:
+        rep.nearest = {"type": None, "distance": None, "params": [], "method": "none"}
     return rep
-
-
-#: Tolerance of the second reading that finds the nearest catalogue type of an unnamed block.
-NEAREST_TOL = 0.4
 
 
 def _is_catalogue(t: str) -> bool:
@@ -593,7 +586,136 @@ def _nearest_of(rep: BlockReport) -> dict:
     res = [f["residual"] for f in rep.factors if f.get("residual") is not None]
     dist = max([rep.error or 0.0] + res)
     return {"type": rep.type, "distance": float(dist),
-            "params": [{"name": f["name"], **f["params"]} for f in rep.factors]}
+            "params": [{"name": f["name"], **f["params"]} for f in rep.factors], "method": "kronecker"}
+
+
+def _deg(t: float, period: float, mirror: bool) -> float:
+    """An angle (degrees) folded into ``[0, period)`` and, with ``mirror``, onto ``[0, period / 2]``."""
+    t = float(np.mod(t, period))
+    if t > period - 1e-9:
+        t = 0.0
+    return min(t, period - t) if mirror else t
+
+
+def _u(deg: float) -> complex:
+    return complex(np.exp(1j * np.deg2rad(deg)))
+
+
+_FORMS: dict = {}
+
+
+def _family_forms() -> dict:
+    """The catalogue families fitted directly by :func:`nearest_family`, by block order.
+
+    Each: ``(type, model(degrees) -> PartialSolution, parameter names, coarse grid step in degrees,
+    period per parameter, canonical fold)``.  The forms are the catalogue's own
+    (:mod:`cogo.solvers.partial`); nothing is redefined here.
+    """
+    if not _FORMS:
+        from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+
+        _FORMS.update({
+            2: [("z_nu", lambda t: z_nu(_u(t[0])), ("nu",), 4.0, (360.0,), lambda t: (_deg(t[0], 180, True),)),
+                ("z_xi", lambda t: z_xi(_u(t[0]), 1), ("xi",), 4.0, (360.0,), lambda t: (_deg(t[0], 360, False),))],
+            3: [("z_syn,ab", lambda t: z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 20.0, (360.0, 360.0),
+                 lambda t: (_deg(t[0], 360, False), _deg(t[1], 360, False)))],
+            4: [("z_nu=i * z_xi", lambda t: z_nu_i() * z_xi(_u(t[0]), 1), ("xi",), 2.0, (90.0,),
+                 lambda t: (_deg(t[0], 90, False),))],
+            6: [("z_nu * z_syn", lambda t: z_nu(_u(t[0])) * z_syn(), ("nu",), 2.0, (60.0,),
+                 lambda t: (_deg(t[0], 60, True),)),
+                ("z_nu=i * z_syn,ab", lambda t: z_nu_i() * z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 15.0,
+                 (90.0, 90.0), lambda t: (_deg(t[0], 90, False), _deg(t[1], 90, False)))],
+        })
+    return _FORMS
+
+
+_PERMS: dict = {}
+
+
+def _feature_misfit(F: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Smallest ``sum_ch min_lam ||F_ch - lam G_pi,ch||^2`` over node orders ``pi``, per model: (K,).
+
+    ``F`` (m, 4) block features, ``G`` (K, m, 4) model features.  Every node
+    order is tried (``m! <= 720``); the per-channel complex scale ``lam``
+    (the per-``p`` scale of SPEC 8.4) is solved in closed form.
+    """
+    import itertools
+
+    m = F.shape[0]
+    if m not in _PERMS:
+        _PERMS[m] = np.array(list(itertools.permutations(range(m))))  # (P, m)
+    perms = _PERMS[m]
+    gn = (np.abs(G) ** 2).sum(axis=1)  # (K, 4)
+    fn = (np.abs(F) ** 2).sum(axis=0)  # (4,)
+    out = np.empty(G.shape[0])
+    for k0 in range(0, G.shape[0], 64):
+        Gk = G[k0:k0 + 64]
+        Ck = np.conj(Gk)[:, None, :, :] * F[None, :, None, :]  # (K, j, l, 4): conj(G_l) F_j
+        S = Ck[:, 0, perms[:, 0], :]
+        for j in range(1, m):
+            S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
+        res = (fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[k0:k0 + 64, None, :], 1e-300)).sum(axis=2)
+        out[k0:k0 + 64] = res.min(axis=1)
+    return np.maximum(out, 0.0)
+
+
+#: Refinement rounds of :func:`nearest_family` (coarse grid included).
+_REFINE_ROUNDS = 6
+
+
+def nearest_family(a: Any, b: Any, c: Any) -> dict:
+    """The catalogue family nearest to a block, fitted directly (SPEC 7, gauge of SPEC 8.4).
+
+    Every family of the block's order (order 2: ``z_nu``, ``z_xi``; 3:
+    ``z_syn,ab``; 4: ``z_nu=i * z_xi``; 6: ``z_nu * z_syn``,
+    ``z_nu=i * z_syn,ab``) is fitted over its continuous parameters (unit
+    modulus ``nu``, ``xi``, ``alpha``, ``beta``; ``s = -1`` is ``s = +1`` with
+    the nodes swapped) and the gauge: node order (all ``m!``), per-node
+    ``(t a, t b, c / t^2)`` and sign (the balanced, sign-invariant features
+    ``(a^2, a b, b^2, c)``), per-factor and per-``p`` scaling (a complex scale
+    per feature channel).  A coarse grid over the parameters (2 degrees; 15 for
+    ``alpha, beta``), then finer 5-point grids around the best, the step divided
+    by 2.5 each round (:data:`_REFINE_ROUNDS` rounds: 0.03 and 0.25 degrees).  ``distance``: the relative feature misfit
+    ``sqrt(min ||F - lam G||^2 / ||F||^2)`` (features are quadratic in
+    ``a, b``: about twice the relative misfit of the entries); ``params``:
+    canonical representatives in degrees (``nu`` of ``z_nu * z_syn`` in
+    [0, 30], of a lone ``z_nu`` in [0, 90]; ``xi`` of ``z_nu=i * z_xi`` in
+    [0, 90); ``alpha, beta`` of ``z_nu=i * z_syn,ab`` modulo 90).  The special
+    cases are points of their families (``z_nu=i * z_syn`` is ``z_nu * z_syn``
+    at ``nu = 90`` degrees, 30 after folding, and ``z_nu=i * z_syn,ab`` at 0, 0);
+    ties go to the family listed first.
+    """
+    import itertools
+
+    x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
+    q = x.shape[1]
+    forms = _family_forms()
+    none = {"type": None, "distance": None, "params": [], "method": "none"}
+    if q not in forms or not np.all(np.isfinite(x)):
+        return none
+    ab, bb, cb, _ = balance_gauge(*x)
+    F = node_features(ab, bb, cb)
+    fn = float((np.abs(F) ** 2).sum())
+    if fn == 0:
+        return none
+    best = None
+    for typ, model, names, step, period, fold in forms[q]:
+        cand = np.array(list(itertools.product(*[np.arange(0.0, per, step) for per in period])))
+        for _ in range(_REFINE_ROUNDS):
+            G = []
+            for t in cand:
+                ps = model(tuple(t))
+                G.append(node_features(*balance_gauge(ps.a, ps.b, ps.c)[:3]))
+            r = _feature_misfit(F, np.stack(G))
+            i = int(np.argmin(r))
+            t0, r0 = cand[i], float(r[i])
+            step /= 2.5
+            cand = np.array(list(itertools.product(*[t + np.arange(-2, 3) * step for t in t0])))
+        d = math.sqrt(r0 / fn)
+        if best is None or d < best[1] - 1e-12:
+            best = (typ, d, {n: round(v, 3) for n, v in zip(names, fold(tuple(t0)))})
+    typ, d, params = best
+    return {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "direct fit"}
 
 
 def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
