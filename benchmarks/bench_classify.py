@@ -27,7 +27,7 @@
    of an older commit), with that tree in a subprocess under ``--timeout``
    seconds (a timeout is recorded as such).  Brute force is out of reach at
    these orders (18! orders and up).
-
+"""
 from __future__ import annotations
 
 import argparse

@@ -528,3 +528,13 @@ def test_nearest_is_a_direct_fit_of_the_family(deg):
     # far from every family: a random 6-node block is far
     r = classify_block(*(rng.normal(size=(3, 6)) + 1j * rng.normal(size=(3, 6)))).nearest
     assert r["distance"] > 0.2
+
+
+def test_paper_preset_divides_nodes_by_their_amplitude():
+    """The reference divides each node by (a_j b_j c_j)^(1/3) (SPEC 8.4): 30% unequal amplitudes are named there only."""
+    rng = np.random.default_rng(11)
+    x = np.stack(scrambled(z_nu(unit(0.3)) * z_syn(), rng, noise=0.0))
+    amp = 1 + 0.3 * np.array([1, -1, 0.5, -0.5, 0.2, -0.8])
+    x = x * amp[None, :]  # every entry of node j times amp_j: |a b c| changes by amp_j^3
+    assert classify_block(*x).type in ("non-factorable", "other factorable")
+    assert classify_block(*x, settings=Settings.preset_named("paper")).type == "z_nu * z_syn"

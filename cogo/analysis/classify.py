@@ -189,7 +189,9 @@ class Settings:
         its ratio deviations is at most ``sqrt(3 q) * 0.1``, i.e. 0.1 per entry
         of modulus ~1), and a factor is named when every entry is within about
         0.1 of the form (here: rms 0.1 per entry); a special case is named
-        whenever it fits within that tolerance.  The column definitions of the
+        whenever it fits within that tolerance; and, as the reference does,
+        every node is divided by ``|a_j b_j c_j|^(1/3)`` before factoring, so
+        unequal node amplitudes do not count against a block.  The column definitions of the
         reference are in :func:`summarize` (``paper_columns``), for both presets.
         """
         if name == "default":
@@ -741,6 +743,12 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
                       optimal=optimal, failed_conditions=failed,
                       r_kkk=r, sums=sums, mixed_nodes=int(mixed_nodes), self_conjugate=bool(self_conjugate),
                       kind=kind, residuals=residuals)
+    if st.preset == "paper" and q:
+        # the reference divides every node by (a_j b_j c_j)^(1/3) before factoring (SPEC 8.4), so unequal
+        # node amplitudes are not seen; here by the modulus only (a complex cube root would pick branches)
+        amp = np.cbrt(np.abs(a * b * c))
+        amp = np.where(amp > 0, amp, 1.0)
+        a, b, c = a / amp, b / amp, c / amp
     if q in (2, 3):
         ab_, bb_, cb_, _ = balance_gauge(a, b, c)
         x = np.stack([ab_, bb_, cb_])
