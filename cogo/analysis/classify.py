@@ -634,35 +634,57 @@ def _family_forms() -> dict:
 _PERMS: dict = {}
 
 
-def _feature_misfit(F: np.ndarray, G: np.ndarray) -> np.ndarray:
-    """Smallest ``sum_ch min_lam ||F_ch - lam G_pi,ch||^2`` over node orders ``pi``, per model: (K,).
+def _feature_misfit(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest ``sum_ch min_lam ||F_ch - lam G_pi,ch||^2`` over node orders ``pi``, per model.
 
-    ``F`` (m, 4) block features, ``G`` (K, m, 4) model features.  Every node
-    order is tried (``m! <= 720``); the per-channel complex scale ``lam``
-    (the per-``p`` scale of SPEC 8.4) is solved in closed form.
+    ``F`` (m, 4) block features, ``G`` (K, m, 4) model features; ``perms``
+    the node orders tried (default: all ``m! <= 720``).  The per-channel
+    complex scale ``lam`` (the per-``p`` scale of SPEC 8.4) is solved in
+    closed form.  Returns the residuals (K,) and, per node order, the
+    residual of the best model (P,).
     """
     import itertools
 
     m = F.shape[0]
-    if m not in _PERMS:
-        _PERMS[m] = np.array(list(itertools.permutations(range(m))))  # (P, m)
-    perms = _PERMS[m]
+    if perms is None:
+        if m not in _PERMS:
+            _PERMS[m] = np.array(list(itertools.permutations(range(m))))  # (P, m)
+        perms = _PERMS[m]
     gn = (np.abs(G) ** 2).sum(axis=1)  # (K, 4)
     fn = (np.abs(F) ** 2).sum(axis=0)  # (4,)
-    out = np.empty(G.shape[0])
-    for k0 in range(0, G.shape[0], 64):
-        Gk = G[k0:k0 + 64]
-        Ck = np.conj(Gk)[:, None, :, :] * F[None, :, None, :]  # (K, j, l, 4): conj(G_l) F_j
-        S = Ck[:, 0, perms[:, 0], :]
-        for j in range(1, m):
-            S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
-        res = (fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[k0:k0 + 64, None, :], 1e-300)).sum(axis=2)
-        out[k0:k0 + 64] = res.min(axis=1)
-    return np.maximum(out, 0.0)
+    Ck = np.conj(G)[:, None, :, :] * F[None, :, None, :]  # (K, j, l, 4): conj(G_l) F_j
+    S = Ck[:, 0, perms[:, 0], :]
+    for j in range(1, m):
+        S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
+    res = np.maximum((fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[:, None, :], 1e-300)).sum(axis=2), 0.0)
+    k = int(np.argmin(res.min(axis=1)))
+    return res.min(axis=1), res[k]
 
 
-#: Refinement rounds of :func:`nearest_family` (coarse grid included).
-_REFINE_ROUNDS = 6
+#: Refinement rounds of :func:`nearest_family` (3 points per parameter, the step halved each round).
+_REFINE_ROUNDS = 7
+#: Node orders kept from the coarse grid for the refinement rounds.
+_KEEP_ORDERS = 24
+_COARSE: dict = {}
+
+
+def _models(model, cand: np.ndarray) -> np.ndarray:
+    """Balanced features (K, m, 4) of the catalogue models at the parameter rows ``cand`` (degrees)."""
+    G = []
+    for t in cand:
+        ps = model(tuple(t))
+        G.append(node_features(*balance_gauge(ps.a, ps.b, ps.c)[:3]))
+    return np.stack(G)
+
+
+def _coarse_models(typ: str, model, step: float, period: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The coarse parameter grid of a family and its models (cached: they do not depend on the block)."""
+    import itertools
+
+    if typ not in _COARSE:
+        cand = np.array(list(itertools.product(*[np.arange(0.0, per, step) for per in period])))
+        _COARSE[typ] = (cand, _models(model, cand))
+    return _COARSE[typ]
 
 
 def nearest_family(a: Any, b: Any, c: Any) -> dict:
@@ -675,9 +697,10 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
     the nodes swapped) and the gauge: node order (all ``m!``), per-node
     ``(t a, t b, c / t^2)`` and sign (the balanced, sign-invariant features
     ``(a^2, a b, b^2, c)``), per-factor and per-``p`` scaling (a complex scale
-    per feature channel).  A coarse grid over the parameters (2 degrees; 15 for
-    ``alpha, beta``), then finer 5-point grids around the best, the step divided
-    by 2.5 each round (:data:`_REFINE_ROUNDS` rounds: 0.03 and 0.25 degrees).  ``distance``: the relative feature misfit
+    per feature channel).  A coarse grid over the parameters (2 degrees, 4 for
+    a lone factor; 15 and 20 for ``alpha, beta``), then 3-point grids per
+    parameter around the best, the step halved each round
+    (:data:`_REFINE_ROUNDS` rounds: to about 0.02-0.1 degrees).  ``distance``: the relative feature misfit
     ``sqrt(min ||F - lam G||^2 / ||F||^2)`` (features are quadratic in
     ``a, b``: about twice the relative misfit of the entries); ``params``:
     canonical representatives in degrees (``nu`` of ``z_nu * z_syn`` in
@@ -702,17 +725,19 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
         return none
     best = None
     for typ, model, names, step, period, fold in forms[q]:
-        cand = np.array(list(itertools.product(*[np.arange(0.0, per, step) for per in period])))
+        cand, G = _coarse_models(typ, model, step, period)
+        perms = None
         for _ in range(_REFINE_ROUNDS):
-            G = []
-            for t in cand:
-                ps = model(tuple(t))
-                G.append(node_features(*balance_gauge(ps.a, ps.b, ps.c)[:3]))
-            r = _feature_misfit(F, np.stack(G))
+            r, per_perm = _feature_misfit(F, G, perms)
+            if perms is None:  # the refinement keeps the node orders that fit best on the coarse grid
+                perms = _PERMS[q][np.argsort(per_perm)[:_KEEP_ORDERS]]
+            else:
+                perms = perms[np.argsort(per_perm)]
             i = int(np.argmin(r))
             t0, r0 = cand[i], float(r[i])
-            step /= 2.5
-            cand = np.array(list(itertools.product(*[t + np.arange(-2, 3) * step for t in t0])))
+            step /= 2.0
+            cand = np.array(list(itertools.product(*[t + np.arange(-1, 2) * step for t in t0])))
+            G = _models(model, cand)
         d = math.sqrt(r0 / fn)
         if best is None or d < best[1] - 1e-12:
             best = (typ, d, {n: round(v, 3) for n, v in zip(names, fold(tuple(t0)))})
