@@ -85,7 +85,9 @@ from the identity grid (and, for shapes ``2 x q/2`` with ``q <=``
 :data:`MATCHING_MAX_ORDER`, from tolerance-free matching starts, so a block a
 few percent off a product still gets its grid) and the smallest error found
 is reported: an upper bound on the true minimum over all ``q!`` orders, which
-only a full enumeration could give (``benchmarks/bench_classify.py``).
+only a full enumeration could give (``benchmarks/bench_classify.py``).  Above
+:data:`MATCHING_MAX_ORDER` this local search (3 reassignment rounds) is run for
+the 2-factor shapes only, so a large non-factorable block stays cheap.
 
 Several different grids can reconstruct a block exactly (for example
 ``z_syn * z_nu(nu) = z_syn * z_nu(w nu)`` up to node order, because z_syn is
@@ -905,11 +907,13 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
                 if alts:
                     break
         if not any(f.error <= tol for f in alts):
+            if q > MATCHING_MAX_ORDER and len(shape) > 2:
+                continue  # large non-factorable blocks: the upper bound comes from the 2-factor shapes only
             starts = [np.arange(q).reshape(shape)]
             if len(shape) == 2 and shape[0] == 2 and q <= MATCHING_MAX_ORDER:
                 starts += _matching_starts(F, int(np.flatnonzero(search.label == search.pref[0])[0]))
             for grid in starts:
-                g, facs, scale, signs, err = fit_grid(x, F, grid)
+                g, facs, scale, signs, err = fit_grid(x, F, grid, max_rounds=10 if q <= MATCHING_MAX_ORDER else 3)
                 alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
             alts = [min(alts, key=lambda f: f.error)]
         else:
