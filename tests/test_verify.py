@@ -103,14 +103,87 @@ def test_semiring_checker_catches_broken_product(method, monkeypatch):
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_homomorphism_checker_catches_non_homomorphism(method, monkeypatch):
-    if method == "exact":
-        orig = T.potential
-        monkeypatch.setattr(T, "potential", lambda z, k1, k2, k, p=None: orig(z, k1, k2, k, p) + 1)
-    else:
-        orig = T.potentials
-        monkeypatch.setattr(T, "potentials", lambda z: orig(z) + 1)
+    orig = T.potentials
+    monkeypatch.setattr(T, "potentials", lambda z: orig(z) + 1)
     r = T.homomorphism(7, method)
     assert not r.passed and not r.details["laws"]["r(*)"] and r.residual > 0
+
+
+def _kron_c_swapped(self, other):
+    """Network.__mul__ with the node order of the Kronecker product swapped for p = c only."""
+    if isinstance(other, Network):
+        prod = self.z[:, :, :, None] * other.z[:, :, None, :]
+        c = prod[2].transpose(0, 2, 1).reshape(self.n, -1)
+        prod = prod.reshape(3, self.n, -1)
+        prod[2] = c
+        return Network(self.group, prod, exact=self.exact)
+    return self._scale(other)
+
+
+@pytest.mark.parametrize("group", [7, 4, "2x2"])
+def test_rows_1_2_fail_when_kronecker_order_is_swapped_for_c(group, monkeypatch):
+    assert T.semiring_laws(group, "exact").passed and T.homomorphism(group, "exact").passed
+    monkeypatch.setattr(Network, "__mul__", _kron_c_swapped)
+    r1 = T.semiring_laws(group, "exact")
+    assert r1.status == "FAIL" and r1.method == "exact"
+    assert not r1.details["laws"]["reduction: x*y is the Kronecker product (node j1 q2 + j2)"]
+    r2 = T.homomorphism(group, "exact")
+    assert r2.status == "FAIL" and not r2.details["laws"]["r(*)"]
+
+
+def test_row_2_fails_when_a_potential_conjugates_one_entry(monkeypatch):
+    """r(x) with z[c] conjugated is still multiplicative; only the check against the SPEC 4 sum catches it."""
+    import importlib
+
+    P = importlib.import_module("cogo.algebra.potentials")  # the module (cogo.algebra.potentials is the function)
+
+    def conj_c(z):
+        return P._triple(z.a, z.b, np.vectorize(sympy.conjugate, otypes=[object])(z.c) if z.exact
+                         else np.conj(z.c), z.exact)
+
+    monkeypatch.setattr(T, "potentials", conj_c)
+    r = T.homomorphism(5, "exact")
+    laws = r.details["laws"]
+    assert r.status == "FAIL" and not laws["r(x) = SPEC 4 sum over nodes (library)"]
+    assert laws["r(*)"] and laws["r(+)"]  # the laws alone would not have caught it
+    assert laws["r_a(x) = SPEC 4 sum over nodes (library)"]
+
+
+def test_row_2_fails_when_a_self_potential_drops_a_node(monkeypatch):
+    orig = T.self_potentials
+    monkeypatch.setattr(T, "self_potentials", lambda z, p: orig(z.nodes(range(max(z.q - 1, 1))), p))
+    r = T.homomorphism(5, "exact")
+    assert not r.passed and not r.details["laws"]["r_a(+)"]
+
+
+def test_rows_1_2_are_proofs_on_small_and_product_groups():
+    for g in [2, "2x2", 4, 6, "3x5", 7]:
+        r1, r2 = T.semiring_laws(g, "exact"), T.homomorphism(g, "exact")
+        assert r1.passed and r1.method == "exact" and "every (p, k)" in r1.statement, g
+        assert r2.passed and r2.method == "exact" and r2.details["triples"] == parse_group(g).order ** 3, g
+        assert all(r1.details["laws"].values()) and all(r2.details["laws"].values())
+
+
+def test_row_2_above_the_bound_says_instances():
+    r = T.homomorphism(37, "exact")
+    assert r.passed and r.method == "exact-instances" and r.details["triples"] == 48
+    assert "48 of the 50653 frequency triples" in r.statement
+
+
+def test_formal_polynomials_are_exact():
+    from cogo.verify.formal import Formal, FormalVariables
+
+    V = FormalVariables()
+    _, (u, v) = V.new((2,))
+    assert (u + v) * (u - v) == u * u - v * v
+    assert (u + v) * (u + v) != u * u + v * v
+    assert u * v - v * u == 0 and (u * 2 - u - u) == 0
+    assert sympy.conjugate(u * v) == u.conjugate() * v.conjugate() and u.conjugate() != u
+    _, (r,) = V.new((1,), real=True)
+    assert r.conjugate() == r
+    with pytest.raises(TypeError):
+        u * 0.5
+    assert sympy.sympify(u) is u and sympy.expand(u) is u and sympy.Integer(3) * u == u + u + u
 
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
