@@ -87,3 +87,18 @@ def test_cyc_network_gauge_keeps_the_loss():
     # 2 (n - 3) / n (SPEC 7.3: 16/11 at n = 11), independently: float64 real-space loss
     assert fourier_loss(cz) == Fraction(8, 7)
     assert real_loss(*net.to_numeric().to_weights(), group=7) == pytest.approx(8 / 7, rel=1e-12)
+
+
+def test_exact_real_loss_rational_weights():
+    """Rational weights (Fractions, sympy Rationals) give the float64 real-space loss; floats are refused."""
+    rng = np.random.default_rng(5)
+    G = 6
+    Wa = np.vectorize(lambda v: Fraction(int(v), 3), otypes=[object])(rng.integers(-3, 4, size=(4, G)))
+    Wb = rng.integers(-3, 4, size=(4, G)).astype(object)
+    Wc = np.vectorize(lambda v: sympy.Rational(int(v), 2), otypes=[object])(rng.integers(-3, 4, size=(G, 4)))
+    exact = exact_real_loss(Wa, Wb, Wc, G)
+    f = [np.asarray([[float(x) for x in row] for row in W]) for W in (Wa, Wb, Wc)]
+    assert float(exact) == pytest.approx(real_loss(*f, group=G), rel=1e-12)
+    assert exact_real_loss(Wa * 3, Wb * 3, Wc * 2, G) != exact  # not scale invariant: the loss is not homogeneous
+    with pytest.raises(TypeError):
+        exact_real_loss(f[0], Wb, Wc, G)

@@ -5,6 +5,7 @@ handed a broken one; negative controls must be caught.  Reference values are
 from the SPEC or derived by hand in comments.
 """
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def test_run_all_product_group(results_3x5):
     theorems = [r for r in res if not r.negative_control]
     controls = [r for r in res if r.negative_control]
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
-    assert len(controls) == 8 and all(r.passed for r in controls)
+    assert len(controls) == 12 and all(r.passed for r in controls)  # 4 block + 2 z_M controls, both methods
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
@@ -69,7 +70,7 @@ def test_table_and_json(results_3x5):
 def test_even_group_runs_what_applies():
     res = T.run_all(4, "numeric")
     assert all(r.passed for r in res)
-    assert sum(r.negative_control for r in res) == 2
+    assert sum(r.negative_control for r in res) == 4
     assert [r.name for r in res if r.name.startswith("6.")] == ["6. optimality of z_M memorization"]
     assert T.skipped(4) and not T.skipped(5)
 
@@ -372,19 +373,55 @@ def test_control_missed_when_only_the_loss_is_wrong():
     assert not r.passed and not r.details["loss_matches"]
 
 
-@pytest.mark.parametrize("group", [7, 24, "3x5", 8])
+@pytest.mark.parametrize("group", [7, 24, "3x5", 8, 2, "2x2", "2x2x2", "2x4"])
 def test_control_closed_forms_match_the_real_space_loss(group):
     """The expected losses of cogo.verify.controls (derived by hand) against float64 real_loss on all pairs."""
     G = parse_group(group)
+    ran = 0
     for name, (_, build, expect, applies) in K.CONTROLS.items():
         if not applies(G):
             continue
-        W = build(G, False).to_network().to_weights(real=True)
-        assert real_loss(*W, group=G) == pytest.approx(float(expect(G)[0]), rel=1e-12), name
+        d = build(G, False)
+        net = d.numeric(G) if isinstance(d, K.MemControl) else d.to_network()
+        assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(float(expect(G)[0]), rel=1e-12), name
+        ran += 1
+    assert ran >= 2
+
+
+def test_mem_control_closed_forms_by_hand():
+    # n = 2: z_M doubled costs 1 - 1/2 per pair; without node (0,0): (1/2)(4 + 2/4)/4 = 9/16
+    assert K._mem_doubled_expect(parse_group(2))[0] == Fraction(1, 2)
+    assert K._mem_dropped_expect(parse_group(2))[0] == Fraction(9, 16)
+    # n = 4: (3/4)(4 + 6/4)/16 = 33/128
+    assert K._mem_dropped_expect(parse_group("2x2"))[0] == Fraction(33, 128)
+
+
+@pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
+def test_self_conjugate_groups_run_and_catch_two_controls(group):
+    fns = K.controls_for(group)
+    assert len(fns) == 2
+    for fn in fns:
+        for method in ("exact", "numeric"):
+            r = fn(group, method)
+            assert r.negative_control and r.status == "CAUGHT", (fn.__name__, method, r.details)
+    # handed an unbroken z_M, both controls are MISSED (loss 0, no condition fails)
+    intact = K.MemControl("z_M", lambda Wa, Wb, Wc: (Wa, Wb, Wc))
+    for fn in fns:
+        for method in ("exact", "numeric"):
+            r = fn(group, method, design=intact)
+            assert r.status == "MISSED" and r.details["failing_conditions"] == []
+
+
+def test_mem_control_missed_when_the_loss_is_wrong():
+    # W_c tripled instead of doubled: R_g still the only failing condition, but the loss is 4 (n-1)/n
+    tripled = K.MemControl("z_M, W_c tripled", lambda Wa, Wb, Wc: (Wa, Wb, Wc * 3))
+    for method in ("exact", "numeric"):
+        r = K.control_mem_doubled("2x2", method, design=tripled)
+        assert r.status == "MISSED" and r.details["conditions_match"] and not r.details["loss_matches"]
 
 
 def test_every_group_runs_two_controls():
-    for g in [3, 4, 5, 6, 8, 24, "3x3", "2x3", 23]:
+    for g in [2, "2x2", "2x2x2", "2x2x2x2", 3, 4, 5, 6, 8, 24, "3x3", "2x3", 23, 37, 64]:
         assert len(K.controls_for(g)) >= 2, g
 
 
@@ -465,7 +502,7 @@ def test_cli_verify_numeric_json(tmp_path, capsys):
     assert "theorem" in text and "CAUGHT" in text and "residual" in text
     data = json.loads(out.read_text())
     assert all(row["method"] == "numeric" for row in data)
-    assert sum(row["negative_control"] for row in data) == 4
+    assert sum(row["negative_control"] for row in data) == 6
     assert all(row["passed"] for row in data)
 
 
@@ -503,10 +540,19 @@ def test_cli_verify_exact_and_numeric_flags_exclusive(capsys):
     assert len(err) == 1 and "not allowed with argument" in err[0]
 
 
+@pytest.mark.slow
 def test_cli_verify_even_group_runs_controls(capsys):
     assert main(["verify", "--group", "24", "--numeric"]) == 0
     out = capsys.readouterr().out
-    assert "skipped" in out and out.count("CAUGHT") == 2 and "MISSED" not in out
+    assert "skipped" in out and out.count("CAUGHT") == 4 and "MISSED" not in out
+
+
+@pytest.mark.parametrize("group", ["2", "2x2"])
+def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
+    assert main(["verify", "--group", group]) == 0
+    out = capsys.readouterr().out
+    assert out.count("CAUGHT") == 4 and "MISSED" not in out and "FAIL" not in out
+    assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 
 # --------------------------------------------------------------------------- remarks on SPEC statements

@@ -377,26 +377,49 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
 
 
 def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
-    """The real-space MSE loss of SPEC 1 on all ``n^2`` pairs, exactly, for integer weights.
+    """The real-space MSE loss of SPEC 1 on all ``n^2`` pairs, exactly, for rational weights.
 
     ``mean over pairs of ||P(o) - P(e_c)||^2`` with ``o = W_c (W_a[:, a] + W_b[:, b])^2``.
-    With integer weights ``n (P(o) - P(e_c)) = n o - sum(o) - n e_c + 1`` is an
-    integer vector, so the loss is ``(sum of squares) / n^4`` exactly (integer
-    arithmetic; no Fourier transform is involved).
+    Weights are integers, Fractions or sympy Rationals.  With ``W_a, W_b``
+    integer over a common denominator ``d_ab`` and ``W_c`` over ``d_c``,
+    ``D = d_c d_ab^2`` makes ``D n (P(o) - P(e_c)) = n o' - sum(o') - D n e_c + D``
+    an integer vector (``o' = D o``), so the loss is
+    ``(sum of squares) / (D^2 n^4)`` exactly (integer arithmetic; no Fourier
+    transform is involved).
     """
     from cogo.algebra.groups import parse_group
 
     G = parse_group(group)
-    Wa, Wb, Wc = (np.asarray(W, dtype=np.int64) for W in (Wa, Wb, Wc))
+
+    def as_int(Ws):
+        F = [np.vectorize(lambda x: Fraction(_rational(x)) if _rational(x) is not None else _bad(x),
+                          otypes=[object])(np.asarray(W, dtype=object)) if np.asarray(W).size else
+             np.asarray(W, dtype=object) for W in Ws]
+        den = 1
+        for W in F:
+            for x in W.ravel().tolist():
+                den = den * x.denominator // math.gcd(den, x.denominator)
+        return [np.asarray([int(x * den) for x in W.ravel().tolist()], dtype=object).reshape(W.shape)
+                for W in F], den
+
+    (Wa, Wb), dab = as_int([Wa, Wb])
+    (Wc,), dc = as_int([Wc])
+    D = dc * dab * dab
+    wide = max([abs(int(x)) for W in (Wa, Wb, Wc) for x in W.ravel().tolist()] + [D]) > 2**12
+    Wa, Wb, Wc = (W.astype(object if wide else np.int64) for W in (Wa, Wb, Wc))
     n = G.order
     total = 0
     for a in range(n):
         h = Wa[:, a][None, :] + Wb.T  # (b, q)
-        o = (h * h) @ Wc.T  # (b, m)
-        r = n * o - o.sum(axis=1, keepdims=True) + 1
-        r[np.arange(n), G.add_table[a]] -= n
-        total += int((r.astype(object) ** 2).sum()) if np.abs(r).max() > 2**30 else int((r * r).sum())
-    return Fraction(total, n ** 4)
+        o = (h * h).dot(Wc.T)  # (b, m), = D * output
+        r = n * o - o.sum(axis=1, keepdims=True) + D
+        r[np.arange(n), G.add_table[a]] -= D * n
+        total += int((r.astype(object) ** 2).sum()) if wide or np.abs(r).max() > 2**30 else int((r * r).sum())
+    return Fraction(total, D * D * n ** 4)
+
+
+def _bad(x):
+    raise TypeError(f"exact_real_loss takes rational weights, got {type(x).__name__} {x!r}")
 
 
 # --------------------------------------------------------------------------- sympy -> CycNumber

@@ -38,6 +38,7 @@ A frequency without a block has ``l_k = 0`` (every potential at ``k`` is 0).
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -51,7 +52,8 @@ from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_xi
 from cogo.verify.results import COND_TOL, TheoremResult, Timer, check_method, make_result
 
 __all__ = ["CONTROLS", "controls_for", "run_control", "EXACT_LOSS_MAX_ORDER", "control_z_nu_blocks",
-           "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6"]
+           "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
+           "control_mem_dropped", "MemControl"]
 
 #: Up to this order the exact loss of a control is the general loss in Q(zeta_L); above, odd groups use
 #: the block certificate and even groups the general loss all the same (the controls are sparse).
@@ -117,7 +119,68 @@ def _perturbed_expect(G):
     return Fraction(1, 200 * G.order), list(CONDITIONS)
 
 
-#: name -> (statement, design builder (group, exact), expected (loss, failing), applies(group))
+class MemControl:
+    """A broken z_M: ``modify(Wa, Wb, Wc)`` acts on real weights (node-major) after the gauge of the docstring."""
+
+    def __init__(self, name: str, modify):
+        self.name, self.modify = name, modify
+
+    def numeric(self, G: FiniteAbelianGroup):
+        """The library's numeric z_M, modified on its real weights (float64), as a numeric network."""
+        from cogo.algebra.network import Network
+        from cogo.solvers.constructions import z_M
+
+        Wa, Wb, Wc = self.modify(*z_M(G).to_weights(real=True))
+        return Network.from_weights(Wa, Wb, Wc, G)
+
+    def exact_weights(self, G: FiniteAbelianGroup):
+        """Rational weights of the broken network (gauged z_M, one-hot positions from exact character sums)."""
+        from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
+        from cogo.verify.certificates import character_sum_onehot
+
+        Ua, Ub = mem_factors(G)
+        n = G.order
+        E = (Ua.E[:, :, :, None] + Ub.E[:, :, None, :]).reshape(3, n, -1)
+        prod = RootOfUnityNetwork(G, E, Ua.L)
+        found = [character_sum_onehot(prod, p) for p in range(3)]
+        if not all(ok for ok, _ in found):
+            return None
+        q = E.shape[2]
+        W = [np.zeros((q, n), dtype=object) for _ in range(3)]
+        for p, (_, where) in enumerate(found):
+            W[p][:] = 0
+            W[p][np.arange(q), where] = Fraction(1, 2) if p == 2 else 1
+        return self.modify(W[0], W[1], W[2].T.copy())
+
+
+def _double_c(Wa, Wb, Wc):
+    return Wa, Wb, Wc * 2
+
+
+def _drop_node0(Wa, Wb, Wc):
+    return Wa[1:], Wb[1:], Wc[:, 1:]
+
+
+#: The z_M controls run on every group up to this order (their cost grows as n^4) and on every group
+#: without a frequency pair k != -k (Z_2, Z_2 x Z_2, ...), where no block control exists.
+MEM_CONTROL_MAX_ORDER = 31
+
+
+def _mem_applies(G: FiniteAbelianGroup) -> bool:
+    return G.order <= MEM_CONTROL_MAX_ORDER or len(G.positive_frequencies) == 0
+
+
+def _mem_doubled_expect(G):
+    return Fraction(G.order - 1, G.order), ["R_g"]
+
+
+def _mem_dropped_expect(G):
+    n = G.order
+    return Fraction((n - 1) * (n + 7), 2 * n ** 3), list(CONDITIONS)
+
+
+#: name -> (statement, builder (group, exact) of a BlockDesign or a MemControl, expected (loss, failing),
+#: applies(group))
 CONTROLS: dict = {
     "z_nu blocks": ("blocks 2^(-1/3).z_nu(1) at every frequency pair: R_c fails (and R_g at self-conjugate "
                     "frequencies); loss (4P + n - 1)/n", _z_nu_blocks, _z_nu_expect,
@@ -130,11 +193,18 @@ CONTROLS: dict = {
                                       lambda G: G.is_odd and len(G.positive_frequencies) >= 2),
     "perturbed z_F6": ("z_F6 with c of node 0 of the first block times 11/10: all four conditions fail; "
                        "loss 1/(200 n)", _perturbed, _perturbed_expect, lambda G: G.is_odd),
+    "z_M, output weights doubled": ("z_M with W_c doubled: every potential doubles, R_g fails; loss (n-1)/n",
+                                    lambda G, exact: MemControl("z_M, output weights doubled", _double_c),
+                                    _mem_doubled_expect, lambda G: _mem_applies(G)),
+    "z_M without node (0, 0)": ("z_M without its node (0, 0): all four conditions fail; loss (n-1)(n+7)/(2 n^3)",
+                                lambda G, exact: MemControl("z_M without node (0, 0)", _drop_node0),
+                                _mem_dropped_expect, lambda G: _mem_applies(G)),
 }
 
 
-def run_control(name: str, group: Any, method: str = "exact", design: BlockDesign | None = None) -> TheoremResult:
-    """Run one control of :data:`CONTROLS` (``design`` replaces the broken object, for testing the checker)."""
+def run_control(name: str, group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
+    """Run one control of :data:`CONTROLS` (``design``, a BlockDesign or a :class:`MemControl`, replaces the
+    broken object, for testing the checker)."""
     from cogo.analysis.verdict import largest_residuals
 
     method = check_method(method)
@@ -145,11 +215,20 @@ def run_control(name: str, group: Any, method: str = "exact", design: BlockDesig
     details: dict = {"expected_loss": str(want_loss), "expected_failing": want_fail}
     with Timer() as t:
         d = design if design is not None else build(G, exact)
-        net = d.to_network()
+        mem = isinstance(d, MemControl)
+        net = d.numeric(G) if mem else d.to_network()
         num = net.to_numeric() if net.exact else net
         res = largest_residuals(num)
         failing = [c for c in CONDITIONS if res[c] > COND_TOL]
-        if exact:
+        if exact and mem:
+            from cogo.algebra.cyclotomic import exact_real_loss
+
+            W = d.exact_weights(G)
+            loss = exact_real_loss(*W, G) if W is not None else None
+            loss_ok = loss is not None and loss == want_loss
+            details.update(loss=str(loss), route="real-space loss of SPEC 1 in Q of the gauged rational weights "
+                                                 "(one-hot positions of z_M by exact character sums)")
+        elif exact:
             if G.order <= EXACT_LOSS_MAX_ORDER or not G.is_odd:
                 from cogo.verify.certificates import general_loss_certificate
 
@@ -179,10 +258,10 @@ def run_control(name: str, group: Any, method: str = "exact", design: BlockDesig
 
 
 def _fn(name: str) -> Callable:
-    def control(group: Any, method: str = "exact", design: BlockDesign | None = None) -> TheoremResult:
+    def control(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
         return run_control(name, group, method, design)
 
-    control.__name__ = "control_" + name.replace(" ", "_").replace("/", "").replace("-", "")
+    control.__name__ = "control_" + re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z]", "_", name)).strip("_")
     control.__doc__ = f"Negative control {name!r}: {CONTROLS[name][0]} (see the module docstring)."
     return control
 
@@ -191,10 +270,18 @@ control_z_nu_blocks = _fn("z_nu blocks")
 control_order4_blocks = _fn("order-4 blocks without hat")
 control_uncorrected_f46 = _fn("z_F4/6 without hat correction")
 control_perturbed_f6 = _fn("perturbed z_F6")
-_ALL = [control_z_nu_blocks, control_order4_blocks, control_uncorrected_f46, control_perturbed_f6]
+control_mem_doubled = _fn("z_M, output weights doubled")
+control_mem_dropped = _fn("z_M without node (0, 0)")
+_ALL = [control_z_nu_blocks, control_order4_blocks, control_uncorrected_f46, control_perturbed_f6,
+        control_mem_doubled, control_mem_dropped]
 
 
 def controls_for(group: Any) -> list:
-    """The control functions that apply to the group (at least two for every group of order >= 3)."""
+    """The control functions that apply to the group (at least two for every group).
+
+    Groups with a pair ``k != -k`` get the block controls; the two z_M controls
+    run up to order :data:`MEM_CONTROL_MAX_ORDER` and on every group where each
+    nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
+    """
     G = parse_group(group)
     return [fn for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
