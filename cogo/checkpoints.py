@@ -340,16 +340,24 @@ def load_weights(path: str | os.PathLike, group: Any = None,
 
         import torch
 
+        import struct
+
         try:
             obj = torch.load(p, map_location="cpu", weights_only=True)
         except pickle.UnpicklingError as exc:
+            with open(p, "rb") as fh:
+                head = fh.read(4)
+            if (head.startswith(b"PK") or b"PK\x03\x04".startswith(head)) and not zipfile.is_zipfile(p):
+                # the start of a zip archive (a torch checkpoint), cut short
+                raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \
+                    from None
             if "weights only" in str(exc).lower():
                 raise CheckpointError(
                     f"{where}: refused: the file holds objects other than tensors and plain containers, "
                     "which cogo never unpickles (checkpoints are untrusted input)") from None
             raise CheckpointError(f"{where}: not a torch checkpoint (unreadable pickle data)") from None
         except (RuntimeError, EOFError, OSError, ValueError, AttributeError, TypeError, KeyError, IndexError,
-                zipfile.BadZipFile, UnicodeDecodeError) as exc:
+                zipfile.BadZipFile, UnicodeDecodeError, struct.error, MemoryError, OverflowError) as exc:
             text = str(exc)
             if any(t in text for t in ("central directory", "PytorchStreamReader", "zip archive")):
                 raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \

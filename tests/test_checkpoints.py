@@ -50,6 +50,36 @@ def test_truncated_checkpoint(tmp_path):
     assert load_weights(good).group.order == 3
 
 
+@pytest.mark.parametrize("cut", [1, 2, 3, 4, 10, 100, 1000, -10, "junk", "junk-zip"])
+def test_truncated_or_junk_pt_gives_one_line_checkpoint_error(tmp_path, cut):
+    """Any prefix of a real checkpoint, or a few junk bytes, is a one-line CheckpointError (never EOFError,
+    struct.error or a traceback); b"junk" used to raise struct.error from torch's legacy reader."""
+    good = tmp_path / "good.pt"
+    save_checkpoint(good, np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2)), {"group": "3"})
+    data = good.read_bytes()
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"junk" if cut == "junk" else b"PK\x03\x04junk" if cut == "junk-zip" else data[:cut])
+    with pytest.raises(CheckpointError) as err:
+        load_weights(bad)
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(bad))
+    if cut != "junk":
+        assert "truncated or corrupt" in msg or "not a torch checkpoint" in msg, msg
+
+
+def test_cli_truncated_checkpoint_one_line(tmp_path, capsys):
+    from cogo.cli import main
+
+    good = tmp_path / "good.pt"
+    save_checkpoint(good, np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2)), {"group": "3"})
+    for content in (b"junk", good.read_bytes()[:100]):
+        bad = tmp_path / "bad.pt"
+        bad.write_bytes(content)
+        assert main(["verify", "--checkpoint", str(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("cogo: error:")
+
+
 def test_metadata_group_must_match(tmp_path):
     path = tmp_path / "g.pt"
     save_checkpoint(path, np.ones((2, 6)), np.ones((2, 6)), np.ones((6, 2)), {"group": "7"})
