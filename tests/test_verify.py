@@ -223,30 +223,60 @@ def test_composition_records_rn_counterexample():
     assert r.passed and r.details["checks"]["R_n sum not inherited (counterexample: R_n(x)=0, R_n(x*y)=-1)"]
 
 
-@pytest.mark.parametrize("method", ["exact", "numeric"])
-def test_membership_checker_catches_wrong_row(method):
-    exact = method == "exact"
-    wrong = z_nu(2 if exact else 2.0, exact=exact)
-    wrong.c[1] = wrong.c[1] * 2  # a^2 c no longer vanishes
-    r = T.membership_table(None, method, factors={"z_nu(2), c altered": ("z_nu", wrong, None, 1)})
-    assert not r.passed and r.residual > 0
-    ok = T.membership_table(None, method, factors={"z_nu(2)": ("z_nu", z_nu(2 if exact else 2.0, exact=exact),
-                                                                None, 1)})
-    assert ok.passed
+#: SPEC 7's printed table, literally: nodes, sums listed as vanishing, values of listed sums (s: sign of z_xi)
+_RC = ["conj(a) b c", "a conj(b) c", "a b conj(c)", "conj(a) conj(b) c"]
+_RS = ["a^2 c", "b^2 c", "conj(a)^2 c", "conj(b)^2 c"]
+_RN = "|a|^2 c + |b|^2 c"
+SPEC7 = {
+    "z_syn": (3, _RC + [_RN, "conj(a)^2 c", "conj(b)^2 c"], {"abc": "3", "a^2 c": "3", "b^2 c": "3"}),
+    "z_syn,ab(alpha, beta), |alpha|=|beta|=1": (3, ["a b conj(c)", "conj(a) conj(b) c", _RN], {"abc": "3"}),
+    "z_nu(nu), any nu != 0": (2, ["a^2 c", "b^2 c"], {"abc": "2"}),
+    "z_nu=i": (2, ["conj(a) b c", "a conj(b) c"] + _RS, {"abc": "2", _RN: "4"}),
+    "z_xi(xi, +1), |xi|=1": (2, ["a b conj(c)", "conj(a) conj(b) c"], {"abc": "2", _RN: "2 + 2*I"}),
+    "z_xi(xi, -1), |xi|=1": (2, ["a b conj(c)", "conj(a) conj(b) c"], {"abc": "2", _RN: "2 - 2*I"}),
+}
 
 
-def test_membership_checker_catches_wrong_table():
-    table = {k: dict(v) for k, v in T.SPEC7_TABLE.items()}
-    table["z_syn"] = dict(table["z_syn"], values={"abc": 2, "a^2 c": 3, "b^2 c": 3})
-    assert not T.membership_table(None, "exact", table=table).passed
-
-
-def test_membership_reports_open_sums():
+def test_membership_table_derived_from_partial_matches_spec7():
     r = T.membership_table(None, "exact")
-    comp = r.details["computed"]["z_xi(xi, +1), |xi|=1"]
+    assert r.passed and r.method == "exact"
+    comp = r.details["computed"]
+    assert set(comp) == set(SPEC7)
+    for name, (nodes, vanish, values) in SPEC7.items():
+        assert comp[name]["nodes"] == nodes, name
+        assert set(vanish) <= set(comp[name]["vanishing"]), (name, comp[name]["vanishing"])
+        for m, v in values.items():
+            assert m not in comp[name]["vanishing"] and comp[name]["values"][m] == v, (name, m)
+    # sums SPEC 7 leaves open, derived: z_syn,ab has |a|^2 c = |b|^2 c = 1 + w + w^2 = 0 one by one
+    assert {"|a|^2 c", "|b|^2 c"} <= set(comp["z_syn,ab(alpha, beta), |alpha|=|beta|=1"]["vanishing"])
     # z_xi: |a|^2 c = 1 + s i for |xi| = 1 (by hand: |1|^2 * 1 + |xi|^2 * s i)
-    assert "|a|^2 c" not in comp["vanishing"]
-    assert "abc" not in comp["vanishing"]
+    assert comp["z_xi(xi, +1), |xi|=1"]["values"]["|a|^2 c"] == "1 + I"
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_membership_row_fails_when_a_catalogue_factor_changes(method, monkeypatch):
+    """z_nu with its second c entry doubled: a^2 c no longer vanishes, so Z(z_syn) | Z(z_nu) misses a^2 c."""
+    orig = T.z_nu
+
+    def bad(nu=1, exact=None):
+        x = orig(nu, exact=exact)
+        x.c[1] = x.c[1] * 2
+        return x
+
+    monkeypatch.setattr(T, "z_nu", bad)
+    r = T.membership_table(None, method)
+    assert r.status == "FAIL" and r.residual > 0
+    assert not r.details["checks"]["z_F6 block z_syn * z_nu (7.1): union of the factors' zero sets contains the sums "
+                                    "it needs"]
+
+
+def test_membership_row_fails_on_an_undecided_sum():
+    # a sum that is not identically 0 but vanishes at every witness point tried cannot be decided
+    t = sympy.Symbol("t")
+    part = PartialSolution("x", np.asarray([t - 2], dtype=object), np.asarray([1], dtype=object),
+                           np.asarray([1], dtype=object))
+    r = T.membership_table(None, "exact", factors=[("x", "x", part, lambda e: e, [{t: 2}])])
+    assert not r.passed and not r.details["checks"]["x: every sum decided"]
 
 
 def _perturbed_exact_f6(g):
