@@ -321,25 +321,28 @@ def _nz(x) -> bool:
 
 
 def design_from_network(net: Network, conj: Callable | None = None) -> tuple[BlockDesign, list[str]]:
-    """Read the per-frequency blocks off an exact network, checking the block structure.
+    """Read the per-frequency blocks off an exact network, checking the block structure exactly.
 
-    Every node must have ``a`` and ``b`` supported on one pair ``{k, -k}``
-    (``k != 0``; nodes with ``a = b = 0`` contribute to no potential and are
-    skipped) and satisfy Hermitian symmetry exactly (every entry at ``-k``
-    the conjugate of the entry at ``k``).  ``c`` at other frequencies becomes
-    the block's ``c_ext`` (a scalar when all its nodes share the value).
-    Returns the design and a list of structure problems (empty when sound).
+    The nodes are grouped by :func:`cogo.analysis.blocks.extract_blocks` with
+    ``dead_threshold=0`` (the one block extraction of cogo; exact values kept,
+    nodes with ``a = b = 0`` exactly, which contribute to no potential, dropped).
+    The premise of the block-independence lemma (module docstring) is then
+    proven exactly on the network: every kept node has ``a`` and ``b``
+    supported on its block's pair ``{k, -k}`` (``k != 0``; a node of the zero
+    class or with inputs at another frequency is a problem), and Hermitian
+    symmetry holds (every entry at ``-k`` the conjugate of the entry at ``k``).
+    ``c`` at other frequencies becomes the block's ``c_ext`` (a scalar when
+    all its nodes share the value).  Returns the design and a list of
+    structure problems (empty when sound).
     """
+    from cogo.analysis.blocks import extract_blocks
+
     if not net.exact:
         raise ValueError("design_from_network needs an exact network")
     G = net.group
     cj = conj or sympy.conjugate
     problems: list[str] = []
     keys = [int(k) for k in G.positive_frequencies]
-    pair_of = {}
-    for k in keys:
-        pair_of[k] = k
-        pair_of[int(G.neg[k])] = k
     z = net.z
     n, q = G.order, net.q
     neg = G.neg
@@ -356,19 +359,28 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
                 if not is_zero_exact(y - cj(x)):
                     problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
                     break
-    groups: dict = {}
-    for j in range(q):
-        supp = {k for k in range(n) if _nz(z[0, k, j]) or _nz(z[1, k, j])}
-        if not supp:
-            continue
-        pairs = {pair_of.get(k) for k in supp}
-        if None in pairs or len(pairs) != 1:
-            problems.append(f"node {j}: inputs supported on frequencies {sorted(supp)}, not on one pair k, -k (k != 0)")
-            continue
-        groups.setdefault(pairs.pop(), []).append(j)
+    split = extract_blocks(net, dead_threshold=0.0)
+    in_block: set = set()
+    for blk in split.blocks:
+        if blk.self_conjugate:
+            problems.append(f"block at frequency index {blk.k} = -{blk.k}: blocks need k != -k")
+        allowed = {int(blk.k), int(neg[blk.k])}
+        for j in blk.nodes.tolist():
+            supp = {k for k in range(n) if _nz(z[0, k, j]) or _nz(z[1, k, j])}
+            if supp <= allowed:
+                in_block.add(j)
+            else:
+                problems.append(f"node {j}: inputs supported on frequencies {sorted(supp)}, not on one pair k, -k "
+                                "(k != 0)")
+    for j in np.flatnonzero(split.live & (split.node_frequency == 0)).tolist():
+        supp = sorted(k for k in range(n) if _nz(z[0, k, j]) or _nz(z[1, k, j]))
+        problems.append(f"node {j}: inputs supported on frequencies {supp}, not on one pair k, -k (k != 0)")
     blocks = []
-    for k in sorted(groups):
-        js = groups[k]
+    for blk in split.blocks:
+        js = [j for j in blk.nodes.tolist() if j in in_block]
+        if not js or blk.self_conjugate:
+            continue
+        k = int(blk.k)
         part = PartialSolution("block", np.asarray([z[0, k, j] for j in js], dtype=object),
                                np.asarray([z[1, k, j] for j in js], dtype=object),
                                np.asarray([z[2, k, j] for j in js], dtype=object))

@@ -32,6 +32,7 @@ from cogo.algebra.groups import FiniteAbelianGroup, parse_group
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
 from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials
+from cogo.analysis.blocks import extract_blocks
 from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork
 from cogo.solvers.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.verify.certificates import (CONST_MONOMIALS, ZeroTest, block_certificate, character_sum_onehot,
@@ -955,20 +956,6 @@ def _expected_counts(kind: str, G: FiniteAbelianGroup, k0: int | None = None) ->
     return n * n, {}
 
 
-def _numeric_counts(net: Network) -> dict:
-    """Nodes per positive frequency of a numeric block network: nonzero nodes grouped by dominant input frequency."""
-    G = net.group
-    z = net.z
-    live = np.abs(z).max(axis=(0, 1)) > 1e-12
-    keys = np.asarray(G.positive_frequencies)
-    mag = np.abs(z[0][keys]) + np.abs(z[1][keys])
-    dom = keys[np.argmax(mag, axis=0)]
-    out: dict = {}
-    for j in np.flatnonzero(live):
-        out[int(dom[j])] = out.get(int(dom[j]), 0) + 1
-    return out
-
-
 def _mem_onehot_exact(G: FiniteAbelianGroup, Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> tuple[bool, int]:
     """Exactly: z_M = n^(-2/3) Ua * Ub has n^2 nodes, node (j1, j2) with one-hot real weights at j1, j2, j1 + j2.
 
@@ -1014,8 +1001,9 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
     z_M: ``n^2`` nodes whose real weights are one-hot (node ``(j1, j2)``:
     ``W_a`` at ``j1``, ``W_b`` at ``j2``, ``W_c`` at ``j1 + j2``).  Exact:
     counts from the exact designs and the one-hot property from exact
-    character sums.  Numeric: nonzero nodes of the numeric networks grouped
-    by dominant frequency, and real weights with one entry above 1e-9 per
+    character sums.  Numeric: the blocks of the numeric networks by
+    :func:`cogo.analysis.blocks.extract_blocks` (live nodes, SPEC 8.2, grouped by
+    dominant frequency, SPEC 8.3), and real weights with one entry above 1e-9 per
     node.  Odd-order constructions are skipped for even groups.
     ``nets`` (kind -> network, numeric method) replaces the constructions.
     """
@@ -1051,8 +1039,9 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
                 k0 = d.params.get("k0")
             else:
                 nt = (nets or {}).get(kind) or getattr(C, nname)(G)
-                per = _numeric_counts(nt)
-                total = int((np.abs(nt.z).max(axis=(0, 1)) > 1e-12).sum())
+                split = extract_blocks(nt.to_numeric() if nt.exact else nt)  # SPEC 8.2-8.3, the one extraction
+                per = split.counts()
+                total = split.live_nodes
                 k0 = max(per, key=per.get) if kind == "f46" else None
             exp_total, exp_per = _expected_counts(kind, G, k0)
             verdict[title.split(" (")[0]] = bool(total == exp_total and per == exp_per)
