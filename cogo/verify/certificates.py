@@ -324,8 +324,11 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     """Read the per-frequency blocks off an exact network, checking the block structure exactly.
 
     The nodes are grouped by :func:`cogo.analysis.blocks.extract_blocks` with
-    ``dead_threshold=0`` (the one block extraction of cogo; exact values kept,
-    nodes with ``a = b = 0`` exactly, which contribute to no potential, dropped).
+    ``dead_threshold=0`` (the one block extraction of cogo), run on the
+    structural support of the entries (1 where an entry is not structurally
+    0: nodes with ``a = b = 0``, which contribute to no potential, are dropped,
+    and a node supported on one pair lands in that pair's block); the block
+    values are read exactly from the network.
     The premise of the block-independence lemma (module docstring) is then
     proven exactly on the network: every kept node has ``a`` and ``b``
     supported on its block's pair ``{k, -k}`` (``k != 0``; a node of the zero
@@ -359,21 +362,26 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
                 if not is_zero_exact(y - cj(x)):
                     problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
                     break
-    split = extract_blocks(net, dead_threshold=0.0)
+    # the grouping of cogo.analysis.blocks on the structural support (1 where an entry is not structurally 0):
+    # a node supported on one pair {k, -k} lands in the block of k whatever its values; values are read
+    # exactly from ``net`` below, and a node with inputs outside its pair is reported, not grouped
+    nz = np.vectorize(_nz, otypes=[bool])(z) if z.size else np.zeros(z.shape, dtype=bool)
+    split = extract_blocks(Network(G, nz.astype(np.complex128)), dead_threshold=0.0)
+    supports = nz[0] | nz[1]  # (k, j)
     in_block: set = set()
     for blk in split.blocks:
         if blk.self_conjugate:
             problems.append(f"block at frequency index {blk.k} = -{blk.k}: blocks need k != -k")
         allowed = {int(blk.k), int(neg[blk.k])}
         for j in blk.nodes.tolist():
-            supp = {k for k in range(n) if _nz(z[0, k, j]) or _nz(z[1, k, j])}
+            supp = set(np.flatnonzero(supports[:, j]).tolist())
             if supp <= allowed:
                 in_block.add(j)
             else:
                 problems.append(f"node {j}: inputs supported on frequencies {sorted(supp)}, not on one pair k, -k "
                                 "(k != 0)")
     for j in np.flatnonzero(split.live & (split.node_frequency == 0)).tolist():
-        supp = sorted(k for k in range(n) if _nz(z[0, k, j]) or _nz(z[1, k, j]))
+        supp = np.flatnonzero(supports[:, j]).tolist()
         problems.append(f"node {j}: inputs supported on frequencies {supp}, not on one pair k, -k (k != 0)")
     blocks = []
     for blk in split.blocks:
