@@ -53,6 +53,15 @@ class Cyclotomic:
     matrix products run in float64 only when a bound proves every partial sum
     an integer below 2^52 (so the result is exact); otherwise in int64 or
     Python integers.
+
+    >>> import numpy as np
+    >>> C = cyclotomic(5)                               # Z[zeta_5], basis 1, zeta, zeta^2, zeta^3
+    >>> C.deg, C.from_counts(np.array([1, 1, 1, 1, 1])).tolist()   # 1 + zeta + ... + zeta^4 = 0
+    (4, [0, 0, 0, 0])
+    >>> z = C.from_counts(np.array([0, 1]))             # zeta
+    >>> z4 = C.mul(C.mul(z, z), C.mul(z, z))
+    >>> C.mul(z4, z).tolist()                           # zeta^5 = 1
+    [1, 0, 0, 0]
     """
 
     def __init__(self, L: int):
@@ -123,7 +132,11 @@ class Cyclotomic:
 
 @lru_cache(maxsize=64)
 def cyclotomic(L: int) -> Cyclotomic:
-    """The (cached) :class:`Cyclotomic` of order ``L``."""
+    """The (cached) :class:`Cyclotomic` of order ``L``.
+
+    >>> cyclotomic(12) is cyclotomic(12), cyclotomic(12).deg   # phi(12) = 4
+    (True, 4)
+    """
     return Cyclotomic(L)
 
 
@@ -168,6 +181,13 @@ class CycNumber:
     ``Q(zeta_L)``); ``x == y`` decides equality in ``Q(zeta_L)`` (reduction
     modulo ``Phi_L``).  Any other operand (a float, a radical, a symbol)
     raises TypeError: nothing is ever approximated.
+
+    >>> import sympy
+    >>> w = CycNumber.root(3, 1)                        # exp(2 pi i / 3) in Q(zeta_3)
+    >>> w ** 3 == 1, 1 + w + w ** 2 == 0, sympy.conjugate(w) == w ** 2
+    (True, True, True)
+    >>> (w / 2) * 2 == w, (1 + w + w ** 2).is_zero()
+    (True, True)
     """
 
     __slots__ = ("L", "v", "D", "b")
@@ -345,6 +365,13 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
     and one output factor, so each node's term is unchanged (``t^2 / t^2``), and
     so is every quantity of SPEC 5.  ``lam^3`` must be rational (it is ``2n``);
     otherwise ValueError.
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from cogo.algebra import fourier_loss
+    >>> W0 = np.zeros((1, 3), dtype=int)                # one dead node on Z_3: loss 1 - 1/3
+    >>> fourier_loss(fourier_network(W0, W0, W0.T, 3)) == Fraction(2, 3)
+    True
     """
     from cogo.algebra.groups import parse_group
     from cogo.algebra.network import Network
@@ -386,6 +413,18 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     an integer vector (``o' = D o``), so the loss is
     ``(sum of squares) / (D^2 n^4)`` exactly (integer arithmetic; no Fourier
     transform is involved).
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from cogo.solvers.constructions import z_M
+    >>> Wa, Wb, Wc = z_M(3).to_weights(real=True)       # z_M (SPEC 7.4): entries 2^(-1/3) or 0
+    >>> t = 2 ** (-1 / 3)                               # gauge (a, b, c) -> (a / t, b / t, c t^2): rational weights
+    >>> A, B = np.rint(Wa / t).astype(int), np.rint(Wb / t).astype(int)
+    >>> C = np.vectorize(lambda x: Fraction(int(x), 2))(np.rint(Wc / t))
+    >>> exact_real_loss(A, B, C, 3)                     # exactly 0, not rounded
+    Fraction(0, 1)
+    >>> exact_real_loss(0 * A, 0 * B, 0 * C, 3)         # the zero network: 1 - 1/n
+    Fraction(2, 3)
     """
     from cogo.algebra.groups import parse_group
 
@@ -508,7 +547,13 @@ def _root_orders(z: np.ndarray) -> int:
 
 
 def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
-    """Candidate node scales ``t = m^(-1/3)`` (and ``t = m^(-2/3)`` for ``m`` in ``extra``) as prime-exponent dicts."""
+    """Candidate node scales ``t = m^(-1/3)`` (and ``t = m^(-2/3)`` for ``m`` in ``extra``) as prime-exponent dicts.
+
+    >>> gauge_scales(3)
+    [('1^(-1/3)', {}), ('2^(-1/3)', {2: Fraction(-1, 3)}), ('3^(-1/3)', {3: Fraction(-1, 3)})]
+    >>> gauge_scales(1, extra=(4,))[-1]                 # 4^(-2/3) = 2^(-4/3)
+    ('4^(-2/3)', {2: Fraction(-4, 3)})
+    """
     out = []
     for m in range(1, max_m + 1):
         d: dict = {}
@@ -533,7 +578,14 @@ def cyc_network(net, extra_scales: tuple = ()):
     so all potentials (and the loss of SPEC 5) are those of ``net``; the
     real-space function is unchanged as well.  Raises ValueError when a node
     fits no candidate (nothing is approximated).  Returns ``(network, scales)``.
+
+    >>> from cogo.algebra import fourier_loss
+    >>> from cogo.solvers.constructions import z_F6
+    >>> net, scales = cyc_network(z_F6(5, exact=True))  # 12 nodes, each 6^(-1/3) times Q(zeta_12) entries
+    >>> len(scales), scales[0], fourier_loss(net) == 0   # the loss of SPEC 5, exactly 0
+    (12, '6^(-1/3)', True)
     """
+
     from cogo.algebra.network import Network
 
     if not net.exact:

@@ -54,7 +54,13 @@ _REGISTRY: dict[str, "FiniteGroup"] = {}
 
 
 class NotAbelianError(CogoError, AttributeError):
-    """An Abelian-only operation was given a group defined by its Cayley table (one line, like every CogoError)."""
+    """An Abelian-only operation was given a group defined by its Cayley table (one line, like every CogoError).
+
+    >>> named_group("S3").characters
+    Traceback (most recent call last):
+    ...
+    cogo.algebra.finite_groups.NotAbelianError: this operation needs an Abelian group ... S3 (order 6) is not Abelian ...
+    """
 
 
 def _refuse_order(order: int, what: str) -> None:
@@ -88,6 +94,13 @@ class FiniteGroup:
     Use the constructors (:meth:`from_table`, :meth:`from_cayley_json`,
     :meth:`from_permutation_group`, :func:`named_group`); the plain
     constructor trusts its input and is for internal use.
+
+    >>> G = FiniteGroup.from_table([[0, 1, 2], [1, 2, 0], [2, 0, 1]], label="C3")
+    >>> G.order, G.is_abelian, G.identity, G.inverse.tolist()
+    (3, True, 0, [0, 2, 1])
+    >>> S3 = named_group("S3")                      # g h != h g for some pair
+    >>> S3.is_abelian, S3.multiply(1, 2), S3.multiply(2, 1)
+    (False, 4, 3)
     """
 
     def __init__(self, table: np.ndarray, label: str, elements: Sequence[str] | None = None,
@@ -133,6 +146,13 @@ class FiniteGroup:
         Light's argument: the elements ``s`` with ``(x s) y = x (s y)`` for
         all ``x, y`` are closed under the product).  ``register=True`` makes
         :func:`cogo.algebra.groups.parse_group` find the group by ``label``.
+
+        >>> FiniteGroup.from_table([[0, 1], [1, 0]], label="C2").order
+        2
+        >>> FiniteGroup.from_table([[0, 1], [1, 1]])
+        Traceback (most recent call last):
+        ...
+        cogo.errors.CogoError: Cayley table of 'G' fails the inverse axiom: element 1 has no h with ...
         """
         arr = np.asarray(table)
         if arr.dtype == object or arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
@@ -178,6 +198,15 @@ class FiniteGroup:
         The file size is checked before it is read; the table then goes
         through :meth:`from_table`.  The group is registered under its label
         (``name``, else the file's stem) so that ``parse_group(label)`` finds it.
+
+        >>> import json, os, tempfile
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = os.path.join(d, "klein.json")
+        ...     with open(path, "w") as f:
+        ...         json.dump({"name": "V4doc", "table": [[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]]}, f)
+        ...     V = FiniteGroup.from_cayley_json(path)
+        >>> V.label, V.order, V.exponent, V.is_abelian
+        ('V4doc', 4, 2, True)
         """
         p = Path(path)
         if not p.is_file():
@@ -219,6 +248,11 @@ class FiniteGroup:
 
         The order is checked (``pg.order()``) before any element is listed.
         Element 0 is the identity; the others follow sympy's element order, sorted.
+
+        >>> from sympy.combinatorics.named_groups import SymmetricGroup
+        >>> G = FiniteGroup.from_permutation_group(SymmetricGroup(3), label="S3perm")
+        >>> G.order, G.is_abelian, G.identity
+        (6, False, 0)
         """
         try:
             order = int(pg.order())
@@ -237,7 +271,13 @@ class FiniteGroup:
 
     @classmethod
     def from_abelian(cls, G: FiniteAbelianGroup) -> "FiniteGroup":
-        """The Abelian group ``Z_d1 x ... x Z_dn`` as a Cayley table (same element indices)."""
+        """The Abelian group ``Z_d1 x ... x Z_dn`` as a Cayley table (same element indices).
+
+        >>> from cogo.algebra.groups import FiniteAbelianGroup
+        >>> G = FiniteGroup.from_abelian(FiniteAbelianGroup((2, 3)))
+        >>> G.label, G.order, G.element_names[:3], G.is_abelian
+        ('2x3', 6, ['0,0', '0,1', '0,2'], True)
+        """
         return cls(G.add_table, G.label, elements=[",".join(map(str, G.coords(k))) for k in range(G.order)],
                    identity=0, inverse=G.neg)
 
@@ -436,7 +476,12 @@ def _dicyclic(n: int, label: str | None = None) -> FiniteGroup:
 
 
 def direct_product(G: FiniteGroup, H: FiniteGroup, label: str | None = None) -> FiniteGroup:
-    """``G x H``: element ``(g, h)`` has index ``g |H| + h``."""
+    """``G x H``: element ``(g, h)`` has index ``g |H| + h``.
+
+    >>> G = direct_product(named_group("S3"), named_group("Z2"))
+    >>> G.label, G.order, G.is_abelian, G.element_names[1]
+    ('S3xZ2', 12, False, '((0 1 2),1)')
+    """
     M1, M2 = G.order, H.order
     _refuse_order(M1 * M2, label or f"{G.label}x{H.label}")
     t = (G.table[:, None, :, None] * M2 + H.table[None, :, None, :]).reshape(M1 * M2, M1 * M2)
@@ -512,6 +557,9 @@ def named_group(name: str) -> FiniteGroup:
 
     Factors are separated by ``x`` (or ``*``); a bare integer ``n`` is ``Z_n``.
     The order is computed and checked before anything is built.
+
+    >>> [(g, named_group(g).order, named_group(g).exponent) for g in ("S3", "D5", "Q8", "S3x3")]
+    [('S3', 6, 6), ('D5', 10, 10), ('Q8', 8, 4), ('S3x3', 18, 6)]
     """
     spec = str(name).strip()
     toks = _split_product(spec)
@@ -534,7 +582,11 @@ def _split_product(spec: str) -> list[str]:
 
 
 def group_from_spec(spec: str) -> FiniteGroup:
-    """A non-Abelian-path group from a string: a registered label, a ``.json`` Cayley table, or a name."""
+    """A non-Abelian-path group from a string: a registered label, a ``.json`` Cayley table, or a name.
+
+    >>> group_from_spec("Z3xZ5"), group_from_spec("A4")   # cyclic factors only: the Abelian path
+    (FiniteAbelianGroup((3, 5)), FiniteGroup('A4', order=12))
+    """
     s = str(spec).strip()
     reg = _REGISTRY.get(s)
     if reg is not None:
@@ -553,7 +605,13 @@ def group_from_spec(spec: str) -> FiniteGroup:
 
 
 def as_finite_group(G: Any) -> FiniteGroup:
-    """``G`` as a :class:`FiniteGroup` (an Abelian ``Z_d1 x ... x Z_dn`` becomes its addition table)."""
+    """``G`` as a :class:`FiniteGroup` (an Abelian ``Z_d1 x ... x Z_dn`` becomes its addition table).
+
+    >>> G = as_finite_group(5)
+    >>> G, int(G.table[3, 4])                       # 3 + 4 = 2 in Z_5
+    (FiniteGroup('5', order=5), 2)
+    """
+
     if isinstance(G, FiniteGroup):
         return G
     if isinstance(G, FiniteAbelianGroup):

@@ -34,6 +34,13 @@ def root_of_unity(n: int, k: int) -> sympy.Expr:
     (``n`` dividing 8 or 12) it is returned as ``cos + i sin`` in radicals, so
     that ``sympy.expand`` alone decides identities between such numbers;
     otherwise the exponential form is returned.
+
+    >>> root_of_unity(4, 1), root_of_unity(3, 1)
+    (I, -1/2 + sqrt(3)*I/2)
+    >>> root_of_unity(5, 2)
+    exp(4*I*pi/5)
+    >>> sympy.expand(root_of_unity(12, 5) ** 12)   # r^n = 1, decided by expand alone
+    1
     """
     k %= n
     frac = sympy.Rational(k, n)
@@ -210,7 +217,13 @@ class FiniteAbelianGroup:
 
 
 def Cyclic(d: int) -> FiniteAbelianGroup:
-    """The cyclic group ``Z_d`` (modular addition mod ``d``)."""
+    """The cyclic group ``Z_d`` (modular addition mod ``d``).
+
+    >>> G = Cyclic(5)
+    >>> str(G), G.order, int(G.add_table[3, 4])   # 3 + 4 = 2 in Z_5
+    ('Z_5', 5, 2)
+    """
+
     return FiniteAbelianGroup((d,))
 
 

@@ -75,7 +75,12 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
 
 
 def per_frequency_loss(z: Network) -> np.ndarray:
-    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0)."""
+    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0).
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> per_frequency_loss(z_F6(5, exact=True)).tolist()   # l_k = -1 at each k != 0: loss 4/5 - 4/5 = 0
+    [0, -1, -1, -1, -1]
+    """
     return _loss_terms(z)
 
 
@@ -84,6 +89,15 @@ def fourier_loss(z: Network) -> Any:
 
     Valid for any weights, including nonzero-mean inputs.  Returns a float
     (numeric networks) or an expanded sympy expression (exact networks).
+
+    >>> from cogo.algebra import Network
+    >>> from cogo.solvers.constructions import z_F6, z_F46
+    >>> fourier_loss(z_F6(5, exact=True))                  # an exact global optimum (SPEC 7.1)
+    0
+    >>> fourier_loss(Network.zero(5, exact=True))          # the zero network: 1 - 1/n
+    4/5
+    >>> fourier_loss(z_F46(7, corrected=False, exact=True))  # SPEC 7.3 without the hat: 2 (d - 3) / d
+    8/7
     """
     lk = _loss_terms(z)
     n = z.n
@@ -97,6 +111,11 @@ def published_loss(z: Network) -> Any:
 
     Equal to :func:`fourier_loss` when ``z[a,0,:] = z[b,0,:] = 0`` and wrong
     otherwise; kept so that tests can show the difference.
+
+    >>> from cogo.algebra import Network, fourier_loss
+    >>> one = Network.one(5, exact=True)                   # z[a, 0] != 0: inputs with nonzero mean
+    >>> fourier_loss(one), published_loss(one)             # the published form is wrong here
+    (596/5, 72)
     """
     lk = _loss_terms(z, published=True)
     n = z.n
@@ -135,6 +154,15 @@ def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
     array of shape (P, 2) of ``(a, b)``.  Inputs are gathered (columns of
     ``Wa``, ``Wb``), never multiplied by one-hot vectors.  Pairs are processed
     in chunks of about ``chunk_elements`` hidden activations.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_M
+    >>> Wa, Wb, Wc = z_M(5).to_weights(real=True)           # perfect memorization (SPEC 7.4)
+    >>> real_loss(Wa, Wb, Wc, group=5) < 1e-20
+    True
+    >>> q0 = np.zeros((1, 5))                               # the zero network: 1 - 1/n on every pair
+    >>> round(real_loss(q0, q0, q0.T), 12), round(real_loss(q0, q0, q0.T, pairs=[[1, 2], [3, 4]]), 12)
+    (0.8, 0.8)
     """
     Wa, Wb, Wc = _as_float(Wa, "Wa"), _as_float(Wb, "Wb"), _as_float(Wc, "Wc")
     if Wa.ndim != 2 or Wb.shape != Wa.shape or Wc.shape != Wa.shape[::-1]:
@@ -188,6 +216,13 @@ class Conditions:
     - ``R_c[k1,k2,k] = r[k1,k2,k]`` for ``(k1, k2) != (k, k)``
     - ``R_n[k] = sum_p sum_k' r_p[k', -k', k]``
     - ``R_star[p, m, k] = sum_k' r_p[k', m - k', k]`` for ``m != 0``, p in (a, b)
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> res = condition_residuals(z_F46(7, corrected=False))   # order-4 blocks without the hat: R_n fails (SPEC 7.3)
+    >>> res.holds()
+    {'R_g': True, 'R_c': True, 'R_n': False, 'R_*': True}
+    >>> round(res.max_abs()["R_g"], 9)
+    0.0
     """
 
     R_g: np.ndarray
@@ -224,7 +259,13 @@ class Conditions:
 
 
 def condition_residuals(z: Network) -> Conditions:
-    """Residuals of R_g, R_c, R_n, R_* (SPEC 5) for every frequency ``k != 0``."""
+    """Residuals of R_g, R_c, R_n, R_* (SPEC 5) for every frequency ``k != 0``.
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> condition_residuals(z_F6(5, exact=True)).exactly_zero()   # proven 0, not rounded
+    {'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}
+    """
+
     n = z.n
     exact = z.exact
     zero = sympy.Integer(0) if exact else 0.0

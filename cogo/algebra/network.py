@@ -34,6 +34,13 @@ def is_zero_exact(expr: Any) -> bool:
     no free symbols is evaluated to 50 digits: a value clearly away from 0 is
     nonzero; otherwise ``sympy.simplify`` must prove it 0.  Anything unproven
     counts as nonzero, so this never reports a false zero.
+
+    >>> from cogo.algebra import root_of_unity
+    >>> w = root_of_unity(3, 1)
+    >>> is_zero_exact(1 + w + w**2)          # the cube roots of unity sum to 0
+    True
+    >>> is_zero_exact(sympy.sqrt(2) - sympy.Rational(14142, 10000))
+    False
     """
     e = sympy.expand(sympy.sympify(expr))
     if e == 0:
@@ -53,7 +60,16 @@ def to_exact_array(x: Any) -> np.ndarray:
 
     Python ints, Fractions and sympy numbers/symbols are kept exact; floats are
     rejected, because an exact network built from floats is not exact.
+
+    >>> from fractions import Fraction
+    >>> to_exact_array([1, Fraction(1, 2)]).tolist()
+    [1, 1/2]
+    >>> to_exact_array([0.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: exact networks take exact entries (int, Rational, sympy); got float 0.5
     """
+
     arr = np.asarray(x, dtype=object)
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):

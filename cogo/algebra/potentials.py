@@ -44,6 +44,14 @@ def potential(z: Network, k1: Any, k2: Any, k: Any, p: str | None = None):
 
     Frequencies are indices, residues (cyclic groups) or coordinate tuples.
     Returns a complex (numeric) or an expanded sympy expression (exact).
+
+    >>> from cogo.algebra import Network
+    >>> from cogo.solvers.constructions import z_F6
+    >>> potential(Network.one(5), 1, 2, 3)          # r(1) = 1 at every triple
+    (1+0j)
+    >>> z = z_F6(5, exact=True)                     # SPEC 7.1: R_g and R_c hold exactly
+    >>> potential(z, 1, 1, 1), potential(z, 1, 1, 2), potential(z, 1, 1, 2, p="a")
+    (1, 0, 0)
     """
     G = z.group
     i1, i2, i = G.index(k1), G.index(k2), G.index(k)
@@ -71,12 +79,28 @@ def _triple(x: np.ndarray, y: np.ndarray, w: np.ndarray, exact: bool) -> np.ndar
 
 
 def potentials(z: Network) -> np.ndarray:
-    """The whole tensor ``r[k1, k2, k]``, shape ``(n_G, n_G, n_G)``."""
+    """The whole tensor ``r[k1, k2, k]``, shape ``(n_G, n_G, n_G)``.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_F6, z_M
+    >>> r = potentials(z_F6(5, exact=True))         # exactly the triples (k, k, k), k != 0, are nonzero
+    >>> [idx for idx, v in np.ndenumerate(r) if v != 0]
+    [(1, 1, 1), (2, 2, 2), (3, 3, 3), (4, 4, 4)]
+    >>> z1, z2 = z_F6(5), z_M(5)                    # r(z1 * z2) = r(z1) r(z2)  (SPEC 4)
+    >>> bool(np.abs(potentials(z1 * z2) - potentials(z1) * potentials(z2)).max() < 1e-12)
+    True
+    """
     return _triple(z.a, z.b, z.c, z.exact)
 
 
 def self_potentials(z: Network, p: str) -> np.ndarray:
-    """The whole tensor ``r_p[k1, k2, k]`` for ``p`` in ('a', 'b'), shape ``(n_G, n_G, n_G)``."""
+    """The whole tensor ``r_p[k1, k2, k]`` for ``p`` in ('a', 'b'), shape ``(n_G, n_G, n_G)``.
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> ra = self_potentials(z_F6(5, exact=True), "a")
+    >>> ra.shape, all(v == 0 for v in ra.ravel())   # z_F6: every r_a vanishes
+    ((5, 5, 5), True)
+    """
     zp = z.z[_p_index(p)]
     return _triple(zp, zp, z.c, z.exact)
 
@@ -86,6 +110,14 @@ def self_potential_sums(z: Network, p: str) -> np.ndarray:
 
     Computed without the full tensor: ``S_p[m, j] = sum_k' z[p,k',j] z[p,m-k',j]``
     (a group convolution over frequencies), then ``C_p = S_p z[c]^T``.
+
+    >>> from cogo.algebra import Network
+    >>> from cogo.solvers.constructions import z_F6
+    >>> C = self_potential_sums(Network.one(5), "a")  # r_a(1) = 1 at all 5 pairs (k', -k')
+    >>> C.shape, round(float(C[0, 1].real), 12)
+    ((5, 5), 5.0)
+    >>> all(v == 0 for v in self_potential_sums(z_F6(5, exact=True), "a").ravel())  # R_n, R_* hold
+    True
     """
     zp = z.z[_p_index(p)]
     G = z.group
@@ -127,7 +159,17 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
     results).  ``conj`` overrides complex conjugation for exact entries, e.g.
     to impose ``conj(nu) = 1/nu`` on a unit-modulus symbol.
     Also returns the key ``"|a|^2 c + |b|^2 c"``, the R_n sum.
+
+    >>> from cogo.algebra import root_of_unity
+    >>> w = root_of_unity(3, 1)
+    >>> x = [1, w, w**2]                            # z_syn (SPEC 7): a = b = c = (1, w, w^2)
+    >>> s = block_sums(x, x, x)
+    >>> s["abc"], s["conj(a) b c"], s["a^2 c"], s["|a|^2 c + |b|^2 c"]
+    (3, 0, 3, 0)
+    >>> MONOMIALS["a^2 c"]                          # the condition each sum belongs to
+    'R_*'
     """
+
     vecs = [np.asarray(v, dtype=object if _any_sympy(v) else np.complex128).reshape(-1) for v in (a, b, c)]
     if not (len(vecs[0]) == len(vecs[1]) == len(vecs[2])):
         raise ValueError(f"block vectors must have equal lengths; got {[len(v) for v in vecs]}")

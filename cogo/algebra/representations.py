@@ -74,6 +74,9 @@ def conjugacy_classes(G: Any) -> list[np.ndarray]:
     """The conjugacy classes of ``G`` as sorted index arrays, identity class first (SPEC 9).
 
     Classes are ordered by (element order, size, smallest element).
+
+    >>> [c.tolist() for c in conjugacy_classes("S3")]   # identity, 3 transpositions, 2 three-cycles
+    [[0], [1, 2, 5], [3, 4]]
     """
     return list(_classes(_group(G))[0])
 
@@ -109,6 +112,15 @@ class CharacterTable:
     ``class_of`` (M,), ``class_sizes``, ``class_orders`` (order of the elements
     of each class), ``multiplicities[k][j]`` (dict ``t -> m_t``: ``chi_k(g_j) =
     sum_t m_t exp(2 pi i t / o_j)``).
+
+    >>> ct = character_table("S3")
+    >>> ct.dims.tolist(), ct.class_sizes.tolist(), ct.kind(2)   # sum of d_k^2 = 1 + 1 + 4 = |S3|
+    ([1, 1, 2], [1, 3, 2], 'real')
+    >>> ct.exact_values()
+    Matrix([
+    [1,  1,  1],
+    [1, -1,  1],
+    [2,  0, -1]])
     """
 
     group: Any
@@ -166,6 +178,14 @@ def character_table(G: Any) -> CharacterTable:
     """The character table of ``G`` (Burnside-Dixon, cleaned to exact values; SPEC 9).
 
     Works for :class:`FiniteGroup` and :class:`FiniteAbelianGroup` (frequencies).
+
+    >>> character_table(3).exact_values()              # Z_3: chi_k(m) = w^(k m), w = exp(2 pi i / 3)
+    Matrix([
+    [1,                   1,                   1],
+    [1, -1/2 + sqrt(3)*I/2, -1/2 - sqrt(3)*I/2],
+    [1, -1/2 - sqrt(3)*I/2, -1/2 + sqrt(3)*I/2]])
+    >>> character_table("Q8").indicators.tolist()      # the 2-dimensional irrep of Q8 is quaternionic
+    [1, 1, 1, 1, -1]
     """
     return _character_table(_group(G))
 
@@ -271,6 +291,13 @@ class Irrep:
     ``character`` (M,) = ``chi_k(g)``; ``matrices`` (M, d, d) = ``rho_k(g)``
     (unitary; real orthogonal when ``indicator == 1``); ``index`` = row of the
     character table; ``conjugate`` = index of the conjugate irrep.
+
+    >>> import numpy as np
+    >>> from cogo.algebra.finite_groups import named_group
+    >>> G = named_group("S3")
+    >>> rho = irreps(G)[2]                              # the 2-dimensional irrep of S3
+    >>> rho.dim, rho.kind, bool(np.allclose(rho.matrices[1] @ rho.matrices[3], rho.matrices[G.multiply(1, 3)]))
+    (2, 'real', True)
     """
 
     dim: int
@@ -299,6 +326,13 @@ def isotypic_projectors(G: Any) -> np.ndarray:
     ``P[k][x, y] = (d_k / M) conj(chi_k(x^-1 y))``.  Hermitian, idempotent,
     mutually orthogonal, summing to the identity; ``trace P[k] = d_k^2``.
     The size is checked before allocating (CogoError above :data:`MAX_PROJECTOR_BYTES`).
+
+    >>> import numpy as np
+    >>> P = isotypic_projectors("S3")
+    >>> P.shape, [round(float(np.trace(p).real), 9) for p in P]   # trace P_k = d_k^2
+    ((3, 6, 6), [1.0, 1.0, 4.0])
+    >>> bool(np.allclose(P.sum(axis=0), np.eye(6))), bool(np.allclose(P[2] @ P[2], P[2]))
+    (True, True)
     """
     G = _group(G)
     ct = character_table(G)
@@ -321,6 +355,16 @@ def irreps(G: Any, seed: int = 0) -> list[Irrep]:
 
     ``seed`` fixes the random element used to split each isotypic component
     (another seed gives an equivalent representation).
+
+    >>> import numpy as np
+    >>> from cogo.algebra.finite_groups import named_group
+    >>> G = named_group("S3")
+    >>> reps = irreps(G)
+    >>> [(R.dim, R.kind) for R in reps]
+    [(1, 'real'), (1, 'real'), (2, 'real')]
+    >>> R = reps[2]                                     # a homomorphism: rho(g) rho(h) = rho(g h)
+    >>> all(np.allclose(R.matrices[g] @ R.matrices[h], R.matrices[G.multiply(g, h)]) for g in range(6) for h in range(6))
+    True
     """
     return list(_irreps(_group(G), int(seed)))
 
@@ -376,6 +420,15 @@ def group_fourier(G: Any, w: Any, reps: list[Irrep] | None = None) -> list[np.nd
 
     ``w`` has shape ``(M,)`` or ``(M, ...)``; entry ``k`` of the result has
     shape ``(d_k, d_k)`` or ``(d_k, d_k, ...)``.
+
+    >>> import numpy as np
+    >>> w = np.arange(6.0)
+    >>> w_hat = group_fourier("S3", w)
+    >>> [c.shape for c in w_hat]
+    [(1, 1), (1, 1), (2, 2)]
+    >>> dims = [1, 1, 2]                                # Plancherel: sum_k (d_k / M) ||w_hat_k||_F^2 = ||w||^2
+    >>> round(sum(d / 6 * float(np.linalg.norm(c)) ** 2 for d, c in zip(dims, w_hat)), 9), float(w @ w)
+    (55.0, 55.0)
     """
     G = _group(G)
     reps = irreps(G) if reps is None else reps
@@ -386,7 +439,13 @@ def group_fourier(G: Any, w: Any, reps: list[Irrep] | None = None) -> list[np.nd
 
 
 def group_fourier_inverse(G: Any, coeffs: list, reps: list[Irrep] | None = None) -> np.ndarray:
-    """``w(g) = sum_k (d_k / M) sum_ij w_hat_k[i, j] rho_k(g)_{ij}``, inverse of :func:`group_fourier`."""
+    """``w(g) = sum_k (d_k / M) sum_ij w_hat_k[i, j] rho_k(g)_{ij}``, inverse of :func:`group_fourier`.
+
+    >>> import numpy as np
+    >>> w = np.arange(6.0)
+    >>> bool(np.allclose(group_fourier_inverse("S3", group_fourier("S3", w)), w))
+    True
+    """
     G = _group(G)
     reps = irreps(G) if reps is None else reps
     M = G.order
@@ -399,6 +458,11 @@ def isotypic_energy(G: Any, W: Any) -> np.ndarray:
     Computed from the characters without forming the projectors:
     ``||P_k w||^2 = <w, P_k w> = (d_k / M) sum_{x,y} w(x) conj(chi_k(x^-1 y)) w(y)`` (real ``w``).
     The energies of each column sum to ``||W[:, j]||^2``.
+
+    >>> import numpy as np
+    >>> E = isotypic_energy("S3", np.arange(6.0))      # one column: energy per irrep of S3
+    >>> [round(float(e), 9) for e in E[:, 0]], round(float(E.sum()), 9)   # sums to ||w||^2 = 55
+    ([37.5, 0.166666667, 17.333333333], 55.0)
     """
     G = _group(G)
     W = np.asarray(W, dtype=np.float64)
@@ -422,7 +486,13 @@ def theorem3_nodes(G: Any, m: dict | None = None) -> dict:
     ``m`` maps irrep index to ``m_k`` (default 1 for every irrep); with all
     ``m_k = 1`` this is ``2 (M - 1)``, i.e. ``2|G| - 2`` for Abelian groups.
     Returns ``{"total": K, "per_irrep": [2 m_k^2 d_k^2, ...]}`` (0 for the trivial irrep).
+
+    >>> theorem3_nodes("S3")                           # irreps of dimension 1, 1, 2
+    {'total': 10, 'per_irrep': [0, 2, 8]}
+    >>> theorem3_nodes(5)["total"]                     # Z_5: 2 |G| - 2
+    8
     """
+
     ct = character_table(_group(G))
     m = m or {}
     per = [0 if k == 0 else 2 * int(m.get(k, 1)) ** 2 * int(ct.dims[k]) ** 2 for k in range(len(ct))]
