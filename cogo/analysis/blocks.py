@@ -84,6 +84,13 @@ class Block:
     ``kind``: ``"generic"``, ``"quarter"`` (``2k = -2k``, ``k != -k``) or
     ``"self-conjugate"`` (``k = -k``); ``mixed``: per node, whether it mixes
     frequencies; ``mix_ratio``: per node, second largest / largest class amplitude.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> b = extract_blocks(z_F46(7)).blocks[1]          # an order-4 block of z_F4/6 (SPEC 7.3)
+    >>> b.k, b.order, b.kind, b.nodes.tolist()
+    (2, 4, 'generic', [6, 7, 8, 9])
+    >>> round(b.conditions()["R_n"], 9)                 # alone it violates R_n: |1 + s i| = sqrt(2)
+    1.414213562
     """
 
     k: int
@@ -120,6 +127,13 @@ class BlockSplit:
     ``node_frequency[j]``: the block frequency of node ``j``, ``-1`` for a dead
     node, ``0`` for a zero-frequency node; ``live``, ``mixed``: bool per node;
     ``strength``, ``mix_ratio``: float per node; ``blocks``: by increasing ``k``.
+
+    >>> import numpy as np
+    >>> from cogo.algebra import Network
+    >>> from cogo.solvers.constructions import z_F6
+    >>> split = extract_blocks(Network.sum([z_F6(5), 1e-3 * Network.one(5)]))   # a weak (dead) node appended
+    >>> split.counts(), split.live_nodes, split.dead_nodes, int(split.node_frequency[-1])
+    ({1: 6, 2: 6}, 12, 1, -1)
     """
 
     group: Any
@@ -153,7 +167,13 @@ class BlockSplit:
 
 
 def frequency_classes(group: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Representative (smaller index) of each class ``{k, -k}``, and the class id of every frequency index."""
+    """Representative (smaller index) of each class ``{k, -k}``, and the class id of every frequency index.
+
+    >>> from cogo.algebra import Cyclic
+    >>> reps, cls = frequency_classes(Cyclic(5))        # classes {0}, {1, 4}, {2, 3}
+    >>> reps.tolist(), cls.tolist()
+    ([0, 1, 2], [0, 1, 2, 2, 1])
+    """
     k = np.arange(group.order)
     rep = np.minimum(k, group.neg)
     reps = np.unique(rep)
@@ -161,7 +181,12 @@ def frequency_classes(group: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def block_kind(group: Any, k: int) -> str:
-    """``"self-conjugate"`` (``k = -k``), ``"quarter"`` (``2k = -2k`` only) or ``"generic"`` (SPEC 6)."""
+    """``"self-conjugate"`` (``k = -k``), ``"quarter"`` (``2k = -2k`` only) or ``"generic"`` (SPEC 6).
+
+    >>> from cogo.algebra import Cyclic
+    >>> [block_kind(Cyclic(8), k) for k in (1, 2, 3, 4)]   # 2 + 2 = -(2 + 2) in Z_8; 4 = -4
+    ['generic', 'quarter', 'generic', 'self-conjugate']
+    """
     neg = group.neg
     if neg[k] == k:
         return "self-conjugate"
@@ -186,6 +211,11 @@ def extract_blocks(net: Any, dead_threshold: float = DEAD_THRESHOLD,
     block values are the network's own entries (exact for an exact network).
     ``dead_threshold``: relative strength in ``[0, 1)``; 0 keeps every node
     that is not exactly zero.  Cost ``O(n_G q)``.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> split = extract_blocks(z_F46(7))                # one order-6 block (with the hat: mixed) and two order-4
+    >>> split.counts(), [b.kind for b in split.blocks], split.mixed_nodes
+    ({1: 6, 2: 4, 3: 4}, ['generic', 'generic', 'generic'], 6)
     """
     if not (0.0 <= dead_threshold < 1.0):
         raise ValueError(f"dead_threshold must lie in [0, 1), got {dead_threshold!r}")
@@ -253,7 +283,16 @@ def block_conditions(a: Any, b: Any, c: Any, kind: str = "generic") -> dict[str,
     at a generic or quarter block is twice this one (``k' = k`` and ``k' = -k``
     both contribute ``|a|^2 c``).  Exact entries are evaluated numerically.
     Returns ``{"R_g", "R_c", "R_n", "R_*"}``.
+
+    >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1): every condition holds
+    >>> {k: round(v, 9) for k, v in block_conditions(x.a, x.b, x.c).items()}
+    {'R_g': 0.0, 'R_c': 0.0, 'R_n': 0.0, 'R_*': 0.0}
+    >>> y = 4 ** (-1 / 3) * (z_nu_i() * z_xi(1, 1))     # an order-4 block (SPEC 7.3): all but R_n
+    >>> {k: round(v, 9) for k, v in block_conditions(y.a, y.b, y.c).items()}
+    {'R_g': 0.0, 'R_c': 0.0, 'R_n': 1.414213562, 'R_*': 0.0}
     """
+
     a, b, c = (_numeric(np.asarray(v).reshape(-1)) for v in (a, b, c))
     if kind not in ("generic", "quarter", "self-conjugate"):
         raise ValueError(f"unknown block kind {kind!r}")

@@ -137,7 +137,15 @@ _TINY = 1e-300
 # --------------------------------------------------------------------------- results
 @dataclass
 class Factor:
-    """One Kronecker factor ``(a, b, c)`` in ``C^m``, normalized so that its first node is ``(1, 1, 1)``."""
+    """One Kronecker factor ``(a, b, c)`` in ``C^m``, normalized so that its first node is ``(1, 1, 1)``.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1)
+    >>> f2, f3 = factor_block(x.a, x.b, x.c).best.factors
+    >>> len(f2.a), len(f3.a), bool(np.allclose([f3.a[0], f3.b[0], f3.c[0]], 1))
+    (2, 3, True)
+    """
 
     a: np.ndarray
     b: np.ndarray
@@ -185,6 +193,12 @@ class Factorization:
     exact_grid : bool
         True when the grid came from an exact tiling (step 3 of the module
         docstring), False when it came from local search only.
+
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # z_nu=i * z_syn: a 2 x 3 Kronecker product
+    >>> f = factor_block(x.a, x.b, x.c).best
+    >>> f.shape, f.grid.tolist(), round(f.error, 9), f.exact_grid
+    ((2, 3), [[0, 1, 2], [3, 4, 5]], 0.0, True)
     """
 
     shape: tuple[int, ...]
@@ -223,7 +237,14 @@ class Factorization:
 
 @dataclass
 class BlockFactorization:
-    """All factorizations tried for one block: per shape, the grids found (best first)."""
+    """All factorizations tried for one block: per shape, the grids found (best first).
+
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> bf = factor_block(x.a, x.b, x.c)
+    >>> bf.q, bf.factorable, sorted(bf.by_shape), bf.skipped
+    (6, True, [(2, 3)], None)
+    """
 
     q: int
     tol: float
@@ -280,6 +301,15 @@ def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     Returns ``(t a, t b, c / t^2, t)`` with ``t = (|c| / sqrt(|a| |b|))^(1/3) > 0``
     per node, so that ``|t a| |t b| = |c / t^2|^2``; nodes with a zero entry
     keep ``t = 1``.
+
+    >>> import numpy as np
+    >>> a, b, c = np.array([1.0, 2.0]), np.array([3.0, 1.0]), np.array([0.5, 4.0])
+    >>> ga, gb, gc, t = balance_gauge(5 * a, 5 * b, c / 25)   # gauge-transformed with t = 5
+    >>> ua, ub, uc, _ = balance_gauge(a, b, c)
+    >>> bool(np.allclose([ga, gb, gc], [ua, ub, uc]))        # the same balanced node: the gauge is undone
+    True
+    >>> bool(np.allclose(np.abs(ua * ub), np.abs(uc) ** 2))
+    True
     """
     a, b, c = _vec(a, "a"), _vec(b, "b"), _vec(c, "c")
     ma, mb, mc = np.abs(a), np.abs(b), np.abs(c)
@@ -294,12 +324,22 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
     ``(a, b, c)`` is a Kronecker product up to per-node signs ``(-a, -b, c)``
     iff its features are a Kronecker product (channel by channel).
+
+    >>> import numpy as np
+    >>> F = node_features(np.array([1, -1]), np.array([2, -2]), np.array([3, 3]))
+    >>> F.real.tolist()                                 # (a, b, c) and (-a, -b, c) look the same
+    [[1, 2, 4, 3], [1, 2, 4, 3]]
     """
     return np.stack([a * a, a * b, b * b, c], axis=1)
 
 
 def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
-    """Kronecker product along nodes of arrays ``(C, m_i)``: ``(C, prod m_i)``, node order row-major (SPEC 3)."""
+    """Kronecker product along nodes of arrays ``(C, m_i)``: ``(C, prod m_i)``, node order row-major (SPEC 3).
+
+    >>> import numpy as np
+    >>> kron_vectors([np.array([[1, 2]]), np.array([[1, 10, 100]])]).real.tolist()
+    [[1.0, 10.0, 100.0, 2.0, 20.0, 200.0]]
+    """
     out = np.asarray(factors[0], dtype=np.complex128)
     for f in factors[1:]:
         f = np.asarray(f, dtype=np.complex128)
@@ -333,6 +373,12 @@ def linear_assignment(cost: np.ndarray) -> np.ndarray:
     """Minimum-cost perfect assignment of a square cost matrix (Hungarian algorithm, ``O(n^3)``).
 
     Returns ``col`` with ``col[i]`` the column assigned to row ``i``.
+
+    >>> import numpy as np
+    >>> cost = np.array([[4.0, 1, 3], [2, 0, 5], [3, 2, 2]])
+    >>> col = linear_assignment(cost)
+    >>> col.tolist(), float(cost[[0, 1, 2], col].sum())   # 1 + 2 + 2 is the minimum total
+    ([1, 0, 2], 5.0)
     """
     cost = np.asarray(cost, dtype=float)
     n = cost.shape[0]
@@ -382,6 +428,12 @@ def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, 
     iteration started from the leading left singular vectors of the mode
     unfoldings (HOSVD), which converges in a few steps for the near rank-1
     tensors of interest.
+
+    >>> import numpy as np
+    >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
+    >>> lam, (u1, u2) = rank1(T)                         # exactly rank 1: lam u1 (x) u2 = T
+    >>> bool(np.allclose(lam * np.multiply.outer(u1, u2), T)), round(abs(lam), 9)
+    (True, 15.811388301)
     """
     T = np.asarray(T, dtype=np.complex128)
     k = T.ndim
@@ -414,7 +466,14 @@ def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, 
 
 
 def rank1_batch(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[np.ndarray, list[np.ndarray]]:
-    """:func:`rank1` for a stack of tensors ``T[c]`` at once: returns ``lam`` (C,) and ``u_i`` (C, m_i)."""
+    """:func:`rank1` for a stack of tensors ``T[c]`` at once: returns ``lam`` (C,) and ``u_i`` (C, m_i).
+
+    >>> import numpy as np
+    >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
+    >>> lam, us = rank1_batch(np.stack([T, 2 * T]))
+    >>> np.round(np.abs(lam), 9).tolist(), [u.shape for u in us]
+    ([15.811388301, 31.622776602], [(2, 2), (2, 3)])
+    """
     T = np.asarray(T, dtype=np.complex128)
     C, shape = T.shape[0], T.shape[1:]
     k = len(shape)
@@ -771,6 +830,14 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     per-node signs and fits each of ``a, b, c`` by a rank-1 tensor (SPEC 8.5).
     Returns ``(grid, factor_vectors, scale, signs, error)`` with
     ``factor_vectors[i]`` of shape ``(3, m_i)`` normalized to first node 1.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> X = np.stack(balance_gauge(x.a, x.b, x.c)[:3])
+    >>> grid, facs, scale, signs, err = fit_grid(X, node_features(*X), np.arange(6).reshape(2, 3))
+    >>> grid.tolist(), [f.shape for f in facs], round(err, 9)   # the 2 x 3 grid fits exactly
+    ([[0, 1, 2], [3, 4, 5]], [(3, 2), (3, 3)], 0.0)
     """
     shape = grid.shape
     q = grid.size
@@ -840,6 +907,12 @@ def factor_block_shape(a: Any, b: Any, c: Any, shape: Sequence[int], match_tol: 
     search of :func:`factor_block` directly or merged from a finer exact grid),
     else the single best grid found by local search (error > ``tol``
     typically).
+
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> fs = factor_block_shape(x.a, x.b, x.c, (2, 3))
+    >>> fs[0].shape, round(fs[0].error, 9)
+    ((2, 3), 0.0)
     """
     shape = tuple(int(m) for m in shape)
     prepared = _prepare(a, b, c) if _prepared is None else _prepared
@@ -863,7 +936,17 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
     :data:`MAX_ORDER` are not factored, and a search that used up ``budget``
     candidate sets without an exact grid says so (``.skipped`` says why in
     both cases; the bound is in the module docstring).
+
+    >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # order 6 = 2 x 3 (SPEC 8.5)
+    >>> bf = factor_block(x.a, x.b, x.c)
+    >>> bf.factorable, bf.best.shape, round(bf.best.error, 9)
+    (True, (2, 3), 0.0)
+    >>> y = 4 ** (-1 / 3) * (z_nu_i() * z_xi(1, 1))     # order 4 = 2 x 2
+    >>> factor_block(y.a, y.b, y.c).best.shape
+    (2, 2)
     """
+
     prepared = _prepare(a, b, c)
     q = prepared[1].shape[0]
     if q > MAX_ORDER:

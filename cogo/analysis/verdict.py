@@ -60,7 +60,15 @@ PRUNE_TOL = 1e-12
 
 @dataclass
 class Verdict:
-    """Network-level verdict (module docstring).  ``to_dict()`` gives plain JSON values."""
+    """Network-level verdict (module docstring).  ``to_dict()`` gives plain JSON values.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> v = network_verdict(z_F46(7, corrected=False))   # SPEC 7.3 without the hat: loss 2 (d - 3) / d
+    >>> v.optimal, v.failed, v.block_failures, round(v.loss * 7, 9)
+    (False, ['R_n'], {2: ['R_n'], 3: ['R_n']}, 8.0)
+    >>> v.summary_line()
+    'loss 1.14 (not optimal); failed: R_n'
+    """
 
     loss: float
     residuals: dict
@@ -124,6 +132,13 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     Small networks use :func:`cogo.algebra.loss.condition_residuals` directly;
     larger ones the same definitions with ``r[k1, k2, k]`` computed in chunks
     of ``k1`` (never the whole ``n^3 q`` product in memory).
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> res = largest_residuals(z_F46(7, corrected=False))   # R_n = 2 |1 + s i| = 2 sqrt(2) (both k' = +-k)
+    >>> {name: round(r, 9) for name, r in res.items()}
+    {'R_g': 0.0, 'R_c': 0.0, 'R_n': 2.828427125, 'R_*': 0.0}
+    >>> max(largest_residuals(z_F46(7)).values()) < 1e-12     # the hat corrects it
+    True
     """
     from cogo.algebra.loss import condition_residuals
     from cogo.algebra.potentials import self_potential_sums
@@ -166,7 +181,14 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     (else :func:`cogo.analysis.blocks.extract_blocks` with ``dead_threshold``).
     The loss is :func:`cogo.algebra.loss.real_loss` for real weights, and
     :func:`cogo.algebra.loss.fourier_loss` for a network that is not real.
+
+    >>> from cogo.solvers.constructions import z_M
+    >>> Wa, Wb, Wc = z_M(5).to_weights(real=True)      # real weights of perfect memorization (SPEC 7.4)
+    >>> v = network_verdict(Wa=Wa, Wb=Wb, Wc=Wc, group=5)
+    >>> v.optimal, v.failed, v.hidden
+    (True, [], 25)
     """
+
     from cogo.algebra.loss import fourier_loss, real_loss
     from cogo.algebra.network import Network
 
