@@ -169,7 +169,11 @@ _LO = -0.01  # canonical angles are read in [_LO, 2 pi + _LO)
 
 @dataclass(frozen=True)
 class Settings:
-    """Thresholds of the analysis (documented in the module docstring)."""
+    """Thresholds of the analysis (documented in the module docstring).
+
+    >>> Settings().name_tol, Settings(preset="paper").preset
+    (0.05, 'paper')
+    """
 
     dead_threshold: float = DEAD_THRESHOLD
     mix_threshold: float = MIX_THRESHOLD
@@ -221,6 +225,11 @@ class FactorName:
     ``vectors`` is the normalized factor, shape ``(3, m)``.  For an
     ``unknown`` factor of 2 or 3 nodes, ``closest`` is the best-fitting form
     and its residual (above the tolerance), as a hint.
+
+    >>> import numpy as np
+    >>> f = name_factor(np.array([[1, -1j], [1, 1j], [1, 1]]))   # (a; b; c) = (1, -i; 1, i; 1, 1)
+    >>> f.name, f.params, f.residual
+    ('z_nu=i', {'nu': 1j}, 0.0)
     """
 
     name: str
@@ -252,6 +261,12 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
     Candidates are ``V[:, j] / V[:, 0]``; each is kept when every node of
     ``lam V`` has a distinct partner in ``V`` within relative feature distance
     ``tol``.  Always contains ``(1, 1, 1)``.
+
+    >>> import numpy as np
+    >>> w = np.exp(2j * np.pi / 3)
+    >>> S = stabilizer(np.array([[1, w, w * w]] * 3))   # z_syn: multiplying by w permutes its nodes
+    >>> S.shape, bool(np.allclose(S ** 3, 1))
+    ((3, 3), True)
     """
     V = np.asarray(V, dtype=np.complex128)
     n = V.shape[1]
@@ -371,6 +386,12 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
 
     ``partner`` is the product of the block's other factors, shape (3, n),
     whose stabilizer may move this factor's nodes; None for a lone factor.
+
+    >>> import numpy as np
+    >>> w = np.exp(2j * np.pi / 3)
+    >>> f = name_factor(np.array([[1, w, w * w]] * 3))  # z_syn of SPEC 7
+    >>> f.name, round(f.residual, 9)
+    ('z_syn', 0.0)
     """
     u = np.asarray(vectors, dtype=np.complex128)
     if u.ndim != 2 or u.shape[0] != 3:
@@ -463,6 +484,12 @@ class BlockReport:
     ``sums``: the eleven monomial sums of SPEC 6 and the R_n sum;
     ``abc_scale``: the common per-node ``a_j b_j c_j`` of the factorization
     (``1/q`` for the catalogue); ``grid``: network node indices on the grid.
+
+    >>> from cogo.solvers.partial import z_nu_i, z_xi
+    >>> y = 4 ** (-1 / 3) * (z_nu_i() * z_xi(1, 1))     # an order-4 block of z_F4/6 (SPEC 7.3)
+    >>> b = classify_block(y.a, y.b, y.c, k=2)
+    >>> b.order, b.type, b.shape, b.optimal, b.failed_conditions, paper_column(b)
+    (4, 'z_nu=i * z_xi', (2, 2), False, ['R_n'], 'nu=i*xi')
     """
 
     k: int
@@ -494,7 +521,15 @@ class BlockReport:
 
 @dataclass
 class NetworkReport:
-    """The analysis of one network (SPEC 8): node counts, per-node block frequency and the blocks."""
+    """The analysis of one network (SPEC 8): node counts, per-node block frequency and the blocks.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
+    >>> rep.hidden, rep.live_nodes, rep.dead_nodes, [(b.k, b.order) for b in rep.blocks]
+    (14, 14, 0, [(1, 6), (2, 4), (3, 4)])
+    >>> rep.verdict.optimal                             # the whole network is a global optimizer
+    True
+    """
 
     group: FiniteAbelianGroup
     hidden: int
@@ -513,7 +548,18 @@ class NetworkReport:
 
 @dataclass
 class ClassifyResult:
-    """Reports of many checkpoints and their aggregate (:func:`summarize`)."""
+    """Reports of many checkpoints and their aggregate (:func:`summarize`).
+
+    >>> import os, tempfile
+    >>> from cogo.solvers.constructions import z_F6, to_checkpoint
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     paths = [os.path.join(d, f"f6_{s}.pt") for s in (1, 2)]
+    ...     for s, p in zip((1, 2), paths):
+    ...         to_checkpoint(z_F6(5, seed=s), p)
+    ...     result = classify_many(paths)
+    >>> len(result.reports), result.summary["blocks"], result.summary["type_distribution"]["z_nu * z_syn"]["mean"]
+    (2, 4, 1.0)
+    """
 
     reports: list
     summary: dict
@@ -565,6 +611,14 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     ``distance`` = the larger of its reconstruction error and the factors'
     naming residuals, and its factors' parameters (``"kronecker"``); any other
     block ``None`` (``"none"``).
+
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1)
+    >>> b = classify_block(x.a, x.b, x.c, k=1)
+    >>> b.type, [f["name"] for f in b.factors], b.shape, round(b.error, 9), b.optimal
+    ('z_nu * z_syn', ['z_nu=i', 'z_syn'], (2, 3), 0.0, True)
+    >>> b.nearest["type"], round(b.nearest["distance"], 9)
+    ('z_nu * z_syn', 0.0)
     """
     rep = _classify_block(a, b, c, k, k_coords, nodes, settings, self_conjugate, mixed_nodes, kind)
     x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
@@ -829,6 +883,12 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     """Analyse a 2-layer quadratic network from its real weights (SPEC 8; steps in the module docstring).
 
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> Wa, Wb, Wc = z_F46(7).to_weights(real=True)    # z_F4/6 (SPEC 7.3) in real space
+    >>> rep = read_network(Wa, Wb, Wc, group=7)
+    >>> [(b.k, b.order, b.type) for b in rep.blocks]
+    [(1, 6, 'z_nu * z_syn'), (2, 4, 'z_nu=i * z_xi'), (3, 4, 'z_nu=i * z_xi')]
     """
     import time
 
@@ -872,6 +932,19 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Se
 
     Raises :class:`cogo.checkpoints.CheckpointError` (a ValueError, one line)
     for a missing, malformed, hostile or inconsistent file.
+
+    >>> import os, tempfile
+    >>> from cogo.solvers.constructions import z_F6, to_checkpoint
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "f6.pt")
+    ...     to_checkpoint(z_F6(5), path)
+    ...     rep = classify_checkpoint(path)
+    >>> str(rep.group), [b.type for b in rep.blocks]
+    ('Z_5', ['z_nu * z_syn', 'z_nu * z_syn'])
+    >>> classify_checkpoint("no_such_file.pt")
+    Traceback (most recent call last):
+    ...
+    cogo.checkpoints.CheckpointError: ...
     """
     from cogo.checkpoints import load_weights
 
@@ -894,6 +967,19 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     checkpoint whose analysis would not fit in memory (:mod:`cogo.limits`),
     and overflowing float arithmetic (an error, not a warning).
     ``progress``: a tqdm bar over the checkpoints.
+
+    >>> import os, tempfile
+    >>> from cogo.solvers.constructions import z_F6, to_checkpoint
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "f6.pt")
+    ...     to_checkpoint(z_F6(5), path)
+    ...     result = classify_many([path])
+    ...     classify_many([path, path])                 # the same file twice is refused
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: ... is given twice (as ...); each checkpoint may count only once
+    >>> result.summary["checkpoints"], result.summary["order_counts"]
+    (1, {'6': 2})
     """
     from cogo.checkpoints import load_weights
     from cogo.errors import CogoError
@@ -958,6 +1044,12 @@ def tolerance_curve(weights: Sequence[tuple], tolerances: Sequence[float] = CURV
     factorable blocks (``types``) and of the factorable order-4/6 blocks
     (``paper_columns``), averaged over the networks.  Cost: one analysis per
     tolerance and network (no network verdict).
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> curve = tolerance_curve([(Wa, Wb, Wc, 5)], tolerances=(0.05, 0.2))
+    >>> curve["tolerances"], curve["types"], curve["paper_columns"]["nu*syn"]
+    ([0.05, 0.2], {'z_nu * z_syn': [1.0, 1.0]}, [1.0, 1.0])
     """
     from dataclasses import replace
 
@@ -995,6 +1087,14 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
 
     A per-checkpoint statistic that is undefined (e.g. no order-4 block) is
     left out of that statistic's mean; ``n`` says how many checkpoints count.
+
+    >>> from cogo.solvers.constructions import z_F6, z_F46
+    >>> reps = [read_network(*z.to_weights(real=True), group=7, with_verdict=False) for z in (z_F6(7), z_F46(7))]
+    >>> s = summarize(reps)
+    >>> s["checkpoints"], s["order_counts"], s["live_nodes"]["mean"]
+    (2, {'4': 2, '6': 4}, 16.0)
+    >>> round(s["frac_blocks_optimal"]["mean"], 9)     # per checkpoint 3/3 and 1/3, then the mean
+    0.666666667
     """
     per = []
     types: set = set()
@@ -1055,7 +1155,13 @@ def paper_column(b: "BlockReport") -> str | None:
     ``z_nu=i * z_syn`` (a ``z_nu * z_syn`` block whose 2-factor is the special
     case ``z_nu=i``: the reference counts it here); ``nu*syn``: the other
     ``z_nu * z_syn`` blocks; ``others``: every other factorable block.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7, with_verdict=False)
+    >>> [paper_column(b) for b in rep.blocks]
+    ['nu*syn', 'nu=i*xi', 'nu=i*xi']
     """
+
     if b.order not in (4, 6) or not b.factorable:
         return None
     if b.type == "z_nu=i * z_xi":

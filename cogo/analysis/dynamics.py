@@ -89,6 +89,11 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
     solution of SPEC 7 has more than 12) gets type ``"not factored (large)"``,
     with its ``r_kkk`` and condition residuals.  ``max_order=None`` factors
     every block as ``cogo classify`` does.
+
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rec = snapshot_record(*z_F46(7).to_weights(real=True), group=7)
+    >>> rec["live_nodes"], [(b["k"], b["order"], b["type"], b["optimal"]) for b in rec["blocks"]]
+    (14, [(1, 6, 'z_nu * z_syn', True), (2, 4, 'z_nu=i * z_xi', False), (3, 4, 'z_nu=i * z_xi', False)])
     """
     from cogo.algebra.network import Network
     from cogo.analysis.blocks import extract_blocks
@@ -168,6 +173,13 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     (S, K): ``r_kkk`` (complex ``r[k,k,k]``), ``R_c``, ``R_n``, ``R_*``: the
     largest modulus of the SPEC 6 monomial sums of that condition over all
     ``q`` nodes at frequency ``k`` (module docstring).
+
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)     # a stack of one network
+    >>> fp = frequency_potentials(Wa[None], Wb[None], Wc[None], 5)
+    >>> fp["k"].tolist(), np.round(fp["r_kkk"].real, 9).tolist(), float(np.abs(fp["R_n"]).max()) < 1e-12   # R_g: r = 1
+    ([1, 2], [[1.0, 1.0]], True)
     """
     from cogo.algebra.groups import parse_group
 
@@ -216,6 +228,15 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
     at a time; ``max_order``: see :func:`snapshot_record`.  Returns the JSON-ready record of the run (``format``
     "cogo-dynamics/1", ``snapshots``, ``frequencies``, ``formation``).
+
+    >>> import tempfile
+    >>> from cogo.solvers.training import TrainConfig, save_run, train
+    >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)   # a 20-epoch run
+    >>> results = train(cfg, seeds=[1], weight_decays=[0.0], progress=False, threads=1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     run = analyse_run(save_run(results, d)[0], workers=1)
+    >>> run["format"], [s["epoch"] for s in run["snapshots"]], len(run["formation"]) == len(run["snapshots"][-1]["blocks"])
+    ('cogo-dynamics/1', [0, 10, 20], True)
     """
     from cogo.snapshots import open_snapshots
 
@@ -288,6 +309,13 @@ def formation(run: dict) -> list[dict]:
     ``settled``: the first snapshot epoch from which, at every later snapshot,
     a block at the same frequency has the final type; ``first``: the first
     epoch at which it had that type at all.
+
+    >>> def snap(epoch, typ, order):                    # the block at k = 1 of one snapshot
+    ...     return {"epoch": epoch, "blocks": [{"k": 1, "type": typ, "order": order}]}
+    >>> run = {"snapshots": [snap(0, "non-factorable", 9), snap(100, "z_nu * z_syn", 6),
+    ...                      snap(200, "non-factorable", 7), snap(300, "z_nu * z_syn", 6), snap(400, "z_nu * z_syn", 6)]}
+    >>> formation(run)                                  # first seen at 100, kept from 300 on
+    [{'k': 1, 'type': 'z_nu * z_syn', 'order': 6, 'settled': 300, 'first': 100}]
     """
     rows = run["snapshots"]
     if not rows:
@@ -329,6 +357,15 @@ def aggregate(runs: Sequence[dict]) -> dict:
     then mean +- standard error (``std(ddof=1) / sqrt(n)``) over the runs
     where it is defined; ``n`` counts them.  Also the grokking epoch (test
     accuracy >= 0.99) and the epoch at which the last block settles.
+
+    >>> def snap(epoch, typ, order):
+    ...     return {"epoch": epoch, "blocks": [{"k": 1, "type": typ, "order": order}]}
+    >>> run = {"snapshots": [snap(0, "non-factorable", 9), snap(100, "z_nu * z_syn", 6), snap(200, "z_nu * z_syn", 6)],
+    ...        "history": {"epoch": [0, 100, 200], "test_acc": [0.1, 0.5, 1.0]}}
+    >>> run["formation"] = formation(run)
+    >>> agg = aggregate([run, run])                     # two identical seeds: standard error 0
+    >>> agg["types"]["z_nu * z_syn"]["settled"], agg["grokking_epoch"]
+    ({'mean': 100.0, 'se': 0.0, 'n': 2}, {'mean': 200.0, 'se': 0.0, 'n': 2})
     """
     types: list = []
     for r in runs:
@@ -367,6 +404,16 @@ def figure_run(run: dict):
     block settles (ticks coloured by type, and the fraction settled); ``r_kkk``
     per frequency (R_g asks for 1); the largest R_c, R_n, R_* potential over
     frequencies; the block order per frequency (image, frequency against epoch).
+
+    >>> import tempfile
+    >>> from cogo.solvers.training import TrainConfig, save_run, train
+    >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)
+    >>> results = train(cfg, seeds=[1], weight_decays=[0.0], progress=False, threads=1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     run = analyse_run(save_run(results, d)[0], workers=1)
+    >>> fig = figure_run(run)
+    >>> type(fig).__name__, len(fig.axes) >= 4          # loss/accuracy, r_kkk, R_c/R_n/R_*, block orders
+    ('Figure', True)
     """
     from matplotlib.figure import Figure
 
@@ -442,7 +489,13 @@ def figure_run(run: dict):
 
 
 def figure_seeds(agg: dict):
-    """When each block type appears and settles, mean +- standard error over runs (a Figure)."""
+    """When each block type appears and settles, mean +- standard error over runs (a Figure).
+
+    >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
+    >>> run["formation"] = formation(run)
+    >>> type(figure_seeds(aggregate([run]))).__name__
+    'Figure'
+    """
     from matplotlib.figure import Figure
 
     types = list(agg["types"])
@@ -474,7 +527,18 @@ def _save(fig, path: Path) -> str:
 
 
 def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
-    """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``."""
+    """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``.
+
+    >>> import json, os, tempfile
+    >>> from pathlib import Path
+    >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
+    >>> run["formation"] = formation(run)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     written = write_dynamics([run], os.path.join(d, "dyn"), figures=False)
+    ...     doc = json.loads(Path(written[0]).read_text())
+    >>> [os.path.basename(p) for p in written], doc["format"]
+    (['dynamics.json'], 'cogo-dynamics/1')
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     agg = aggregate(runs)
@@ -492,7 +556,14 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
 
 
 def render_text(runs: Sequence[dict]) -> str:
-    """A plain-text summary: per run and block type, how many final blocks and when they settled."""
+    """A plain-text summary: per run and block type, how many final blocks and when they settled.
+
+    >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
+    >>> run["formation"] = formation(run)
+    >>> print(render_text([run]).splitlines()[0])
+    1 run(s), 2 snapshots; test accuracy >= 0.99 from epoch - (mean over runs)
+    """
+
     from cogo.formatting import render_table
 
     agg = aggregate(runs)

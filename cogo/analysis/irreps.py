@@ -53,7 +53,12 @@ CATALOGUE_NOTE = ("the Kronecker-factor catalogue of SPEC 7 is defined for Abeli
 
 
 def irrep_families(G: Any) -> list[list[int]]:
-    """Irreps grouped as real weights see them: each irrep with its complex conjugate, in table order."""
+    """Irreps grouped as real weights see them: each irrep with its complex conjugate, in table order.
+
+    >>> irrep_families(5), irrep_families("S3")        # Z_5: {k, -k}; S3: three real irreps
+    ([[0], [1, 4], [2, 3]], [[0], [1], [2]])
+    """
+
     ct = character_table(G)
     fam, seen = [], set()
     for k in range(len(ct)):
@@ -72,7 +77,13 @@ def _family_name(ct, members: list[int]) -> str:
 
 @dataclass
 class IrrepReport:
-    """The irreducible-representation reading of one network (module docstring)."""
+    """The irreducible-representation reading of one network (module docstring).
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> rep = read_irreps(*z_F6(5).to_weights(real=True), group=5)   # z_F6: 6 nodes at each k = 1, 2
+    >>> rep.families, rep.counts, rep.theory, rep.live_nodes
+    ([[0], [1, 4], [2, 3]], [0, 6, 6], [0, 4, 4], 12)
+    """
 
     group: Any
     hidden: int
@@ -134,6 +145,12 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
 
     ``Wa``, ``Wb``: (q, M); ``Wc``: (M, q); numpy arrays or torch tensors; ``group`` anything
     :func:`cogo.algebra.groups.parse_group` accepts.
+
+    >>> from cogo.algebra.representations import isotypic_projectors
+    >>> W = isotypic_projectors("S3").real[2][:4]       # rows of the projector onto the irrep rho2 (d = 2)
+    >>> rep = read_irreps(W, W, W.T, "S3")
+    >>> rep.node_family.tolist(), rep.counts, rep.theory, rep.theory_total   # Theorem 3: 2 d^2 = 8 for rho2
+    ([2, 2, 2, 2], [0, 0, 4], [0, 2, 8], 10)
     """
     t0 = time.perf_counter()
     G = parse_group(group)
@@ -170,7 +187,14 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
 # --------------------------------------------------------------------------- many checkpoints
 @dataclass
 class IrrepsResult:
-    """Irreducible-representation readings of several checkpoints, with text/JSON/Markdown rendering."""
+    """Irreducible-representation readings of several checkpoints, with text/JSON/Markdown rendering.
+
+    >>> from cogo.algebra.representations import isotypic_projectors
+    >>> W = isotypic_projectors("S3").real[2][:4]       # 4 nodes living in the 2-dimensional irrep of S3
+    >>> result = IrrepsResult([read_irreps(W, W, W.T, "S3")])
+    >>> print(result.render_text().splitlines()[0])
+    (network)  [S3: order 6, non-Abelian, 3 irreps; 4 hidden nodes: 4 live, 0 dead, 0 mixing]
+    """
 
     reports: list
     dead_threshold: float = DEAD_THRESHOLD
@@ -275,7 +299,16 @@ class IrrepsResult:
 
 def irreps_checkpoints(loaded: Sequence[Any], paths: Sequence[str | os.PathLike],
                        dead_threshold: float = DEAD_THRESHOLD, meta_filter: Any = None) -> IrrepsResult:
-    """Read already loaded checkpoints (:class:`cogo.checkpoints.LoadedWeights`) through their irreps."""
+    """Read already loaded checkpoints (:class:`cogo.checkpoints.LoadedWeights`) through their irreps.
+
+    >>> from cogo.algebra import Cyclic
+    >>> from cogo.checkpoints import LoadedWeights
+    >>> from cogo.solvers.constructions import z_F6
+    >>> loaded = [LoadedWeights(*z_F6(5).to_weights(real=True), Cyclic(5))]
+    >>> result = irreps_checkpoints(loaded, ["f6.pt"])
+    >>> [(r.path, r.counts) for r in result.reports]
+    [('f6.pt', [0, 6, 6])]
+    """
     reports = []
     for w, p in zip(loaded, paths):
         meta = meta_filter(w.meta) if meta_filter is not None else {}

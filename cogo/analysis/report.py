@@ -125,7 +125,15 @@ def _report_json(r: NetworkReport) -> dict:
 
 
 def to_json_dict(result: ClassifyResult) -> dict:
-    """The whole result as plain JSON-able Python values (layout in the module docstring)."""
+    """The whole result as plain JSON-able Python values (layout in the module docstring).
+
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
+    >>> d = to_json_dict(ClassifyResult([rep], summarize([rep]), Settings()))
+    >>> sorted(d), [b["order"] for b in d["checkpoints"][0]["blocks"]]
+    (['checkpoints', 'format', 'settings', 'summary', 'tolerance_curve'], [6, 4, 4])
+    """
     return {
         "format": "cogo-classify/1",
         "settings": _plain(result.settings.__dict__),
@@ -136,7 +144,16 @@ def to_json_dict(result: ClassifyResult) -> dict:
 
 
 def render_json(result: ClassifyResult) -> str:
-    """Strict JSON text (no NaN)."""
+    """Strict JSON text (no NaN).
+
+    >>> import json
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
+    >>> result = ClassifyResult([rep], summarize([rep]), Settings())
+    >>> json.loads(render_json(result)) == to_json_dict(result)
+    True
+    """
     return dumps_json(to_json_dict(result))
 
 
@@ -230,7 +247,14 @@ _PAPER_NOTE = ("Columns of the reference table (fractions of the factorable orde
 
 
 def render_text(result: ClassifyResult) -> str:
-    """The per-block tables of every checkpoint and the summary, as plain text."""
+    """The per-block tables of every checkpoint and the summary, as plain text.
+
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
+    >>> print(render_text(ClassifyResult([rep], summarize([rep]), Settings())).splitlines()[0])
+    (network)  [Z_7, 14 hidden nodes: 14 live, 0 dead, 6 mixed-frequency, 0 zero-frequency; 3 blocks]
+    """
     out = []
     for r in result.reports:
         out.append(_header(r))
@@ -254,7 +278,14 @@ def render_text(result: ClassifyResult) -> str:
 
 
 def render_markdown(result: ClassifyResult) -> str:
-    """The same content as :func:`render_text`, as Markdown."""
+    """The same content as :func:`render_text`, as Markdown.
+
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
+    >>> print(render_markdown(ClassifyResult([rep], summarize([rep]), Settings())).splitlines()[0])
+    # Classification of trained networks (SPEC 8)
+    """
     st = result.settings
     s = result.summary
     out = ["# Classification of trained networks (SPEC 8)", ""]
@@ -309,7 +340,15 @@ def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
 
 
 def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
-    """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg."""
+    """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg.
+
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7, with_verdict=False)
+    >>> pngs = angle_histograms(ClassifyResult([rep], summarize([rep]), Settings()))
+    >>> sorted(pngs), all(v.startswith(b"\\x89PNG") for v in pngs.values())
+    (['angles_alpha.png', 'angles_beta.png', 'angles_nu.png', 'angles_xi.png'], True)
+    """
     from matplotlib.figure import Figure  # object API: no pyplot, no backend switch
 
     out = {}
@@ -333,7 +372,15 @@ def tolerance_figure(curve: dict):
 
     ``curve`` is :func:`cogo.analysis.classify.tolerance_curve`'s output.  The
     Figure is built with the object API (no pyplot, no backend change).
+
+    >>> from cogo.analysis.classify import tolerance_curve
+    >>> from cogo.solvers.constructions import z_F46
+    >>> curve = tolerance_curve([(*z_F46(7).to_weights(real=True), 7)], tolerances=(0.05, 0.1))
+    >>> fig = tolerance_figure(curve)
+    >>> type(fig).__name__, len(fig.axes)
+    ('Figure', 2)
     """
+
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(9, 3.6), dpi=100)
@@ -375,6 +422,14 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
     ``plots_dir`` must be a directory or a new name in an existing writable
     directory (it is created on writing), and each histogram file in it passes
     the same checks.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_output_paths(json_path=os.path.join(d, "r.json"))   # fine: nothing raised
+    ...     check_output_paths(json_path=d)
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: cannot write --json ...: it is a directory
     """
     from cogo.outputs import check_output_dir, check_outputs
 
@@ -388,7 +443,18 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
 
 def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: Any = None,
                   plots_dir: Any = None, force: bool = False) -> list[str]:
-    """Render everything in memory, then write each requested output atomically; returns the paths written."""
+    """Render everything in memory, then write each requested output atomically; returns the paths written.
+
+    >>> import os, tempfile
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
+    >>> from cogo.solvers.constructions import z_F46
+    >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     written = write_outputs(ClassifyResult([rep], summarize([rep]), Settings()),
+    ...                             json_path=os.path.join(d, "r.json"), markdown_path=os.path.join(d, "r.md"))
+    ...     [os.path.basename(p) for p in written]
+    ['r.json', 'r.md']
+    """
     from cogo.checkpoints import atomic_write, atomic_write_text
 
     check_output_paths(json_path, markdown_path, plots_dir, force=force)
