@@ -41,7 +41,11 @@ PAPER_CONSTANT = 2.7482
 
 
 def group_info(spec) -> dict:
-    """``{"group": label, "name": str, "M": order, "d_max": largest irrep dimension}`` of a group spec (CogoError if bad)."""
+    """``{"group": label, "name": str, "M": order, "d_max": largest irrep dimension}`` of a group spec (CogoError if bad).
+
+    >>> group_info("S3"), group_info(7)
+    ({'group': 'S3', 'name': 'S3', 'M': 6, 'd_max': 2}, {'group': '7', 'name': 'Z_7', 'M': 7, 'd_max': 1})
+    """
     from cogo.algebra.groups import parse_group
 
     try:
@@ -60,13 +64,22 @@ def group_info(spec) -> dict:
 
 
 def theory_boundary(d_max: int) -> float:
-    """Theorem 4's boundary in ``x = n / (M log M)``: ``2.7482 d_max^2`` (the paper's constant, fitted for d = 1)."""
+    """Theorem 4's boundary in ``x = n / (M log M)``: ``2.7482 d_max^2`` (the paper's constant, fitted for d = 1).
+
+    >>> theory_boundary(1), round(theory_boundary(2), 4)   # d_max = 2 (S3) needs 4 times the pairs
+    (2.7482, 10.9928)
+    """
     return PAPER_CONSTANT * int(d_max) ** 2
 
 
 @dataclass
 class SweepConfig:
-    """A grid of (M, x = n / (M log M), lr) with seeds batched; training hyperparameters of SPEC 1."""
+    """A grid of (M, x = n / (M log M), lr) with seeds batched; training hyperparameters of SPEC 1.
+
+    >>> cfg = SweepConfig(groups=(5,), xs=(1.0, 2.0), seeds=(1,), hidden=8, epochs=10)
+    >>> cfg.optimizer, cfg.lrs, cfg.weight_decay
+    ('adam', (0.01,), 0.0005)
+    """
 
     groups: Sequence[int | str] = (11, 17, 23, 31)
     xs: Sequence[float] = (0.75, 1.5, 2.25, 3.0, 3.75, 4.5)
@@ -120,7 +133,13 @@ class SweepConfig:
 
 
 def train_cell(cfg: SweepConfig, group, x: float, lr: float, seeds: Sequence[int]) -> list[dict]:
-    """One cell (group, x, lr): train ``seeds`` as one batched program; one row per model (a job of the executor)."""
+    """One cell (group, x, lr): train ``seeds`` as one batched program; one row per model (a job of the executor).
+
+    >>> cfg = SweepConfig(groups=(5,), xs=(1.0,), seeds=(1, 2), hidden=8, epochs=10)   # a 10-epoch toy cell
+    >>> rows = train_cell(cfg, 5, 1.0, 0.01, [1, 2])
+    >>> [(r["group"], r["x"], r["seed"], r["n_train"]) for r in rows]   # n = x M log M = 8 of the 25 pairs
+    [('5', 1.0, 1, 8), ('5', 1.0, 2, 8)]
+    """
     from cogo.solvers.training import train
 
     info = group_info(group)
@@ -154,6 +173,11 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     says where the cells train (default: in this process, one after another); the rows
     are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
     the order the cells finish in (groups as given).
+
+    >>> cfg = SweepConfig(groups=(5,), xs=(1.0, 2.0), seeds=(1, 2), hidden=8, epochs=10)
+    >>> rows = sweep(cfg, log=lambda line: None)
+    >>> [(r["x"], r["seed"]) for r in rows], all(0.0 <= r["test_acc"] <= 1.0 for r in rows)
+    ([(1.0, 1), (1.0, 2), (2.0, 1), (2.0, 2)], True)
     """
     from cogo.executors import run_jobs
 
@@ -214,6 +238,12 @@ def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) 
     at the smallest x).  ``constant``: the median over the groups with ``d_max = 1``
     (the paper's 2.7482 is for d = 1); ``scaled``: the median of crossing / d_max^2 over
     all groups, Theorem 4's scaling (compare with 2.7482 too); ``theory[label]`` = 2.7482 d_max^2.
+
+    >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": s, "test_acc": a}
+    ...         for x, s, a in [(1.0, 1, 0.1), (1.0, 2, 0.2), (3.0, 1, 0.7), (3.0, 2, 0.9)]]
+    >>> fit = fit_constant(rows)                         # mean 0.15 at x = 1, 0.8 at x = 3: crosses 1/2 at 27/13
+    >>> round(fit["per_group"]["7"], 6), round(fit["constant"], 6), fit["paper"]
+    (2.076923, 2.076923, 2.7482)
     """
     lr = rows[0]["lr"] if lr is None else lr
     per, theory, dmax = {}, {}, {}
@@ -238,7 +268,13 @@ def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) 
 
 
 def sweep_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
-    """Mean test accuracy per (lr, group) row and x column, with M, d_max and the theoretical x* = 2.7482 d_max^2."""
+    """Mean test accuracy per (lr, group) row and x column, with M, d_max and the theoretical x* = 2.7482 d_max^2.
+
+    >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": s, "test_acc": a}
+    ...         for x, s, a in [(1.0, 1, 0.1), (1.0, 2, 0.2), (3.0, 1, 0.7), (3.0, 2, 0.9)]]
+    >>> sweep_table(rows)
+    (['lr', 'group', 'M', 'd_max', 'x*', 'x=1', 'x=3'], [['0.01', 'Z_7', '7', '1', '2.75', '0.150', '0.800']])
+    """
     xs = sorted({r["x"] for r in rows})
     head = ["lr", "group", "M", "d_max", "x*"] + [f"x={x:g}" for x in xs]
     out = []
@@ -253,7 +289,13 @@ def sweep_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
     """Test accuracy over (group, n / (M log M)); per group the theoretical boundary x* = 2.7482 d_max^2 (white
-    dashes; a white triangle at the right edge when x* lies beyond the grid) and the fitted crossing (red dots)."""
+    dashes; a white triangle at the right edge when x* lies beyond the grid) and the fitted crossing (red dots).
+
+    >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
+    ...         for x, a in [(1.0, 0.1), (3.0, 0.9)]]
+    >>> phase_diagram_png(rows)[1:4]                     # a PNG file's signature
+    b'PNG'
+    """
     from matplotlib.figure import Figure
 
     lr = rows[0]["lr"] if lr is None else lr

@@ -77,6 +77,9 @@ class Component:
     ``projector`` is the real orthogonal projector ``(M, M)``; ``predicted`` the
     maximum of ``E`` on the unit sphere for ``u, v`` in this component
     (``M/(8 d)`` real, ``M/(16 d)`` complex pair, 0 trivial, None quaternionic).
+
+    >>> [(c.label, c.kind, c.dim, c.predicted) for c in li2_group("S3").components]   # E* = M/(8 d) for real irreps
+    [('rho0 (d=1)', 'trivial', 1, 0.0), ('rho1 (d=1)', 'real', 1, 0.75), ('rho2 (d=2)', 'real', 2, 0.375)]
     """
 
     label: str
@@ -93,7 +96,12 @@ class Component:
 
 @dataclass
 class Li2Group:
-    """A finite group as the energy needs it: order, Cayley table, name, isotypic components."""
+    """A finite group as the energy needs it: order, Cayley table, name, isotypic components.
+
+    >>> G = li2_group(5)
+    >>> G.order, G.name, [c.label for c in G.components]
+    (5, 'Z_5', ['k=0', 'k=+-1', 'k=+-2'])
+    """
 
     label: str
     name: str
@@ -143,6 +151,9 @@ def li2_group(spec: Any) -> Li2Group:
 
     Non-Abelian names need :mod:`cogo.algebra.finite_groups` (issue 12); without it a
     :class:`CogoError` says so.
+
+    >>> li2_group("3x5").order, li2_group("S3").name
+    (15, 'S3')
     """
     if isinstance(spec, Li2Group):
         return spec
@@ -308,6 +319,13 @@ def energy(W: np.ndarray, group: Any, method: str = "auto") -> np.ndarray | floa
 
     ``method``: 'table' sums over the Cayley table (any group, O(S M^2)); 'fft' uses the
     convolution theorem (Abelian groups, O(S M log M)); 'auto' (default) the FFT when it can.
+
+    >>> import numpy as np
+    >>> c = li2_group(5).components[1]                   # the frequency pair k = +-1 of Z_5
+    >>> u = c.projector[:, 0]
+    >>> w = np.concatenate([u, u]) / np.linalg.norm(np.concatenate([u, u]))
+    >>> round(float(energy(w, 5)), 12), round(float(energy(w, 5, method="table")), 12), c.predicted   # E = M/16
+    (0.3125, 0.3125, 0.3125)
     """
     G = li2_group(group)
     U, V, single = _split(W, G.order)
@@ -321,7 +339,17 @@ def energy(W: np.ndarray, group: Any, method: str = "auto") -> np.ndarray | floa
 
 def energy_and_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """``E`` (S,) and its Euclidean gradient (S, 2M) for rows ``W`` (SPEC 9; formulas in the module docstring;
-    ``method`` as in :func:`energy`)."""
+    ``method`` as in :func:`energy`).
+
+    >>> import numpy as np
+    >>> W = random_sphere(3, 5, seed=0)
+    >>> E, grad = energy_and_gradient(W, 5)
+    >>> E.shape, grad.shape, bool(np.allclose(E, energy(W, 5)))
+    ((3,), (3, 10), True)
+    >>> eps, d = 1e-6, random_sphere(1, 5, seed=1)[0]    # the gradient is the derivative of E
+    >>> bool(abs((energy(W[0] + eps * d, 5) - energy(W[0] - eps * d, 5)) / (2 * eps) - grad[0] @ d) < 1e-6)
+    True
+    """
     G = li2_group(group)
     U, V, _ = _split(W, G.order)
     if _use_fft(G, method):
@@ -335,7 +363,14 @@ def energy_and_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tupl
 
 
 def riemannian_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
-    """``E`` and the gradient projected on the tangent space of the unit sphere, ``grad E - <grad E, w> w``."""
+    """``E`` and the gradient projected on the tangent space of the unit sphere, ``grad E - <grad E, w> w``.
+
+    >>> import numpy as np
+    >>> W = random_sphere(2, 5, seed=0)
+    >>> E, g = riemannian_gradient(W, 5)
+    >>> bool(np.allclose((g * W).sum(axis=1), 0))        # tangent to the sphere
+    True
+    """
     W = np.atleast_2d(np.asarray(W, dtype=np.float64))
     E, g = energy_and_gradient(W, group, method)
     return E, g - np.einsum("si,si->s", g, W)[:, None] * W
@@ -346,6 +381,11 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
 
     The reference definition (dense, for small groups); ``input_scale`` multiplies every
     input pair (``1/sqrt(2)``: unit-norm inputs, SPEC 9's values; ``1``: raw one-hot pairs).
+
+    >>> import numpy as np
+    >>> w = random_sphere(1, 5, seed=2)[0]
+    >>> bool(abs(energy_literal(w, 5) - energy(w, 5)) < 1e-12)   # the dense definition agrees with the FFT
+    True
     """
     G = li2_group(group)
     M = G.order
@@ -363,14 +403,25 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
 
 # ----------------------------------------------------------------------------------- ascent
 def random_sphere(S: int, M: int, seed: int) -> np.ndarray:
-    """``S`` points uniform on the unit sphere of ``R^{2M}`` (numpy Generator seeded with ``seed``)."""
+    """``S`` points uniform on the unit sphere of ``R^{2M}`` (numpy Generator seeded with ``seed``).
+
+    >>> import numpy as np
+    >>> W = random_sphere(4, 5, seed=0)
+    >>> W.shape, bool(np.allclose(np.linalg.norm(W, axis=1), 1)), bool((W == random_sphere(4, 5, seed=0)).all())
+    ((4, 10), True, True)
+    """
     W = np.random.default_rng(seed).standard_normal((S, 2 * M))
     return W / np.linalg.norm(W, axis=1, keepdims=True)
 
 
 @dataclass
 class AscentResult:
-    """Projected gradient ascent from ``S`` starts: final points, energies, Riemannian gradient norms, steps."""
+    """Projected gradient ascent from ``S`` starts: final points, energies, Riemannian gradient norms, steps.
+
+    >>> res = ascend(random_sphere(4, 5, seed=0), 5)
+    >>> res.W.shape, bool(res.converged.all()), [round(float(e), 9) for e in res.E]   # every start ends at E* = 5/16
+    ((4, 10), True, [0.3125, 0.3125, 0.3125, 0.3125])
+    """
 
     W: np.ndarray
     E: np.ndarray
@@ -387,6 +438,10 @@ def ascend(W0: np.ndarray, group: Any, lr: float | None = None, max_steps: int =
     ``lr = 1 / M`` by default (the gradient is O(M)).  A row stops moving once
     ``||grad_R E|| <= tol * M``; the loop ends when every row has.  ``method``: as in
     :func:`energy` (the FFT for Abelian groups by default).
+
+    >>> res = ascend(random_sphere(8, 6, seed=0), "S3")
+    >>> bool(res.converged.all()), {round(float(e), 6) for e in res.E} <= {0.375, 0.75}   # E* = M/(8 d): rho2, rho1
+    (True, True)
     """
     G = li2_group(group)
     M = G.order

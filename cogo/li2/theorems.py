@@ -43,7 +43,13 @@ LEMMA1_MAX_PAIRS = 1024
 
 
 def predicted_energy(comp) -> float | None:
-    """SPEC 9's E* for a component (unit-norm inputs): ``M/(8 d)`` real, ``M/(16 d)`` complex pair."""
+    """SPEC 9's E* for a component (unit-norm inputs): ``M/(8 d)`` real, ``M/(16 d)`` complex pair.
+
+    >>> [predicted_energy(c) for c in li2_group("S3").components]   # trivial, real d = 1 (M/8), real d = 2 (M/16)
+    [0.0, 0.75, 0.375]
+    >>> predicted_energy(li2_group(5).components[1])                 # a complex pair of Z_5: M/16
+    0.3125
+    """
     return comp.predicted
 
 
@@ -83,6 +89,11 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
     Everything is an integer vector of ``zeta``-exponent counts; only the final
     values are reduced modulo ``Phi_L`` (:class:`cogo.verify.theorems.Cyclotomic`), where
     they must be rational.  ``E = 1/2 || r ||^2 / ||w||^4`` (SPEC 9, unit-norm inputs).
+
+    >>> exact_energy_abelian(5, [(1, 1, 0)], [(1, 1, 1)])             # one frequency pair of Z_5: E* = M/16
+    5/16
+    >>> exact_energy_abelian(5, [(1, 1, 0), (1, 2, 0)], [(1, 1, 0), (1, 2, 0)])   # two mixed: E*/2, not a maximum
+    5/32
     """
     from cogo.verify.theorems import Cyclotomic
 
@@ -121,7 +132,12 @@ def _component_freq(G: Li2Group, comp) -> int:
 
 # ------------------------------------------------------------------------- Theorem 2, exact
 def theorem2_exact(group: Any) -> TheoremResult:
-    """E at a single-irrep vector equals SPEC 9's E*, exactly, for every non-trivial component (Abelian G)."""
+    """E at a single-irrep vector equals SPEC 9's E*, exactly, for every non-trivial component (Abelian G).
+
+    >>> r = theorem2_exact(5)
+    >>> r.passed, r.method, [(c["component"], c["E"], c["E_star"]) for c in r.details["components"]]
+    (True, 'exact', [('k=+-1', '5/16', '5/16'), ('k=+-2', '5/16', '5/16')])
+    """
     G = li2_group(group)
     with Timer() as t:
         rows, bad = [], []
@@ -161,6 +177,13 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
 
     Returns two rows (convergence to the predicted maxima; every component reached).
     ``predict(comp)`` gives E* (default :func:`predicted_energy`; a wrong one must fail).
+
+    >>> rows = theorem2_numeric(5, starts=4)
+    >>> [(r.method, r.passed) for r in rows]
+    [('numeric', True), ('numeric', True)]
+    >>> wrong = theorem2_numeric(5, starts=4, predict=lambda comp: 5 / 8)   # a wrong E* must fail
+    >>> wrong[0].passed
+    False
     """
     G = li2_group(group)
     predict = predict or predicted_energy
@@ -218,7 +241,12 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
 
 # ------------------------------------------------------------------------- negative controls
 def control_mixture_exact(group: Any) -> TheoremResult:
-    """``E(a w1 + b w2) = E*(a^4 + b^4)`` exactly (two frequencies): the mixture a = b is a minimum along the circle."""
+    """``E(a w1 + b w2) = E*(a^4 + b^4)`` exactly (two frequencies): the mixture a = b is a minimum along the circle.
+
+    >>> r = control_mixture_exact(5)                     # a negative control: it passes by showing the failure
+    >>> r.passed, r.negative_control, r.details["E_mix"], r.details["E_star"]
+    (True, True, '5/32', '5/16')
+    """
     G = li2_group(group)
     with Timer() as t:
         comps = [c for c in G.components if c.kind == "complex"]
@@ -254,7 +282,12 @@ def control_mixture_exact(group: Any) -> TheoremResult:
 
 
 def control_mixture_numeric(group: Any, run=None, seed: int = 0) -> TheoremResult:
-    """Two maxima from different components, mixed: an ascent direction is exhibited and ascent leaves the mixture."""
+    """Two maxima from different components, mixed: an ascent direction is exhibited and ascent leaves the mixture.
+
+    >>> r = control_mixture_numeric(5)
+    >>> r.passed, r.details["failing_conditions"], round(r.details["E_after_ascent"], 9)   # ascent reaches E* = 5/16
+    (True, ['local maximum'], 0.3125)
+    """
     G = li2_group(group)
     M = G.order
     with Timer() as t:
@@ -290,7 +323,14 @@ def control_mixture_numeric(group: Any, run=None, seed: int = 0) -> TheoremResul
 
 def control_wrong_prediction(group: Any, run=None, seed: int = 0) -> TheoremResult | None:
     """The convergence check with a mutated theory (E* = M/8 for every non-trivial irrep: no 1/d_k, no complex
-    halving) must fail; None when that equals SPEC 9's value everywhere (only real irreps of dimension 1)."""
+    halving) must fail; None when that equals SPEC 9's value everywhere (only real irreps of dimension 1).
+
+    >>> r = control_wrong_prediction(5)                  # M/8 instead of M/16 for the complex pairs of Z_5
+    >>> r.passed, r.negative_control, r.details["failing_conditions"]
+    (True, True, ['E = E*'])
+    >>> control_wrong_prediction(2) is None              # Z_2: one real irrep of dimension 1, nothing to mutate
+    True
+    """
     G = li2_group(group)
     if not any(c.kind == "complex" or (c.kind == "real" and c.dim > 1) for c in G.components):
         return None
@@ -347,7 +387,12 @@ def _reconstruct(G: Li2Group, nodes: np.ndarray) -> tuple[float, float]:
 
 
 def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
-    """Nodes at the maxima span every irrep; the ridge-free top layer reconstructs Y~ exactly (numeric)."""
+    """Nodes at the maxima span every irrep; the ridge-free top layer reconstructs Y~ exactly (numeric).
+
+    >>> rows = theorem3(5)
+    >>> [(r.passed, r.negative_control) for r in rows], round(rows[1].residual, 6)   # sqrt(2/(M-1)) without k = +-1
+    ([(True, False), (True, True)], 0.707107)
+    """
     G = li2_group(group)
     M = G.order
     out = []
@@ -388,7 +433,16 @@ def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
 # ------------------------------------------------------------------------- Lemma 1
 def gradient_ridge(F: np.ndarray, Yt: np.ndarray, eta: float) -> np.ndarray:
     """``G_F = eta (F~F~^T + eta I)^-1 Y~Y~^T F~ (F~^T F~ + eta I)^-1`` (SPEC 9); ``eta = 0``: the limit, R C^T
-    with the least-squares residual ``R = Y~ - F~ F~^+ Y~`` and ``C = F~^+ Y~``."""
+    with the least-squares residual ``R = Y~ - F~ F~^+ Y~`` and ``C = F~^+ Y~``.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> F = rng.normal(size=(6, 8))                      # 8 nodes on 6 pairs: F~ spans every zero-mean target
+    >>> Yt = rng.normal(size=(6, 2))
+    >>> Yt -= Yt.mean(axis=0)
+    >>> float(np.linalg.norm(gradient_ridge(F, Yt, 0.0))) < 1e-10, float(np.linalg.norm(gradient_ridge(F, Yt, 1.0))) > 0.01
+    (True, True)
+    """
     Ft = F - F.mean(0, keepdims=True)
     if eta == 0:
         C, *_ = np.linalg.lstsq(Ft, Yt, rcond=None)
@@ -401,7 +455,11 @@ def gradient_ridge(F: np.ndarray, Yt: np.ndarray, eta: float) -> np.ndarray:
 
 
 def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
-    """Lemma 1 numerically: no feature learning at eta = 0; G_F -> 0 as eta or the width grows."""
+    """Lemma 1 numerically: no feature learning at eta = 0; G_F -> 0 as eta or the width grows.
+
+    >>> [r.passed for r in lemma1(5)]
+    [True, True, True]
+    """
     G = li2_group(group)
     M = G.order
     n = M * M
@@ -456,6 +514,11 @@ def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
 
 # ------------------------------------------------------------------------- all
 def skipped_li2(group: Any) -> list[str]:
+    """The Li^2 rows that :func:`run_li2` cannot run on ``group``, each with the reason (SPEC 9).
+
+    >>> skipped_li2(5), skipped_li2("S3")
+    ([], ['2. exact E* rows and the exact mixture control (exact rows need an Abelian group)'])
+    """
     G = li2_group(group)
     out = []
     if G.abelian is None:
@@ -467,7 +530,12 @@ def skipped_li2(group: Any) -> list[str]:
 
 def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, seed: int = 0,
             progress: Callable | None = None) -> list[TheoremResult]:
-    """Every Li^2 check of SPEC 9 on ``group`` (exact, numeric or both), controls included."""
+    """Every Li^2 check of SPEC 9 on ``group`` (exact, numeric or both), controls included.
+
+    >>> rows = run_li2(5, starts=8)
+    >>> len(rows), all(r.passed for r in rows), sorted({r.method for r in rows})
+    (11, True, ['exact', 'numeric'])
+    """
     if method not in ("both", "exact", "numeric"):
         raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
     G = li2_group(group)
