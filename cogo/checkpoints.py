@@ -53,7 +53,21 @@ _LOAD_FACTOR = 3
 
 
 class CheckpointError(CogoError):
-    """A checkpoint file is missing, malformed, inconsistent or hostile."""
+    """A checkpoint file is missing, malformed, inconsistent or hostile.
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> junk = os.path.join(tmp.name, "junk.pt")
+    >>> with open(junk, "wb") as f:
+    ...     _ = f.write(b"junk")
+    >>> load_weights(junk)
+    Traceback (most recent call last):
+    ...
+    cogo.checkpoints.CheckpointError: .../junk.pt: not a torch checkpoint (neither a torch zip archive nor a legacy torch file)
+    >>> issubclass(CheckpointError, ValueError)          # one line, like every user error
+    True
+    >>> tmp.cleanup()
+    """
 
 
 def _umask() -> int:
@@ -67,6 +81,20 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     """Open a temporary file beside ``path``; rename it onto ``path`` only on success.
 
     If the body raises, the temporary file is removed and ``path`` is untouched.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "out.txt")
+    ...     with atomic_write(path, "w") as f:
+    ...         _ = f.write("complete")
+    ...     try:
+    ...         with atomic_write(path, "w") as f:          # fails half-way: the old file stays, no temporary left
+    ...             _ = f.write("partial")
+    ...             raise RuntimeError("interrupted")
+    ...     except RuntimeError:
+    ...         pass
+    ...     open(path).read(), os.listdir(d)
+    ('complete', ['out.txt'])
     """
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
@@ -85,7 +113,15 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (UTF-8)."""
+    """Write ``text`` to ``path`` atomically (UTF-8).
+
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     atomic_write_text(os.path.join(d, "note.txt"), "r(1) = 1")
+    ...     Path(d, "note.txt").read_text()
+    'r(1) = 1'
+    """
     with atomic_write(path, "w") as fh:
         fh.write(text)
 
@@ -96,6 +132,17 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
     ``meta`` must hold only plain Python values (str, int, float, bool, None,
     lists, dicts, and tensors) so that ``weights_only=True`` can read it back.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from cogo.algebra import real_loss
+    >>> from cogo.solvers.constructions import z_M
+    >>> Wa, Wb, Wc = z_M(3).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_checkpoint(os.path.join(d, "zm.pt"), Wa, Wb, Wc, meta={"group": "3", "name": "z_M"})
+    ...     w = load_weights(os.path.join(d, "zm.pt"))      # read back with weights_only=True
+    >>> bool(np.array_equal(w.Wa, Wa)), w.meta["name"], real_loss(w.Wa, w.Wb, w.Wc, group=w.group) < 1e-20
+    (True, 'z_M', True)
     """
     import torch
 
@@ -115,7 +162,18 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
 
 @dataclass
 class LoadedWeights:
-    """Real weights read from a file, as float64 numpy arrays, with the group."""
+    """Real weights read from a file, as float64 numpy arrays, with the group.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_checkpoint(os.path.join(d, "f6.pt"), Wa, Wb, Wc, meta={"group": "5"})
+    ...     w = load_weights(os.path.join(d, "f6.pt"))
+    >>> w.Wa.shape, w.Wc.shape, w.Wa.dtype, str(w.group), w.meta
+    ((12, 5), (5, 12), dtype('float64'), 'Z_5', {'group': '5'})
+    """
 
     Wa: np.ndarray
     Wb: np.ndarray
@@ -309,6 +367,20 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     and before the weights are converted (to refuse work that cannot fit).
     Finite weights so large that the network's squared output overflows
     float64 are refused (:func:`max_weight_magnitude`).
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     np.savez(os.path.join(d, "f6.npz"), Wa=Wa, Wb=Wb, Wc=Wc)
+    ...     w = load_weights(os.path.join(d, "f6.npz"))     # no meta: the group is Z_n, n = the number of columns
+    >>> str(w.group), w.Wb.shape
+    ('Z_5', (12, 5))
+    >>> load_weights("no/such/file.pt")
+    Traceback (most recent call last):
+    ...
+    cogo.checkpoints.CheckpointError: no/such/file.pt: no such file
     """
     where = str(path)
     p = Path(path)

@@ -39,7 +39,12 @@ EXECUTORS = ("inprocess", "local", "slurm")
 
 @dataclass
 class ExecutorSettings:
-    """Which executor runs the jobs, and its few options (see the module docstring)."""
+    """Which executor runs the jobs, and its few options (see the module docstring).
+
+    >>> s = ExecutorSettings()                           # the default: jobs run here, one after another
+    >>> s.kind, s.max_jobs, s.kind in EXECUTORS
+    ('inprocess', None, True)
+    """
 
     kind: str = "inprocess"
     folder: str | None = None  # job files and logs; the commands use OUT/jobs
@@ -123,6 +128,11 @@ def run_jobs(settings: ExecutorSettings | None, fn: Callable, calls: Sequence[tu
     the others, and at the end one CogoError names the failures and their logs
     (whatever finished was already handed to ``on_result``, so the same command
     resumes).  Ctrl-C cancels the jobs still running.
+
+    >>> results = {}
+    >>> run_jobs(None, pow, [(2, 3), (3, 2)], lambda i, value: results.__setitem__(i, value), log=lambda line: None)
+    >>> results                                          # on_result(i, fn(*calls[i])) for every job
+    {0: 8, 1: 9}
     """
     settings = settings or ExecutorSettings()
     names = list(names) if names is not None else [f"job {i}" for i in range(len(calls))]
@@ -187,7 +197,15 @@ def _last_error(exc: BaseException) -> str:
 
 # ----------------------------------------------------------------------------- command line
 def add_arguments(p) -> None:
-    """The executor flags shared by ``cogo li2-sweep`` and ``cogo experiment`` (see docs/li2.md)."""
+    """The executor flags shared by ``cogo li2-sweep`` and ``cogo experiment`` (see docs/li2.md).
+
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> args = parser.parse_args(["--executor", "inprocess", "--slurm-time", "30"])
+    >>> args.executor, args.slurm_time, args.max_jobs
+    ('inprocess', 30, None)
+    """
     g = p.add_argument_group("where the training jobs run (one job = the seeds of one batched program)")
     g.add_argument("--executor", choices=EXECUTORS, default="inprocess",
                    help="inprocess (default): one after another here; local: subprocesses via submitit; "
@@ -219,7 +237,16 @@ def _positive(name: str, lo: int = 1):
 
 
 def settings_from_args(args, out: str | Path) -> ExecutorSettings:
-    """The :class:`ExecutorSettings` of parsed command-line flags; job files in ``OUT/jobs``; validated."""
+    """The :class:`ExecutorSettings` of parsed command-line flags; job files in ``OUT/jobs``; validated.
+
+    >>> import argparse, os, tempfile
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     s = settings_from_args(parser.parse_args([]), out)
+    ...     s.kind, os.path.relpath(s.folder, out)
+    ('inprocess', 'jobs')
+    """
     return ExecutorSettings(kind=getattr(args, "executor", "inprocess"), folder=str(Path(out) / "jobs"),
                             max_jobs=getattr(args, "max_jobs", None), threads=getattr(args, "threads", None),
                             slurm_partition=getattr(args, "slurm_partition", None),

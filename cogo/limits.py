@@ -40,7 +40,11 @@ FLOPS = 1e9
 
 @dataclass
 class Estimate:
-    """Peak memory (bytes) and time (seconds) of one piece of work, with what it is."""
+    """Peak memory (bytes) and time (seconds) of one piece of work, with what it is.
+
+    >>> print(Estimate(2**30, 5.0, "a test job"))
+    a test job: about 1.0 GiB of memory and 5 s
+    """
 
     bytes: float
     seconds: float
@@ -51,6 +55,11 @@ class Estimate:
 
 
 def fmt_bytes(n: float) -> str:
+    """A byte count for messages, in binary units.
+
+    >>> fmt_bytes(512), fmt_bytes(1536), fmt_bytes(2**30)
+    ('512 bytes', '1.5 KiB', '1.0 GiB')
+    """
     if n >= 2**50:
         return f"{n / 2**40:.3g} TiB"
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -60,6 +69,11 @@ def fmt_bytes(n: float) -> str:
 
 
 def fmt_seconds(s: float) -> str:
+    """A duration for messages, rounded to the unit that reads best.
+
+    >>> fmt_seconds(0.2), fmt_seconds(45), fmt_seconds(3600), fmt_seconds(3 * 86400)
+    ('under a second', '45 s', '60 min', '3 days')
+    """
     if s < 1:
         return "under a second"
     if s < 120:
@@ -83,7 +97,17 @@ def _parse_bytes(text: str) -> int:
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (``MemAvailable``), or ``COGO_MEMORY_LIMIT``; None if unknown."""
+    """Bytes of memory available to a new allocation (``MemAvailable``), or ``COGO_MEMORY_LIMIT``; None if unknown.
+
+    >>> import os
+    >>> saved = os.environ.pop("COGO_MEMORY_LIMIT", None)
+    >>> os.environ["COGO_MEMORY_LIMIT"] = "2M"           # the override, with a suffix
+    >>> available_memory()
+    2097152
+    >>> del os.environ["COGO_MEMORY_LIMIT"]
+    >>> if saved is not None:
+    ...     os.environ["COGO_MEMORY_LIMIT"] = saved
+    """
     env = os.environ.get("COGO_MEMORY_LIMIT")
     if env:
         try:
@@ -104,7 +128,21 @@ def available_memory() -> int | None:
 
 
 def require(est: Estimate) -> Estimate:
-    """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available."""
+    """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available.
+
+    >>> import os
+    >>> saved = os.environ.pop("COGO_MEMORY_LIMIT", None)
+    >>> os.environ["COGO_MEMORY_LIMIT"] = str(2**20)     # pretend 1 MiB is available
+    >>> require(Estimate(2**10, 0.1, "a small job")).what
+    'a small job'
+    >>> require(Estimate(2**30, 1.0, "a 1 GiB job"))
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: a 1 GiB job needs about 1.0 GiB of memory (and 1 s) but only 1.0 MiB are available; choose a smaller size
+    >>> del os.environ["COGO_MEMORY_LIMIT"]
+    >>> if saved is not None:
+    ...     os.environ["COGO_MEMORY_LIMIT"] = saved
+    """
     free = available_memory()
     if free is not None and est.bytes > free:
         when = f" (and {fmt_seconds(est.seconds)})" if est.seconds >= 1 else ""
@@ -114,7 +152,12 @@ def require(est: Estimate) -> Estimate:
 
 
 def construct_estimate(kind: str, n: int) -> Estimate:
-    """Estimate for ``cogo construct KIND`` on a group of order ``n`` (see the module docstring)."""
+    """Estimate for ``cogo construct KIND`` on a group of order ``n`` (see the module docstring).
+
+    >>> e = construct_estimate("mem", 23)                # z_M: about 200 n^3 bytes
+    >>> e.bytes == 200 * 23**3, e.what
+    (True, 'z_M on a group of order 23 (529 nodes)')
+    """
     if kind == "mem":
         # building z_M touches its 3 n^3 coordinates a few dozen times; the CLI's loss costs at most 2e9 flops
         return Estimate(200.0 * n**3, (50.0 * n**3 + min(2.0 * n**5, 2e9)) / FLOPS,
@@ -125,7 +168,13 @@ def construct_estimate(kind: str, n: int) -> Estimate:
 
 
 def verify_estimate(n: int, method: str, even: bool) -> Estimate:
-    """Estimate for ``cogo verify`` on a group of order ``n`` with ``method`` (exact, numeric, both)."""
+    """Estimate for ``cogo verify`` on a group of order ``n`` with ``method`` (exact, numeric, both).
+
+    >>> verify_estimate(23, "numeric", False).bytes == 3000 * 23**3   # odd n: about 3000 n^3 bytes
+    True
+    >>> verify_estimate(24, "numeric", True).bytes == 192 * 24**5     # even n: the potentials of y * z_M
+    True
+    """
     if method == "exact":
         # exact checks work on O(n) blocks symbolically; z_M's certificate is n^2 x n
         return Estimate(2000.0 * n**2, 0.0, f"exact verification on a group of order {n}")
@@ -136,13 +185,21 @@ def verify_estimate(n: int, method: str, even: bool) -> Estimate:
 
 
 def classify_estimate(n: int, q: int, checkpoints: int = 1) -> Estimate:
-    """Estimate for classifying one checkpoint of ``q`` hidden nodes on ``n`` frequencies (peak of one)."""
+    """Estimate for classifying one checkpoint of ``q`` hidden nodes on ``n`` frequencies (peak of one).
+
+    >>> classify_estimate(23, 512).bytes == 200 * 23 * 512            # about 200 n q bytes
+    True
+    """
     return Estimate(200.0 * n * q, checkpoints * (60.0 * n * q * 3 / FLOPS + 0.1),
                     f"classifying {checkpoints} checkpoint(s) with q={q} hidden nodes on a group of order {n}")
 
 
 def load_estimate(n: int, q: int) -> Estimate:
-    """Estimate for reading the weights of one checkpoint into float64 arrays (three copies)."""
+    """Estimate for reading the weights of one checkpoint into float64 arrays (three copies).
+
+    >>> print(load_estimate(23, 512))
+    reading weights of shape (512, 23): about 828.0 KiB of memory and under a second
+    """
     return Estimate(3 * 3 * 8.0 * n * q, 0.0, f"reading weights of shape ({q}, {n})")
 
 

@@ -33,7 +33,13 @@ __all__ = ["check_output_file", "check_output_dir", "check_outputs", "same_file"
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """True if ``a`` and ``b`` name the same file (same inode, or the same resolved path)."""
+    """True if ``a`` and ``b`` name the same file (same inode, or the same resolved path).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     same_file(os.path.join(d, "a"), os.path.join(d, ".", "a")), same_file(os.path.join(d, "a"), os.path.join(d, "b"))
+    (True, False)
+    """
     try:
         if os.path.samefile(a, b):
             return True
@@ -75,6 +81,17 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
     ``inputs``: the command's input files (never overwritten).  ``force``:
     allow replacing an existing FIFO, device, socket or symbolic link.
     ``label`` names the flag in messages (``--json``, ``-o``, ...).
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> check_output_file(os.path.join(tmp.name, "report.json")).name   # writable: nothing is written
+    'report.json'
+    >>> weights = os.path.join(tmp.name, "w.pt")
+    >>> check_output_file(weights, inputs=[weights], label="--json")
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: --json .../w.pt is an input of this command; refusing to overwrite it
+    >>> tmp.cleanup()
     """
     out = Path(path)
     if str(path) == "":
@@ -119,6 +136,12 @@ def check_output_dir(path: str | os.PathLike, create: bool = True, label: str = 
     A symbolic link to a directory is accepted (files are written inside it,
     the link itself is never replaced).  Nothing stays behind but the
     directory itself.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = check_output_dir(os.path.join(d, "runs"))      # created
+    ...     p.name, p.is_dir(), os.listdir(p)                  # and nothing left inside
+    ('runs', True, [])
     """
     d = Path(path)
     if str(path) == "":
@@ -146,6 +169,17 @@ def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike | None]],
 
     ``outputs``: ``(label, path)`` pairs; ``None`` paths are skipped.
     Returns the checked paths in order.
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> [p.name for p in check_outputs([("--json", os.path.join(tmp.name, "r.json")), ("--markdown", None)])]
+    ['r.json']
+    >>> same = os.path.join(tmp.name, "r")
+    >>> check_outputs([("--json", same), ("--markdown", same)])
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: --json and --markdown name the same file .../r
+    >>> tmp.cleanup()
     """
     inputs = list(inputs)
     done: list[tuple[str, Path]] = []

@@ -94,6 +94,16 @@ def cgroup_cpu_quota(proc_root: str | os.PathLike = "/proc", cgroup_root: str | 
 
     cgroup v2: the smallest ``cpu.max`` along the process's cgroup path (``max`` = unlimited);
     cgroup v1: ``cpu.cfs_quota_us / cpu.cfs_period_us`` (quota ``-1`` = unlimited).
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as d:             # a fake /proc and cgroup v2 tree: quota 150000/100000
+    ...     (Path(d) / "proc/self").mkdir(parents=True)
+    ...     _ = (Path(d) / "proc/self/cgroup").write_text("0::/job")
+    ...     (Path(d) / "cg/job").mkdir(parents=True)
+    ...     _ = (Path(d) / "cg/job/cpu.max").write_text("150000 100000")
+    ...     cgroup_cpu_quota(proc_root=Path(d) / "proc", cgroup_root=Path(d) / "cg")
+    1.5
     """
     proc_root, root = Path(proc_root), Path(cgroup_root)
     text = _read(proc_root / "self" / "cgroup") or ""
@@ -131,7 +141,12 @@ def cgroup_cpu_quota(proc_root: str | os.PathLike = "/proc", cgroup_root: str | 
 
 
 def available_cores(proc_root: str | os.PathLike = "/proc", cgroup_root: str | os.PathLike = "/sys/fs/cgroup") -> int:
-    """CPUs this process may use: its affinity set, capped by the cgroup quota (rounded down, at least 1)."""
+    """CPUs this process may use: its affinity set, capped by the cgroup quota (rounded down, at least 1).
+
+    >>> import os
+    >>> 1 <= available_cores() <= len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else True
+    True
+    """
     try:
         n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -148,6 +163,9 @@ def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | o
     ``runnable`` is the 4th field of ``/proc/loadavg`` (``R/total``), averaged over
     ``samples`` reads ``interval`` seconds apart; this process counts for one runnable
     task while it measures.  Returns 0.0 where /proc is unavailable.
+
+    >>> background_load(samples=2, interval=0.001) >= 0.0
+    True
     """
     text = _read(Path(proc_root) / "loadavg")
     if text is None:
@@ -171,7 +189,11 @@ def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | o
 
 # ---------------------------------------------------------------- the rule
 def training_elements(n: int, hidden: int, models: int, rows: int | None = None) -> int:
-    """Work of one batched training operation: ``models * rows * hidden`` (rows default ``n^2``)."""
+    """Work of one batched training operation: ``models * rows * hidden`` (rows default ``n^2``).
+
+    >>> training_elements(23, 512, 4) == 4 * 23**2 * 512, training_elements(23, 512, 4, rows=476)   # grid / gather
+    (True, 974848)
+    """
     return int(models) * int(n * n if rows is None else rows) * int(hidden)
 
 
@@ -183,6 +205,14 @@ def choose_threads(kind: str = "train", elements: int = 0, cores: int | None = N
     ``'classify'`` (always 1).  ``cores`` defaults to :func:`available_cores`,
     ``load`` to :func:`background_load` (measured only when the size would allow
     more than one thread).
+
+    >>> choose_threads("classify", cores=8, load=0.0)                       # always 1
+    1
+    >>> choose_threads("train", elements=10_000, cores=8, load=0.0)         # small operations: 1
+    1
+    >>> big = PARALLEL_MIN_ELEMENTS
+    >>> choose_threads("train", elements=big, cores=8, load=0.0), choose_threads("train", elements=big, cores=8, load=6.0)
+    (4, 2)
     """
     if kind not in ("train", "classify"):
         raise ValueError(f"unknown kind of work {kind!r}; use train or classify")
@@ -202,6 +232,14 @@ def thread_limit(threads: int) -> Iterator[int]:
     """Within the block, torch and the BLAS libraries loaded (via threadpoolctl, if installed) use ``threads``.
 
     Restores the previous torch thread count and BLAS limits on exit.
+
+    >>> import torch
+    >>> before = torch.get_num_threads()
+    >>> with thread_limit(1):
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
     """
     import torch
 
@@ -254,6 +292,9 @@ def set_flush_denormal_all(mode: bool, threads: int | None = None) -> bool:
     torch's GNU OpenMP runtime, each calling ``torch.set_flush_denormal(mode)``.
     Returns True if every thread got the flag (always for ``threads == 1``), False if the
     CPU does not support flushing or the runtime is not GNU OpenMP.
+
+    >>> set_flush_denormal_all(False, threads=1) in (True, False)   # True where the CPU supports flushing
+    True
     """
     import torch
 
@@ -286,6 +327,14 @@ def flush_denormals(threads: int) -> tuple[int, str]:
     the pool threads cannot be reached, ``threads`` becomes 1 (and torch is set to 1 thread)
     so that no element is ever computed with another thread's rounding.
     Undo with ``set_flush_denormal_all(False, threads)``.
+
+    >>> import torch
+    >>> threads, mode = flush_denormals(1)
+    >>> threads, mode in ("flushed on every thread", "not flushed")
+    (1, True)
+    >>> (torch.tensor([1e-30]) * torch.tensor([1e-10])).item() == 0.0 or mode == "not flushed"   # 1e-40 is a denormal
+    True
+    >>> _ = set_flush_denormal_all(False, 1)                 # undo
     """
     import torch
 
