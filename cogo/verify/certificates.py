@@ -92,6 +92,10 @@ def magnitude(x) -> float:
 
     Expressions with free symbols are evaluated at a fixed sample point
     (the i-th symbol in name order at ``(i + 2)/7 + i/(i + 3)``).
+
+    >>> import sympy
+    >>> round(magnitude(sympy.sqrt(2)), 12), round(magnitude(-3 + 4 * sympy.I), 12)
+    (1.414213562373, 5.0)
     """
     x = sympy.sympify(x)
     if x == 0:
@@ -106,7 +110,15 @@ def magnitude(x) -> float:
 
 
 class ZeroTest:
-    """``is_zero_exact`` that remembers the largest ``|x|`` (see :func:`_mag`) of what was not zero."""
+    """``is_zero_exact`` that remembers the largest ``|x|`` (see :func:`_mag`) of what was not zero.
+
+    >>> import sympy
+    >>> zt = ZeroTest()
+    >>> zt(sympy.sqrt(2) * sympy.sqrt(3) - sympy.sqrt(6)), zt(sympy.sqrt(2) - 1)
+    (True, False)
+    >>> round(zt.worst, 6)                                   # |sqrt(2) - 1|, the largest nonzero seen
+    0.414214
+    """
 
     def __init__(self):
         self.worst = 0.0
@@ -125,6 +137,11 @@ def constant_vector_sums(part: PartialSolution, weights: Any = None, conj: Calla
     ``conj(a)^2``, ``conj(b)^2`` and ``|a|^2 + |b|^2``.  With constant weights
     1 these are the inner products of SPEC 7.3 ("the constant vector is
     orthogonal to every other monomial vector").
+
+    >>> from cogo.solvers.constructions import f6_design
+    >>> s = constant_vector_sums(f6_design(5, exact=True).blocks[0].part)   # the order-6 block, |nu| = 1
+    >>> {key: v for key, v in s.items() if v != 0}           # orthogonal to the constant vector but for |a|^2 + |b|^2
+    {'|a|^2 + |b|^2': 2*6**(1/3)}
     """
     cj = conj or sympy.conjugate
     A = [sympy.sympify(x) for x in part.a]
@@ -159,6 +176,11 @@ class BlockCertificate:
     exactly 0; ``max_abs[cond]``: the largest ``|value|`` (evaluated, for
     reporting); ``loss``: the exact loss (SPEC 5) from the block formula;
     ``structure``: problems with the block structure (empty when fine).
+
+    >>> from cogo.solvers.constructions import f46_design
+    >>> cert = block_certificate(f46_design(7, exact=True, corrected=False))   # z_F4/6 without the hat (SPEC 7.3)
+    >>> cert.zero, cert.loss, cert.structure                 # R_n is not 0; loss 2 (d - 3) / d exactly
+    ({'R_g': True, 'R_c': True, 'R_n': False, 'R_*': True}, 8/7, [])
     """
 
     residuals: dict
@@ -200,7 +222,13 @@ def _cached(cache: dict, key, fn, use: bool):
 
 
 def clear_caches() -> None:
-    """Forget cached block sums (benchmarks call this to time cold runs)."""
+    """Forget cached block sums (benchmarks call this to time cold runs).
+
+    >>> from cogo.solvers.constructions import f6_design
+    >>> clear_caches()                                       # the next certificate starts cold, same result
+    >>> block_certificate(f6_design(5, exact=True)).loss
+    0
+    """
     _SUMS_CACHE.clear()
     _CONST_CACHE.clear()
     _TYPE_CACHE.clear()
@@ -257,6 +285,11 @@ def block_certificate(design: BlockDesign, use_cache: bool = True) -> BlockCerti
     from the block sums (see the module docstring for why this is complete).
     Per-frequency results are cached by block type: they do not depend on
     the group order.  Only exact designs are accepted.
+
+    >>> from cogo.solvers.constructions import f6_design
+    >>> cert = block_certificate(f6_design(7, exact=True))   # z_F6 (SPEC 7.1): every residual proven 0
+    >>> cert.zero, cert.loss
+    ({'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}, 0)
     """
     if not design.exact:
         raise ValueError("block_certificate needs an exact design (sympy entries)")
@@ -337,6 +370,11 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     ``c`` at other frequencies becomes the block's ``c_ext`` (a scalar when
     all its nodes share the value).  Returns the design and a list of
     structure problems (empty when sound).
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> design, problems = design_from_network(z_F6(5, exact=True))
+    >>> [(b.k, b.q) for b in design.blocks], problems, block_certificate(design).loss
+    ([(1, 6), (2, 6)], [], 0)
     """
     from cogo.analysis.blocks import extract_blocks
 
@@ -415,7 +453,13 @@ def _triple_slice(cyc: Cyclotomic, x: np.ndarray, Y: np.ndarray, W: np.ndarray) 
 
 @dataclass
 class MemCertificate:
-    """Outcome of :func:`mem_certificate`: per-condition exact zero flags, largest |residual|, details."""
+    """Outcome of :func:`mem_certificate`: per-condition exact zero flags, largest |residual|, details.
+
+    >>> from cogo.solvers.constructions import mem_factors
+    >>> cert = mem_certificate(*mem_factors(5))
+    >>> cert.zero, cert.max_abs["R_c"]
+    ({'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}, 0.0)
+    """
 
     zero: dict
     max_abs: dict
@@ -447,6 +491,11 @@ def mem_certificate(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> MemCertif
     R_* from ``sum_k' P_p[k', m - k', k]``.  With these, every term of the
     general loss of SPEC 5 vanishes except ``-2 + 1`` per frequency: loss 0.
     The tensors are streamed one ``k1`` slice at a time (memory ``O(n^2 phi(L))``).
+
+    >>> from cogo.solvers.constructions import mem_factors
+    >>> Ua, Ub = mem_factors(7)                              # z_M = 7^(-2/3) . Ua * Ub (SPEC 7.4)
+    >>> all(mem_certificate(Ua, Ub).zero.values())           # every condition proven exactly: loss 0
+    True
     """
     G = Ua.group
     if Ub.group != G or Ua.L != Ub.L:
@@ -493,6 +542,11 @@ def character_sum_onehot(U: RootOfUnityNetwork, p: int, chunk: int = 1 << 22) ->
     ``n^(-2/3) / lam``): ``W_a`` and ``W_b`` rows are one-hot (``p`` = 0, 1); for
     ``c`` (``p = 2``) the sign of the phase is flipped (``W_c`` uses ``conj chi``).
     Returns the verdict and, per node, the element where the weight sits.
+
+    >>> from cogo.solvers.constructions import mem_factors
+    >>> Ua, Ub = mem_factors(5)
+    >>> character_sum_onehot(Ua, 0)                          # W_a of z_M: node j reads one input
+    (True, [0, 1, 2, 3, 4])
     """
     from cogo.solvers.constructions import _phase
 
@@ -533,6 +587,13 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     loss in cogo -- runs on it in exact arithmetic.  Returns ``loss`` (a
     Fraction when rational, else None), ``value`` (the exact element),
     ``L``, ``scales`` (per-node gauge) and ``nodes``.
+
+    >>> from cogo.solvers.constructions import z_F6, z_F46
+    >>> cert = general_loss_certificate(z_F6(5, exact=True))  # the library's fourier_loss, exactly in Q(zeta_12)
+    >>> cert["loss"], cert["L"], cert["nodes"]
+    (Fraction(0, 1), 12, 12)
+    >>> general_loss_certificate(z_F46(7, exact=True, corrected=False))["loss"]   # 2 (d - 3) / d
+    Fraction(8, 7)
     """
     cz, scales = cyc_network(net, extra_scales=extra_scales)
     val = fourier_loss(cz)

@@ -120,7 +120,13 @@ def _perturbed_expect(G):
 
 
 class MemControl:
-    """A broken z_M: ``modify(Wa, Wb, Wc)`` acts on real weights (node-major) after the gauge of the docstring."""
+    """A broken z_M: ``modify(Wa, Wb, Wc)`` acts on real weights (node-major) after the gauge of the docstring.
+
+    >>> tripled = MemControl("W_c tripled", lambda Wa, Wb, Wc: (Wa, Wb, 3 * Wc))
+    >>> r = control_mem_doubled(3, design=tripled)         # not the predicted broken object: loss 8/3, not 2/3
+    >>> r.passed, r.details["loss"], r.details["expected_loss"]
+    (False, '8/3', '2/3')
+    """
 
     def __init__(self, name: str, modify):
         self.name, self.modify = name, modify
@@ -204,7 +210,12 @@ CONTROLS: dict = {
 
 def run_control(name: str, group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
     """Run one control of :data:`CONTROLS` (``design``, a BlockDesign or a :class:`MemControl`, replaces the
-    broken object, for testing the checker)."""
+    broken object, for testing the checker).
+
+    >>> r = run_control("perturbed z_F6", 7)
+    >>> r.passed, r.negative_control, r.details["failing_conditions"], r.details["loss"]   # caught: loss 1/(200 n)
+    (True, True, ['R_g', 'R_c', 'R_n', 'R_*'], '1/1400')
+    """
     from cogo.analysis.verdict import largest_residuals
 
     method = check_method(method)
@@ -282,6 +293,11 @@ def controls_for(group: Any) -> list:
     Groups with a pair ``k != -k`` get the block controls; the two z_M controls
     run up to order :data:`MEM_CONTROL_MAX_ORDER` and on every group where each
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
+
+    >>> [f.__name__ for f in controls_for(2)]              # Z_2: no pair k != -k, so only the z_M controls
+    ['control_z_M_output_weights_doubled', 'control_z_M_without_node_0_0']
+    >>> len(controls_for(7))
+    6
     """
     G = parse_group(group)
     return [fn for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]

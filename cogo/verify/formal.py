@@ -55,6 +55,13 @@ class Formal:
     Arithmetic with ints, sympy Integers and other Formals is exact; with
     anything else the operators return NotImplemented (so ``Formal * network``
     is the network's scalar multiplication, and a float raises TypeError).
+
+    >>> import sympy
+    >>> _, (x, y) = FormalVariables().new((2,))
+    >>> (x + y) ** 2 == x * x + 2 * x * y + y * y, x * y == y * x, x == y   # decided on coefficient dictionaries
+    (True, True, False)
+    >>> sympy.conjugate(x) == x, sympy.conjugate(sympy.conjugate(x)) == x
+    (False, True)
     """
 
     __slots__ = ("t",)
@@ -173,7 +180,13 @@ class Formal:
 
 
 class FormalVariables:
-    """A supply of independent indeterminates (distinct primes; each with a distinct conjugate prime)."""
+    """A supply of independent indeterminates (distinct primes; each with a distinct conjugate prime).
+
+    >>> V = FormalVariables()
+    >>> codes, values = V.new((3,))
+    >>> codes.tolist(), values[0] * values[1] == values[1] * values[0]   # primes; conjugates take other primes
+    ([2, 5, 11], True)
+    """
 
     def __init__(self):
         self._next = 2
@@ -204,6 +217,15 @@ def formal_network(group: Any, q: int, variables: FormalVariables):
     """A network over ``group`` with ``q`` nodes whose ``3 n q`` entries are independent indeterminates.
 
     Returns ``(network, codes)``; ``codes[p, k, j]`` is the prime naming entry ``z[p, k, j]``.
+
+    >>> import numpy as np
+    >>> from cogo.algebra import potentials
+    >>> net, codes = formal_network(5, 2, FormalVariables())
+    >>> net, codes.shape
+    (Network(group=Z_5, q=2, exact), (3, 5, 2))
+    >>> r, rr = potentials(net), potentials(net * net)      # r(x * x) = r(x)^2 as a polynomial identity
+    >>> all(u == v * v for u, v in zip(rr.ravel(), r.ravel()))
+    True
     """
     from cogo.algebra.groups import parse_group
     from cogo.algebra.network import Network

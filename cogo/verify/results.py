@@ -38,6 +38,10 @@ class TheoremResult:
     largest residual of the identities checked (0.0 when an exact check proved
     every one exactly 0; for a negative control, the largest residual of the
     conditions that fail).  ``method``: see :data:`RESULT_METHODS`.
+
+    >>> r = TheoremResult("r(1) = 1", "the potential of the one network is 1", "exact", True, 0.0, 0.01)
+    >>> r.passed, r.negative_control, all_ok([r])
+    (True, False, True)
     """
 
     name: str
@@ -63,7 +67,13 @@ class TheoremResult:
 
 
 class Timer:
-    """``with Timer() as t: ...``; ``t.seconds`` afterwards."""
+    """``with Timer() as t: ...``; ``t.seconds`` afterwards.
+
+    >>> with Timer() as t:
+    ...     total = sum(range(1000))
+    >>> t.seconds >= 0.0
+    True
+    """
 
     def __enter__(self):
         self.t0 = time.perf_counter()
@@ -76,7 +86,15 @@ class Timer:
 
 
 def check_method(method: str) -> str:
-    """``method`` if it is ``exact`` or ``numeric``; ValueError otherwise."""
+    """``method`` if it is ``exact`` or ``numeric``; ValueError otherwise.
+
+    >>> check_method("exact")
+    'exact'
+    >>> check_method("fuzzy")
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be 'exact' or 'numeric', got 'fuzzy'
+    """
     if method not in METHODS:
         raise ValueError(f"method must be 'exact' or 'numeric', got {method!r}")
     return method
@@ -84,7 +102,14 @@ def check_method(method: str) -> str:
 
 def make_result(name, statement, method, passed, residual, t: Timer, negative_control=False,
                 **details) -> TheoremResult:
-    """A :class:`TheoremResult` from a finished :class:`Timer`."""
+    """A :class:`TheoremResult` from a finished :class:`Timer`.
+
+    >>> with Timer() as t:
+    ...     residual = abs(sum([1, -1]))
+    >>> r = make_result("demo", "1 - 1 = 0", "exact", residual == 0, float(residual), t, terms=2)
+    >>> r.passed, r.residual, r.details
+    (True, 0.0, {'terms': 2})
+    """
     if method not in RESULT_METHODS:
         raise ValueError(f"result method must be one of {RESULT_METHODS}, got {method!r}")
     return TheoremResult(name=name, statement=statement, method=method, passed=bool(passed),
@@ -93,12 +118,26 @@ def make_result(name, statement, method, passed, residual, t: Timer, negative_co
 
 
 def all_ok(results: Iterable[TheoremResult]) -> bool:
-    """True iff every theorem passed and every negative control was caught."""
+    """True iff every theorem passed and every negative control was caught.
+
+    >>> ok = TheoremResult("theorem", "...", "exact", True, 0.0, 0.0)
+    >>> missed = TheoremResult("control", "...", "exact", False, 0.0, 0.0, negative_control=True)   # not caught
+    >>> all_ok([ok]), all_ok([ok, missed])
+    (True, False)
+    """
     return all(r.passed for r in results)
 
 
 def format_table(results: list[TheoremResult]) -> str:
-    """A readable table: theorem, method, status, residual, seconds; then one line per negative control."""
+    """A readable table: theorem, method, status, residual, seconds; then one line per negative control.
+
+    >>> print(format_table([TheoremResult("r(1) = 1", "...", "exact", True, 0.0, 0.01)]))
+    theorem   method  status  residual  seconds
+    --------  ------  ------  --------  -------
+    r(1) = 1  exact   PASS    0         0.01
+    <BLANKLINE>
+    1/1 theorems pass, 0/0 negative controls caught, 0.0 s
+    """
     rows = []
     for r in results:
         name = ("control: " if r.negative_control else "") + r.name
@@ -125,5 +164,11 @@ def format_table(results: list[TheoremResult]) -> str:
 
 def results_to_json(results: list[TheoremResult]) -> str:
     """The results as a JSON list of objects (``name``, ``statement``, ``method``, ``passed``,
-    ``residual``, ``seconds``, ``negative_control``, ``details``)."""
+    ``residual``, ``seconds``, ``negative_control``, ``details``).
+
+    >>> import json
+    >>> doc = json.loads(results_to_json([TheoremResult("r(1) = 1", "...", "exact", True, 0.0, 0.01)]))
+    >>> doc[0]["name"], doc[0]["passed"], sorted(doc[0])[:3]
+    ('r(1) = 1', True, ['details', 'method', 'name'])
+    """
     return dumps_json([r.to_dict() for r in results], indent=2)

@@ -189,6 +189,10 @@ def semiring_laws(group: Any, method: str = "exact", seed: int = 0) -> TheoremRe
     ``(p, k)``; real networks: Hermitian networks of indeterminates stay
     Hermitian under the library's ``+`` and ``*``.  Numeric: complex128
     networks, per-entry tolerance 1e-10.
+
+    >>> r = semiring_laws(5)                                # a proof for Z_5 on networks of indeterminates
+    >>> r.name, r.method, r.passed, r.residual
+    ('1. semiring laws', 'exact', True, 0.0)
     """
     method = check_method(method)
     G = parse_group(group)
@@ -332,6 +336,10 @@ def homomorphism(group: Any, method: str = "exact", seed: int = 0) -> TheoremRes
     of the group (``method = exact``) when ``n <= 31``; above, the library's
     :func:`potential` at 48 listed triples (``exact-instances``).  Numeric:
     full tensors of random complex128 networks, relative tolerance 1e-10.
+
+    >>> r = homomorphism(5)                                 # at all 5^3 frequency triples, exactly
+    >>> r.method, r.passed, r.residual
+    ('exact', True, 0.0)
     """
     method = check_method(method)
     G = parse_group(group)
@@ -442,6 +450,10 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
     loss.  This is exact arithmetic on these instances (``exact-instances``):
     the identity itself is the algebra of SPEC 5.  Numeric: random float
     weights with nonzero mean (q = 8), relative 1e-10.
+
+    >>> r = loss_decomposition(5)                           # fourier_loss in Q(zeta_5) = real-space loss in Q
+    >>> r.method, r.passed, r.residual
+    ('exact-instances', True, 0.0)
     """
     method = check_method(method)
     G = parse_group(group)
@@ -541,6 +553,10 @@ def composition(group: Any = None, method: str = "exact", seed: int = 0) -> Theo
     pairs with random parameters, tolerance 1e-10.  The R_n sum (two
     monomials) is not inherited in general; a counterexample is recorded.
     ``group`` is unused (block sums do not depend on the group).
+
+    >>> r = composition(method="numeric")                   # the exact proof takes about 2 s
+    >>> r.name, r.passed
+    ('4. composition of zero sets', True)
     """
     method = check_method(method)
     rng = np.random.default_rng(seed)
@@ -712,6 +728,10 @@ def membership_table(group: Any = None, method: str = "exact", seed: int = 0,
     ``factors`` (a list like :func:`_catalogue_factors`') replaces the catalogue
     (for testing the checker).  SPEC 7's printed table is compared with the
     derived one in the tests, not restated here.
+
+    >>> r = membership_table()
+    >>> r.method, r.passed
+    ('exact', True)
     """
     method = check_method(method)
     rng = np.random.default_rng(seed)
@@ -785,6 +805,9 @@ def family_certificate(kind: str) -> dict:
     constant-vector sum 0 (SPEC 7.3), so ``gamma_k`` cancels R_n and
     touches nothing else; and for ``|nu| != 1`` (``nu = 2``) the sum
     ``sum_j conj(a_j) b_j`` is not 0.
+
+    >>> family_certificate("f6")                            # for every nonzero nu, symbolically
+    {'abc = 1': True, 'all other sums 0 (any nu != 0)': True}
     """
     if kind in _FAMILY_CACHE:
         return _FAMILY_CACHE[kind]
@@ -857,6 +880,12 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
 
     ``net`` (an exact network for ``exact``, any network for ``numeric``),
     ``design`` or ``factors`` (z_M's ``(U_a, U_b)``) replace the construction.
+
+    >>> r = optimality(7, "f46")                            # z_F4/6 on Z_7: the general loss, exactly 0
+    >>> r.name, r.method, r.passed, r.residual
+    ('6. optimality of z_F4/6 with the hat correction', 'exact', True, 0.0)
+    >>> optimality(3, "mem").passed                         # z_M: the character-sum certificate
+    True
     """
     method = check_method(method)
     G = parse_group(group)
@@ -1006,6 +1035,10 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
     dominant frequency, SPEC 8.3), and real weights with one entry above 1e-9 per
     node.  Odd-order constructions are skipped for even groups.
     ``nets`` (kind -> network, numeric method) replaces the constructions.
+
+    >>> r = node_counts(5)                                  # 3 (n - 1) = 12 for z_F6, n^2 = 25 one-hot nodes for z_M
+    >>> r.name, r.passed
+    ('7. node counts', True)
     """
     method = check_method(method)
     G = parse_group(group)
@@ -1112,6 +1145,10 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
     ``z(0) = y * z'`` (plus zero nodes) hold by definition of the prefactor.  Numeric: real-space
     loss < 1e-20 at ``points`` values of t, endpoints, the norm ratio, and the
     inequality for 40 random ``y`` normalized to ``r_kkk(y) = 1``.
+
+    >>> r = occam(5)
+    >>> r.name, r.method, r.passed
+    ("8. Occam's razor", 'exact', True)
     """
     method = check_method(method)
     G = parse_group(group)
@@ -1197,6 +1234,11 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     Even groups get theorems 1-5, z_M optimality, node counts and Occam's razor
     (with z_M); the order-6/4 constructions need odd order.  Every group runs at
     least two negative controls (:func:`cogo.verify.controls.controls_for`).
+
+    >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
+    ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))
+    4
     """
     from cogo.verify.controls import controls_for
 
@@ -1211,7 +1253,11 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
 
 def skipped(group: Any) -> list[str]:
-    """Checks that do not apply to the group (even order: the order-6/4 constructions)."""
+    """Checks that do not apply to the group (even order: the order-6/4 constructions).
+
+    >>> skipped(5), skipped(4)
+    ([], ['6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)'])
+    """
     G = parse_group(group)
     if G.is_odd:
         return []
@@ -1226,6 +1272,10 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     :func:`theorem_list`, exact before numeric.  ``progress(result)`` is
     called after each check.  ``full_loss=True`` computes the exact general
     loss of every construction even above :data:`GENERAL_LOSS_MAX_ORDER`.
+
+    >>> results = run_all(2, method="numeric")              # Z_2: theorems and the two z_M controls
+    >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
+    (10, True, 2)
     """
     if method not in ("both", *METHODS):
         raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
