@@ -35,6 +35,15 @@ A frequency without a block has ``l_k = 0`` (every potential at ``k`` is 0).
   sum of the block moves by ``e = 1/60``: ``abc = 1 + e``, three R_c entries
   ``e``, R_n ``2 (2e)``, four R_* entries ``e``; ``l_k = -1 + e^2 (1 + 3 + 4 + 1)
   = -1 + 9 e^2`` at ``+-k``: loss ``18 e^2 / n = 1 / (200 n)``.  Fails all four.
+
+Example: the six controls, each caught with its closed form (n = 7: ``3 (n-1)/n``,
+``(2P + n - 1)/n``, ``2 (n-3)/n``, ``1/(200 n)``; n = 3: ``(n-1)/n``, ``(n-1)(n+7)/(2 n^3)``).
+
+>>> rows = [f(7) for f in (control_z_nu_blocks, control_order4_blocks, control_uncorrected_f46, control_perturbed_f6)]
+>>> [(r.passed, r.details["failing_conditions"], r.details["loss"]) for r in rows]
+[(True, ['R_c'], '18/7'), (True, ['R_n'], '12/7'), (True, ['R_n'], '8/7'), (True, ['R_g', 'R_c', 'R_n', 'R_*'], '1/1400')]
+>>> [(r.passed, r.details["loss"]) for r in (control_mem_doubled(3), control_mem_dropped(3))]
+[(True, '2/3'), (True, '10/27')]
 """
 from __future__ import annotations
 
