@@ -65,10 +65,16 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    optimal reassignment of nodes to cells (Hungarian algorithm, ``O(q^3)``),
    until the assignment is stable; then the per-node signs are fixed from the
    fitted factors and each of ``a, b, c`` gets its best rank-1 (Kronecker) fit.
+   A ``2 x m`` grid is also refitted with its pairs re-oriented row by row
+   against each pair's ratio in turn (``_row_orientations``: at most ``m - 1``
+   ``O(q)`` fits and one more refinement), because when the 2-node factor's
+   nodes are nearly equal (``z_nu`` with ``nu`` near 1) a grid with some pairs
+   flipped is a fixed point of the reassignment.
 
 **Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
-:data:`MAX_ALTERNATIVES` assemblies and refinements (``O(q^3)`` each): the
+:data:`MAX_ALTERNATIVES` assemblies and refinements (``O(q^3)`` each, twice
+for a ``2 x m`` grid, plus its ``O(q^2)`` re-orientation fits): the
 work is ``O(SEARCH_BUDGET q^3)`` whatever the block.  In practice a
 catalogue product of order 64 takes about 0.3 s (``benchmarks/bench_classify.py``).
 A search that exhausts the budget without an exact grid is reported as *not
@@ -886,6 +892,71 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     return flat.reshape(shape), facs, scale, signs, err
 
 
+def _row_orientations(F: np.ndarray, grid: np.ndarray) -> list[np.ndarray]:
+    """Re-oriented copies of a ``(2, m)`` grid: the pairs (columns) kept, the rows chosen per column.
+
+    In ``u (x) v`` with ``|u| = 2`` every column ``(s_j, t_j)`` has the same
+    feature ratio ``r = F_t / F_s``.  For each column ``k`` taken as the
+    reference (``r = F_{t_k} / F_{s_k}``) every column is oriented so that
+    ``F_t ~ r F_s`` rather than ``F_s ~ r F_t``.  When ``u``'s two nodes are
+    nearly equal (``z_nu`` with ``nu`` near 1) the rank-1 fit of a grid with
+    some columns flipped makes ``r ~ 1``, where the Hungarian reassignment of
+    :func:`fit_grid` cannot tell the two rows apart; these orientations leave
+    that fixed point.  Returns the distinct orientations other than ``grid``
+    (at most ``m - 1``); ``O(m^2)`` arithmetic.
+    """
+    s, t = F[grid[0]], F[grid[1]]  # (m, 4)
+    r = t / np.where(s == 0, _TINY, s)  # candidate ratios, one per reference column
+    keep = np.linalg.norm(t[None] - r[:, None] * s[None], axis=2)  # [k, j]
+    flip = np.linalg.norm(s[None] - r[:, None] * t[None], axis=2)
+    orient = flip < keep  # [k, j]: flip column j for reference k
+    out, seen = [], {tuple(np.zeros(grid.shape[1], dtype=bool))}
+    for row in orient:
+        key = tuple(row ^ row[0])  # column 0 fixes which row is which
+        if key in seen:
+            continue
+        seen.add(key)
+        g = grid.copy()
+        g[0, row], g[1, row] = grid[1, row], grid[0, row]
+        out.append(g)
+    return out
+
+
+def _fit_reoriented(x: np.ndarray, F: np.ndarray, grid: np.ndarray, max_rounds: int = 10,
+                    limit: float = 2 * FACTOR_TOL):
+    """:func:`fit_grid` with reassignment, then along every axis of size 2 also from :func:`_row_orientations`.
+
+    The grid is viewed as ``2 x (q/2)`` along that axis (in a Kronecker
+    product every fiber along it has the same ratio).  Each re-oriented grid
+    is fitted without reassignment (``O(q)``); the best, when it is better,
+    is refined with reassignment once more.  At most ``q/2 - 1`` extra fits
+    and one extra refinement per axis of size 2 (at most ``log2 q`` axes);
+    only for a grid within ``limit`` of a product (flipped pairs of a product
+    cost about ``|nu - 1|``), so non-factorable blocks pay nothing.
+    """
+    best = fit_grid(x, F, grid, max_rounds=max_rounds)
+    for axis in range(best[0].ndim):
+        g0 = best[0]
+        if g0.shape[axis] != 2 or not 1e-12 < best[-1] <= limit:  # exact already, or no product near
+            continue
+        moved = np.moveaxis(g0, axis, 0)
+        cands = [fit_grid(x, F, np.moveaxis(g.reshape(moved.shape), 0, axis), reassign=False)
+                 for g in _row_orientations(F, moved.reshape(2, -1))]
+        if cands:
+            c = min(cands, key=lambda f: f[-1])
+            if c[-1] < best[-1]:
+                c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
+                best = c2 if c2[-1] <= c[-1] else c
+    return best
+    cands = [fit_grid(x, F, g, reassign=False) for g in _row_orientations(F, best[0])]
+    if cands:
+        c = min(cands, key=lambda f: f[-1])
+        if c[-1] < best[-1]:
+            c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
+            best = c2 if c2[-1] <= c[-1] else c
+    return best
+
+
 def _prepare(a: Any, b: Any, c: Any):
     a, b, c = _vec(a, "a"), _vec(b, "b"), _vec(c, "c")
     if not (len(a) == len(b) == len(c)):
@@ -972,7 +1043,7 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     search = _Search(F, match_tol, budget)
     fits: list[Factorization] = []
     for grid in search.grids(max_alternatives):
-        g, facs, scale, signs, err = fit_grid(x, F, grid)
+        g, facs, scale, signs, err = _fit_reoriented(x, F, grid)
         fits.append(Factorization(tuple(g.shape), g, [Factor(*f) for f in facs], scale, err, signs, t, True))
     fits.sort(key=lambda f: (-len(f.shape), f.error))
     by: dict = {}
@@ -996,7 +1067,8 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
             if len(shape) == 2 and shape[0] == 2 and q <= MATCHING_MAX_ORDER:
                 starts += _matching_starts(F, int(np.flatnonzero(search.label == search.pref[0])[0]))
             for grid in starts:
-                g, facs, scale, signs, err = fit_grid(x, F, grid, max_rounds=10 if q <= MATCHING_MAX_ORDER else 3)
+                g, facs, scale, signs, err = _fit_reoriented(x, F, grid,
+                                                             max_rounds=10 if q <= MATCHING_MAX_ORDER else 3)
                 alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
             alts = [min(alts, key=lambda f: f.error)]
         else:
