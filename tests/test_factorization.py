@@ -143,6 +143,20 @@ def test_order12_products_factor_2x2x3(t1, t2, t3, seed):
     assert bf.best_for((3, 4)).error <= bf.best.error + 1e-12
 
 
+# Known defects, found by hypothesis's random profile and kept here as strict xfails so that they are
+# visible and so that a fix shows up (XPASS fails the suite): near-degenerate products where the finest
+# grid is mis-oriented (a factor whose two nodes are almost equal) and loses to a coarser grid or to the
+# tolerance.  The property tests above run derandomized by default (tests/conftest.py).
+@pytest.mark.xfail(strict=True, reason="known defect: (2, 4) wins over the exact (2, 2, 2) grid")
+def test_known_defect_order8_2x2x2_loses_to_2x4():
+    test_order8_products_factor_2x2x2.hypothesis.inner_test(3.0, 4.736328125, 1, 20882682)
+
+
+@pytest.mark.xfail(strict=True, reason="known defect: the 2x2x3 grid fits 10x worse than the 2x6 grid")
+def test_known_defect_order12_2x2x3_misoriented_at_nu_1():
+    test_order12_products_factor_2x2x3.hypothesis.inner_test(0.0, 3.171875, 0.0, 0)
+
+
 @given(angles, seeds)
 def test_order12_with_a_non_catalogue_4_factor_is_3x4(t, seed):
     rng = np.random.default_rng(seed)
