@@ -69,14 +69,14 @@ __all__ = [
 ]
 
 #: Smallest work of one tensor operation (elements) for which a second thread can pay (benchmarks/bench_threads.py).
-PARALLEL_MIN_ELEMENTS = 4_000_000
+PARALLEL_MIN_ELEMENTS = 250_000
 #: Never more threads than this: cogo's operations are too small to feed more.
 MAX_THREADS = 4
 
 
 #: The rule in one line, for ``--threads`` help texts.
 POLICY_HELP = ("CPU threads (default: the thread policy of cogo.threads: 1 unless one tensor operation has at "
-               "least 4e6 elements and at least 2 of the cores this process may use (affinity, cgroup quota) "
+               "least 2.5e5 elements and at least 2 of the cores this process may use (affinity, cgroup quota) "
                "are free of other load; then up to 4; classification always 1). Results do not depend on it")
 
 
