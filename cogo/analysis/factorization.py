@@ -948,13 +948,6 @@ def _fit_reoriented(x: np.ndarray, F: np.ndarray, grid: np.ndarray, max_rounds: 
                 c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
                 best = c2 if c2[-1] <= c[-1] else c
     return best
-    cands = [fit_grid(x, F, g, reassign=False) for g in _row_orientations(F, best[0])]
-    if cands:
-        c = min(cands, key=lambda f: f[-1])
-        if c[-1] < best[-1]:
-            c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
-            best = c2 if c2[-1] <= c[-1] else c
-    return best
 
 
 def _prepare(a: Any, b: Any, c: Any):
