@@ -65,16 +65,19 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    optimal reassignment of nodes to cells (Hungarian algorithm, ``O(q^3)``),
    until the assignment is stable; then the per-node signs are fixed from the
    fitted factors and each of ``a, b, c`` gets its best rank-1 (Kronecker) fit.
-   A ``2 x m`` grid is also refitted with its pairs re-oriented row by row
-   against each pair's ratio in turn (``_row_orientations``: at most ``m - 1``
-   ``O(q)`` fits and one more refinement), because when the 2-node factor's
-   nodes are nearly equal (``z_nu`` with ``nu`` near 1) a grid with some pairs
-   flipped is a fixed point of the reassignment.
+   Along every axis of size ``m <= 3`` the grid is also refitted with its
+   fibers re-aligned against each fiber in turn (``_fiber_orientations``: the
+   best of the ``m!`` orders of every fiber; at most ``q/m`` ``O(q)`` fits and
+   one more refinement per axis, a second pass only after an improvement),
+   because when a factor is nearly degenerate (``z_nu`` with ``nu`` near 1, or
+   ``z_xi(1, 1) * z_nu(-1)``, whose ratios nearly form a cyclic group) a grid
+   with some fibers in the wrong order is a fixed point of the reassignment.
 
 **Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
-:data:`MAX_ALTERNATIVES` assemblies and refinements (``O(q^3)`` each, twice
-for a ``2 x m`` grid, plus its ``O(q^2)`` re-orientation fits): the
+:data:`MAX_ALTERNATIVES` assemblies and refinements (``O(q^3)`` each, plus
+at most two passes of one more per axis of size 2 or 3, each with its
+``O(q^2)`` re-alignment fits): the
 work is ``O(SEARCH_BUDGET q^3)`` whatever the block.  In practice a
 catalogue product of order 64 takes about 0.3 s (``benchmarks/bench_classify.py``).
 A search that exhausts the budget without an exact grid is reported as *not
@@ -892,61 +895,82 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     return flat.reshape(shape), facs, scale, signs, err
 
 
-def _row_orientations(F: np.ndarray, grid: np.ndarray) -> list[np.ndarray]:
-    """Re-oriented copies of a ``(2, m)`` grid: the pairs (columns) kept, the rows chosen per column.
+#: Axes up to this size get their fibers re-aligned (``m!`` orders tried per fiber) by :func:`_fit_reoriented`.
+REALIGN_MAX_SIZE = 3
 
-    In ``u (x) v`` with ``|u| = 2`` every column ``(s_j, t_j)`` has the same
-    feature ratio ``r = F_t / F_s``.  For each column ``k`` taken as the
-    reference (``r = F_{t_k} / F_{s_k}``) every column is oriented so that
-    ``F_t ~ r F_s`` rather than ``F_s ~ r F_t``.  When ``u``'s two nodes are
-    nearly equal (``z_nu`` with ``nu`` near 1) the rank-1 fit of a grid with
-    some columns flipped makes ``r ~ 1``, where the Hungarian reassignment of
-    :func:`fit_grid` cannot tell the two rows apart; these orientations leave
-    that fixed point.  Returns the distinct orientations other than ``grid``
-    (at most ``m - 1``); ``O(m^2)`` arithmetic.
+
+def _fiber_orientations(F: np.ndarray, grid: np.ndarray, axis: int) -> list[np.ndarray]:
+    """Re-aligned copies of ``grid`` along ``axis``: every fiber keeps its nodes, their order along ``axis`` is re-chosen.
+
+    In a Kronecker product whose factor along ``axis`` is ``u`` (``m`` nodes),
+    every fiber along that axis (a column of the grid viewed as ``m x (q/m)``)
+    has the features ``s_j * u`` (channel by channel, ``s_j`` the other
+    factors' cell).  For each column ``k`` taken as the reference ``u`` every
+    column ``j`` gets the order ``pi`` of its ``m`` nodes (one of ``m!``) that
+    minimizes the least-squares misfit ``min_s ||F_pi(j) - s u||``; the
+    reference column keeps its own order, so column 0's order fixes how the
+    axis is labelled.  When a factor is close to degenerate (two nodes nearly
+    equal, as ``z_nu`` with ``nu`` near 1, or ratio sets that are nearly a
+    group, as ``z_xi(1, 1) * z_nu(-1)``) a grid with some fibers in the wrong
+    order is a fixed point of the Hungarian reassignment of :func:`fit_grid`;
+    these re-alignments leave it.  Returns the distinct grids other than
+    ``grid`` (at most ``q/m``); ``O((q/m)^2 m! m)`` arithmetic, for ``m <=``
+    :data:`REALIGN_MAX_SIZE`.
     """
-    s, t = F[grid[0]], F[grid[1]]  # (m, 4)
-    r = t / np.where(s == 0, _TINY, s)  # candidate ratios, one per reference column
-    keep = np.linalg.norm(t[None] - r[:, None] * s[None], axis=2)  # [k, j]
-    flip = np.linalg.norm(s[None] - r[:, None] * t[None], axis=2)
-    orient = flip < keep  # [k, j]: flip column j for reference k
-    out, seen = [], {tuple(np.zeros(grid.shape[1], dtype=bool))}
-    for row in orient:
-        key = tuple(row ^ row[0])  # column 0 fixes which row is which
+    m = grid.shape[axis]
+    moved = np.moveaxis(grid, axis, 0)
+    cols = moved.reshape(m, -1)  # (m, n): column j is one fiber
+    P = np.array(list(itertools.permutations(range(m))), dtype=np.int64)  # (m!, m), P[0] = identity
+    V = F[cols]  # (m, n, 4)
+    # |<u_k, V_pi(j)>|^2 / ||u_k||^2 per channel: the misfit is ||V_j||^2 (order-free) minus its sum
+    dot = np.einsum("ikc,pijc->kpjc", np.conj(V), V[P])
+    uu = np.maximum((np.abs(V) ** 2).sum(axis=0), _TINY)  # (n, 4): ||u_k||^2
+    gain = (np.abs(dot) ** 2 / uu[:, None, None, :]).sum(axis=-1)  # (k, pi, j)
+    choice = gain.argmax(axis=1)  # (k, j)
+    inv = np.argsort(P, axis=1)
+    index = {tuple(r): i for i, r in enumerate(P.tolist())}
+    out, seen = [], {(0,) * cols.shape[1]}
+    for k in range(cols.shape[1]):
+        comp = P[choice[k]][:, inv[choice[k, 0]]]  # (n, m): column 0 keeps its order
+        key = tuple(index[tuple(r)] for r in comp.tolist())
         if key in seen:
             continue
         seen.add(key)
-        g = grid.copy()
-        g[0, row], g[1, row] = grid[1, row], grid[0, row]
-        out.append(g)
+        new = np.take_along_axis(cols, comp.T, axis=0)
+        out.append(np.moveaxis(new.reshape(moved.shape), 0, axis))
     return out
 
 
 def _fit_reoriented(x: np.ndarray, F: np.ndarray, grid: np.ndarray, max_rounds: int = 10,
                     limit: float = 2 * FACTOR_TOL):
-    """:func:`fit_grid` with reassignment, then along every axis of size 2 also from :func:`_row_orientations`.
+    """:func:`fit_grid` with reassignment, then along every axis of size <= 3 also from :func:`_fiber_orientations`.
 
-    The grid is viewed as ``2 x (q/2)`` along that axis (in a Kronecker
-    product every fiber along it has the same ratio).  Each re-oriented grid
-    is fitted without reassignment (``O(q)``); the best, when it is better,
-    is refined with reassignment once more.  At most ``q/2 - 1`` extra fits
-    and one extra refinement per axis of size 2 (at most ``log2 q`` axes);
-    only for a grid within ``limit`` of a product (flipped pairs of a product
-    cost about ``|nu - 1|``), so non-factorable blocks pay nothing.
+    Each re-aligned grid is fitted without reassignment (``O(q)``); the
+    best, when it is better, is refined with reassignment once more.  At most
+    ``q/m`` extra fits and one extra refinement per axis of size ``m <=``
+    :data:`REALIGN_MAX_SIZE` (at most ``log2 q`` axes), and a second pass over
+    the axes only when the first one improved the fit (a fiber order fixed
+    along one axis can expose a wrong one along another); only for a grid
+    within ``limit`` of a product (mis-aligned fibers of a product cost about
+    the distance of the degenerate factor from its degeneracy), so
+    non-factorable blocks pay nothing.
     """
     best = fit_grid(x, F, grid, max_rounds=max_rounds)
-    for axis in range(best[0].ndim):
-        g0 = best[0]
-        if g0.shape[axis] != 2 or not 1e-12 < best[-1] <= limit:  # exact already, or no product near
-            continue
-        moved = np.moveaxis(g0, axis, 0)
-        cands = [fit_grid(x, F, np.moveaxis(g.reshape(moved.shape), 0, axis), reassign=False)
-                 for g in _row_orientations(F, moved.reshape(2, -1))]
-        if cands:
-            c = min(cands, key=lambda f: f[-1])
-            if c[-1] < best[-1]:
-                c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
-                best = c2 if c2[-1] <= c[-1] else c
+    for _ in range(2):
+        improved = False
+        for axis in range(best[0].ndim):
+            g0 = best[0]
+            if g0.shape[axis] > REALIGN_MAX_SIZE or not 1e-12 < best[-1] <= limit:  # exact already, or no product near
+                continue
+            cands = [fit_grid(x, F, g, reassign=False) for g in _fiber_orientations(F, g0, axis)]
+            if cands:
+                c = min(cands, key=lambda f: f[-1])
+                if c[-1] < best[-1]:
+                    c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
+                    best = c2 if c2[-1] <= c[-1] else c
+                    improved = True
+        if not improved:
+            break
     return best
 
 
