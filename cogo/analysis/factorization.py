@@ -72,12 +72,23 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    because when a factor is nearly degenerate (``z_nu`` with ``nu`` near 1, or
    ``z_xi(1, 1) * z_nu(-1)``, whose ratios nearly form a cyclic group) a grid
    with some fibers in the wrong order is a fixed point of the reassignment.
+6. *Splitting* (``_split_from_coarser``).  A finer shape with no exact grid,
+   or whose best error is more than :data:`SPLIT_GAIN` times a coarser exact
+   grid's, is also built from that coarser grid: its factor along one axis is
+   factored on its own and that axis replaced by the factor's grid, then
+   refined as in 5.  This reads near-degenerate products whose nodes merge
+   into clusters (``z_nu=i * z_xi * z_nu(nu)`` with ``nu`` near ``-i``: the
+   tiling finds ``2 x 4`` but no ``2 x 2 x 2``).  Only among the shapes asked
+   for: a finer shape asked alone has no coarser grid to start from.
 
 **Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
 :data:`MAX_ALTERNATIVES` assemblies and refinements (``O(q^3)`` each, plus
 at most two passes of one more per axis of size 2 or 3, each with its
-``O(q^2)`` re-alignment fits): the
+``O(q^2)`` re-alignment fits), plus per finer shape at most one split per
+coarser shape and axis (one search of the same kind, with its own budget,
+on a factor of order ``<= q/2``; only when a coarser grid is exact and the
+finer one is not, or fits more than twice worse): the
 work is ``O(SEARCH_BUDGET q^3)`` whatever the block.  In practice a
 catalogue product of order 64 takes about 0.3 s (``benchmarks/bench_classify.py``).
 A search that exhausts the budget without an exact grid is reported as *not
@@ -1091,10 +1102,81 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
         else:
             alts = sorted([f for f in alts if f.error <= tol], key=lambda f: f.error)[:max_alternatives]
         res.by_shape[shape] = alts
+    for shape in sorted(shapes, key=len):  # coarse to fine: a split grid can be split again
+        _split_from_coarser(x, F, t, res, shape, match_tol, max_alternatives, budget)
     if search.budget.exhausted and not res.factorable:
         res.skipped = (f"not factored within the search bound ({search.budget.limit} candidate factor sets, "
                        f"{len(search.G)} distinct nodes)")
     return res
+
+
+#: A finer shape is also built by splitting a coarser exact grid when its own best error exceeds this many times the coarser one's.
+SPLIT_GAIN = 2.0
+
+
+def _split_axes(coarse: tuple[int, ...], fine: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+    """The ways ``(axis, sub_shape)`` to get ``fine`` from ``coarse`` by splitting one axis into ``sub_shape``.
+
+    >>> _split_axes((2, 4), (2, 2, 2)), _split_axes((3, 4), (2, 2, 3)), _split_axes((2, 6), (3, 4))
+    ([(1, (2, 2))], [(1, (2, 2))], [])
+    """
+    out = []
+    for i, m in enumerate(coarse):
+        rest = list(coarse[:i] + coarse[i + 1:])
+        sub = list(fine)
+        for k in rest:
+            if k not in sub:
+                break
+            sub.remove(k)
+        else:
+            if len(sub) >= 2 and int(np.prod(sub)) == m:
+                out.append((i, tuple(sub)))
+    return out
+
+
+def _split_from_coarser(x: np.ndarray, F: np.ndarray, t: np.ndarray, res: BlockFactorization,
+                        shape: tuple[int, ...], match_tol: float, max_alternatives: int, budget: int) -> None:
+    """Improve ``res.by_shape[shape]`` from a coarser exact grid whose factor along one axis is itself a product.
+
+    When the finer ``shape`` has no exact grid, or its best error is more than
+    :data:`SPLIT_GAIN` times a coarser exact grid's, the factor of that grid
+    along an axis of size ``m`` is factored on its own (its ``m`` nodes, shapes
+    of :func:`factor_shapes` up to :data:`MATCHING_MAX_ORDER`, else only the
+    needed one) and its grid replaces that axis; the result is refined by
+    :func:`_fit_reoriented` and kept when it fits better.  A near-degenerate
+    product (``z_nu=i * z_xi * z_nu(nu)`` with ``nu`` near ``-i``: nodes within
+    a few percent of each other are one cluster, and the tiling finds no
+    ``2 x 2 x 2`` grid) is then read from its ``2 x 4`` grid.  At most one
+    sub-factorization (order ``m <= q/2``) per coarser shape and axis.
+    """
+    alts = res.by_shape.get(shape) or []
+    cur = alts[0].error if alts else np.inf
+    tol = res.tol
+    cands = []
+    for src, src_alts in list(res.by_shape.items()):
+        if len(src) >= len(shape) or not src_alts:
+            continue
+        fz = src_alts[0]
+        if fz.error > tol or not (cur > tol or cur > SPLIT_GAIN * fz.error):
+            continue
+        for axis, sub in _split_axes(src, shape):
+            f = fz.factors[axis]
+            shapes = factor_shapes(f.q) if f.q <= MATCHING_MAX_ORDER else [sub]
+            sf = _factor(_prepare(f.a, f.b, f.c), shapes, tol, match_tol, 1, budget).best_for(sub)
+            if sf is None:
+                continue
+            g = np.take(fz.grid, sf.grid, axis=axis)  # the axis replaced by the sub-grid's axes
+            g = np.transpose(g, np.argsort(g.shape, kind="stable"))
+            g, facs, scale, signs, err = _fit_reoriented(x, F, g)
+            cands.append(Factorization(shape, g, [Factor(*v) for v in facs], scale, err, signs, t,
+                                       fz.exact_grid and sf.exact_grid))
+    if not cands:
+        return
+    new = min(cands, key=lambda f: f.error)
+    if new.error >= cur:
+        return
+    keep = [f for f in alts if f.error <= tol] if new.error <= tol else []
+    res.by_shape[shape] = sorted(keep + [new], key=lambda f: f.error)[:max_alternatives]
 
 
 def _merged_grids(grid: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarray]:
