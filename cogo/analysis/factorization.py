@@ -67,8 +67,9 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    fitted factors and each of ``a, b, c`` gets its best rank-1 (Kronecker) fit.
    Along every axis of size ``m <= 3`` the grid is also refitted with its
    fibers re-aligned against each fiber in turn (``_fiber_orientations``: the
-   best of the ``m!`` orders of every fiber; at most ``q/m`` ``O(q)`` fits and
-   one more refinement per axis, a second pass only after an improvement),
+   best of the ``m!`` orders of every fiber, ``O(q^2)``; the two re-aligned
+   grids of least misfit are fitted, ``O(q)`` each, and the better one refined
+   once more; a second pass only after an improvement),
    because when a factor is nearly degenerate (``z_nu`` with ``nu`` near 1, or
    ``z_xi(1, 1) * z_nu(-1)``, whose ratios nearly form a cyclic group) a grid
    with some fibers in the wrong order is a fixed point of the reassignment.
@@ -910,7 +911,7 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
 REALIGN_MAX_SIZE = 3
 
 
-def _fiber_orientations(F: np.ndarray, grid: np.ndarray, axis: int) -> list[np.ndarray]:
+def _fiber_orientations(F: np.ndarray, grid: np.ndarray, axis: int, most: int = 2) -> list[np.ndarray]:
     """Re-aligned copies of ``grid`` along ``axis``: every fiber keeps its nodes, their order along ``axis`` is re-chosen.
 
     In a Kronecker product whose factor along ``axis`` is ``u`` (``m`` nodes),
@@ -918,30 +919,37 @@ def _fiber_orientations(F: np.ndarray, grid: np.ndarray, axis: int) -> list[np.n
     has the features ``s_j * u`` (channel by channel, ``s_j`` the other
     factors' cell).  For each column ``k`` taken as the reference ``u`` every
     column ``j`` gets the order ``pi`` of its ``m`` nodes (one of ``m!``) that
-    minimizes the least-squares misfit ``min_s ||F_pi(j) - s u||``; the
-    reference column keeps its own order, so column 0's order fixes how the
-    axis is labelled.  When a factor is close to degenerate (two nodes nearly
-    equal, as ``z_nu`` with ``nu`` near 1, or ratio sets that are nearly a
-    group, as ``z_xi(1, 1) * z_nu(-1)``) a grid with some fibers in the wrong
-    order is a fixed point of the Hungarian reassignment of :func:`fit_grid`;
-    these re-alignments leave it.  Returns the distinct grids other than
-    ``grid`` (at most ``q/m``); ``O((q/m)^2 m! m)`` arithmetic, for ``m <=``
-    :data:`REALIGN_MAX_SIZE`.
+    minimizes the least-squares misfit ``min_s ||F_pi(j) - s u||^2``; column
+    0's order fixes how the axis is labelled.  When a factor is close to
+    degenerate (two nodes nearly equal, as ``z_nu`` with ``nu`` near 1, or
+    ratio sets that nearly form a group, as ``z_xi(1, 1) * z_nu(-1)``) a grid
+    with some fibers in the wrong order is a fixed point of the Hungarian
+    reassignment of :func:`fit_grid`; these re-alignments leave it.
+
+    Returns at most ``most`` distinct grids other than ``grid``, smallest
+    total misfit first, and only those whose total misfit is below 0.8 times
+    the unchanged grid's (a factor that is a group, as ``z_syn``, fits in
+    every cyclic order: such ties are not returned).  ``O((q/m)^2 m! m)``
+    arithmetic, for ``m <=`` :data:`REALIGN_MAX_SIZE`.
     """
     m = grid.shape[axis]
     moved = np.moveaxis(grid, axis, 0)
     cols = moved.reshape(m, -1)  # (m, n): column j is one fiber
     P = np.array(list(itertools.permutations(range(m))), dtype=np.int64)  # (m!, m), P[0] = identity
     V = F[cols]  # (m, n, 4)
-    # |<u_k, V_pi(j)>|^2 / ||u_k||^2 per channel: the misfit is ||V_j||^2 (order-free) minus its sum
+    # misfit of column j in order pi against reference k: ||V_j||^2 - sum_c |<u_kc, V_pi(j)c>|^2 / ||u_kc||^2
     dot = np.einsum("ikc,pijc->kpjc", np.conj(V), V[P])
-    uu = np.maximum((np.abs(V) ** 2).sum(axis=0), _TINY)  # (n, 4): ||u_k||^2
-    gain = (np.abs(dot) ** 2 / uu[:, None, None, :]).sum(axis=-1)  # (k, pi, j)
-    choice = gain.argmax(axis=1)  # (k, j)
+    uu = np.maximum((np.abs(V) ** 2).sum(axis=0), _TINY)  # (n, 4): ||u_k||^2 per channel
+    misfit = (np.abs(V) ** 2).sum(axis=(0, 2))[None, None, :] - (np.abs(dot) ** 2 / uu[:, None, None, :]).sum(-1)
+    choice = misfit.argmin(axis=1)  # (k, j)
+    score = np.take_along_axis(misfit, choice[:, None, :], axis=1)[:, 0, :].sum(axis=1)  # (k,)
+    current = float(misfit[:, 0, :].sum(axis=1).min())
     inv = np.argsort(P, axis=1)
     index = {tuple(r): i for i, r in enumerate(P.tolist())}
     out, seen = [], {(0,) * cols.shape[1]}
-    for k in range(cols.shape[1]):
+    for k in np.argsort(score, kind="stable"):
+        if len(out) >= most or not score[k] < 0.8 * current:
+            break
         comp = P[choice[k]][:, inv[choice[k, 0]]]  # (n, m): column 0 keeps its order
         key = tuple(index[tuple(r)] for r in comp.tolist())
         if key in seen:
@@ -958,7 +966,7 @@ def _fit_reoriented(x: np.ndarray, F: np.ndarray, grid: np.ndarray, max_rounds: 
 
     Each re-aligned grid is fitted without reassignment (``O(q)``); the
     best, when it is better, is refined with reassignment once more.  At most
-    ``q/m`` extra fits and one extra refinement per axis of size ``m <=``
+    two extra fits and one extra refinement per axis of size ``m <=``
     :data:`REALIGN_MAX_SIZE` (at most ``log2 q`` axes), and a second pass over
     the axes only when the first one improved the fit (a fiber order fixed
     along one axis can expose a wrong one along another); only for a grid
