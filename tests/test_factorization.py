@@ -166,6 +166,15 @@ def test_order8_2x2x2_near_degenerate_finds_the_true_grid():
     assert fit_grid(X, F, np.arange(8).reshape(2, 2, 2))[-1] > 10 * FACTOR_TOL
 
 
+def test_order12_all_parameters_1_is_split_and_merged_back():
+    """z_xi(1, 1) * z_nu(1) * z_syn,ab(1, 1) (hypothesis 'stress' example): z_nu(1) has two equal nodes.
+
+    The tiling finds no 2 x 2 x 3 grid (local search: error 0.49) nor 3 x 4; the 2 x 6 grid is split into
+    2 x 2 x 3, and 3 x 4 must then be merged back from it (it was left at 0.49).
+    """
+    test_order12_products_factor_2x2x3.hypothesis.inner_test(0.0, 0.0, 0.0, 814620)
+
+
 @pytest.mark.xfail(strict=True, reason="known defect: asked for (2, 2, 2) alone there is no coarser grid to split")
 def test_known_defect_order8_2x2x2_alone_is_missed():
     x, _ = scrambled(z_nu_i() * z_xi(unit(3.0), 1) * z_nu(unit(4.736328125)), 20882682)

@@ -79,8 +79,9 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    factored on its own and that axis replaced by the factor's grid, then
    refined as in 5.  This reads near-degenerate products whose nodes merge
    into clusters (``z_nu=i * z_xi * z_nu(nu)`` with ``nu`` near ``-i``: the
-   tiling finds ``2 x 4`` but no ``2 x 2 x 2``).  Only among the shapes asked
-   for: a finer shape asked alone has no coarser grid to start from.
+   tiling finds ``2 x 4`` but no ``2 x 2 x 2``); coarser shapes left without
+   an exact grid are then merged from the split grids.  Only among the shapes
+   asked for: a finer shape asked alone has no coarser grid to start from.
 
 **Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
@@ -1112,6 +1113,20 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
         res.by_shape[shape] = alts
     for shape in sorted(shapes, key=len):  # coarse to fine: a split grid can be split again
         _split_from_coarser(x, F, t, res, shape, match_tol, max_alternatives, budget)
+    for shape in sorted(shapes, key=lambda s: (-len(s), s)):  # fine to coarse: merge split grids back up
+        cur = res.by_shape.get(shape) or []
+        if cur and cur[0].error <= tol:
+            continue
+        finer = sorted((f for s, alts in res.by_shape.items() if len(s) > len(shape) for f in alts[:1]
+                        if f.error <= tol), key=lambda f: (-len(f.shape), f.error))
+        for fz in finer:
+            for grid in _merged_grids(fz.grid, shape)[:1]:
+                g, facs, scale, signs, err = fit_grid(x, F, grid, reassign=False)
+                if not cur or err < cur[0].error:
+                    cur = [Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, fz.exact_grid)]
+                    res.by_shape[shape] = cur
+            if cur and cur[0].error <= tol:
+                break
     if search.budget.exhausted and not res.factorable:
         res.skipped = (f"not factored within the search bound ({search.budget.limit} candidate factor sets, "
                        f"{len(search.G)} distinct nodes)")
