@@ -1113,20 +1113,21 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
         res.by_shape[shape] = alts
     for shape in sorted(shapes, key=len):  # coarse to fine: a split grid can be split again
         _split_from_coarser(x, F, t, res, shape, match_tol, max_alternatives, budget)
-    for shape in sorted(shapes, key=lambda s: (-len(s), s)):  # fine to coarse: merge split grids back up
+    for shape in sorted(shapes, key=lambda s: (-len(s), s)):  # fine to coarse: merge finer grids back up
+        # a merged exact grid fits at least as well as the finer one: merge when this shape has no exact grid
+        # (split grids came after the first merge) or a worse one than a finer exact grid (near-degenerate
+        # blocks whose tiling found this shape's grid wrong)
         cur = res.by_shape.get(shape) or []
-        if cur and cur[0].error <= tol:
-            continue
         finer = sorted((f for s, alts in res.by_shape.items() if len(s) > len(shape) for f in alts[:1]
-                        if f.error <= tol), key=lambda f: (-len(f.shape), f.error))
-        for fz in finer:
-            for grid in _merged_grids(fz.grid, shape)[:1]:
-                g, facs, scale, signs, err = fit_grid(x, F, grid, reassign=False)
-                if not cur or err < cur[0].error:
-                    cur = [Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, fz.exact_grid)]
-                    res.by_shape[shape] = cur
-            if cur and cur[0].error <= tol:
-                break
+                        if f.error <= tol), key=lambda f: (f.error, -len(f.shape)))
+        if not finer or (cur and cur[0].error <= min(tol, finer[0].error)):
+            continue
+        for grid in _merged_grids(finer[0].grid, shape)[:1]:
+            g, facs, scale, signs, err = fit_grid(x, F, grid, reassign=False)
+            if not cur or err < cur[0].error:
+                new = Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, finer[0].exact_grid)
+                keep = [f for f in cur if f.error <= tol] if err <= tol else []
+                res.by_shape[shape] = [new] + keep[:max_alternatives - 1]
     if search.budget.exhausted and not res.factorable:
         res.skipped = (f"not factored within the search bound ({search.budget.limit} candidate factor sets, "
                        f"{len(search.G)} distinct nodes)")
