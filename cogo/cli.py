@@ -318,10 +318,12 @@ def _add_train(sub) -> None:
                         "(S3, S4, A4, A5, D5, Q8, Dic3; products S3x3) or a Cayley-table .json file "
                         "(c = a*b; see docs/groups.md)")
     p.add_argument("--hidden", type=_int_type("hidden size", 1), default=512, help="hidden nodes q (default 512)")
-    p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), default=0.01,
-                   help="learning rate (default 0.01)")
-    p.add_argument("--wd", type=_float_type("weight decay", 0.0), nargs="+", default=[5e-5], metavar="WD",
-                   help="one or more weight decays, each trained for every seed (default 5e-5)")
+    p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), default=None,
+                   help="learning rate (default 0.01 for Abelian groups, the reference experiment; 0.003 for "
+                        "non-Abelian groups, see docs/groups.md)")
+    p.add_argument("--wd", type=_float_type("weight decay", 0.0), nargs="+", default=None, metavar="WD",
+                   help="one or more weight decays, each trained for every seed (default 5e-5 for Abelian "
+                        "groups, 2e-3 for non-Abelian groups)")
     p.add_argument("--epochs", type=_int_type("epochs", 1), default=10000, help="full-batch epochs (default 10000)")
     p.add_argument("--test-fraction", type=_float_type("test fraction", 0.0, 1.0, lo_open=True), default=0.1,
                    help="fraction of all n^2 pairs held out for testing, in (0, 1) (default 0.1)")
@@ -354,14 +356,21 @@ def _add_train(sub) -> None:
 
 
 def _cmd_train(args) -> int:
+    from cogo.algebra.groups import FiniteAbelianGroup
     from cogo.solvers.training import (TrainConfig, check_output_dir, check_run_outputs, plot_history, save_run, train,
                                        validate_run)
 
     # every check happens here, before any training or output
-    cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0],
+    cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0] if args.wd else None,
                       epochs=args.epochs, test_fraction=args.test_fraction, loss=args.loss,
                       optimizer=args.optimizer, momentum=args.momentum, dtype=args.dtype, device=args.device,
                       log_every=args.log_every, snapshot_every=args.snapshot_every)
+    defaulted = args.lr is None or args.wd is None
+    if args.wd is None:
+        args.wd = [cfg.weight_decay]
+    if defaulted and not isinstance(cfg.group_obj, FiniteAbelianGroup):
+        print(f"non-Abelian group {cfg.group}: default lr {cfg.lr:g}, weight decay {cfg.weight_decay:g} "
+              f"(see docs/groups.md)")
     with _user_input():
         validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
         out = check_output_dir(args.out)
