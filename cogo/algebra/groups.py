@@ -17,9 +17,12 @@ from functools import cached_property, reduce
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import lazy_module
 from cogo.errors import CogoError
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
 
 __all__ = ["FiniteAbelianGroup", "Cyclic", "parse_group", "root_of_unity"]
 

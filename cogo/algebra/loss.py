@@ -22,11 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group
 from cogo.algebra.network import Network, _conj, is_zero_exact
 from cogo.algebra.potentials import potentials, self_potential_sums
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
 
 __all__ = ["fourier_loss", "published_loss", "real_loss", "per_frequency_loss", "Conditions", "condition_residuals"]
 

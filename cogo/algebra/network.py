@@ -13,11 +13,14 @@ from __future__ import annotations
 import numbers
 from typing import Any, Sequence
 
-import networkx as nx
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
+nx = lazy_module("networkx")
 
 __all__ = ["Network", "is_zero_exact", "to_exact_array"]
 
@@ -73,7 +76,7 @@ def to_exact_array(x: Any) -> np.ndarray:
     arr = np.asarray(x, dtype=object)
     out = np.empty(arr.shape, dtype=object)
     for idx, v in np.ndenumerate(arr):
-        if isinstance(v, (float, complex, np.floating, np.complexfloating)) and not isinstance(v, sympy.Basic):
+        if isinstance(v, (float, complex, np.floating, np.complexfloating)) and not is_sympy(v):
             raise ValueError(f"exact networks take exact entries (int, Rational, sympy); got float {v!r}")
         out[idx] = sympy.sympify(v)
     return out
@@ -215,7 +218,7 @@ class Network:
         if any(len(v) != q for v in cols):
             raise ValueError(f"block vectors must have equal lengths; got {[len(v) for v in cols]}")
         if exact is None:
-            exact = any(isinstance(x, sympy.Basic) for v in cols for x in v)
+            exact = any(is_sympy(x) for v in cols for x in v)
         if exact:
             vals = to_exact_array(np.stack(cols))
             z = np.full((3, G.order, q), sympy.Integer(0), dtype=object)
@@ -429,7 +432,7 @@ class Network:
             except (sympy.SympifyError, TypeError):
                 return NotImplemented
             return Network(self.group, self.z * s, exact=True)
-        if isinstance(s, sympy.Basic):
+        if is_sympy(s):
             s = complex(sympy.N(s))
         if not isinstance(s, numbers.Number):
             return NotImplemented

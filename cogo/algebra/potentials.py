@@ -15,9 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.network import Network, _conj
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
 
 __all__ = [
     "potential",
@@ -207,4 +210,4 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
 
 def _any_sympy(v: Any) -> bool:
     arr = np.asarray(v, dtype=object).reshape(-1)
-    return any(isinstance(x, sympy.Basic) for x in arr)
+    return any(is_sympy(x) for x in arr)

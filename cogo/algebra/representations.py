@@ -48,11 +48,14 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import lazy_module
 from cogo.algebra.finite_groups import FiniteGroup, as_finite_group
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group, root_of_unity
 from cogo.errors import CogoError
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
 
 __all__ = ["CharacterTable", "Irrep", "conjugacy_classes", "character_table", "irreps", "isotypic_projectors",
            "group_fourier", "group_fourier_inverse", "isotypic_energy", "theorem3_nodes", "MAX_PROJECTOR_BYTES"]

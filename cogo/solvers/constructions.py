@@ -52,12 +52,15 @@ from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group, root_of_unity
 from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import block_sums
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
 
 __all__ = [
     "Block",
@@ -179,7 +182,7 @@ class BlockDesign:
 # --------------------------------------------------------------------------- parameters
 def _is_float_like(v: Any) -> bool:
     return isinstance(v, (float, complex, np.floating, np.complexfloating)) or \
-        (isinstance(v, sympy.Basic) and v.has(sympy.Float))
+        (is_sympy(v) and v.has(sympy.Float))
 
 
 def _param_value(v: Any, name: str, exact: bool):
@@ -197,7 +200,7 @@ def _param_value(v: Any, name: str, exact: bool):
         if v == 0:
             raise ValueError(f"{name} must be nonzero")
         return v
-    if isinstance(v, sympy.Basic):
+    if is_sympy(v):
         v = complex(sympy.N(v, 30))
     try:
         v = complex(v)
@@ -242,7 +245,7 @@ def _freq_key(G: FiniteAbelianGroup, k: Any, name: str) -> int:
 
 
 def _is_scalar(v: Any) -> bool:
-    return isinstance(v, (numbers.Number, sympy.Basic, Fraction)) or (np.ndim(v) == 0 and not isinstance(v, dict))
+    return isinstance(v, (numbers.Number, Fraction)) or is_sympy(v) or (np.ndim(v) == 0 and not isinstance(v, dict))
 
 
 def _per_frequency(value: Any, name: str, G: FiniteAbelianGroup, default: Any, exact: bool,
@@ -267,7 +270,7 @@ def _per_frequency(value: Any, name: str, G: FiniteAbelianGroup, default: Any, e
 
 
 def _s_value(v: Any, name: str, exact: bool) -> int:
-    if isinstance(v, sympy.Basic):
+    if is_sympy(v):
         v = int(v) if v.is_integer else v
     if v not in (1, -1) or isinstance(v, bool):
         raise ValueError(f"{name} must be +1 or -1, got {v!r}")
@@ -587,7 +590,7 @@ def z_M(group: Any, exact: bool = False) -> Network:
 
 # --------------------------------------------------------------------------- dispatch and export
 def _pair(v: Any) -> list:
-    c = complex(sympy.N(v, 30)) if isinstance(v, sympy.Basic) else complex(v)
+    c = complex(sympy.N(v, 30)) if is_sympy(v) else complex(v)
     return [float(c.real), float(c.imag)]
 
 

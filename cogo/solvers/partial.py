@@ -24,11 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import sympy
 
+from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import root_of_unity
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import block_sums
+
+# imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
+sympy = lazy_module("sympy")
 
 __all__ = ["unit_conjugate", "PartialSolution", "z_syn", "z_syn_ab", "z_nu", "z_nu_i", "z_xi", "omega"]
 
@@ -59,19 +62,19 @@ def unit_conjugate(*symbols: sympy.Symbol):
 
 
 def _is_exact(*vals: Any) -> bool:
-    return any(isinstance(v, sympy.Basic) for v in vals)
+    return any(is_sympy(v) for v in vals)
 
 
 def _check_param(name: str, v: Any, exact: bool, nonzero: bool = True):
     if exact:
         if isinstance(v, (float, complex, np.floating, np.complexfloating)) or (
-                isinstance(v, sympy.Basic) and v.has(sympy.Float)):
+                is_sympy(v) and v.has(sympy.Float)):
             raise ValueError(f"{name}={v!r} is a float; exact partial solutions take exact numbers or symbols")
         v = sympy.sympify(v)
         if nonzero and v == 0:
             raise ValueError(f"{name} must be nonzero")
         return v
-    if isinstance(v, sympy.Basic):
+    if is_sympy(v):
         v = complex(sympy.N(v))
     v = complex(v)
     if not np.isfinite(v):
