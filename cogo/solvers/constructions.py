@@ -57,6 +57,7 @@ from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group, root_of_unity
 from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import block_sums
+from cogo.limits import construct_estimate, require
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
@@ -571,6 +572,11 @@ def z_M(group: Any, exact: bool = False) -> Network:
     (SPEC 7.4).  ``exact=True`` gives sympy roots of unity (radicals only when
     the exponent divides 24 or 8).
 
+    Its ``3 x n_G x n_G^2`` coordinates take about ``200 n_G^3`` bytes: a group too
+    large for the available memory (or ``COGO_MEMORY_LIMIT``) is refused with a
+    one-line :class:`~cogo.errors.CogoError` before anything is allocated
+    (:func:`cogo.limits.construct_estimate`).
+
     >>> import numpy as np
     >>> from cogo.algebra import real_loss
     >>> z = z_M(4)                            # any order, even ones too
@@ -582,6 +588,7 @@ def z_M(group: Any, exact: bool = False) -> Network:
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
+    require(construct_estimate("mem", G.order, exact=exact, loss=False))  # CogoError before allocating
     Ua, Ub = mem_factors(G)
     net = Ua.to_network(exact) * Ub.to_network(exact)
     s = sympy.Integer(G.order) ** sympy.Rational(-2, 3) if exact else float(G.order) ** (-2.0 / 3.0)
