@@ -21,6 +21,7 @@ import io
 import math
 import os
 import tempfile
+import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,13 +203,9 @@ def _check_shapes(sa, sb, sc, where: str) -> None:
 
 def _to_float64(x: Any, name: str, where: str) -> np.ndarray:
     _check_array_type(x, name, where)
-    try:
-        import torch
-
-        if isinstance(x, torch.Tensor):
-            x = x.detach().cpu().to(torch.float64).numpy()
-    except ImportError:  # pragma: no cover
-        pass
+    torch = sys.modules.get("torch")      # a tensor exists only if torch is imported; never import it here
+    if torch is not None and isinstance(x, torch.Tensor):
+        x = x.detach().cpu().to(torch.float64).numpy()
     x = np.asarray(x, dtype=np.float64)
     if not np.all(np.isfinite(x)):
         raise CheckpointError(f"{where}: {name} contains NaN or infinite values")
@@ -217,18 +214,14 @@ def _to_float64(x: Any, name: str, where: str) -> np.ndarray:
 
 def _check_array_type(x: Any, name: str, where: str) -> None:
     """Refuse anything but a real numeric numpy array or torch tensor (one line)."""
-    try:
-        import torch
-
-        if isinstance(x, torch.Tensor):
-            if x.is_complex():
-                raise CheckpointError(f"{where}: {name} is complex; real weights are expected")
-            if not (x.dtype.is_floating_point or x.dtype in (torch.int8, torch.uint8, torch.int16, torch.int32,
-                                                              torch.int64)):
-                raise CheckpointError(f"{where}: {name} has unsupported dtype {x.dtype}")
-            return
-    except ImportError:  # pragma: no cover
-        pass
+    torch = sys.modules.get("torch")      # a tensor exists only if torch is imported; never import it here
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.is_complex():
+            raise CheckpointError(f"{where}: {name} is complex; real weights are expected")
+        if not (x.dtype.is_floating_point or x.dtype in (torch.int8, torch.uint8, torch.int16, torch.int32,
+                                                          torch.int64)):
+            raise CheckpointError(f"{where}: {name} has unsupported dtype {x.dtype}")
+        return
     if not isinstance(x, np.ndarray):
         raise CheckpointError(f"{where}: {name} is a {type(x).__name__}, not an array")
     if np.issubdtype(x.dtype, np.complexfloating):

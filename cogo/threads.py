@@ -51,6 +51,7 @@ import ctypes
 import math
 import os
 import time
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -231,7 +232,10 @@ def choose_threads(kind: str = "train", elements: int = 0, cores: int | None = N
 def thread_limit(threads: int) -> Iterator[int]:
     """Within the block, torch and the BLAS libraries loaded (via threadpoolctl, if installed) use ``threads``.
 
-    Restores the previous torch thread count and BLAS limits on exit.
+    Restores the previous torch thread count and BLAS limits on exit.  torch is
+    limited only when it is already imported (this function never imports it:
+    reading an ``.npz`` checkpoint needs no torch); a torch imported inside the
+    block keeps its own default.
 
     >>> import torch
     >>> before = torch.get_num_threads()
@@ -241,18 +245,18 @@ def thread_limit(threads: int) -> Iterator[int]:
     >>> torch.get_num_threads() == before
     True
     """
-    import torch
-
     threads = int(threads)
     if threads < 1:
         raise ValueError(f"thread count must be a positive integer, got {threads}")
-    before = torch.get_num_threads()
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
     ctl = None
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency
         threadpool_limits = None
-    torch.set_num_threads(threads)
+    if torch is not None:
+        torch.set_num_threads(threads)
     try:
         if threadpool_limits is not None:
             ctl = threadpool_limits(limits=threads, user_api="blas")
@@ -260,7 +264,8 @@ def thread_limit(threads: int) -> Iterator[int]:
     finally:
         if ctl is not None:
             ctl.restore_original_limits()
-        torch.set_num_threads(before)
+        if torch is not None:
+            torch.set_num_threads(before)
 
 
 _FLUSH_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

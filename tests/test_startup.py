@@ -88,3 +88,17 @@ def test_lazy_module_imports_at_first_use():
     import sympy
 
     assert is_sympy(sympy.Integer(2)) and not is_sympy(2) and not is_sympy(2.0)
+
+
+def test_classify_npz_needs_no_torch(tmp_path):
+    """An .npz checkpoint is read with numpy alone: neither torch nor exact arithmetic is imported.
+
+    (Random weights mix frequencies, so the block search may use networkx here.)"""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "w.npz"
+    np.savez(path, Wa=rng.standard_normal((16, 7)), Wb=rng.standard_normal((16, 7)), Wc=rng.standard_normal((7, 16)))
+    seen = _modules_after(_cli(["classify", str(path), "--group", "7", "--no-progress"]))
+    assert not seen["torch"], seen
+    assert not seen["sympy"] and not seen["mpmath"], seen

@@ -18,6 +18,7 @@ the ``sum |r|^2`` term is a Gram-matrix contraction over node pairs.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,13 +129,9 @@ def published_loss(z: Network) -> Any:
 
 
 def _as_float(W: Any, name: str) -> np.ndarray:
-    try:
-        import torch
-
-        if isinstance(W, torch.Tensor):
-            W = W.detach().cpu().to(torch.float64).numpy()
-    except ImportError:  # pragma: no cover
-        pass
+    torch = sys.modules.get("torch")      # a tensor exists only if torch is imported; never import it here
+    if torch is not None and isinstance(W, torch.Tensor):
+        W = W.detach().cpu().to(torch.float64).numpy()
     arr = np.asarray(W)
     if arr.dtype == object or np.iscomplexobj(arr):
         raise ValueError(f"{name}: real_loss takes real numeric weights")

@@ -11,6 +11,7 @@ order ``j = j1 * q2 + j2``), a scalar times a network scales every entry.
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -89,14 +90,10 @@ def _conj(x: np.ndarray) -> np.ndarray:
 
 
 def _as_numeric(x: Any, name: str) -> np.ndarray:
-    try:
-        import torch
-
-        if isinstance(x, torch.Tensor):
-            x = x.detach().cpu()
-            x = x.numpy() if not x.is_complex() else x.to(torch.complex128).numpy()
-    except ImportError:  # pragma: no cover
-        pass
+    torch = sys.modules.get("torch")      # a tensor exists only if torch is imported; never import it here
+    if torch is not None and isinstance(x, torch.Tensor):
+        x = x.detach().cpu()
+        x = x.numpy() if not x.is_complex() else x.to(torch.complex128).numpy()
     arr = np.asarray(x)
     if arr.dtype == object:
         raise ValueError(f"{name}: object arrays are exact; pass exact=True")
