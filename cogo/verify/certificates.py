@@ -232,6 +232,7 @@ def clear_caches() -> None:
     _SUMS_CACHE.clear()
     _CONST_CACHE.clear()
     _TYPE_CACHE.clear()
+    _HERMITIAN_CACHE.clear()
 
 
 def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, use_cache: bool) -> dict:
@@ -348,9 +349,29 @@ def block_certificate(design: BlockDesign, use_cache: bool = True) -> BlockCerti
 
 
 # --------------------------------------------------------------------------- network -> design
+_S_ZERO = sympy.S.Zero
+
+
 def _nz(x) -> bool:
     """Structurally nonzero (conservative: an unsimplified zero counts as nonzero)."""
-    return not (x == 0)
+    return not (x is _S_ZERO or x == 0)
+
+
+#: ``(x, y) -> is_zero_exact(y - conjugate(x))`` for sympy's conjugation; a pure function of two immutable
+#: sympy values, so the answers are shared across networks (the seeded constructions of every order repeat
+#: the blocks of the smaller orders).  Cleared by :func:`clear_caches`.
+_HERMITIAN_CACHE: dict = {}
+
+
+def _hermitian_pair(x, y, cj: Callable, use_cache: bool) -> bool:
+    """Exactly: is ``y`` the conjugate of ``x``?"""
+    if not use_cache:
+        return is_zero_exact(y - cj(x))
+    key = (x, y)
+    hit = _HERMITIAN_CACHE.get(key)
+    if hit is None:
+        hit = _HERMITIAN_CACHE[key] = is_zero_exact(y - cj(x))
+    return hit
 
 
 def design_from_network(net: Network, conj: Callable | None = None) -> tuple[BlockDesign, list[str]]:
@@ -387,23 +408,21 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     z = net.z
     n, q = G.order, net.q
     neg = G.neg
+    nz = np.vectorize(_nz, otypes=[bool])(z) if z.size else np.zeros(z.shape, dtype=bool)
     # Hermitian symmetry, exactly, on entries that are not both structurally 0
+    use_cache = conj is None
     for p in range(3):
         for k in range(n):
             kn = int(neg[k])
             if kn < k:
                 continue
-            for j in range(q):
-                x, y = z[p, k, j], z[p, kn, j]
-                if not _nz(x) and not _nz(y):
-                    continue
-                if not is_zero_exact(y - cj(x)):
+            for j in np.flatnonzero(nz[p, k] | nz[p, kn]).tolist():
+                if not _hermitian_pair(z[p, k, j], z[p, kn, j], cj, use_cache):
                     problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
                     break
     # the grouping of cogo.analysis.blocks on the structural support (1 where an entry is not structurally 0):
     # a node supported on one pair {k, -k} lands in the block of k whatever its values; values are read
     # exactly from ``net`` below, and a node with inputs outside its pair is reported, not grouped
-    nz = np.vectorize(_nz, otypes=[bool])(z) if z.size else np.zeros(z.shape, dtype=bool)
     split = extract_blocks(Network(G, nz.astype(np.complex128)), dead_threshold=0.0)
     supports = nz[0] | nz[1]  # (k, j)
     in_block: set = set()
@@ -432,11 +451,10 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
                                np.asarray([z[2, k, j] for j in js], dtype=object))
         ext = {}
         for k2 in keys:
-            if k2 == k:
+            if k2 == k or not nz[2, k2, js].any():
                 continue
             col = [z[2, k2, j] for j in js]
-            if any(_nz(x) for x in col):
-                ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)
+            ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)
         blocks.append(Block(k, part, ext))
     return BlockDesign(G, "read from network", blocks, True, conj=conj), problems
 
