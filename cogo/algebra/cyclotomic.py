@@ -237,7 +237,12 @@ class CycNumber:
         return CycNumber.rational(self.L, q)
 
     def __add__(self, other: Any) -> "CycNumber":
-        o = self._coerce(other)
+        if type(other) is CycNumber:  # the hot path (object-array dot products): no coercion
+            if other.L != self.L:
+                raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+            o = other
+        else:
+            o = self._coerce(other)
         if o.b == 0:
             return self
         if self.b == 0:
@@ -269,9 +274,11 @@ class CycNumber:
         if isinstance(other, CycNumber):
             if other.L != self.L:
                 raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+            if self.b == 0:
+                return self
+            if other.b == 0:
+                return other
             b = self.b * other.b * self.L
-            if b == 0:
-                return self if self.b == 0 else other
             return _new(self.L, _cyc_mul(self.v, other.v, self.L, b >= _INT64_SAFE), self.D * other.D, b)
         q = _rational(other)
         if q is None:
@@ -566,6 +573,22 @@ def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
     return out
 
 
+#: ``(sympy entry, gauge shift, L) -> CycNumber or None`` (:func:`_to_cyc`, a pure function of its immutable
+#: arguments), shared across networks: the seeded constructions of every order repeat the blocks of smaller
+#: orders.  Cleared when it outgrows ``_TO_CYC_CACHE_MAX`` entries, and by :func:`clear_caches`.
+_TO_CYC_CACHE: dict = {}
+_TO_CYC_CACHE_MAX = 200_000
+
+
+def clear_caches() -> None:
+    """Forget the cached sympy -> CycNumber conversions (benchmarks time cold runs with it).
+
+    >>> clear_caches(); len(_TO_CYC_CACHE)
+    0
+    """
+    _TO_CYC_CACHE.clear()
+
+
 def cyc_network(net, extra_scales: tuple = ()):
     """Gauge-fix an exact sympy network into CycNumbers, node by node (SPEC 8.4).
 
@@ -594,7 +617,9 @@ def cyc_network(net, extra_scales: tuple = ()):
     cands = gauge_scales(extra=extra_scales)
     z = np.empty(net.z.shape, dtype=object)
     scales = []
-    cache: dict = {}
+    if len(_TO_CYC_CACHE) > _TO_CYC_CACHE_MAX:
+        _TO_CYC_CACHE.clear()
+    cache = _TO_CYC_CACHE
     for j in range(net.q):
         for name, t in cands:
             up = {p: -e for p, e in t.items()}  # divide a, b by t
@@ -606,7 +631,7 @@ def cyc_network(net, extra_scales: tuple = ()):
                 key_sh = tuple(sorted(sh.items()))
                 for k in range(net.n):
                     e = net.z[p, k, j]
-                    key = (e, key_sh)
+                    key = (e, key_sh, L)
                     if key not in cache:
                         cache[key] = _to_cyc(e, sh, L)
                     c = cache[key]

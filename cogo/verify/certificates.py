@@ -50,6 +50,7 @@ import numpy as np
 import sympy
 
 from cogo.algebra.cyclotomic import Cyclotomic, cyc_network
+from cogo.algebra.cyclotomic import clear_caches as clear_cyc_caches
 from cogo.algebra.loss import fourier_loss
 from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import block_sums
@@ -233,6 +234,7 @@ def clear_caches() -> None:
     _CONST_CACHE.clear()
     _TYPE_CACHE.clear()
     _HERMITIAN_CACHE.clear()
+    clear_cyc_caches()
 
 
 def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, use_cache: bool) -> dict:
