@@ -7,6 +7,7 @@ import sympy
 
 from cogo.algebra import fourier_loss, parse_group, real_loss
 from cogo.algebra.cyclotomic import CycNumber, Cyclotomic, cyc_network, exact_real_loss, fourier_network
+from cogo.algebra.network import is_zero_exact
 
 x = sympy.Symbol("x")
 
@@ -102,3 +103,44 @@ def test_exact_real_loss_rational_weights():
     assert exact_real_loss(Wa * 3, Wb * 3, Wc * 2, G) != exact  # not scale invariant: the loss is not homogeneous
     with pytest.raises(TypeError):
         exact_real_loss(f[0], Wb, Wc, G)
+
+
+def test_fast_operators_keep_exactness_and_refuse_mixed_orders():
+    a, z = CycNumber.root(12, 1), CycNumber.rational(12, 0)
+    assert (z * a).is_zero() and (a * z).is_zero() and (a + z) == a and (z + a) == a
+    with pytest.raises(TypeError):
+        a + CycNumber.root(8, 1)
+    with pytest.raises(TypeError):
+        z * CycNumber.root(8, 1)          # a zero of another field is still refused
+    with pytest.raises(TypeError):
+        a + 0.5                           # floats never enter
+
+
+def test_to_sympy_is_the_same_number():
+    rng = np.random.default_rng(3)
+    for L in (3, 4, 12, 24):
+        x = CycNumber(L, rng.integers(-4, 5, size=L), Fraction(2, 7))
+        s = x.to_sympy()
+        assert not s.free_symbols and not s.has(sympy.Float)
+        assert abs(complex(sympy.N(s, 30)) - complex(x)) < 1e-12
+        y = x + CycNumber.root(L, 1)
+        assert abs(complex(sympy.N(y.to_sympy(), 30)) - complex(x)) > 0.5   # a different number reads differently
+    assert CycNumber.rational(12, Fraction(-8, 7)).to_sympy() == sympy.Rational(-8, 7)
+    assert (CycNumber.root(12, 2) + CycNumber.root(12, 10)).to_sympy() == 1   # zeta^2 + zeta^-2 = 2 cos(pi/3)
+
+
+def test_gauge_fix_nodes_preserves_every_node_monomial():
+    from cogo.algebra.cyclotomic import gauge_fix_nodes
+    from cogo.solvers.constructions import f46_design
+
+    d = f46_design(11, exact=True, seed=1)
+    six = d.blocks[0]
+    w = [next(iter(six.c_ext.values()))] * six.q          # a hat weight: gamma_k = 6^(2/3) x Q(i)
+    L, A, B, (Cc, W) = gauge_fix_nodes(six.part.a, six.part.b, [six.part.c, w])
+    for j in range(six.q):
+        a, b, c = six.part.a[j], six.part.b[j], six.part.c[j]
+        for lhs, rhs in ((A[j] * B[j] * Cc[j], a * b * c), (A[j].conjugate() * B[j] * W[j], sympy.conjugate(a) * b * w[j]),
+                         (A[j] * A[j].conjugate() * Cc[j], a * sympy.conjugate(a) * c)):
+            assert abs(complex(lhs) - complex(sympy.N(rhs, 30))) < 1e-12   # numbers (exactness: tests above)
+    assert gauge_fix_nodes([sympy.sqrt(5)], [1], [[1]]) is None
+    assert gauge_fix_nodes([sympy.Integer(2) ** sympy.Rational(1, 5)], [1]) is None

@@ -634,3 +634,60 @@ def test_cli_verify_checkpoint_exact_certificate_and_bad_inputs(tmp_path, capsys
         assert main(["verify", "--checkpoint", str(path)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("cogo: error:")
+
+
+# --------------------------------------------------------------------------- fast exact block route (Q(zeta_L))
+def _bad_c(design, factor=sympy.Rational(11, 10)):
+    """The design with c of node 0 of its first block multiplied by ``factor`` (a broken construction)."""
+    blk = design.blocks[0]
+    c = blk.part.c.copy()
+    c[0] = c[0] * factor
+    part = PartialSolution("bad", blk.part.a, blk.part.b, c)
+    return C.BlockDesign(design.group, "bad", [C.Block(blk.k, part, dict(blk.c_ext))] + design.blocks[1:], True)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: C.f6_design(9, exact=True, seed=1),
+    lambda: C.f46_design(11, exact=True, seed=1),
+    lambda: C.f46_design(13, exact=True, seed=4),
+    lambda: C.f6ab_design(7, exact=True, seed=2),
+    lambda: C.f46_design(7, exact=True, corrected=False),
+    lambda: _bad_c(C.f6_design(9, exact=True, seed=1)),
+    lambda: _bad_c(C.f46_design(11, exact=True, seed=1)),
+    lambda: _bad_c(C.f46_design(11, exact=True, seed=1), sympy.I),   # hat block's c rotated
+])
+def test_fast_block_route_agrees_with_sympy_route(build):
+    d = build()
+    # the fast route really runs (no sympy fallback) on every frequency of these designs
+    for blk in d.blocks:
+        assert CE._frequency_terms_cyc(blk.part, ()) is not None
+    fast = CE.block_certificate(d, use_cache=False, fast=True)
+    slow = CE.block_certificate(d, use_cache=False, fast=False)
+    assert fast.zero == slow.zero and fast.structure == slow.structure
+    assert sympy.simplify(fast.loss - slow.loss) == 0
+    for c in fast.residuals:
+        assert [(k, lab) for k, lab, _ in fast.residuals[c]] == [(k, lab) for k, lab, _ in slow.residuals[c]]
+        assert all(CE.is_zero_exact(u - v) for (_, _, u), (_, _, v) in zip(fast.residuals[c], slow.residuals[c]))
+        assert fast.max_abs[c] == pytest.approx(slow.max_abs[c], rel=1e-9, abs=1e-12)
+
+
+def test_fast_block_route_reports_a_broken_construction():
+    good = C.f46_design(11, exact=True, seed=1)
+    assert CE.block_certificate(good, use_cache=False).optimal
+    bad = CE.block_certificate(_bad_c(good), use_cache=False)
+    assert not bad.optimal and not bad.zero["R_g"] and bad.loss != 0
+    # the hat weights off by 0.1% (the mutation of cogo.solvers.constructions._hat_gammas): R_n fails
+    blocks = [C.Block(b.k, b.part, {k: v * sympy.Rational(1001, 1000) for k, v in b.c_ext.items()})
+              for b in good.blocks]
+    off = CE.block_certificate(C.BlockDesign(good.group, "off", blocks, True), use_cache=False)
+    assert off.failing == ["R_n"] and off.loss > 0
+
+
+def test_fast_block_route_falls_back_to_sympy_outside_the_gauge():
+    # sqrt(5) is not m^(-1/3) times an element of Q(zeta_L): the sympy route decides (R_g: 5 * 1 * 1/5 = 1)
+    s5 = sympy.sqrt(5)
+    part = PartialSolution("odd", np.asarray([s5], dtype=object), np.asarray([sympy.Integer(1)], dtype=object),
+                           np.asarray([1 / s5], dtype=object))
+    assert CE._frequency_terms_cyc(part, ()) is None
+    T_ = CE._frequency_terms(part, (), sympy.conjugate, False, fast=True)
+    assert T_["zero"]["R_g"] and not T_["zero"]["R_*"]

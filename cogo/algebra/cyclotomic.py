@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import sympy
 
-__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "cyc_network", "exact_real_loss",
-           "gauge_scales"]
+__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "cyc_network", "gauge_fix_nodes",
+           "entries_order", "exact_real_loss", "gauge_scales", "clear_caches"]
 
 _EXACT_FLOAT = 2**52  # integers below this are exact in float64, and so are sums of products staying below it
 _INT64_SAFE = 2**62
@@ -330,6 +330,18 @@ class CycNumber:
         red = cyclotomic(self.L).from_counts(self.v[None, :])[0]
         return tuple(Fraction(int(c), self.D) for c in red)
 
+    def to_sympy(self) -> sympy.Expr:
+        """The same number as a sympy expression ``sum_e c_e exp(2 pi i e / L)`` (for reports; exact).
+
+        >>> (CycNumber.root(4, 1, 3) + 1).to_sympy()
+        1 + 3*I
+        """
+        c = self.coordinates()
+        if all(x == 0 for x in c[1:]):
+            return sympy.Rational(c[0].numerator, c[0].denominator)
+        z = sympy.exp(2 * sympy.pi * sympy.I / self.L)
+        return sympy.Add(*[sympy.Rational(x.numerator, x.denominator) * z**e for e, x in enumerate(c) if x])
+
     def is_zero(self) -> bool:
         return all(c == 0 for c in self.coordinates())
 
@@ -573,6 +585,17 @@ def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
     return out
 
 
+@lru_cache(maxsize=1)
+def _node_gauges() -> tuple:
+    """``(up, key of up, down, key of down)`` for every scale of ``gauge_scales()``: divide inputs, multiply outputs."""
+    out = []
+    for _, t in gauge_scales():
+        up = {p: -e for p, e in t.items()}
+        down = {p: 2 * e for p, e in t.items()}
+        out.append((up, tuple(sorted(up.items())), down, tuple(sorted(down.items()))))
+    return tuple(out)
+
+
 #: ``(sympy entry, gauge shift, L) -> CycNumber or None`` (:func:`_to_cyc`, a pure function of its immutable
 #: arguments), shared across networks: the seeded constructions of every order repeat the blocks of smaller
 #: orders.  Cleared when it outgrows ``_TO_CYC_CACHE_MAX`` entries, and by :func:`clear_caches`.
@@ -587,6 +610,74 @@ def clear_caches() -> None:
     0
     """
     _TO_CYC_CACHE.clear()
+
+
+def entries_order(values: Any) -> int:
+    """The ``L`` that :func:`cyc_network` would use for these sympy entries (see ``_root_orders``).
+
+    >>> import sympy
+    >>> entries_order([sympy.I, sympy.sqrt(3) / 2]), entries_order([1])
+    (12, 4)
+    """
+    return _root_orders(np.asarray(list(values), dtype=object))
+
+
+def gauge_fix_nodes(a: Any, b: Any, cols: tuple = (), L: int | None = None) -> tuple | None:
+    """Per node ``j``, ``(a_j / t_j, b_j / t_j, w_j t_j^2 for w in cols)`` as CycNumbers of ``Q(zeta_L)``, exactly.
+
+    ``t_j`` is the first of ``m^(-1/3)``, ``m = 1..12`` (:func:`gauge_scales`)
+    for which every one of the node's values converts exactly (as in
+    :func:`cyc_network`).  Any sum over nodes of ``x_j y_j w_j`` with ``x, y``
+    among ``a, b, conj(a), conj(b)`` and ``w`` one output value (or its
+    conjugate) is unchanged by the gauge, since ``t_j`` is real and positive
+    (``t t t^-2 = 1``, SPEC 8.4): so the monomial sums of SPEC 6 of a block are
+    computed exactly from the returned values.  ``L`` defaults to
+    :func:`entries_order` of all the values.  Returns ``(L, A, B, [W, ...])``
+    (lists of CycNumbers), or None when some node fits no candidate (nothing
+    is approximated; callers then use sympy).
+
+    >>> import sympy
+    >>> t = sympy.Integer(6) ** sympy.Rational(-1, 3)
+    >>> L, A, B, (C,) = gauge_fix_nodes([t, t * sympy.I], [t, -t], [[t, t * sympy.I]])
+    >>> L, A[1] == CycNumber.root(4, 1), C[0] == sympy.Rational(1, 6)
+    (4, True, True)
+    >>> gauge_fix_nodes([sympy.sqrt(5)], [1]) is None     # sqrt 5 is no m^(-1/3) multiple of Q(zeta_4)
+    True
+    """
+    a = [sympy.sympify(x) for x in a]
+    b = [sympy.sympify(x) for x in b]
+    cols = [[sympy.sympify(x) for x in w] for w in cols]
+    if any(len(w) != len(a) for w in cols) or len(b) != len(a):
+        raise ValueError("gauge_fix_nodes: every vector needs one value per node")
+    if L is None:
+        L = entries_order(a + b + [x for w in cols for x in w])
+    if len(_TO_CYC_CACHE) > _TO_CYC_CACHE_MAX:
+        _TO_CYC_CACHE.clear()
+    cache = _TO_CYC_CACHE
+
+    def conv(e, sh, key_sh):
+        key = (e, key_sh, L)
+        if key not in cache:
+            cache[key] = _to_cyc(e, sh, L)
+        return cache[key]
+
+    A, B, W = [], [], [[] for _ in cols]
+    for j in range(len(a)):
+        for up, ku, down, kd in _node_gauges():
+            vals = [conv(a[j], up, ku), conv(b[j], up, ku)]
+            if any(v is None for v in vals):
+                continue
+            vals += [conv(w[j], down, kd) for w in cols]
+            if any(v is None for v in vals):
+                continue
+            A.append(vals[0])
+            B.append(vals[1])
+            for i in range(len(cols)):
+                W[i].append(vals[2 + i])
+            break
+        else:
+            return None
+    return L, A, B, W
 
 
 def cyc_network(net, extra_scales: tuple = ()):

@@ -49,7 +49,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from cogo.algebra.cyclotomic import Cyclotomic, cyc_network
+from cogo.algebra.cyclotomic import Cyclotomic, CycNumber, cyc_network, entries_order, gauge_fix_nodes
 from cogo.algebra.cyclotomic import clear_caches as clear_cyc_caches
 from cogo.algebra.loss import fourier_loss
 from cogo.algebra.network import Network, is_zero_exact
@@ -237,8 +237,105 @@ def clear_caches() -> None:
     clear_cyc_caches()
 
 
-def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, use_cache: bool) -> dict:
-    """Residuals and ``l_k`` at one frequency from its own block and the hat blocks reaching it."""
+#: The factors ``(input, input, output)`` of each monomial sum of SPEC 6 (``A`` = conj(a), ...), as in
+#: :func:`cogo.algebra.potentials.block_sums`; with the output replaced by constant weights they give the
+#: sums of :func:`constant_vector_sums`.  ``tests/test_verify.py`` compares both routes.
+_BLOCK_FACTORS = {
+    "abc": "abc", "conj(a) b c": "Abc", "a conj(b) c": "aBc", "a b conj(c)": "abC", "conj(a) conj(b) c": "ABc",
+    "|a|^2 c": "aAc", "|b|^2 c": "bBc", "a^2 c": "aac", "b^2 c": "bbc", "conj(a)^2 c": "AAc", "conj(b)^2 c": "BBc",
+}
+_CONST_FACTORS = {
+    "ab": "abc", "conj(a) b": "Abc", "a conj(b)": "aBc", "conj(a) conj(b)": "ABc",
+    "a^2": "aac", "b^2": "bbc", "conj(a)^2": "AAc", "conj(b)^2": "BBc", "|a|^2": "aAc", "|b|^2": "bBc",
+}
+
+
+def _cyc_sums(A: list, B: list, C: list, factors: dict, zero: CycNumber) -> dict:
+    """``sum_j x_j y_j w_j`` for every ``factors`` entry, in exact ``Q(zeta_L)`` arithmetic."""
+    f = {"a": A, "b": B, "c": C, "A": [x.conjugate() for x in A], "B": [x.conjugate() for x in B],
+         "C": [x.conjugate() for x in C]}
+    out = {}
+    for name, (x, y, w) in factors.items():
+        tot = zero
+        for u, v, t in zip(f[x], f[y], f[w]):
+            tot = tot + u * v * t
+        out[name] = tot
+    return out
+
+
+def _frequency_terms_cyc(own: PartialSolution | None, hats: tuple) -> dict | None:
+    """:func:`_frequency_terms` (complex conjugation) in exact ``Q(zeta_L)`` arithmetic, or None.
+
+    Every node is gauge-fixed into ``Q(zeta_L)`` by
+    :func:`cogo.algebra.cyclotomic.gauge_fix_nodes` (inputs divided by a real
+    ``t_j = m^(-1/3)``, the output values -- ``c`` for the block's own sums,
+    the hat weights for the constant-vector sums -- multiplied by ``t_j^2``);
+    every quantity below is a sum of such gauge-invariant node terms, so the
+    values are those of the sympy route, computed without sympy.  Zero tests
+    are exact (reduction modulo ``Phi_L``); values are reported as sympy
+    numbers.  None when some node has no such gauge (the caller uses sympy).
+    """
+    hat_w = [list(val) if isinstance(val, tuple) else [val] * part.q for part, val in hats]
+    vals = [] if own is None else list(own.a) + list(own.b) + list(own.c)
+    for (part, _), w in zip(hats, hat_w):
+        vals += list(part.a) + list(part.b) + w
+    if not vals:
+        return None
+    L = entries_order(vals)
+    zero = CycNumber.rational(L, 0)
+    res: dict = {c: [] for c in CONDITION_MONOMIALS}
+    if own is not None:
+        g = gauge_fix_nodes(own.a, own.b, [own.c], L)
+        if g is None:
+            return None
+        S = _cyc_sums(g[1], g[2], g[3][0], _BLOCK_FACTORS, zero)
+        S["|a|^2 c + |b|^2 c"] = S["|a|^2 c"] + S["|b|^2 c"]
+    else:
+        S = {m: zero for m in (*_BLOCK_FACTORS, "|a|^2 c + |b|^2 c")}
+    abc = S["abc"]
+    res["R_g"].append(("abc - 1", abc - 1))
+    for m in CONDITION_MONOMIALS["R_c"]:
+        res["R_c"].append((m, S[m]))
+    for m in CONDITION_MONOMIALS["R_*"]:
+        res["R_*"].append((m, S[m]))
+    rn = S["|a|^2 c + |b|^2 c"]
+    rc_terms = [S[m] for m in _RC_AT_K]
+    for (part, _), w in zip(hats, hat_w):
+        g = gauge_fix_nodes(part.a, part.b, [w], L)
+        if g is None:
+            return None
+        V = _cyc_sums(g[1], g[2], g[3][0], _CONST_FACTORS, zero)
+        for m in CONST_MONOMIALS["R_c"]:
+            res["R_c"].append((f"hat: {m} * c", V[m]))
+            rc_terms.append(V[m])
+        for m in CONST_MONOMIALS["R_*"]:
+            res["R_*"].append((f"hat: {m} * c", V[m]))
+        rn = rn + V["|a|^2"] + V["|b|^2"]
+    Rn = 2 * rn
+    res["R_n"].append(("2 sum_p sum |p|^2 c", Rn))
+    lk = -(abc + abc.conjugate()) + abc * abc.conjugate()
+    for v in rc_terms:
+        lk = lk + v * v.conjugate()
+    lk = lk + Rn * Rn.conjugate() / 4
+    for _, v in res["R_*"]:
+        lk = lk + v * v.conjugate() / 4
+    zero_flags = {c: all(v.is_zero() for _, v in vals) for c, vals in res.items()}
+    mags = {c: max((0.0 if v.is_zero() else abs(complex(v)) for _, v in vals), default=0.0)
+            for c, vals in res.items()}
+    res = {c: [(lab, v.to_sympy()) for lab, v in vals] for c, vals in res.items()}
+    return {"res": res, "zero": zero_flags, "mag": mags, "lk": lk.to_sympy()}
+
+
+def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, use_cache: bool,
+                     fast: bool = False) -> dict:
+    """Residuals and ``l_k`` at one frequency from its own block and the hat blocks reaching it.
+
+    ``fast`` (complex conjugation only): try :func:`_frequency_terms_cyc` first.
+    """
+    if fast:
+        T = _frequency_terms_cyc(own, hats)
+        if T is not None:
+            return T
     res: dict = {c: [] for c in CONDITION_MONOMIALS}
     if own is not None:
         S = _cached(_SUMS_CACHE, _part_key(own), lambda: block_sums(own.a, own.b, own.c, conj=conj), use_cache)
@@ -279,7 +376,7 @@ def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, u
     return {"res": res, "zero": zero, "mag": mags, "lk": _expand(lk)}
 
 
-def block_certificate(design: BlockDesign, use_cache: bool = True) -> BlockCertificate:
+def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = True) -> BlockCertificate:
     """Prove (or refute) global optimality of a block design exactly (SPEC 5-7).
 
     Checks the structure (blocks at distinct positive frequencies ``k != -k``,
@@ -299,6 +396,7 @@ def block_certificate(design: BlockDesign, use_cache: bool = True) -> BlockCerti
     G = design.group
     conj = design.conj or sympy.conjugate
     use_cache = use_cache and design.conj is None
+    fast = fast and design.conj is None
     keys = [int(k) for k in G.positive_frequencies]
     keyset = set(keys)
     problems: list[str] = []
@@ -339,7 +437,7 @@ def block_certificate(design: BlockDesign, use_cache: bool = True) -> BlockCerti
         tkey = (_part_key(part) if part is not None else None,
                 tuple((_part_key(p), v) for p, v in hk))
         types.add(tkey)
-        T = _cached(_TYPE_CACHE, tkey, lambda: _frequency_terms(part, hk, conj, use_cache), use_cache)
+        T = _cached(_TYPE_CACHE, tkey, lambda: _frequency_terms(part, hk, conj, use_cache, fast), use_cache)
         for c in CONDITION_MONOMIALS:
             residuals[c].extend((k, lab, v) for lab, v in T["res"][c])
             zero[c] = zero[c] and T["zero"][c]
