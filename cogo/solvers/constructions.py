@@ -468,7 +468,8 @@ def _hat_gammas(six: PartialSolution, fours: dict, exact: bool) -> dict:
         for k in ks:
             part = fours[k]
             if id(part) not in cache:
-                rn = block_sums(part.a, part.b, part.c)["|a|^2 c + |b|^2 c"]
+                rn = sympy.expand(sum((x * sympy.conjugate(x) * z + y * sympy.conjugate(y) * z  # the R_n sum only
+                                       for x, y, z in zip(part.a, part.b, part.c)), sympy.Integer(0)))
                 cache[id(part)] = sympy.expand(sympy.radsimp(-rn / den))
             out[k] = cache[id(part)]
         return out
