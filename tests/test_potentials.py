@@ -136,3 +136,29 @@ def test_block_sums_exact():
 def test_bad_self_potential_name():
     with pytest.raises(ValueError, match="'a', 'b'"):
         self_potentials(Network.one(3), "c")
+
+
+def test_block_sums_stay_exact_on_non_sympy_exact_numbers():
+    """CycNumber / Fraction entries keep their exact arithmetic (they used to fall to complex128 silently)."""
+    from fractions import Fraction
+
+    from cogo.algebra.cyclotomic import CycNumber
+    from cogo.algebra.potentials import block_sums
+
+    L = 5
+    ea, eb, ec = [0, 1, 3], [2, 4, 1], [3, 0, 2]           # exponents of zeta_5 per node
+    root = lambda e: CycNumber.root(L, e % L)              # noqa: E731
+    got = block_sums([root(e) for e in ea], [root(e) for e in eb], [root(e) for e in ec])
+    # each monomial sum, written as exponents: conj(zeta^e) = zeta^-e, |zeta^e|^2 = 1
+    expo = {"abc": (1, 1, 1), "conj(a) b c": (-1, 1, 1), "a conj(b) c": (1, -1, 1), "a b conj(c)": (1, 1, -1),
+            "conj(a) conj(b) c": (-1, -1, 1), "|a|^2 c": (0, 0, 1), "|b|^2 c": (0, 0, 1), "a^2 c": (2, 0, 1),
+            "b^2 c": (0, 2, 1), "conj(a)^2 c": (-2, 0, 1), "conj(b)^2 c": (0, -2, 1)}
+    for key, (sa, sb, sc) in expo.items():
+        want = sum((root(sa * x + sb * y + sc * z) for x, y, z in zip(ea, eb, ec)), CycNumber.rational(L, 0))
+        assert isinstance(got[key], CycNumber), key
+        assert got[key] == want, key
+    assert got["|a|^2 c + |b|^2 c"] == 2 * got["|a|^2 c"]
+    assert not (got["abc"] == got["a^2 c"])                # the comparison can fail
+    f = block_sums([Fraction(1, 2)], [Fraction(1, 3)], [2])
+    assert f["abc"] == Fraction(1, 3) and isinstance(f["abc"], Fraction)
+    assert isinstance(block_sums([1.0], [2.0], [3.0])["abc"], complex)

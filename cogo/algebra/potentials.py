@@ -173,17 +173,30 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
     'R_*'
     """
 
-    vecs = [np.asarray(v, dtype=object if _any_sympy(v) else np.complex128).reshape(-1) for v in (a, b, c)]
+    kinds = {_entry_kind(v) for v in (a, b, c)}
+    vecs = [np.asarray(v, dtype=np.complex128 if kinds == {"numeric"} else object).reshape(-1) for v in (a, b, c)]
     if not (len(vecs[0]) == len(vecs[1]) == len(vecs[2])):
         raise ValueError(f"block vectors must have equal lengths; got {[len(v) for v in vecs]}")
     exact = any(v.dtype == object for v in vecs)
-    if exact:
+    if exact and "sympy" not in kinds:
+        # other exact numbers (CycNumber, Formal, Fraction): their own arithmetic, never a float
+        cj = conj or (lambda x: x.conjugate())
+        ca, cb, cc = (np.asarray([cj(x) for x in v], dtype=object) for v in vecs)
+
+        def tot(arr):
+            return sum(arr.tolist()[1:], arr.tolist()[0]) if arr.size else 0
+
+        def expand(x):
+            return x
+    elif exact:
         vecs = [np.asarray([sympy.sympify(x) for x in v], dtype=object) for v in vecs]
         cj = conj or sympy.conjugate
         ca, cb, cc = (np.asarray([cj(x) for x in v], dtype=object) for v in vecs)
 
         def tot(arr):
             return sympy.expand(sum(arr.tolist(), sympy.Integer(0)))
+
+        expand = sympy.expand
     else:
         ca, cb, cc = (np.conj(v) for v in vecs)
 
@@ -203,11 +216,20 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
         "conj(a)^2 c": tot(ca * ca * C),
         "conj(b)^2 c": tot(cb * cb * C),
     }
-    out["|a|^2 c + |b|^2 c"] = sympy.expand(out["|a|^2 c"] + out["|b|^2 c"]) if exact else \
+    out["|a|^2 c + |b|^2 c"] = expand(out["|a|^2 c"] + out["|b|^2 c"]) if exact else \
         out["|a|^2 c"] + out["|b|^2 c"]
     return out
 
 
-def _any_sympy(v: Any) -> bool:
+#: Entries the numeric (complex128) path takes; anything else is exact and never converted to a float.
+_PLAIN_NUMBERS = (int, float, complex, np.number)
+
+
+def _entry_kind(v: Any) -> str:
+    """``'numeric'`` (plain numbers only), ``'sympy'`` (some sympy entry) or ``'exact'`` (other exact numbers)."""
+    if isinstance(v, np.ndarray) and v.dtype != object:
+        return "numeric"
     arr = np.asarray(v, dtype=object).reshape(-1)
-    return any(is_sympy(x) for x in arr)
+    if all(isinstance(x, _PLAIN_NUMBERS) for x in arr):
+        return "numeric"
+    return "sympy" if any(is_sympy(x) for x in arr) else "exact"
