@@ -162,3 +162,15 @@ def test_block_sums_stay_exact_on_non_sympy_exact_numbers():
     f = block_sums([Fraction(1, 2)], [Fraction(1, 3)], [2])
     assert f["abc"] == Fraction(1, 3) and isinstance(f["abc"], Fraction)
     assert isinstance(block_sums([1.0], [2.0], [3.0])["abc"], complex)
+
+
+def test_network_block_stays_exact_on_cyclotomic_entries():
+    """Network.block with CycNumber entries is an exact network (it used to become complex128 silently)."""
+    from cogo.algebra.cyclotomic import CycNumber
+    from cogo.algebra.network import Network
+
+    w = CycNumber.root(5, 1)
+    net = Network.block(5, 1, [w, w ** 2], [w, w ** 0], [w ** 3, w])
+    assert net.exact and isinstance(net.z[0, 1, 0], CycNumber)
+    assert net.z[0, 1, 1] == w ** 2 and net.z[0, 4, 1] == w ** 3      # the conjugate sits at -k
+    assert not Network.block(5, 1, [1.0], [1], [1]).exact

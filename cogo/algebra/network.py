@@ -23,7 +23,7 @@ from cogo.algebra.groups import FiniteAbelianGroup, parse_group
 sympy = lazy_module("sympy")
 nx = lazy_module("networkx")
 
-__all__ = ["Network", "is_zero_exact", "to_exact_array"]
+__all__ = ["Network", "is_zero_exact", "to_exact_array", "is_exact_entry", "PLAIN_NUMBERS"]
 
 P_INDEX = {"a": 0, "b": 1, "c": 2}
 
@@ -57,6 +57,21 @@ def is_zero_exact(expr: Any) -> bool:
     if s == 0:
         return True
     return bool(s.equals(0)) if not s.free_symbols else False
+
+
+#: Entries a numeric (complex128) network takes; any other entry (sympy, CycNumber, a formal
+#: polynomial, Fraction) is exact and is never cast to a float.
+PLAIN_NUMBERS = (int, float, complex, np.number)
+
+
+def is_exact_entry(x: Any) -> bool:
+    """True for an entry that must stay exact: anything but a plain int, float, complex or numpy number.
+
+    >>> from fractions import Fraction
+    >>> is_exact_entry(0.5), is_exact_entry(np.float32(1)), is_exact_entry(Fraction(1, 2))
+    (False, False, True)
+    """
+    return not isinstance(x, PLAIN_NUMBERS) or is_sympy(x)
 
 
 def to_exact_array(x: Any) -> np.ndarray:
@@ -203,8 +218,8 @@ class Network:
         Nodes ``j`` have values ``(a_j, b_j, c_j)`` at frequency ``k``, their
         conjugates at ``-k`` and 0 elsewhere.  ``k`` is a frequency index, a
         residue (cyclic groups) or coordinates; it must satisfy ``k != -k``.
-        Exactness follows the entries (any sympy entry makes the block exact)
-        unless ``exact`` is given.
+        Exactness follows the entries (any entry that :func:`is_exact_entry`
+        calls exact makes the block exact) unless ``exact`` is given.
         """
         G = parse_group(group)
         ki = G.index(k)
@@ -215,7 +230,7 @@ class Network:
         if any(len(v) != q for v in cols):
             raise ValueError(f"block vectors must have equal lengths; got {[len(v) for v in cols]}")
         if exact is None:
-            exact = any(is_sympy(x) for v in cols for x in v)
+            exact = any(is_exact_entry(x) for v in cols for x in v)
         if exact:
             vals = to_exact_array(np.stack(cols))
             z = np.full((3, G.order, q), sympy.Integer(0), dtype=object)

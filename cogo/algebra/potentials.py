@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
-from cogo.algebra.network import Network, _conj
+from cogo.algebra.network import Network, _conj, is_exact_entry
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -221,15 +221,11 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
     return out
 
 
-#: Entries the numeric (complex128) path takes; anything else is exact and never converted to a float.
-_PLAIN_NUMBERS = (int, float, complex, np.number)
-
-
 def _entry_kind(v: Any) -> str:
     """``'numeric'`` (plain numbers only), ``'sympy'`` (some sympy entry) or ``'exact'`` (other exact numbers)."""
     if isinstance(v, np.ndarray) and v.dtype != object:
         return "numeric"
     arr = np.asarray(v, dtype=object).reshape(-1)
-    if all(isinstance(x, _PLAIN_NUMBERS) for x in arr):
+    if not any(is_exact_entry(x) for x in arr):
         return "numeric"
     return "sympy" if any(is_sympy(x) for x in arr) else "exact"
