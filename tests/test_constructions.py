@@ -360,3 +360,19 @@ def test_to_checkpoint_refuses_complex_network(tmp_path):
     with pytest.raises(ValueError, match="not real"):
         C.to_checkpoint(net, tmp_path / "x.pt")
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_partial_solutions_keep_exact_parameters_exact():
+    """Fraction and CycNumber parameters give exact partial solutions (they used to become complex128)."""
+    from fractions import Fraction
+
+    import sympy
+
+    from cogo.algebra.cyclotomic import CycNumber
+    from cogo.solvers.partial import z_nu
+
+    p = z_nu(Fraction(1, 2))
+    assert p.exact and sympy.Rational(1, 2) in list(p.a)
+    q = z_nu(CycNumber.root(5, 1))
+    assert q.exact and sympy.exp(2 * sympy.pi * sympy.I / 5) in list(q.a)
+    assert not z_nu(0.5).exact

@@ -27,7 +27,7 @@ import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import root_of_unity
-from cogo.algebra.network import Network
+from cogo.algebra.network import Network, is_exact_entry
 from cogo.algebra.potentials import block_sums
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
@@ -62,7 +62,7 @@ def unit_conjugate(*symbols: sympy.Symbol):
 
 
 def _is_exact(*vals: Any) -> bool:
-    return any(is_sympy(v) for v in vals)
+    return any(is_exact_entry(v) for v in vals)
 
 
 def _check_param(name: str, v: Any, exact: bool, nonzero: bool = True):
@@ -70,7 +70,7 @@ def _check_param(name: str, v: Any, exact: bool, nonzero: bool = True):
         if isinstance(v, (float, complex, np.floating, np.complexfloating)) or (
                 is_sympy(v) and v.has(sympy.Float)):
             raise ValueError(f"{name}={v!r} is a float; exact partial solutions take exact numbers or symbols")
-        v = sympy.sympify(v)
+        v = v.to_sympy() if hasattr(v, "to_sympy") else sympy.sympify(v)   # a CycNumber: its sympy value
         if nonzero and v == 0:
             raise ValueError(f"{name} must be nonzero")
         return v
