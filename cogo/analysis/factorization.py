@@ -80,8 +80,14 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    refined as in 5.  This reads near-degenerate products whose nodes merge
    into clusters (``z_nu=i * z_xi * z_nu(nu)`` with ``nu`` near ``-i``: the
    tiling finds ``2 x 4`` but no ``2 x 2 x 2``); coarser shapes left without
-   an exact grid are then merged from the split grids.  Only among the shapes
-   asked for: a finer shape asked alone has no coarser grid to start from.
+   an exact grid are then merged from the split grids.  When the coarser grid
+   came from local search, the other exact grids of that search (up to
+   :data:`MAX_ALTERNATIVES`) are split in turn until one gives an exact finer
+   grid (``z_nu=i * z_xi(1, -1) * z_nu(nu)`` with ``nu`` near ``i``: nearly
+   four pairs of equal nodes, and the best ``2 x 4`` grid's 4-node factor is
+   no product).  A finer shape asked for without its coarser shapes
+   (:func:`factor_block_shape`) that has no exact grid gets them searched
+   too, for the splitting only (they are not reported).
 
 **Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
@@ -90,7 +96,10 @@ at most two passes of one more per axis of size 2 or 3, each with its
 ``O(q^2)`` re-alignment fits), plus per finer shape at most one split per
 coarser shape and axis (one search of the same kind, with its own budget,
 on a factor of order ``<= q/2``; only when a coarser grid is exact and the
-finer one is not, or fits more than twice worse): the
+finer one is not, or fits more than twice worse; up to
+:data:`MAX_ALTERNATIVES` splits per coarser shape when its grid came from
+local search and the first split is not exact; the coarser shapes of a finer
+shape asked for alone are searched as in 4-5 only when it has no exact grid): the
 work is ``O(SEARCH_BUDGET q^3)`` whatever the block.  In practice a
 catalogue product of order 64 takes about 0.3 s (``benchmarks/bench_classify.py``).
 A search that exhausts the budget without an exact grid is reported as *not
@@ -1087,7 +1096,9 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     for f in fits:
         by.setdefault(f.shape, []).append(f)
     exact_fine = [f for f in fits if f.error <= tol]
-    for shape in sorted(shapes, key=lambda s: (-len(s), s)):
+    spare: dict = {}  # shape -> further exact grids of the local search (kept for splitting, not reported)
+
+    def shape_alts(shape: tuple[int, ...]) -> list[Factorization] | None:
         alts = [f for f in by.get(shape, []) if f.error <= tol]
         if not alts:
             # a product of a finer shape is also one of this coarser shape: merge its axes (no reassignment)
@@ -1097,22 +1108,39 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
                     alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, True))
                 if alts:
                     break
-        if not any(f.error <= tol for f in alts):
-            if q > MATCHING_MAX_ORDER and len(shape) > 2:
-                continue  # large non-factorable blocks: the upper bound comes from the 2-factor shapes only
-            starts = [np.arange(q).reshape(shape)]
-            if len(shape) == 2 and shape[0] == 2 and q <= MATCHING_MAX_ORDER:
-                starts += _matching_starts(F, int(np.flatnonzero(search.label == search.pref[0])[0]))
-            for grid in starts:
-                g, facs, scale, signs, err = _fit_reoriented(x, F, grid,
-                                                             max_rounds=10 if q <= MATCHING_MAX_ORDER else 3)
-                alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
-            alts = [min(alts, key=lambda f: f.error)]
-        else:
-            alts = sorted([f for f in alts if f.error <= tol], key=lambda f: f.error)[:max_alternatives]
-        res.by_shape[shape] = alts
+        if any(f.error <= tol for f in alts):
+            return sorted([f for f in alts if f.error <= tol], key=lambda f: f.error)[:max_alternatives]
+        if q > MATCHING_MAX_ORDER and len(shape) > 2:
+            return None  # large non-factorable blocks: the upper bound comes from the 2-factor shapes only
+        starts = [np.arange(q).reshape(shape)]
+        if len(shape) == 2 and shape[0] == 2 and q <= MATCHING_MAX_ORDER:
+            starts += _matching_starts(F, int(np.flatnonzero(search.label == search.pref[0])[0]))
+        for grid in starts:
+            g, facs, scale, signs, err = _fit_reoriented(x, F, grid, max_rounds=10 if q <= MATCHING_MAX_ORDER else 3)
+            alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
+        alts.sort(key=lambda f: f.error)
+        # a near-degenerate block can have several exact grids of this shape from different starts, only some
+        # of which split further (z_nu=i * z_xi(1, -1) * z_nu(~i): the best 2 x 4 grid's 4-node factor is no
+        # product): the others are kept aside for _split_from_coarser
+        spare[shape] = _distinct([f for f in alts[1:] if f.error <= tol], alts[:1])[:max_alternatives]
+        return alts[:1]
+
+    for shape in sorted(shapes, key=lambda s: (-len(s), s)):
+        alts = shape_alts(shape)
+        if alts is not None:
+            res.by_shape[shape] = alts
+    # a finer shape asked for without the coarser shapes it can be split from (factor_block_shape): when it has
+    # no exact grid, those coarser shapes are searched too (for the splitting only; they are not reported)
+    helpers = sorted({c for s in shapes if not any(f.error <= tol for f in res.by_shape.get(s) or [])
+                      for c in factor_shapes(q) if c not in shapes and len(c) < len(s) and _split_axes(c, s)},
+                     key=lambda s: (-len(s), s))
+    for shape in helpers:
+        alts = shape_alts(shape)
+        if alts is not None:
+            res.by_shape[shape] = alts
+    shapes = shapes + helpers
     for shape in sorted(shapes, key=len):  # coarse to fine: a split grid can be split again
-        _split_from_coarser(x, F, t, res, shape, match_tol, max_alternatives, budget)
+        _split_from_coarser(x, F, t, res, shape, match_tol, max_alternatives, budget, spare)
     for shape in sorted(shapes, key=lambda s: (-len(s), s)):  # fine to coarse: merge finer grids back up
         # a merged exact grid fits at least as well as the finer one: merge when this shape has no exact grid
         # (split grids came after the first merge) or a worse one than a finer exact grid (near-degenerate
@@ -1128,6 +1156,8 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
                 new = Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, finer[0].exact_grid)
                 keep = [f for f in cur if f.error <= tol] if err <= tol else []
                 res.by_shape[shape] = [new] + keep[:max_alternatives - 1]
+    for shape in helpers:
+        res.by_shape.pop(shape, None)
     if search.budget.exhausted and not res.factorable:
         res.skipped = (f"not factored within the search bound ({search.budget.limit} candidate factor sets, "
                        f"{len(search.G)} distinct nodes)")
@@ -1159,7 +1189,8 @@ def _split_axes(coarse: tuple[int, ...], fine: tuple[int, ...]) -> list[tuple[in
 
 
 def _split_from_coarser(x: np.ndarray, F: np.ndarray, t: np.ndarray, res: BlockFactorization,
-                        shape: tuple[int, ...], match_tol: float, max_alternatives: int, budget: int) -> None:
+                        shape: tuple[int, ...], match_tol: float, max_alternatives: int, budget: int,
+                        spare: dict | None = None) -> None:
     """Improve ``res.by_shape[shape]`` from a coarser exact grid whose factor along one axis is itself a product.
 
     When the finer ``shape`` has no exact grid, or its best error is more than
@@ -1177,12 +1208,8 @@ def _split_from_coarser(x: np.ndarray, F: np.ndarray, t: np.ndarray, res: BlockF
     cur = alts[0].error if alts else np.inf
     tol = res.tol
     cands = []
-    for src, src_alts in list(res.by_shape.items()):
-        if len(src) >= len(shape) or not src_alts:
-            continue
-        fz = src_alts[0]
-        if fz.error > tol or not (cur > tol or cur > SPLIT_GAIN * fz.error):
-            continue
+
+    def split(fz: Factorization, src: tuple[int, ...]) -> None:
         for axis, sub in _split_axes(src, shape):
             f = fz.factors[axis]
             shapes = factor_shapes(f.q) if f.q <= MATCHING_MAX_ORDER else [sub]
@@ -1194,6 +1221,23 @@ def _split_from_coarser(x: np.ndarray, F: np.ndarray, t: np.ndarray, res: BlockF
             g, facs, scale, signs, err = _fit_reoriented(x, F, g)
             cands.append(Factorization(shape, g, [Factor(*v) for v in facs], scale, err, signs, t,
                                        fz.exact_grid and sf.exact_grid))
+
+    sources = []
+    for src, src_alts in list(res.by_shape.items()):
+        if len(src) >= len(shape) or not src_alts:
+            continue
+        fz = src_alts[0]
+        if fz.error > tol or not (cur > tol or cur > SPLIT_GAIN * fz.error):
+            continue
+        sources.append(src)
+        split(fz, src)
+    # still nothing exact: the further exact grids the local search found for the coarser shapes, in turn,
+    # until one splits (at most max_alternatives - 1 more per coarser shape)
+    for src in sources:
+        for fz in (spare or {}).get(src, []):
+            if cands and min(f.error for f in cands) <= tol:
+                break
+            split(fz, src)
     if not cands:
         return
     new = min(cands, key=lambda f: f.error)
@@ -1201,6 +1245,21 @@ def _split_from_coarser(x: np.ndarray, F: np.ndarray, t: np.ndarray, res: BlockF
         return
     keep = [f for f in alts if f.error <= tol] if new.error <= tol else []
     res.by_shape[shape] = sorted(keep + [new], key=lambda f: f.error)[:max_alternatives]
+
+
+def _distinct(fs: list[Factorization], taken: list[Factorization]) -> list[Factorization]:
+    """The factorizations of ``fs`` whose grid (as a set of cells per first-axis slice) is not one of ``taken``'s."""
+    def key(f: Factorization):
+        return tuple(sorted(frozenset(r.tolist()) for r in f.grid.reshape(f.grid.shape[0], -1)))
+
+    seen = {key(f) for f in taken}
+    out = []
+    for f in fs:
+        k = key(f)
+        if k not in seen:
+            seen.add(k)
+            out.append(f)
+    return out
 
 
 def _merged_grids(grid: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarray]:
