@@ -87,7 +87,13 @@ The search (polynomial, with a stated bound; no node order is enumerated)
    four pairs of equal nodes, and the best ``2 x 4`` grid's 4-node factor is
    no product).  A finer shape asked for without its coarser shapes
    (:func:`factor_block_shape`) that has no exact grid gets them searched
-   too, for the splitting only (they are not reported).
+   too, for the splitting only (they are not reported).  When more factor
+   sets tile than assemblies start from (near-degenerate blocks whose ratio
+   sets nearly form a group: ``z_xi(~-1, 1) * z_nu(~1) * z_syn,ab(~1, ~-1)``
+   has 22), the 2-factor grid of the translates of each remaining set (at most
+   :data:`UNTRIED_MAX`, fibers re-aligned, ``O(q^2)`` each) is also fitted and
+   kept when it fits over :data:`SPLIT_GAIN` times better than every exact
+   grid found; it is then split as above.
 
 **Bound.**  At most :data:`SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most
@@ -99,7 +105,9 @@ on a factor of order ``<= q/2``; only when a coarser grid is exact and the
 finer one is not, or fits more than twice worse; up to
 :data:`MAX_ALTERNATIVES` splits per coarser shape when its grid came from
 local search and the first split is not exact; the coarser shapes of a finer
-shape asked for alone are searched as in 4-5 only when it has no exact grid): the
+shape asked for alone are searched as in 4-5 only when it has no exact grid),
+plus at most :data:`UNTRIED_MAX` translate-grid fits (``O(q^2)`` each, one
+more refinement for each that fits over twice better): the
 work is ``O(SEARCH_BUDGET q^3)`` whatever the block.  In practice a
 catalogue product of order 64 takes about 0.3 s (``benchmarks/bench_classify.py``).
 A search that exhausts the budget without an exact grid is reported as *not
@@ -715,6 +723,8 @@ class _Search:
         self.o = int(self.pref[0])
         self.T, self.D = _product_table(self.G, self.o, match_tol)
         self.budget = _Budget(budget)
+        self.tilings: dict = {}  # kept factor set -> multiplicities of its translates (factor_sets)
+        self.untried: list = []  # kept factor sets that no assembly in grids() started from
 
     def factor_sets(self) -> list[tuple[int, ...]]:
         """Every candidate set of :data:`PEEL_SIZES` nodes through the anchor whose translates tile the block."""
@@ -726,8 +736,10 @@ class _Search:
             for A in _peel_candidates(self.T, self.D, self.o, self.mu, p):
                 if not self.budget.step():
                     return out
-                if _solve_tiling(self.T, A, self.mu, self.budget) is not None:
+                beta = _solve_tiling(self.T, A, self.mu, self.budget)
+                if beta is not None:
                     out.append(A)
+                    self.tilings[A] = beta
         # a 2-set whose ratio is the product of two other 2-sets' ratios is a diagonal of their grid
         # (it tiles when one of them is an involution, as z_nu=i is): tried after the others
         two = [A[1] for A in out if len(A) == 2 and A[1] != self.o]
@@ -769,6 +781,7 @@ class _Search:
     def grids(self, max_alternatives: int) -> list[np.ndarray]:
         """Node grids (axes sorted by size) of the exact factorizations found, best first."""
         sets = self.factor_sets()
+        self.untried = sets[max_alternatives:]
         out, seen = [], set()
         n = int(self.mu.sum())
         for start in range(min(len(sets), max_alternatives)):
@@ -796,6 +809,19 @@ class _Search:
                 continue
             seen.add(key)
             out.append(g)
+        return out
+
+    def translate_grids(self, sets: list[tuple[int, ...]]) -> list[np.ndarray]:
+        """Node grid ``(n/p, p)`` of the tiling by each set's translates (a row per translate ``x A``)."""
+        out = []
+        for A in sets:
+            beta = self.tilings.get(A)
+            if beta is None:
+                continue
+            R = np.repeat(np.arange(len(beta)), beta)
+            g = self._nodes(self.T[R[:, None], np.asarray(A)[None, :]])
+            if g is not None:
+                out.append(g)
         return out
 
     def _nodes(self, cells: np.ndarray) -> np.ndarray | None:
@@ -1074,6 +1100,9 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
     return _factor(prepared, shapes, tol, match_tol, MAX_ALTERNATIVES, budget)
 
 
+#: Most kept factor sets beyond the assemblies' starts whose translate grids are fitted (``O(q)`` each) by :func:`_factor`.
+UNTRIED_MAX = 32
+
 #: Blocks up to this order also get the tolerance-free matching starts (``O(q^4)``) when no grid is exact.
 MATCHING_MAX_ORDER = 16
 
@@ -1091,6 +1120,21 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     for grid in search.grids(max_alternatives):
         g, facs, scale, signs, err = _fit_reoriented(x, F, grid)
         fits.append(Factorization(tuple(g.shape), g, [Factor(*f) for f in facs], scale, err, signs, t, True))
+    # near-degenerate blocks (several factors near a degenerate value at once: ratio sets that nearly form a
+    # group) have many sets that tile within match_tol, and the assemblies started from the first ones can all
+    # be wrong (z_xi(~-1, 1) * z_nu(~1) * z_syn,ab(~1, ~-1): every grid 0.015, the true one 0.0012); the
+    # 2-factor grid of the translates of each set no assembly started from (at most UNTRIED_MAX, O(q) each)
+    # is kept when it fits over twice better than every exact grid found, and then split (_split_from_coarser)
+    found = [f.error for f in fits if f.error <= tol]
+    if found and search.untried:
+        for grid in search.translate_grids(search.untried[:UNTRIED_MAX]):
+            # the translates are the right fibers but not always in a consistent order: re-aligned (O(q^2))
+            axis = int(np.argmin(grid.shape))
+            tries = [grid] + (_fiber_orientations(F, grid, axis) if grid.shape[axis] <= REALIGN_MAX_SIZE else [])
+            errs = [fit_grid(x, F, g, reassign=False)[-1] for g in tries]
+            if min(errs) < min(found) / SPLIT_GAIN:
+                g, facs, scale, signs, err = _fit_reoriented(x, F, tries[int(np.argmin(errs))])
+                fits.append(Factorization(tuple(g.shape), g, [Factor(*f) for f in facs], scale, err, signs, t, True))
     fits.sort(key=lambda f: (-len(f.shape), f.error))
     by: dict = {}
     for f in fits:
