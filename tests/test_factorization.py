@@ -242,6 +242,16 @@ def test_order12_several_near_degenerate_factors_finds_the_true_grid():
     assert any(5 * true_err < f.error <= FACTOR_TOL for f in bf.by_shape[(2, 2, 3)])
 
 
+# Still read wrong (7 of 800 order-8 products in the special-angle sweep; see docs/analysis.md, Known defects):
+# z_nu=i * z_xi(~+-1, 1) * z_nu(nu) with nu 0.02 rad from i: four pairs of nodes 0.02-0.05 apart are one cluster
+# each, the tiling places each pair's two nodes in either cell, and a grid with pairs swapped is a fixed point
+# of the reassignment (2 x 2 x 2 and 2 x 4 at 0.0097, still within FACTOR_TOL; the true grid 0.0007).
+@pytest.mark.xfail(strict=True, reason="known defect: near-equal node pairs of one cluster placed in swapped "
+                                       "cells; 2 x 4 fits at 0.0097 where the true grid fits at 0.0007")
+def test_known_defect_order8_xi_near_1_nu_near_i_pairs_swapped():
+    test_order8_products_factor_2x2x2.hypothesis.inner_test(np.pi, np.pi / 2 + 0.02, 1, 1)
+
+
 # z_xi(1, 1) * z_nu(nu ~ -1) * z_syn,ab(1, nu): the ratios of z_xi(1, 1) square to those of z_nu(-1), so the
 # 2 x 2 part is nearly a cyclic group and z_syn,ab(1, -1) nearly z_syn; the tiling found the right triples but
 # some in the wrong order along the 3-axis (error 0.0101 against 0.0012 for the true grid, and 10x the 2 x 6
