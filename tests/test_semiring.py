@@ -143,3 +143,21 @@ def test_exact_networks():
     Wa, Wb, Wc = xn.to_weights()
     back = Network.from_weights(Wa, Wb, Wc, G)
     assert back.equals(xn)
+
+
+def test_to_exact_array_keeps_sympy_entries_and_converts_the_rest():
+    from fractions import Fraction
+
+    from cogo.algebra.network import to_exact_array
+
+    r = sympy.sqrt(3) * sympy.I
+    out = to_exact_array(np.array([[r, 2], [Fraction(1, 3), sympy.Integer(0)]], dtype=object))
+    assert out.shape == (2, 2) and out.dtype == object
+    assert out[0, 0] is r                                    # the same expression, not a copy
+    assert isinstance(out[0, 1], sympy.Integer) and out[0, 1] == 2
+    assert out[1, 0] == sympy.Rational(1, 3) and isinstance(out[1, 0], sympy.Rational)
+    with pytest.raises(ValueError, match="float"):
+        to_exact_array(np.array([r, np.float64(0.5)], dtype=object))
+    src = np.array([r], dtype=object)
+    to_exact_array(src)[0] = 0
+    assert src[0] is r                                       # the input is never written to

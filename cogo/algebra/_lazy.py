@@ -8,6 +8,11 @@ import happens at the first attribute access.  :func:`is_sympy` answers
 "is this a sympy object?" without importing sympy: if sympy was never
 imported, no sympy object can exist.
 
+After the import, the stand-in replaces itself by the real module in the
+namespace of the module that called :func:`lazy_module` (every global name
+bound to it), so hot loops that read ``sympy.expand`` pay one ordinary
+global lookup, not a ``__getattr__`` call.
+
 >>> m = lazy_module("fractions")
 >>> m.Fraction(1, 2)
 Fraction(1, 2)
@@ -27,15 +32,20 @@ __all__ = ["LazyModule", "lazy_module", "is_sympy"]
 class LazyModule:
     """Stands for the module ``name``, imported at the first attribute access (then cached)."""
 
-    __slots__ = ("_name", "_module")
+    __slots__ = ("_name", "_module", "_owners")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, owners: list | None = None) -> None:
         self._name = name
         self._module: ModuleType | None = None
+        self._owners: list = owners if owners is not None else []   # module namespaces to rebind on import
 
     def _load(self) -> ModuleType:
         if self._module is None:
             self._module = importlib.import_module(self._name)
+            for ns in self._owners:   # rebind every global name of this stand-in to the real module
+                for key in [k for k, v in ns.items() if v is self]:
+                    ns[key] = self._module
+            self._owners = []
         return self._module
 
     def __getattr__(self, attr: str) -> Any:
@@ -50,8 +60,14 @@ class LazyModule:
 
 
 def lazy_module(name: str) -> LazyModule:
-    """A stand-in for ``import name`` that imports the module when first used."""
-    return LazyModule(name)
+    """A stand-in for ``import name`` that imports the module when first used.
+
+    Called at module level, the stand-in rebinds the caller's global names to
+    the real module once it is imported (see the module docstring).
+    """
+    caller = sys._getframe(1)
+    owners = [caller.f_globals] if caller.f_globals is caller.f_locals else []
+    return LazyModule(name, owners)
 
 
 def is_sympy(x: Any) -> bool:

@@ -90,12 +90,14 @@ def to_exact_array(x: Any) -> np.ndarray:
     """
 
     arr = np.asarray(x, dtype=object)
-    out = np.empty(arr.shape, dtype=object)
-    for idx, v in np.ndenumerate(arr):
-        if isinstance(v, (float, complex, np.floating, np.complexfloating)) and not is_sympy(v):
+    out = arr.reshape(-1).copy()     # a sympy entry is kept as it is (sympify(v) is v): only the others convert
+    basic, sympify = sympy.Basic, sympy.sympify
+    for i in [i for i, v in enumerate(out.tolist()) if not isinstance(v, basic)]:
+        v = out[i]
+        if isinstance(v, (float, complex, np.floating, np.complexfloating)):
             raise ValueError(f"exact networks take exact entries (int, Rational, sympy); got float {v!r}")
-        out[idx] = sympy.sympify(v)
-    return out
+        out[i] = sympify(v)
+    return out.reshape(arr.shape)
 
 
 def _conj(x: np.ndarray) -> np.ndarray:
