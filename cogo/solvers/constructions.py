@@ -59,6 +59,7 @@ from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import block_sums
 from cogo.limits import construct_estimate, require
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.solvers.partial import clear_caches as _partial_clear_caches
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -80,6 +81,7 @@ __all__ = [
     "construct",
     "to_checkpoint",
     "parameters_meta",
+    "clear_caches",
 ]
 
 #: The CLI names of the constructions.
@@ -226,8 +228,8 @@ def _unit_point(rng: np.random.Generator):
     """A rational point of the unit circle, exact: ``((1-t^2) + 2 t i)/(1+t^2)``, ``t = tan(angle/2)``."""
     angle = float(rng.uniform(-np.pi, np.pi))
     t = Fraction(math.tan(angle / 2)).limit_denominator(64) if abs(angle) < np.pi - 1e-6 else Fraction(10**6)
-    t = sympy.Rational(t.numerator, t.denominator)
-    return sympy.Rational(1) * (1 - t**2) / (1 + t**2) + sympy.I * 2 * t / (1 + t**2)
+    re, im = (1 - t * t) / (1 + t * t), 2 * t / (1 + t * t)   # exact, in Fraction: the same sympy number
+    return sympy.Rational(re.numerator, re.denominator) + sympy.I * sympy.Rational(im.numerator, im.denominator)
 
 
 def _keys(G: FiniteAbelianGroup) -> list[int]:
@@ -458,18 +460,48 @@ def f46_design(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: An
     return BlockDesign(G, name, blocks, exact, params=params, seed=seed)
 
 
+def _norm_terms(xs) -> list:
+    return [x * sympy.conjugate(x) for x in xs]
+
+
+def _rn_terms(nodes) -> list:
+    return [x * sympy.conjugate(x) * z + y * sympy.conjugate(y) * z for x, y, z in nodes]
+
+
+#: ``_exact_sum`` by (terms, entries): a pure function of immutable sympy values (the seeded
+#: blocks recur at every group order); emptied at _SUM_MEMO_MAX entries and by clear_caches().
+_SUM_MEMO: dict = {}
+_SUM_MEMO_MAX = 1 << 12
+
+
+def _exact_sum(terms: Callable, entries: tuple):
+    """``sympy.expand`` of the sum (from ``Integer(0)``) of ``terms(entries)``, memoized by value."""
+    key = (terms, entries)
+    out = _SUM_MEMO.get(key)
+    if out is None:
+        if len(_SUM_MEMO) >= _SUM_MEMO_MAX:
+            _SUM_MEMO.clear()
+        out = _SUM_MEMO[key] = sympy.expand(sum(terms(entries), sympy.Integer(0)))
+    return out
+
+
+def clear_caches() -> None:
+    """Forget the memoized exact sums here and the exact entries of :mod:`cogo.solvers.partial`."""
+    _SUM_MEMO.clear()
+    _partial_clear_caches()
+
+
 def _hat_gammas(six: PartialSolution, fours: dict, exact: bool) -> dict:
     """``gamma_k`` for every order-4 block (vectorized over frequencies numerically, cached per block type exactly)."""
     ks = list(fours)
     if exact:
-        den = sympy.expand(sum((x * sympy.conjugate(x) for x in list(six.a) + list(six.b)), sympy.Integer(0)))
+        den = _exact_sum(_norm_terms, tuple(six.a) + tuple(six.b))
         cache: dict = {}
         out = {}
         for k in ks:
             part = fours[k]
             if id(part) not in cache:
-                rn = sympy.expand(sum((x * sympy.conjugate(x) * z + y * sympy.conjugate(y) * z  # the R_n sum only
-                                       for x, y, z in zip(part.a, part.b, part.c)), sympy.Integer(0)))
+                rn = _exact_sum(_rn_terms, tuple(zip(part.a, part.b, part.c)))   # the R_n sum only
                 cache[id(part)] = sympy.expand(sympy.radsimp(-rn / den))
             out[k] = cache[id(part)]
         return out

@@ -33,7 +33,7 @@ from cogo.algebra.potentials import block_sums
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
 
-__all__ = ["unit_conjugate", "PartialSolution", "z_syn", "z_syn_ab", "z_nu", "z_nu_i", "z_xi", "omega"]
+__all__ = ["unit_conjugate", "PartialSolution", "z_syn", "z_syn_ab", "z_nu", "z_nu_i", "z_xi", "omega", "clear_caches"]
 
 
 def omega(exact: bool = False):
@@ -119,8 +119,8 @@ class PartialSolution:
             return PartialSolution(f"{self.name} * {other.name}", *kron, params=params)
         if self.exact:
             s = sympy.sympify(other)
-            f = np.vectorize(lambda e: sympy.expand(e * s), otypes=[object])
-            return PartialSolution(self.name, f(self.a), f(self.b), f(self.c), dict(self.params))
+            a, b, c = (_objects([_scaled(e, s) for e in v]) for v in (self.a, self.b, self.c))
+            return PartialSolution(self.name, a, b, c, dict(self.params))
         s = complex(other)
         return PartialSolution(self.name, self.a * s, self.b * s, self.c * s, dict(self.params))
 
@@ -141,9 +141,56 @@ class PartialSolution:
         return PartialSolution(self.name, f(self.a), f(self.b), f(self.c), dict(self.params))
 
 
+# --------------------------------------------------------------------------- exact entries, memoized by value
+#: ``expand(radsimp(v))`` and ``expand(e * s)`` by value: pure functions of immutable sympy
+#: values, so a memo returns exactly what the call would (the seeded parameters of the
+#: constructions recur at every group order).  Only these scalar steps are memoized, never a
+#: product of partial solutions or a block.  Each memo is emptied when it reaches _MEMO_MAX
+#: entries, and by :func:`clear_caches`.
+_CANONICAL: dict = {}
+_SCALED: dict = {}
+_MEMO_MAX = 1 << 15
+
+
+def clear_caches() -> None:
+    """Forget the memoized canonical forms and scalar products of exact entries (benchmarks time cold runs)."""
+    _CANONICAL.clear()
+    _SCALED.clear()
+
+
+def _memo_put(memo: dict, key, value):
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
+def _canonical(v):
+    """``sympy.expand(sympy.radsimp(v))`` (a rational number is its own canonical form)."""
+    v = sympy.sympify(v)
+    if v.is_Rational:
+        return v
+    out = _CANONICAL.get(v)
+    return out if out is not None else _memo_put(_CANONICAL, v, sympy.expand(sympy.radsimp(v)))
+
+
+def _scaled(e, s):
+    """``sympy.expand(e * s)`` for exact ``e`` and ``s``."""
+    key = (e, s)
+    out = _SCALED.get(key)
+    return out if out is not None else _memo_put(_SCALED, key, sympy.expand(e * s))
+
+
+def _objects(vals: list) -> np.ndarray:
+    """A 1-d object array holding ``vals`` as they are."""
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
+    return out
+
+
 def _vec(vals, exact: bool) -> np.ndarray:
     if exact:
-        return np.asarray([sympy.expand(sympy.radsimp(sympy.sympify(v))) for v in vals], dtype=object)
+        return _objects([_canonical(v) for v in vals])
     return np.asarray([complex(v) for v in vals], dtype=np.complex128)
 
 
