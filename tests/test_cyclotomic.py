@@ -144,3 +144,29 @@ def test_gauge_fix_nodes_preserves_every_node_monomial():
             assert abs(complex(lhs) - complex(sympy.N(rhs, 30))) < 1e-12   # numbers (exactness: tests above)
     assert gauge_fix_nodes([sympy.sqrt(5)], [1], [[1]]) is None
     assert gauge_fix_nodes([sympy.Integer(2) ** sympy.Rational(1, 5)], [1]) is None
+
+
+@pytest.mark.parametrize("L", [5, 12, 24])
+def test_equality_hash_and_zero_use_the_canonical_coordinates(L):
+    """Different representations of one element of Q(zeta_L) (the relation Phi_L(zeta) = 0, a common factor of
+    numerator and denominator) are equal with equal hashes; different elements are not; checked against sympy."""
+    rng = np.random.default_rng(L)
+    z = sympy.exp(2 * sympy.pi * sympy.I / L)
+    phi = [int(c) for c in sympy.Poly(sympy.cyclotomic_poly(L, sympy.Symbol("x")), sympy.Symbol("x")).all_coeffs()[::-1]]
+    for _ in range(5):
+        v = rng.integers(-3, 4, size=L)
+        x = CycNumber(L, v, Fraction(1, 3))
+        rel = np.zeros(L, dtype=np.int64)
+        rel[: len(phi)] = phi                                # Phi_L(zeta) = 0: adding it changes the vector only
+        y = CycNumber(L, 2 * (v + 5 * rel), Fraction(1, 6))  # same value: (2 v + 10 Phi) / 6
+        assert y == x and x == y and hash(x) == hash(y)
+        assert x.coordinates() == y.coordinates()
+        w = x + CycNumber.root(L, 1, Fraction(1, 7))
+        assert not (w == x) and w != x
+        d = y - x
+        assert d.is_zero() and d.coordinates() == (Fraction(0),) * len(x.coordinates())
+        assert {x: 1}[y] == 1                                # usable as a dict key across representations
+        e = sympy.expand(sum(int(c) * z**i for i, c in enumerate(v)) / 3 - (w.to_sympy()))
+        assert sympy.simplify(e) != 0 and not (x - w).is_zero()
+    r = CycNumber(L, 4 * rel + 6 * np.eye(L, dtype=np.int64)[0], Fraction(1, 4))  # 6/4 = 3/2, rational
+    assert r.to_rational() == Fraction(3, 2) and r == Fraction(3, 2) and not CycNumber.root(L, 1).to_rational()

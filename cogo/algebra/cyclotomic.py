@@ -166,8 +166,32 @@ def _cyc_mul(u: np.ndarray, v: np.ndarray, L: int, wide: bool) -> np.ndarray:
 
 def _new(L: int, v: np.ndarray, D: int, b: int) -> "CycNumber":
     x = object.__new__(CycNumber)
-    x.L, x.v, x.D, x.b = L, v, D, b
+    x.L, x.v, x.D, x.b, x._key = L, v, D, b, None
     return x
+
+
+@lru_cache(maxsize=None)
+def _conj_index(L: int) -> np.ndarray:
+    """``(-e) mod L`` for ``e = 0..L-1``: the coefficient permutation of ``zeta -> zeta^-1``."""
+    return (-np.arange(L)) % L
+
+
+def _canonical(x: "CycNumber") -> tuple:
+    """``(D', c')``: the reduced coordinates ``c / D`` of ``x`` in lowest terms (``gcd(c', D') = 1``, ``D' > 0``).
+
+    Unique for each element of ``Q(zeta_L)`` (the basis ``1, ..., zeta^(phi(L)-1)`` is a Q-basis), so two
+    CycNumbers of one ``L`` are equal iff their keys are; computed once per object (values are immutable).
+    """
+    k = x._key
+    if k is None:
+        if x.b == 0:
+            k = (1, ())
+        else:
+            red = [int(c) for c in (cyclotomic(x.L).from_counts(x.v[None, :])[0] if x.L > 1 else x.v)]
+            g = math.gcd(x.D, *red)
+            k = (x.D // g, tuple(c // g for c in red)) if any(red) else (1, ())
+        x._key = k
+    return k
 
 
 class CycNumber:
@@ -190,7 +214,7 @@ class CycNumber:
     (True, True)
     """
 
-    __slots__ = ("L", "v", "D", "b")
+    __slots__ = ("L", "v", "D", "b", "_key")
     __sympy__ = True  # sympy.sympify returns the object itself
     _op_priority = 1000.0  # sympy numbers defer to our reflected operators
     free_symbols: frozenset = frozenset()
@@ -208,6 +232,7 @@ class CycNumber:
         b = max((abs(x) for x in vals), default=0)
         self.L, self.D, self.b = L, s.denominator, b
         self.v = np.asarray(vals, dtype=np.int64 if b < _INT64_SAFE else object)
+        self._key = None
 
     # -- constructors -----------------------------------------------------------
     @classmethod
@@ -305,7 +330,7 @@ class CycNumber:
 
     def conjugate(self) -> "CycNumber":
         """Complex conjugate: ``zeta^e -> zeta^-e``."""
-        return _new(self.L, self.v[(-np.arange(self.L)) % self.L], self.D, self.b)
+        return _new(self.L, self.v[_conj_index(self.L)], self.D, self.b)
 
     # sympy protocol ------------------------------------------------------------
     def _eval_conjugate(self):
@@ -325,10 +350,9 @@ class CycNumber:
     # exact predicates ----------------------------------------------------------
     def coordinates(self) -> tuple:
         """Exact coordinates (Fractions) in the basis ``1, zeta, ..., zeta^(phi(L)-1)`` of ``Q(zeta_L)``."""
-        if self.L == 1:
-            return (Fraction(int(self.v[0]), self.D),)
-        red = cyclotomic(self.L).from_counts(self.v[None, :])[0]
-        return tuple(Fraction(int(c), self.D) for c in red)
+        D, c = _canonical(self)
+        deg = 1 if self.L == 1 else cyclotomic(self.L).deg
+        return tuple(Fraction(x, D) for x in c) if c else (Fraction(0),) * deg
 
     def to_sympy(self) -> sympy.Expr:
         """The same number as a sympy expression ``sum_e c_e exp(2 pi i e / L)`` (for reports; exact).
@@ -343,14 +367,20 @@ class CycNumber:
         return sympy.Add(*[sympy.Rational(x.numerator, x.denominator) * z**e for e, x in enumerate(c) if x])
 
     def is_zero(self) -> bool:
-        return all(c == 0 for c in self.coordinates())
+        return self.b == 0 or not _canonical(self)[1]
 
     def to_rational(self) -> Fraction | None:
         """The value as a Fraction when it is rational, else None."""
-        c = self.coordinates()
-        return c[0] if all(x == 0 for x in c[1:]) else None
+        D, c = _canonical(self)
+        if not c:
+            return Fraction(0)
+        return Fraction(c[0], D) if not any(c[1:]) else None
 
     def __eq__(self, other: Any) -> bool:
+        if other is self:
+            return True
+        if type(other) is CycNumber and other.L == self.L:  # equal iff the canonical coordinates are
+            return _canonical(self) == _canonical(other)
         try:
             return (self - other).is_zero()
         except TypeError:
@@ -360,7 +390,7 @@ class CycNumber:
         return not self.__eq__(other)
 
     def __hash__(self) -> int:
-        return hash((self.L, self.coordinates()))
+        return hash((self.L, _canonical(self)))
 
     def __repr__(self) -> str:
         terms = [f"{int(c)}*z^{e}" for e, c in enumerate(self.v.tolist()) if c != 0]
@@ -491,14 +521,33 @@ def _factor_exponents(base: sympy.Rational, ex: Fraction, acc: dict) -> None:
         acc[p] = acc.get(p, Fraction(0)) - m * ex
 
 
-def _term_to_cyc(term: sympy.Expr, shift: dict, L: int) -> CycNumber | None:
-    """One product term ``q * prod p^(e_p) * I^j * exp(2 pi i r)`` times ``prod p^(shift_p)`` in Q(zeta_L), or None."""
-    coeff, rest = term.as_coeff_Mul()
-    if not isinstance(coeff, sympy.Rational):
-        return None
+@lru_cache(maxsize=65536)
+def _parse_terms(expr: Any) -> tuple | None:
+    """``expand(expr)`` as ``((coeff, ((base, exponent), ...)), ...)``, one entry per nonzero product term.
+
+    The part of :func:`_to_cyc` that does not depend on the gauge shift or ``L`` (a pure function of an
+    immutable sympy value), so the candidate gauges of :func:`cyc_network` expand each entry once.  None
+    when a term's coefficient is not rational.
+    """
+    e = sympy.expand(sympy.sympify(expr))
+    out = []
+    for term in sympy.Add.make_args(e):
+        if term == 0:
+            continue
+        coeff, rest = term.as_coeff_Mul()
+        if not isinstance(coeff, sympy.Rational):
+            return None
+        out.append((coeff, tuple(rest.as_powers_dict().items())))
+    return tuple(out)
+
+
+def _term_to_cyc(term: tuple, shift: dict, L: int) -> CycNumber | None:
+    """One parsed product term ``q * prod p^(e_p) * I^j * exp(2 pi i r)`` (see :func:`_parse_terms`) times
+    ``prod p^(shift_p)`` in Q(zeta_L), or None."""
+    coeff, powers = term
     exps = dict(shift)
     out = CycNumber.rational(L, Fraction(int(coeff.p), int(coeff.q)))
-    for base, ex in rest.as_powers_dict().items():
+    for base, ex in powers:
         if base is sympy.I or base == -1:  # I^j, or (-1)^r = zeta_2^r
             r = sympy.Rational(ex) * (sympy.Rational(1, 4) if base is sympy.I else sympy.Rational(1, 2))
             if not isinstance(r, sympy.Rational) or (L * r).q != 1:
@@ -528,11 +577,11 @@ def _term_to_cyc(term: sympy.Expr, shift: dict, L: int) -> CycNumber | None:
 
 
 def _to_cyc(expr: Any, shift: dict, L: int) -> CycNumber | None:
-    e = sympy.expand(sympy.sympify(expr))
+    terms = _parse_terms(sympy.sympify(expr))
+    if terms is None:
+        return None
     total = CycNumber.rational(L, 0)
-    for term in sympy.Add.make_args(e):
-        if term == 0:
-            continue
+    for term in terms:
         t = _term_to_cyc(term, shift, L)
         if t is None:
             return None
@@ -544,25 +593,33 @@ def _root_orders(z: np.ndarray) -> int:
     """The smallest ``L`` used: lcm of 4 (if ``I`` occurs), 8 / 12 (if sqrt 2 / sqrt 3 occur) and the
     orders of the roots of unity written ``exp(2 pi i r)`` in the entries."""
     L = 1
+    for e in {sympy.sympify(x) for x in z.ravel()}:
+        L = math.lcm(L, _entry_order(e))
+    return max(L, 4) if L % 4 else L
+
+
+@lru_cache(maxsize=65536)
+def _entry_order(e: sympy.Expr) -> int:
+    """The ``L`` of :func:`_root_orders` for one entry (a pure function of an immutable sympy value)."""
+    L = 1
 
     def lcm(a, b):
         return a * b // math.gcd(a, b)
 
-    for e in {sympy.sympify(x) for x in z.ravel()}:
-        if e.has(sympy.I):
-            L = lcm(L, 4)
-        for a in e.atoms(sympy.exp):
-            r = sympy.nsimplify(a.args[0] / (2 * sympy.pi * sympy.I))
-            if isinstance(r, sympy.Rational):
-                L = lcm(L, int(r.q))
-        for pw in e.atoms(sympy.Pow):
-            if isinstance(pw.base, sympy.Rational) and isinstance(pw.exp, sympy.Rational) and pw.exp.q % 2 == 0:
-                primes = set(sympy.factorint(int(pw.base.p))) | set(sympy.factorint(int(pw.base.q)))
-                if 2 in primes:
-                    L = lcm(L, 8)
-                if 3 in primes:
-                    L = lcm(L, 12)
-    return max(L, 4) if L % 4 else L
+    if e.has(sympy.I):
+        L = lcm(L, 4)
+    for a in e.atoms(sympy.exp):
+        r = sympy.nsimplify(a.args[0] / (2 * sympy.pi * sympy.I))
+        if isinstance(r, sympy.Rational):
+            L = lcm(L, int(r.q))
+    for pw in e.atoms(sympy.Pow):
+        if isinstance(pw.base, sympy.Rational) and isinstance(pw.exp, sympy.Rational) and pw.exp.q % 2 == 0:
+            primes = set(sympy.factorint(int(pw.base.p))) | set(sympy.factorint(int(pw.base.q)))
+            if 2 in primes:
+                L = lcm(L, 8)
+            if 3 in primes:
+                L = lcm(L, 12)
+    return L
 
 
 def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
@@ -610,6 +667,8 @@ def clear_caches() -> None:
     0
     """
     _TO_CYC_CACHE.clear()
+    _parse_terms.cache_clear()
+    _entry_order.cache_clear()
 
 
 def entries_order(values: Any) -> int:
