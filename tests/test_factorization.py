@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from cogo.analysis.factorization import (
@@ -242,14 +242,42 @@ def test_order12_several_near_degenerate_factors_finds_the_true_grid():
     assert any(5 * true_err < f.error <= FACTOR_TOL for f in bf.by_shape[(2, 2, 3)])
 
 
-# Still read wrong (7 of 800 order-8 products in the special-angle sweep; see docs/analysis.md, Known defects):
-# z_nu=i * z_xi(~+-1, 1) * z_nu(nu) with nu 0.02 rad from i: four pairs of nodes 0.02-0.05 apart are one cluster
-# each, the tiling places each pair's two nodes in either cell, and a grid with pairs swapped is a fixed point
-# of the reassignment (2 x 2 x 2 and 2 x 4 at 0.0097, still within FACTOR_TOL; the true grid 0.0007).
-@pytest.mark.xfail(strict=True, reason="known defect: near-equal node pairs of one cluster placed in swapped "
-                                       "cells; 2 x 4 fits at 0.0097 where the true grid fits at 0.0007")
-def test_known_defect_order8_xi_near_1_nu_near_i_pairs_swapped():
-    test_order8_products_factor_2x2x2.hypothesis.inner_test(np.pi, np.pi / 2 + 0.02, 1, 1)
+# z_nu=i * z_xi(~+-1, 1) * z_nu(nu) with nu 0.02 rad from +-i (special-angle sweep): four pairs of nodes 0.02-0.05
+# apart are one cluster each, the tiling places each pair's two nodes in either cell, and a grid with pairs swapped
+# is a fixed point of the reassignment (2 x 2 x 2 at 0.0097, 2 x 4 at 0.0069; the true grid 0.0008).  Near-equal
+# pairs are now swapped between their cells when that fits better.
+@pytest.mark.parametrize("params", [(np.pi, np.pi / 2 + 0.02, 1, 1), (0.02, np.pi / 2 + 0.02, 1, 1),
+                                    (3 * np.pi / 2 + 0.03, 3 * np.pi / 2 + 0.02, 1, 1)])
+def test_order8_xi_near_1_nu_near_i_pairs_not_swapped(params):
+    test_order8_products_factor_2x2x2.hypothesis.inner_test(*params)
+
+
+def test_order8_xi_near_1_nu_near_i_finds_the_true_grid():
+    from cogo.analysis.factorization import CLUSTER_TOL, _prepare, _rel_dist, fit_grid
+
+    x, perm = scrambled(z_nu_i() * z_xi(unit(np.pi), 1) * z_nu(unit(np.pi / 2 + 0.02)), 1)
+    true_grid = np.argsort(perm).reshape(2, 2, 2)
+    X, F, _ = _prepare(*x)
+    true_err = fit_grid(X, F, true_grid, reassign=False)[-1]
+    assert true_err < 2e-3
+    # the premise: the nodes are four pairs within the cluster tolerance, each pair two distinct nodes
+    D = _rel_dist(F, F)
+    near = [(i, j) for i in range(8) for j in range(i + 1, 8) if D[i, j] <= CLUSTER_TOL]
+    assert len(near) == 4 and all(D[i, j] > 10 * true_err for i, j in near)
+    bf = factor_block(*x)
+    assert bf.best.shape == (2, 2, 2) and bf.best.error <= 1.5 * true_err
+    # the true grid up to relabelling: a permutation of the axes and a reversal of some of them
+    relabelled = [np.flip(np.transpose(true_grid, axes), [k for k in range(3) if flips[k]]) if any(flips)
+                  else np.transpose(true_grid, axes)
+                  for axes in itertools.permutations(range(3)) for flips in itertools.product([0, 1], repeat=3)]
+    assert any(np.array_equal(bf.best.grid, g) for g in relabelled)
+    assert bf.best_for((2, 4)).error <= 1.5 * true_err
+    # a grid with one pair swapped (what the search used to return) is measurably worse
+    i, j = near[0]
+    wrong = true_grid.reshape(-1).copy()
+    a, b = int(np.flatnonzero(wrong == i)[0]), int(np.flatnonzero(wrong == j)[0])
+    wrong[a], wrong[b] = j, i
+    assert fit_grid(X, F, wrong.reshape(2, 2, 2), reassign=False)[-1] > 3 * true_err
 
 
 # z_xi(1, 1) * z_nu(nu ~ -1) * z_syn,ab(1, nu): the ratios of z_xi(1, 1) square to those of z_nu(-1), so the
@@ -279,12 +307,33 @@ def test_order12_2x2x3_near_degenerate_finds_the_true_grid():
     assert fit_grid(X, F, wrong, reassign=False)[-1] > 3 * true_err
 
 
+def product_phase_defect(r) -> float:
+    """How far 4 unit-modulus nodes are from a 2 x 2 Kronecker product, by phases alone (independent of cogo).
+
+    A 2 x 2 product [[p, q], [r, s]] has x_p x_s = x_q x_r in every channel; per-node real gauges (signs
+    included) change a phase by pi at most, so the defect of a pairing is measured modulo pi.  The value
+    is the smallest, over the three pairings, of the largest channel defect (radians, in [0, pi/2]).
+    """
+    best = np.inf
+    for (i, j), (k, m) in (((0, 3), (1, 2)), ((0, 2), (1, 3)), ((0, 1), (2, 3))):
+        worst = 0.0
+        for x in (r.a, r.b, r.c):
+            ph = np.angle(x[i]) + np.angle(x[j]) - np.angle(x[k]) - np.angle(x[m])
+            worst = max(worst, abs((ph + np.pi / 2) % np.pi - np.pi / 2))
+        best = min(best, worst)
+    return best
+
+
 @given(angles, seeds)
 def test_order12_with_a_non_catalogue_4_factor_is_3x4(t, seed):
     rng = np.random.default_rng(seed)
     from cogo.solvers.partial import PartialSolution
 
     r4 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(4)) for _ in range(3)))
+    # a random r4 can itself lie within the factoring tolerance of a 2 x 2 product (seed 425: 0.045),
+    # and then 2 x 2 x 3 is a right answer; keep r4 at least 0.5 rad from any product (on 3000 seeds
+    # every such r4 fits no 2 x 2 grid better than 0.076 > FACTOR_TOL)
+    assume(product_phase_defect(r4) > 0.5)
     x, _ = scrambled(z_syn_ab(unit(t), unit(2 * t + 1)) * r4, seed)
     bf = factor_block(*x)
     assert bf.factorable and bf.best.shape == (3, 4)
