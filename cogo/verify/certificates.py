@@ -263,6 +263,21 @@ def _cyc_sums(A: list, B: list, C: list, factors: dict, zero: CycNumber) -> dict
     return out
 
 
+def _own_residuals(S: dict, res: dict, expand: Callable) -> tuple:
+    """Append the residuals of a frequency's own block sums ``S`` to ``res`` (R_g, R_c, R_*).
+
+    Shared by the sympy and the ``Q(zeta_L)`` routes; returns ``abc``, the R_n
+    sum so far and the R_c terms that enter ``l_k``.
+    """
+    abc = S["abc"]
+    res["R_g"].append(("abc - 1", expand(abc - 1)))
+    for m in CONDITION_MONOMIALS["R_c"]:
+        res["R_c"].append((m, S[m]))
+    for m in CONDITION_MONOMIALS["R_*"]:
+        res["R_*"].append((m, S[m]))
+    return abc, S["|a|^2 c + |b|^2 c"], [S[m] for m in _RC_AT_K]
+
+
 def _frequency_terms_cyc(own: PartialSolution | None, hats: tuple) -> dict | None:
     """:func:`_frequency_terms` (complex conjugation) in exact ``Q(zeta_L)`` arithmetic, or None.
 
@@ -292,14 +307,7 @@ def _frequency_terms_cyc(own: PartialSolution | None, hats: tuple) -> dict | Non
         S["|a|^2 c + |b|^2 c"] = S["|a|^2 c"] + S["|b|^2 c"]
     else:
         S = {m: zero for m in (*_BLOCK_FACTORS, "|a|^2 c + |b|^2 c")}
-    abc = S["abc"]
-    res["R_g"].append(("abc - 1", abc - 1))
-    for m in CONDITION_MONOMIALS["R_c"]:
-        res["R_c"].append((m, S[m]))
-    for m in CONDITION_MONOMIALS["R_*"]:
-        res["R_*"].append((m, S[m]))
-    rn = S["|a|^2 c + |b|^2 c"]
-    rc_terms = [S[m] for m in _RC_AT_K]
+    abc, rn, rc_terms = _own_residuals(S, res, lambda x: x)
     for (part, _), w in zip(hats, hat_w):
         g = gauge_fix_nodes(part.a, part.b, [w], L)
         if g is None:
@@ -342,14 +350,7 @@ def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, u
     else:
         S = {m: _ZERO for m in ("abc", *CONDITION_MONOMIALS["R_c"], "|a|^2 c", "|b|^2 c",
                                 "|a|^2 c + |b|^2 c", *CONDITION_MONOMIALS["R_*"])}
-    abc = S["abc"]
-    res["R_g"].append(("abc - 1", _expand(abc - 1)))
-    for m in CONDITION_MONOMIALS["R_c"]:
-        res["R_c"].append((m, S[m]))
-    for m in CONDITION_MONOMIALS["R_*"]:
-        res["R_*"].append((m, S[m]))
-    rn = S["|a|^2 c + |b|^2 c"]
-    rc_terms = [S[m] for m in _RC_AT_K]
+    abc, rn, rc_terms = _own_residuals(S, res, _expand)
     for hat_part, val in hats:
         if isinstance(val, tuple):  # a vector over the hat block's nodes
             V = constant_vector_sums(hat_part, weights=val, conj=conj)
