@@ -365,16 +365,16 @@ def _cmd_train(args) -> int:
                       epochs=args.epochs, test_fraction=args.test_fraction, loss=args.loss,
                       optimizer=args.optimizer, momentum=args.momentum, dtype=args.dtype, device=args.device,
                       log_every=args.log_every, snapshot_every=args.snapshot_every)
-    defaulted = args.lr is None or args.wd is None
+    defaulted = [f"{name} {value:g}" for name, value, given in
+                 (("lr", cfg.lr, args.lr), ("weight decay", cfg.weight_decay, args.wd)) if given is None]
     if args.wd is None:
         args.wd = [cfg.weight_decay]
-    if defaulted and not isinstance(cfg.group_obj, FiniteAbelianGroup):
-        print(f"non-Abelian group {cfg.group}: default lr {cfg.lr:g}, weight decay {cfg.weight_decay:g} "
-              f"(see docs/groups.md)")
     with _user_input():
         validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
         out = check_output_dir(args.out)
         check_run_outputs(cfg, args.seeds, args.wd, out, force=args.force, plot=args.plot)
+    if defaulted and not isinstance(cfg.group_obj, FiniteAbelianGroup):
+        print(f"non-Abelian group {cfg.group}: default {', '.join(defaulted)} (see docs/groups.md)")
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
                     max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads)
     paths = save_run(results, out)

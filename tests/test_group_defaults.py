@@ -68,6 +68,16 @@ def test_cli_records_the_family_defaults(tmp_path, capsys):
     (ck,) = sorted(out.glob("*.pt"))
     assert (_meta(ck)["lr"], _meta(ck)["weight_decay"]) == (0.01, 5e-5)
 
+    out = tmp_path / "s3-lr"
+    assert main(["train", "--group", "S3", "--hidden", "8", "--epochs", "2", "--lr", "0.01",
+                 "--out", str(out), "--no-progress", "--threads", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "non-Abelian group S3: default weight decay 0.002 (" in text and "default lr" not in text
+
+    assert main(["train", "--group", "S3", "--hidden", "8", "--epochs", "2", "--lr", "0.01",
+                 "--out", str(out), "--no-progress"]) == 2                              # exists: refused
+    assert "default" not in capsys.readouterr().out                                      # nothing said first
+
     out = tmp_path / "z5"
     assert main(["train", "--group", "5", "--hidden", "8", "--epochs", "2", "--out", str(out),
                  "--no-progress", "--threads", "1"]) == 0
