@@ -804,6 +804,9 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     (torch.Size([16, 7]), torch.Size([7, 16]))
     """
     from cogo.threads import choose_threads, flush_denormals, set_flush_denormal_all, thread_limit, training_elements
+    from cogo.threads import threads_override
+
+    threads = threads if threads is not None else threads_override()  # set_threads / COGO_THREADS (cogo.threads)
 
     seeds, wds, kernel, max_batch = validate_run(config, seeds, weight_decays, max_batch, kernel)
     device = torch.device(config.device)
