@@ -110,7 +110,15 @@ def _group_type(text: str) -> str:
         raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
     if str(text).strip().lower().endswith(".json"):
         label.path = str(text).strip()
+        if label not in _ANNOUNCED and not any(c.isalpha() for c in label):  # an Abelian table: say what it is
+            _ANNOUNCED.add(label)
+            print(f"cogo: {label.path} is an Abelian Cayley table, read as its product of cyclic groups "
+                  f"Z_{' x Z_'.join(label.split('x'))} (invariant factors; element numbering of that product)",
+                  file=sys.stderr)
     return label
+
+
+_ANNOUNCED: set = set()
 
 
 def _group_inputs(*groups) -> list[str]:
@@ -402,6 +410,12 @@ def _add_train(sub) -> None:
                    help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from the state it saved in DIR (same command otherwise); the "
+                        "result is bit-identical to an uninterrupted run and the snapshots written are kept")
+    p.add_argument("--resume-every", type=_int_type("resume-every", 0), default=None, metavar="N",
+                   help="save the full training state (weights and optimizer) in DIR every N epochs, atomically, so "
+                        "that --resume can continue (default 1000; 0: never)")
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.add_argument("--force", action="store_true",
                    help="replace checkpoints of the same name already in DIR (default: refuse); " + FORCE_HELP)
@@ -423,13 +437,22 @@ def _cmd_train(args) -> int:
     if args.wd is None:
         args.wd = [cfg.weight_decay]
     with _user_input():
-        validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
+        seeds, wds, _, size = validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
         out = check_output_dir(args.out)
         check_run_outputs(cfg, args.seeds, args.wd, out, force=args.force, plot=args.plot)
+    from cogo.solvers.resume import DEFAULT_RESUME_EVERY, state_path
+
+    resume_every = DEFAULT_RESUME_EVERY if args.resume_every is None else args.resume_every
+    models = [(wd, s) for wd in wds for s in seeds]
+    states = [state_path(out, cfg, models[i:i + size]) for i in range(0, len(models), size)]
+    if not args.resume and not args.force and any(p.exists() for p in states):
+        raise CogoError(f"{out} holds the saved state of an interrupted run of these models "
+                        f"({next(p.name for p in states if p.exists())}): --resume continues it, --force starts again")
     if defaulted and not isinstance(cfg.group_obj, FiniteAbelianGroup):
         print(f"non-Abelian group {cfg.group}: default {', '.join(defaulted)} (see docs/groups.md)")
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
-                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads)
+                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads,
+                    resume_every=resume_every, resume=args.resume, log=lambda line: print(line, flush=True))
     paths = save_run(results, out)
     print(f"{'seed':>6} {'wd':>10} {'train_loss':>11} {'test_loss':>11} {'train_acc':>9} {'test_acc':>9}")
 
