@@ -83,7 +83,9 @@ class ResumeState:
         self.path = state_path(directory, cfg, models)
         self.every = int(every)
         self.log = log or (lambda s: None)
-        self.settings = _plain({"hyperparameters": cfg.hyperparameters(), "models": [[float(w), int(s)] for w, s in models],
+        hp = cfg.hyperparameters()
+        hp.pop("weight_decay", None)  # each model's own decay is in "models"
+        self.settings = _plain({"hyperparameters": hp, "models": [[float(w), int(s)] for w, s in models],
                                 "kernel": kernel, "device_type": device.type})
         self.t0 = time.perf_counter()
         self.elapsed_before = 0.0
