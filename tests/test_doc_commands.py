@@ -117,3 +117,59 @@ def test_the_collision_check_catches_the_old_readme():
             for o in outs:
                 assert o not in written
                 written[o] = line
+
+
+# ---------------------------------------------------------------- running the pages (slow)
+#: seconds one documented command may run here; a command still running then has passed every check the
+#: command makes before its work (cogo checks everything first), and is stopped; the rest of that page is
+#: left to the static test above, because its later commands read what the stopped one would have written
+RUN_LIMIT_S = 45
+
+
+def _run_page(page: Path, workdir: Path) -> list[str]:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OMP_NUM_THREADS="1", COGO_THREADS="1")
+    bindir = str(Path(sys.executable).parent)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    done = []
+    for line, cmd, strict in _commands(page.read_text()):
+        if not strict:
+            continue
+        proc = subprocess.Popen(["bash", "-c", cmd + " --no-progress" if _takes_no_progress(cmd) else cmd],
+                                cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=RUN_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+            done.append(f"{page.name}:{line} started, stopped after {RUN_LIMIT_S} s: {cmd}")
+            break
+        if proc.returncode == 2 and ("submitit" in err or "sbatch" in err):   # the optional cluster extra
+            done.append(f"{page.name}:{line} needs the cluster extra: {cmd}")
+            break
+        assert proc.returncode == 0, f"{page.name}:{line}: `{cmd}` exited {proc.returncode} in a fresh folder: {err[-500:]}"
+        done.append(f"{page.name}:{line} ran: {cmd}")
+    return done
+
+
+def _takes_no_progress(cmd: str) -> bool:
+    argv = shlex.split(cmd)
+    return (len(argv) > 1 and argv[1] in ("train", "classify", "verify", "experiment", "demo", "li2-sweep")
+            and "--no-progress" not in argv and "&&" not in argv and "|" not in argv)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_documented_commands_run_in_a_fresh_folder(page, tmp_path):
+    """Each page's commands, in order, in a fresh folder: each exits 0 (or is still working after RUN_LIMIT_S)."""
+    log = _run_page(page, tmp_path)
+    print("\n".join(log))
