@@ -113,7 +113,8 @@ def _group_type(text: str) -> str:
         if label not in _ANNOUNCED and not any(c.isalpha() for c in label):  # an Abelian table: say what it is
             _ANNOUNCED.add(label)
             print(f"cogo: {label.path} is an Abelian Cayley table, read as its product of cyclic groups "
-                  f"Z_{' x Z_'.join(label.split('x'))} (invariant factors; element numbering of that product)",
+                  f"Z_{' x Z_'.join(label.split('x'))} (invariant factors; element numbering of that product: "
+                  "FiniteGroup.from_cayley_json(path).abelian_isomorphism() maps the table's to it)",
                   file=sys.stderr)
     return label
 

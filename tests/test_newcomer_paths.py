@@ -271,6 +271,24 @@ def test_an_abelian_table_is_its_product_of_cyclic_groups(files, tmp_path, capsy
     assert main(["construct", "f6", "--group", z7, "-o", str(tmp_path / "f6.pt")]) == 0
 
 
+@pytest.mark.parametrize("orders,factors", [((2, 4), (2, 4)), ((4, 2), (2, 4)), ((3, 3), (3, 3)), ((3, 4), (12,)),
+                                            ((2, 2, 3), (2, 6)), ((16,), (16,)), ((2, 3, 5), (30,))])
+def test_abelian_tables_in_any_numbering_give_their_invariant_factors(orders, factors):
+    """Z_d1 x ... written in a shuffled numbering: invariant factors by hand (d_1 | d_2 | ...), and an isomorphism."""
+    from cogo.algebra.finite_groups import FiniteGroup
+    from cogo.algebra.groups import FiniteAbelianGroup
+
+    A0 = FiniteAbelianGroup(orders)
+    perm = np.random.default_rng(sum(orders)).permutation(A0.order)      # table index -> A0 index
+    inv = np.argsort(perm)
+    table = inv[A0.add_table[perm[:, None], perm[None, :]]]
+    G = FiniteGroup.from_table(table, "shuffled")
+    assert G.invariant_factors == factors
+    phi, A = G.abelian_isomorphism(), G.as_abelian()
+    assert sorted(phi.tolist()) == list(range(A.order))
+    assert (phi[G.table] == A.add_table[phi[:, None], phi[None, :]]).all()
+
+
 @pytest.mark.parametrize("form", ["23", "3x5", "S3", "S3x3", "Q8", "z7.json", "F21.json", "klein.json"])
 def test_every_group_form_round_trips_through_every_command(files, form):
     """The label a command passes on names the group that was given (was: a table's name re-read as a built-in)."""
