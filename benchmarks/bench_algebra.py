@@ -34,7 +34,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--q", type=int, default=512)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", default="benchmarks/results/algebra.json")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="CPU threads (default: cogo's thread policy, 1 for these small operations; issue 21)")
     args = ap.parse_args(argv)
+    from cogo.threads import limit_process
+
+    limit_process(args.threads)  # these functions are not entry points: the policy applies to the whole script
     G = Cyclic(args.d)
     rng = np.random.default_rng(0)
     Wa = rng.normal(size=(args.q, args.d)) + 0.1

@@ -62,7 +62,12 @@ def main() -> None:
     ap.add_argument("--groups", nargs="+", default=["S5", "D64", "Q8x16", "Dic32", "D8x2x2x2", "2x2x2x2x2x2x2"])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "groups.json"))
+    ap.add_argument("--threads", type=int, default=None,
+                    help="CPU threads (default: cogo's thread policy, 1; issue 21)")
     args = ap.parse_args()
+    from cogo.threads import limit_process
+
+    limit_process(args.threads)
     rows = []
     for name in args.groups:
         r = run(name, args.repeat)

@@ -377,6 +377,8 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     """
     where = str(path)
     p = Path(path)
+    if p.is_dir():
+        raise CheckpointError(f"{where}: is a directory, not a checkpoint file (give the .pt or .npz files in it)")
     if not p.is_file():
         raise CheckpointError(f"{where}: no such file")
     size = p.stat().st_size

@@ -90,14 +90,67 @@ def _float_type(what: str, lo: float, hi: float = math.inf, lo_open: bool = Fals
     return conv
 
 
+class _GroupLabel(str):
+    """A group's label (what commands pass on) that remembers the file it was read from, if any (an input)."""
+
+    path: str | None = None
+
+
 def _group_type(text: str) -> str:
-    """``--group``: an order like 23 or a product like 3x5; returns the group's label."""
+    """``--group``: an order like 23, a product like 3x5, a name or a Cayley-table .json; returns the group's label.
+
+    The label of a table read from a file remembers the file (``.path``): it is an input of the command,
+    which no output may overwrite.
+    """
     from cogo.algebra.groups import parse_group
 
     try:
-        return parse_group(text).label
+        label = _GroupLabel(parse_group(text).label)
     except (ValueError, TypeError) as exc:
         raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+    if str(text).strip().lower().endswith(".json"):
+        label.path = str(text).strip()
+        if label not in _ANNOUNCED and not any(c.isalpha() for c in label):  # an Abelian table: say what it is
+            _ANNOUNCED.add(label)
+            print(f"cogo: {label.path} is an Abelian Cayley table, read as its product of cyclic groups "
+                  f"Z_{' x Z_'.join(label.split('x'))} (invariant factors; element numbering of that product: "
+                  "FiniteGroup.from_cayley_json(path).abelian_isomorphism() maps the table's to it)",
+                  file=sys.stderr)
+    return label
+
+
+_ANNOUNCED: set = set()
+
+
+def _group_inputs(*groups) -> list[str]:
+    """The Cayley-table files among the groups given (inputs of the command)."""
+    out = []
+    for g in groups:
+        for x in (g if isinstance(g, (list, tuple)) else [g]):
+            if getattr(x, "path", None):
+                out.append(x.path)
+    return out
+
+
+#: the one meaning of --force for a command that writes named output files (cogo.outputs)
+FORCE_HELP = ("replace an output that already exists (a file, or a symbolic link, FIFO or device, replaced by a "
+              "regular file); an output that is one of the command's inputs is refused even so")
+#: the one meaning of --no-progress
+NO_PROGRESS_HELP = "no progress bars"
+#: the one meaning of --device
+DEVICE_HELP = "cpu (default) or cuda[:N]; refused at once when it does not exist"
+
+
+def _output(action, kind: str = "file"):
+    from cogo.outputs import mark_output
+
+    return mark_output(action, kind)
+
+
+def _input(action):
+    from cogo.outputs import mark_input
+
+    return mark_input(action)
 
 
 def _device_type(text: str) -> str:
@@ -138,23 +191,24 @@ def _add_verify(sub) -> None:
                        description="Check every theorem of SPEC 3-7 on a group and run the negative controls. "
                                    "Prints one row per theorem (status, largest residual, seconds); exit status 0 "
                                    "iff every theorem passes and every negative control is caught failing.")
-    p.add_argument("--group", type=_group_type, default="23",
-                   help="group: an order like 23 or a product like 3x5 (default 23); with --theory li2 also a "
-                        "name such as S3")
+    _input(p.add_argument("--group", type=_group_type, default="23",
+                          help="group: an order like 23 or a product like 3x5 (default 23), or an Abelian "
+                               "Cayley-table .json (read as its product of cyclic groups); with --theory li2 also "
+                               "a name such as S3 or any Cayley-table .json"))
     p.add_argument("--theory", choices=["semiring", "li2"], default="semiring",
                    help="semiring: the theorems of SPEC 3-7 (default); li2: the energy landscape of SPEC 9 "
                         "(Theorems 2, 3, Lemma 1; see docs/li2.md)")
     m = p.add_mutually_exclusive_group()
     m.add_argument("--exact", dest="method", action="store_const", const="exact", help="exact (sympy) checks only")
     m.add_argument("--numeric", dest="method", action="store_const", const="numeric", help="numeric checks only")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON (a list of objects), "
-                                                  "written only after every check ran")
-    p.add_argument("--force", action="store_true",
-                   help="replace an output that is a symbolic link, FIFO or device by a regular file")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--checkpoint", metavar="FILE", default=None,
+    _output(p.add_argument("--json", metavar="FILE", help="also write the results as JSON (a list of objects), "
+                                                          "written only after every check ran"))
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    _input(p.add_argument("--checkpoint", metavar="FILE", default=None,
                    help="instead of the theorems: is the network in FILE (.pt or .npz) a global optimizer? "
-                        "numeric verdict for any network, exact certificate for a `cogo construct` checkpoint")
+                        "numeric verdict for any network, exact certificate for a `cogo construct` checkpoint"))
     p.set_defaults(method="both", func=_cmd_verify)
 
 
@@ -167,8 +221,15 @@ def _verify_progress(G, method: str, off: bool):
 
 
 def _cmd_verify(args) -> int:
-    from pathlib import Path
+    from cogo.threads import threads as _threads
 
+    with _threads(args.threads):
+        if args.checkpoint is not None:
+            return _verify_checkpoint(args)
+        return _verify_theorems(args)
+
+
+def _verify_theorems(args) -> int:
     from cogo.algebra.groups import parse_group
     from cogo.checkpoints import atomic_write_text
     from cogo.verify.results import all_ok, format_table, results_to_json
@@ -176,15 +237,14 @@ def _cmd_verify(args) -> int:
     from cogo.outputs import check_output_file
     from cogo.verify.theorems import run_all, skipped
 
-    if args.checkpoint is not None:
-        return _verify_checkpoint(args)
+    inputs = _group_inputs(args.group)
     if args.theory == "li2":
         from cogo.li2.energy import li2_group
         from cogo.li2.theorems import run_li2, skipped_li2
 
         G = li2_group(args.group)  # CogoError (one line) on a bad or unavailable group
         if args.json:
-            check_output_file(args.json, force=args.force, label="--json")
+            check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
         print(f"cogo verify --theory li2: {G.name} (order {G.order}), method {args.method}", flush=True)
         results = run_li2(G, args.method)
         notes = skipped_li2(G)
@@ -196,7 +256,7 @@ def _cmd_verify(args) -> int:
             raise CogoError(f"the semiring theorems (SPEC 3-7) need a finite Abelian group Z_d1 x ... x Z_dn; "
                             f"{G} {why}, or use --theory li2 (SPEC 9, any finite group)")
         if args.json:
-            check_output_file(args.json, force=args.force, label="--json")
+            check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
         if args.method != "exact":
             require(verify_estimate(G.order, args.method, G.order % 2 == 0))
         print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
@@ -219,8 +279,9 @@ def _verify_checkpoint(args) -> int:
     from cogo.verify.certificates import checkpoint_report
 
     with _user_input():
-        if args.json:
-            check_output_file(args.json, force=args.force, label="--json")
+        if args.json:  # never onto the checkpoint itself (nor the table of --group)
+            check_output_file(args.json, inputs=[args.checkpoint, *_group_inputs(args.group)], force=args.force,
+                              label="--json")
         rep = checkpoint_report(args.checkpoint)  # the group recorded in the file
     v = rep["verdict"]
     print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes")
@@ -228,7 +289,8 @@ def _verify_checkpoint(args) -> int:
     for c, r in (v.get("residuals") or {}).items():
         print(f"  largest residual {c}: {r:.3g}")
     bf = v.get("block_failures") or {}
-    print("  blocks failing: " + (", ".join(f"k={k}: {'/'.join(cs)}" for k, cs in bf.items()) or "none"))
+    print("  blocks failing on their own (the whole network can still be optimal, SPEC 7.3): "
+          + (", ".join(f"k={k}: {'/'.join(cs)}" for k, cs in bf.items()) or "none"))
     ex = rep["exact"]
     if ex is None:
         print("  exact certificate: none (the file records no exact parameters)")
@@ -248,11 +310,11 @@ def _verify_checkpoint(args) -> int:
 def _add_construct(sub) -> None:
     p = sub.add_parser("construct", help="write a construction of SPEC 7 as a checkpoint")
     p.add_argument("kind", choices=["f6", "f6-ab", "f46", "mem"], help="which global optimizer")
-    p.add_argument("--group", type=_group_type, default="23", help="group order or product (default 23)")
+    _input(p.add_argument("--group", type=_group_type, default="23",
+                          help="group order or product (default 23), or an Abelian Cayley-table .json"))
     p.add_argument("--seed", type=_int_type("seed", 0), default=None, help="draw the free parameters from this seed (default: fixed documented values)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE.pt", help="checkpoint to write")
-    p.add_argument("--force", action="store_true",
-                   help="replace an output that is a symbolic link, FIFO or device by a regular file")
+    _output(p.add_argument("-o", "--output", required=True, metavar="FILE.pt", help="checkpoint to write"))
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=_cmd_construct)
 
 
@@ -288,7 +350,7 @@ def _cmd_construct(args) -> int:
     from cogo.solvers.constructions import construct, to_checkpoint
 
     G = parse_group(args.group)
-    out = check_output_file(args.output, force=args.force, label="-o")
+    out = check_output_file(args.output, inputs=_group_inputs(args.group), force=args.force, label="-o")
     if args.kind != "mem" and G.order % 2 == 0:
         raise CogoError(f"construction {args.kind} needs a group of odd order (every k != -k, SPEC 6); "
                         f"{G} has order {G.order}; mem works for every order")
@@ -313,10 +375,10 @@ def _add_train(sub) -> None:
                     "models train together as one batched tensor program. Writes one checkpoint per model, "
                     "summary.json and, with --plot, curves.png into --out.",
     )
-    p.add_argument("--group", type=_group_type, default="23",
-                   help="group: an order like 23 or a product like 3x5 (default 23), a finite group by name "
-                        "(S3, S4, A4, A5, D5, Q8, Dic3; products S3x3) or a Cayley-table .json file "
-                        "(c = a*b; see docs/groups.md)")
+    _input(p.add_argument("--group", type=_group_type, default="23",
+                          help="group: an order like 23 or a product like 3x5 (default 23), a finite group by name "
+                               "(S3, S4, A4, A5, D5, Q8, Dic3; products S3x3) or a Cayley-table .json file "
+                               "(c = a*b; see docs/groups.md)"))
     p.add_argument("--hidden", type=_int_type("hidden size", 1), default=512, help="hidden nodes q (default 512)")
     p.add_argument("--lr", type=_float_type("learning rate", 0.0, lo_open=True), default=None,
                    help="learning rate (default 0.01 for Abelian groups, the reference experiment; 0.003 for "
@@ -335,8 +397,8 @@ def _add_train(sub) -> None:
                    help="SGD momentum in [0, 1) (default 0)")
     p.add_argument("--seeds", type=parse_seeds, default="1",
                    help="seeds, e.g. 1-5 or 1,3,7; each seed fixes one model's split and initialization (default 1)")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
-    p.add_argument("--device", type=_device_type, default="cpu", help="cpu (default) or cuda[:N]")
+    _output(p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)"), "dir")
+    p.add_argument("--device", type=_device_type, default="cpu", help=DEVICE_HELP)
     p.add_argument("--dtype", default="float32", choices=DTYPES, help="training precision (default float32)")
     p.add_argument("--log-every", type=_int_type("log-every", 1), default=10, metavar="N",
                    help="record full-data loss and accuracy every N epochs (default 10)")
@@ -349,9 +411,15 @@ def _add_train(sub) -> None:
                    help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run from the state it saved in DIR (same command otherwise); the "
+                        "result is bit-identical to an uninterrupted run and the snapshots written are kept")
+    p.add_argument("--resume-every", type=_int_type("resume-every", 0), default=None, metavar="N",
+                   help="save the full training state (weights and optimizer) in DIR every N epochs, atomically, so "
+                        "that --resume can continue (default 1000; 0: never)")
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.add_argument("--force", action="store_true",
-                   help="replace checkpoints of the same name already in DIR (default: refuse)")
+                   help="replace checkpoints of the same name already in DIR (default: refuse); " + FORCE_HELP)
     p.set_defaults(func=_cmd_train)
 
 
@@ -370,13 +438,22 @@ def _cmd_train(args) -> int:
     if args.wd is None:
         args.wd = [cfg.weight_decay]
     with _user_input():
-        validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
+        seeds, wds, _, size = validate_run(cfg, args.seeds, args.wd, args.max_batch, args.kernel)
         out = check_output_dir(args.out)
         check_run_outputs(cfg, args.seeds, args.wd, out, force=args.force, plot=args.plot)
+    from cogo.solvers.resume import DEFAULT_RESUME_EVERY, state_path
+
+    resume_every = DEFAULT_RESUME_EVERY if args.resume_every is None else args.resume_every
+    models = [(wd, s) for wd in wds for s in seeds]
+    states = [state_path(out, cfg, models[i:i + size]) for i in range(0, len(models), size)]
+    if not args.resume and not args.force and any(p.exists() for p in states):
+        raise CogoError(f"{out} holds the saved state of an interrupted run of these models "
+                        f"({next(p.name for p in states if p.exists())}): --resume continues it, --force starts again")
     if defaulted and not isinstance(cfg.group_obj, FiniteAbelianGroup):
         print(f"non-Abelian group {cfg.group}: default {', '.join(defaulted)} (see docs/groups.md)")
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
-                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads)
+                    max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads,
+                    resume_every=resume_every, resume=args.resume, log=lambda line: print(line, flush=True))
     paths = save_run(results, out)
     print(f"{'seed':>6} {'wd':>10} {'train_loss':>11} {'test_loss':>11} {'train_acc':>9} {'test_acc':>9}")
 
@@ -411,20 +488,25 @@ def _add_classify(sub) -> None:
                     "into per-frequency blocks, factor each block into Kronecker factors, name the factors "
                     "against the catalogue of SPEC 7 and aggregate over the checkpoints (mean +- standard "
                     "error). Prints a text table; every input is read and checked before any output is written.")
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="checkpoints: .pt in the reference layout (loaded with weights_only=True) or .npz with Wa, Wb, Wc")
-    p.add_argument("--json", metavar="FILE", help="also write the full results as JSON")
-    p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
-    p.add_argument("--plots", metavar="DIR", help="also write histograms of the angles of xi, nu, alpha, beta (PNG)")
-    p.add_argument("--group", type=_group_type, default=None,
+    _input(p.add_argument("files", nargs="+", metavar="FILE",
+                          help="checkpoints: .pt in the reference layout (loaded with weights_only=True) or .npz "
+                               "with Wa, Wb, Wc"))
+    _output(p.add_argument("--json", metavar="FILE", help="also write the full results as JSON"))
+    _output(p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown"))
+    _output(p.add_argument("--csv", metavar="FILE",
+                           help="also write one row per block (checkpoint, group, k, order, type, factors' "
+                                "parameters, nearest form and distance, conditions) as CSV"))
+    _output(p.add_argument("--plots", metavar="DIR",
+                           help="also write histograms of the angles of xi, nu, alpha, beta (PNG; Abelian groups "
+                                "only: refused for the irreps reading of a non-Abelian group)"), "dir")
+    _input(p.add_argument("--group", type=_group_type, default=None,
                    help="override the group recorded in the files (e.g. 23, 3x5, S3 or a Cayley-table .json); "
-                        "a non-Abelian group gets the irreducible-representation reading (SPEC 9)")
+                        "a non-Abelian group gets the irreducible-representation reading (SPEC 9)"))
     p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
                    metavar="X",
                    help="a node is dead when its strength is below X times the strongest node's (default 0.01)")
-    p.add_argument("--force", action="store_true",
-                   help="replace an output that is a symbolic link, FIFO or device by a regular file")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.add_argument("--preset", choices=("default", "paper"), default="default",
                    help="tolerances: 'default' (factor and name within 0.05, the stricter reading) or 'paper' "
                         "(the reference classifier's 0.1, special cases named whenever within it); the table of "
@@ -440,19 +522,40 @@ def _cmd_classify(args) -> int:
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     group = parse_group(args.group) if args.group is not None else None
+    inputs = [*args.files, *_group_inputs(args.group)]
     with _user_input():
-        check_output_paths(args.json, args.markdown, args.plots, inputs=args.files, force=args.force)
-    from cogo.threads import choose_threads, thread_limit
+        check_output_paths(args.json, args.markdown, args.plots, inputs=inputs, force=args.force)
+        if args.csv is not None:
+            from cogo.outputs import check_outputs
 
-    with thread_limit(args.threads or choose_threads("classify")):
+            check_outputs([("--json", args.json), ("--markdown", args.markdown), ("--csv", args.csv)],
+                          inputs=inputs, force=args.force)
+
+    def abelian_only(loaded) -> None:  # before any analysis: what the irreps reading (SPEC 9) cannot give
+        from cogo.algebra.groups import FiniteAbelianGroup
+
+        other = next((w.group for w in loaded if not isinstance(w.group, FiniteAbelianGroup)), None)
+        for flag, given in (("--plots", args.plots), ("--csv", args.csv)):
+            if other is not None and given is not None:
+                raise CogoError(f"{flag} needs the block reading of an Abelian group (SPEC 8); {other} is read "
+                                f"through its irreducible representations (SPEC 9), which has no {flag[2:]}: "
+                                f"drop {flag}")
+
+    from cogo.threads import threads as _threads
+
+    with _threads(args.threads):
         result = classify_many(args.files, group=group,
                                settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
-                               progress=not args.no_progress)
+                               progress=not args.no_progress, on_loaded=abelian_only)
     if hasattr(result, "render_text"):  # a non-Abelian group: the irreps reading (cogo.analysis.irreps, SPEC 9)
         text, written = result.render_text(), result.write_outputs(args.json, args.markdown, args.plots)
     else:
         text = render_text(result)
         written = write_outputs(result, args.json, args.markdown, args.plots, force=args.force)
+        if args.csv is not None:
+            from cogo.analysis.records import write_csv
+
+            written.append(write_csv(result, args.csv))
     sys.stdout.write(text)
     for path in written:
         print(f"wrote {path}")
@@ -469,11 +572,13 @@ def _add_dynamics(sub) -> None:
                     "reaches its final type; over many runs, when each block type appears (mean +- s.e.). "
                     "Writes OUT/dynamics.json and OUT/figures/*.png; per-snapshot results are cached in "
                     "OUT/cache so an interrupted reading resumes.")
-    p.add_argument("files", nargs="+", metavar="RUN.pt", help="checkpoints with snapshots (cogo train --snapshot-every N)")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    _input(p.add_argument("files", nargs="+", metavar="RUN.pt",
+                          help="checkpoints with snapshots (cogo train --snapshot-every N)"))
+    _output(p.add_argument("--out", required=True, metavar="DIR",
+                           help="output directory (created if missing; its cache is reused to resume)"), "dir")
     p.add_argument("--workers", type=_int_type("workers", 1), default=None, metavar="W",
                    help="processes classifying snapshots (default: min(2, CPU count))")
-    p.add_argument("--group", type=_group_type, default=None, help="override the group recorded in the files")
+    _input(p.add_argument("--group", type=_group_type, default=None, help="override the group recorded in the files"))
     p.add_argument("--dead-threshold", type=_float_type("dead threshold", 0.0, 1.0, lo_open=True), default=None,
                    metavar="X", help="as for cogo classify (default 0.01)")
     p.add_argument("--max-order", type=_int_type("max-order", 1), default=12, metavar="M",
@@ -511,8 +616,11 @@ def _experiment_flags(p, demo: bool) -> None:
 
     d = DEMO_CONFIG if demo else ExperimentConfig()
     seeds = ",".join(map(str, d.seeds)) if demo else "1-5"
-    p.add_argument("--groups", type=_group_type, nargs="+", default=list(d.groups), metavar="G",
-                   help=f"groups, e.g. 23 71 127 or 3x5 (default {' '.join(d.groups)})")
+    _input(p.add_argument("--groups", type=_group_type, nargs="+", default=list(d.groups), metavar="G",
+                          help=f"Abelian groups, e.g. 23 71 127 or 3x5, or an Abelian Cayley-table .json (default "
+                               f"{' '.join(d.groups)}); non-Abelian groups (S3, D5, a non-commutative table) are "
+                               "refused: the report reads blocks of Z_d1 x ... x Z_dn (SPEC 8); train and classify "
+                               "them with cogo train and cogo classify"))
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(seeds), help=f"seeds, e.g. 1-5 (default {seeds})")
     p.add_argument("--wd", type=_float_type("weight decay", 0.0), nargs="+", default=list(d.weight_decays),
                    metavar="WD", help="weight decay(s) (default 5e-5)")
@@ -526,14 +634,14 @@ def _experiment_flags(p, demo: bool) -> None:
                    default=d.test_fraction, help="held-out pairs, in (0, 1) (default 0.1)")
     p.add_argument("--loss", choices=LOSSES, default=d.loss, help="training loss (default mse)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer, help="default adam")
-    p.add_argument("--device", type=_device_type, default=d.device, help="cpu (default) or cuda[:N]")
+    p.add_argument("--device", type=_device_type, default=d.device, help=DEVICE_HELP)
     p.add_argument("--verify", choices=["exact", "numeric", "both", "none"], default=d.verify,
                    help="which theorem checks to run per group (default both)")
     p.add_argument("--dynamics", type=_int_type("dynamics", 0), default=0, metavar="N",
                    help="snapshot every N epochs and read each run over time (as cogo dynamics) into "
                         "OUT/dG/dynamics/ (default 0: off)")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.add_argument("--force", action="store_true",
                    help="run this grid in an output directory that holds another experiment (its report is replaced; "
                         "its other checkpoints are left alone and not reported)")
@@ -545,7 +653,8 @@ def _add_experiment(sub) -> None:
                                    "model, verify the constructions and write OUT/report.md and OUT/report.json. "
                                    "Models already trained in OUT are reused, so an interrupted run can be resumed.")
     _experiment_flags(p, demo=False)
-    p.add_argument("--out", required=True, help="output directory (created if missing; reused to resume)")
+    _output(p.add_argument("--out", required=True, metavar="DIR",
+                           help="output directory (created if missing; reused to resume)"), "dir")
     from cogo.executors import add_arguments as _executor_flags
 
     _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
@@ -591,7 +700,8 @@ def _add_demo(sub) -> None:
                                    "10000 epochs) for 5 seeds, classify the models, verify the constructions, "
                                    "and write the report to a fresh directory cogo-demo-DATE-TIME.")
     _experiment_flags(p, demo=True)
-    p.add_argument("--out", default=None, help="output directory (default: a fresh cogo-demo-DATE-TIME)")
+    _output(p.add_argument("--out", default=None, metavar="DIR",
+                           help="output directory (default: a fresh cogo-demo-DATE-TIME)"), "dir")
     p.set_defaults(func=_cmd_demo)
 
 
@@ -613,8 +723,9 @@ def _add_li2_sweep(sub) -> None:
                     "every learning rate, seeds batched; write OUT/sweep.json (resumable: cells already there are "
                     "reused), OUT/phase_diagram_lr*.png (test accuracy with the theoretical line x = 2.7482) and "
                     "print the table and the fitted constant. See docs/li2.md.")
-    p.add_argument("--groups", type=_group_type, nargs="+", default=["11", "17", "23", "31"], metavar="G",
-                   help="groups: orders (Z_M), products like 3x5 or names like S3 D5 A4 (default 11 17 23 31)")
+    _input(p.add_argument("--groups", type=_group_type, nargs="+", default=["11", "17", "23", "31"], metavar="G",
+                          help="groups: orders (Z_M), products like 3x5, names like S3 D5 A4 or Cayley-table "
+                               ".json files (default 11 17 23 31)"))
     p.add_argument("--x", type=_float_type("x", 0.0, lo_open=True), nargs="+", default=[0.75, 1.5, 2.25, 3.0, 3.75, 4.5],
                    metavar="X", help="values of n / (M log M) (default 0.75 1.5 2.25 3 3.75 4.5)")
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-3"), help="seeds (default 1-3)")
@@ -623,8 +734,11 @@ def _add_li2_sweep(sub) -> None:
     p.add_argument("--hidden", type=_int_type("hidden", 1), default=256, help="hidden nodes (default 256)")
     p.add_argument("--epochs", type=_int_type("epochs", 1), default=3000, help="full-batch epochs (default 3000)")
     p.add_argument("--wd", type=_float_type("weight decay", 0.0), default=5e-4, help="weight decay (default 5e-4)")
-    p.add_argument("--threads", type=_int_type("threads", 1), default=None, help="CPU threads for torch")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing; reused to resume)")
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    p.add_argument("--device", type=_device_type, default="cpu", help=DEVICE_HELP)
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
+    _output(p.add_argument("--out", required=True, metavar="DIR",
+                           help="output directory (created if missing; reused to resume)"), "dir")
     from cogo.executors import add_arguments as _executor_flags
 
     _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
@@ -641,16 +755,15 @@ def _cmd_li2_sweep(args) -> int:
     from cogo.solvers.training import check_output_dir
 
     cfg = SweepConfig(groups=tuple(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
-                      hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd).validate()
+                      hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd, device=args.device).validate()
     from cogo.executors import settings_from_args
 
     executor = settings_from_args(args, args.out)  # CogoError (one line) if submitit or sbatch is missing
     with _user_input():
         out = check_output_dir(args.out)
-    if args.threads is not None:
-        import torch
+    from cogo.threads import set_threads
 
-        torch.set_num_threads(args.threads)
+    set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     path = out / "sweep.json"
     done = {}
     if path.is_file():
@@ -664,7 +777,8 @@ def _cmd_li2_sweep(args) -> int:
             raise CogoError(f"{path} was written with other settings; use a fresh --out")
     t0 = time.perf_counter()
     save = lambda rows: atomic_write_text(path, dumps_json({"config": _sweep_settings(cfg), "rows": rows}))
-    rows = sweep(cfg, log=lambda s: print(s, flush=True), done=done, on_cell=save, executor=executor)
+    rows = sweep(cfg, log=lambda s: print(s, flush=True), done=done, on_cell=save, executor=executor,
+                 progress=not args.no_progress)
     save(rows)
     head, body = sweep_table(rows)
     print()

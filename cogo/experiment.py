@@ -180,7 +180,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
         if not force:
             _reusable(path, cfg.train_config(label, wd), wd, seed, weights=w)
     for name in ("report.json", "report.md"):
-        check_output_file(out / name, force=force, label="report")
+        check_output_file(out / name, force=force, label="report", existing_ok=True)  # resuming replaces the report
 
 
 def _reusable(path: Path, cfg, wd: float, seed: int, weights: Any = None, force: bool = False) -> bool:

@@ -7,6 +7,10 @@ partial file.  The rules:
 
 * never write onto an input: an output that is (or resolves to, or is a hard
   link of) one of the command's input files is refused, ``--force`` or not;
+* never write over an existing result: an output file that already exists is
+  refused unless the user passes ``--force`` (commands that resume into their
+  own output directory, ``cogo experiment`` and ``cogo li2-sweep``, say so and
+  replace only their own report files);
 * an output that is a directory is refused;
 * an output that exists and is a FIFO, a device, a socket or a symbolic link
   is refused unless the user passes ``--force`` (an atomic write would
@@ -29,7 +33,34 @@ from typing import Iterable, Sequence
 
 from cogo.errors import CogoError
 
-__all__ = ["check_output_file", "check_output_dir", "check_outputs", "same_file"]
+__all__ = ["check_output_file", "check_output_dir", "check_outputs", "same_file", "mark_output", "mark_input",
+           "OUTPUT_ATTR", "INPUT_ATTR"]
+
+#: attribute set on an argparse action that names an output (value: ``'file'`` or ``'dir'``); the tests enumerate
+#: every such option of every subcommand and try it against an input and an existing result
+OUTPUT_ATTR = "cogo_output"
+#: attribute set on an argparse action whose value may name an input file (checkpoints, Cayley tables)
+INPUT_ATTR = "cogo_input"
+
+
+def mark_output(action, kind: str = "file"):
+    """Tag an argparse action as an output option of kind ``'file'`` or ``'dir'``; returns the action.
+
+    >>> import argparse
+    >>> a = mark_output(argparse.ArgumentParser().add_argument("--json"), "file")
+    >>> getattr(a, OUTPUT_ATTR)
+    'file'
+    """
+    if kind not in ("file", "dir"):
+        raise ValueError(f"output kind must be 'file' or 'dir', got {kind!r}")
+    setattr(action, OUTPUT_ATTR, kind)
+    return action
+
+
+def mark_input(action):
+    """Tag an argparse action whose value may name an input file; returns the action."""
+    setattr(action, INPUT_ATTR, True)
+    return action
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -75,11 +106,13 @@ def _check_writable_dir(d: Path, what: str) -> None:
 
 
 def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = (), force: bool = False,
-                      label: str = "output") -> Path:
+                      label: str = "output", existing_ok: bool = False) -> Path:
     """Check that a file can be written at ``path`` under the policy above; write nothing; return the Path.
 
     ``inputs``: the command's input files (never overwritten).  ``force``:
-    allow replacing an existing FIFO, device, socket or symbolic link.
+    allow replacing an existing file, FIFO, device, socket or symbolic link.
+    ``existing_ok``: an existing regular file may be replaced without
+    ``force`` (only for a command's own resumable report files).
     ``label`` names the flag in messages (``--json``, ``-o``, ...).
 
     >>> import os, tempfile
@@ -91,6 +124,11 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
     Traceback (most recent call last):
     ...
     cogo.errors.CogoError: --json .../w.pt is an input of this command; refusing to overwrite it
+    >>> open(os.path.join(tmp.name, "old.json"), "w").close()
+    >>> check_output_file(os.path.join(tmp.name, "old.json"), label="--json")
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: --json .../old.json already exists; use --force to replace it
     >>> tmp.cleanup()
     """
     out = Path(path)
@@ -123,6 +161,8 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
             if kind is not None and not force:
                 raise CogoError(f"{label} {out} is {kind}; writing would replace it by a regular file "
                                 "(use --force to do that)")
+            if kind is None and not force and not existing_ok:
+                raise CogoError(f"{label} {out} already exists; use --force to replace it")
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise CogoError(f"cannot write {label} {out}: directory {parent} does not exist")
@@ -164,7 +204,8 @@ def check_output_dir(path: str | os.PathLike, create: bool = True, label: str = 
 
 
 def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike | None]],
-                  inputs: Iterable[str | os.PathLike] = (), force: bool = False) -> list[Path]:
+                  inputs: Iterable[str | os.PathLike] = (), force: bool = False,
+                  existing_ok: bool = False) -> list[Path]:
     """Check several output files of one command: each by :func:`check_output_file`, and no two the same.
 
     ``outputs``: ``(label, path)`` pairs; ``None`` paths are skipped.
@@ -186,7 +227,7 @@ def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike | None]],
     for label, p in outputs:
         if p is None:
             continue
-        out = check_output_file(p, inputs=inputs, force=force, label=label)
+        out = check_output_file(p, inputs=inputs, force=force, label=label, existing_ok=existing_ok)
         for other_label, other in done:
             if same_file(out, other):
                 raise CogoError(f"{other_label} and {label} name the same file {out}")

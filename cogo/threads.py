@@ -30,6 +30,24 @@ The rule (:func:`choose_threads`)
 Classification (numpy/BLAS on matrices of a few hundred entries) always uses
 1 thread.  ``--threads T`` on the command line overrides the rule.
 
+In the library too
+------------------
+The rule is applied by the library's heavy entry points, not only by the
+command line: :func:`cogo.analysis.classify.classify_many` (and
+``classify_checkpoint``, ``read_network``), the representation theory
+(``character_table``, ``isotypic_projectors``, ``irreps`` of
+:mod:`cogo.algebra.representations`), :func:`cogo.verify.theorems.run_all`,
+:func:`cogo.verify.certificates.checkpoint_report`,
+:func:`cogo.li2.theorems.run_li2` and training
+(:func:`cogo.solvers.training.train`) run inside :func:`thread_limit` at the
+count the rule gives (decorator :func:`thread_policy`), so a plain Python
+session does not run BLAS on every core of a busy machine (issue #21:
+``irreps("Q8x16")`` took 11.1 s with the default BLAS threads under load,
+0.39 s on one thread).  Override it with :func:`set_threads` (process-wide),
+the context manager :func:`threads` (a block), or the environment variable
+``COGO_THREADS``; ``--threads`` sets the same override.  A call nested in
+another entry point keeps the outer limit.
+
 Determinism
 -----------
 Training flushes float32 denormals to zero (dead nodes decay below 1.2e-38,
@@ -67,6 +85,11 @@ __all__ = [
     "thread_limit",
     "set_flush_denormal_all",
     "flush_denormals",
+    "set_threads",
+    "threads",
+    "threads_override",
+    "thread_policy",
+    "limit_process",
 ]
 
 #: Smallest work of one tensor operation (elements) for which a second thread can pay (benchmarks/bench_threads.py).
@@ -196,6 +219,121 @@ def training_elements(n: int, hidden: int, models: int, rows: int | None = None)
     (True, 974848)
     """
     return int(models) * int(n * n if rows is None else rows) * int(hidden)
+
+
+# ---------------------------------------------------------------- the override (library and command line)
+_OVERRIDE: list[int | None] = [None]
+_DEPTH = [0]
+
+
+def _parse_env(text: str | None) -> int | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        from cogo.errors import CogoError
+
+        raise CogoError(f"COGO_THREADS must be a positive integer, got {text!r}")
+    return v
+
+
+def threads_override() -> int | None:
+    """The thread count set by :func:`set_threads` / :func:`threads` / ``COGO_THREADS``, or None (the rule).
+
+    >>> with threads(3):
+    ...     threads_override()
+    3
+    """
+    if _OVERRIDE[0] is not None:
+        return _OVERRIDE[0]
+    return _parse_env(os.environ.get("COGO_THREADS"))
+
+
+def set_threads(n: int | None) -> None:
+    """Make every heavy entry point of cogo use ``n`` CPU threads (None: back to the rule).
+
+    >>> set_threads(2); threads_override()
+    2
+    >>> set_threads(None)
+    """
+    if n is not None:
+        n = int(n)
+        if n < 1:
+            raise ValueError(f"thread count must be a positive integer, got {n}")
+    _OVERRIDE[0] = n
+
+
+@contextlib.contextmanager
+def threads(n: int | None) -> Iterator[int | None]:
+    """Within the block, cogo's entry points use ``n`` threads (None: the rule); the previous override returns after.
+
+    >>> from cogo.algebra.representations import irreps
+    >>> with threads(1):
+    ...     len(irreps("S3"))
+    3
+    """
+    before = _OVERRIDE[0]
+    set_threads(n)
+    try:
+        yield n
+    finally:
+        _OVERRIDE[0] = before
+
+
+def thread_policy(kind: str = "classify"):
+    """Decorator: run the function inside :func:`thread_limit` at the override or :func:`choose_threads` (``kind``).
+
+    A call made while another decorated call runs keeps the outer limit (no
+    second threadpoolctl round trip).  ``kind='classify'`` is 1 thread by the
+    rule: the small-matrix work of classification, representations,
+    verification and the SPEC 9 energy checks.
+
+    >>> @thread_policy("classify")
+    ... def work():
+    ...     import torch
+    ...     return torch.get_num_threads()
+    >>> work()
+    1
+    """
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if _DEPTH[0] > 0:
+                return fn(*args, **kwargs)
+            n = threads_override() or choose_threads(kind)
+            with thread_limit(n):
+                _DEPTH[0] += 1
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _DEPTH[0] -= 1
+        wrapper.__cogo_thread_policy__ = kind
+        return wrapper
+    return deco
+
+
+def limit_process(n: int | None = None) -> int:
+    """Limit torch and BLAS to ``n`` threads (default: the override, else 1) for the rest of the process.
+
+    For scripts that call many small library functions outside the entry points
+    (the benchmarks do, through ``benchmarks/_common.py``).  Returns the count.
+    """
+    n = int(n or threads_override() or 1)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=n, user_api="blas")
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        pass
+    return n
 
 
 def choose_threads(kind: str = "train", elements: int = 0, cores: int | None = None,

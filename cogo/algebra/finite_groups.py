@@ -41,7 +41,8 @@ import numpy as np
 from cogo.algebra.groups import MAX_ORDER, FiniteAbelianGroup
 from cogo.errors import CogoError
 
-__all__ = ["FiniteGroup", "named_group", "group_from_spec", "NotAbelianError", "direct_product", "as_finite_group", "NAMED_GROUPS_HELP"]
+__all__ = ["FiniteGroup", "named_group", "group_from_spec", "NotAbelianError", "direct_product", "as_finite_group",
+           "NAMED_GROUPS_HELP", "is_builtin_name"]
 
 #: Largest Cayley-table JSON file read (bytes): a 4096 x 4096 table of short integers.
 MAX_JSON_BYTES = 8 * MAX_ORDER * MAX_ORDER
@@ -239,6 +240,9 @@ class FiniteGroup:
         lab = str(label or name or p.stem)
         if not re.fullmatch(r"[A-Za-z0-9_.+-]+", lab):
             raise CogoError(f"{p}: group name {lab!r} may contain only letters, digits and _.+-")
+        if is_builtin_name(lab):  # the table is the group; its name is a label and may not pass for another group
+            raise CogoError(f"{p}: the table's name {lab!r} is the name of a built-in group; a Cayley table's name "
+                            f"is only a label: rename it (e.g. {lab}_table)")
         return cls.from_table(np.asarray(rows, dtype=np.int64), lab,
                               elements=[str(e) for e in elements] if elements else None, register=True)
 
@@ -351,8 +355,108 @@ class FiniteGroup:
     def multiply(self, g: int, h: int) -> int:
         return int(self.table[g, h])
 
+    @cached_property
+    def invariant_factors(self) -> tuple[int, ...] | None:
+        """For an Abelian group: ``(d_1, ..., d_n)`` with ``d_1 | d_2 | ... | d_n`` and ``G = Z_d1 x ... x Z_dn``.
+
+        None for a non-Abelian group (and for the trivial group).  Computed from
+        element orders alone: for each prime ``p`` the number of elements of order
+        dividing ``p^j`` is ``p^(sum_i min(lambda_i, j))``, which determines the
+        partition ``lambda`` of the p-part (structure theorem of finite Abelian groups).
+
+        >>> FiniteGroup.from_table([[(a + b) % 6 for b in range(6)] for a in range(6)], "c6").invariant_factors
+        (6,)
+        >>> K = [[a ^ b for b in range(4)] for a in range(4)]                     # Klein four-group
+        >>> FiniteGroup.from_table(K, "v4").invariant_factors, named_group("S3").invariant_factors
+        ((2, 2), None)
+        """
+        if not self.is_abelian or self.order < 2:
+            return None
+        M, orders = self.order, self.element_orders
+        parts: list[list[int]] = []
+        m, p = M, 2
+        while m > 1:
+            if m % p:
+                p += 1
+                continue
+            e = 0
+            while m % p == 0:
+                m //= p
+                e += 1
+            s_prev, at_least = 0, []
+            for j in range(1, e + 1):
+                n_j = int(np.sum((p ** j) % orders == 0))                      # elements with g^(p^j) = e
+                s_j = round(math.log(n_j, p))
+                at_least.append(s_j - s_prev)                                  # parts of size >= j
+                s_prev = s_j
+            lam = [sum(1 for c in at_least if c > i) for i in range(at_least[0] if at_least else 0)]
+            parts.append([p ** x for x in lam])                                # descending prime powers
+        n = max(len(x) for x in parts)
+        factors = [1] * n
+        for x in parts:
+            for i, q in enumerate(x):
+                factors[n - 1 - i] *= q
+        return tuple(factors)
+
+    def abelian_isomorphism(self, seed: int = 0, tries: int = 2000) -> np.ndarray | None:
+        """For an Abelian table: ``phi`` with ``phi[g]`` = the index in :meth:`as_abelian` of table element ``g``.
+
+        ``phi`` is a bijection and a homomorphism, ``phi[table[g, h]] = A.add_table[phi[g], phi[h]]``:
+        it maps the table's numbering to the product's (which training and classification use
+        once the table is read as the product).  Found by drawing elements ``g_i`` of order
+        ``d_i`` (the invariant factors) at random until ``(c_1, ..., c_n) -> sum c_i g_i`` is
+        onto; None for a non-Abelian group.
+
+        >>> K = FiniteGroup.from_table([[a ^ b for b in range(4)] for a in range(4)], "v4")
+        >>> phi = K.abelian_isomorphism(); A = K.as_abelian()
+        >>> bool((phi[K.table] == A.add_table[phi[:, None], phi[None, :]]).all()), sorted(phi.tolist())
+        (True, [0, 1, 2, 3])
+        """
+        A = self.as_abelian()
+        if A is None:
+            return None
+        M, t, e = self.order, self.table, self.identity
+        orders = self.element_orders
+        by_order = {d: np.flatnonzero(orders == d) for d in set(A.orders)}
+        rng = np.random.default_rng(seed)
+        coords = A.elements                                      # (M, n) in the product's index order
+        for _ in range(tries):
+            gens = [int(rng.choice(by_order[d])) for d in A.orders]
+            # element of the table at product index k: sum_i coords[k, i] * g_i, built factor by factor
+            img = np.full(M, e, dtype=np.int64)
+            for i, g in enumerate(gens):
+                powers = np.empty(A.orders[i], dtype=np.int64)
+                powers[0] = e
+                for c in range(1, A.orders[i]):
+                    powers[c] = t[powers[c - 1], g]
+                img = t[img, powers[coords[:, i]]]
+            if len(np.unique(img)) == M:                         # onto, so an isomorphism
+                phi = np.empty(M, dtype=np.int64)
+                phi[img] = np.arange(M)
+                return phi
+        raise CogoError(f"no isomorphism of {self.label} onto {A} found in {tries} random tries")  # pragma: no cover
+
+    def as_abelian(self) -> FiniteAbelianGroup | None:
+        """The Abelian group ``Z_d1 x ... x Z_dn`` (invariant factors) isomorphic to this table, or None.
+
+        The element numbering becomes that of :class:`cogo.algebra.groups.FiniteAbelianGroup`
+        (coordinates in C order); the group is the same up to isomorphism.
+        """
+        f = self.invariant_factors
+        return FiniteAbelianGroup(f) if f else None
+
 
 # ------------------------------------------------------------------------- helpers
+def is_builtin_name(label: str) -> bool:
+    """True when ``label`` names a built-in group (``23``, ``3x5``, ``S3``, ``Z6``, ``Q8x2``, ...).
+
+    >>> is_builtin_name("S3"), is_builtin_name("3x5"), is_builtin_name("F21"), is_builtin_name("myZ6")
+    (True, True, False, False)
+    """
+    toks = _split_product(str(label).strip())
+    return bool(toks) and all(t.isdigit() or _NAME_RE.match(t) for t in toks)
+
+
 def _register(G: FiniteGroup) -> None:
     old = _REGISTRY.get(G.label)
     if old is not None and old != G:
@@ -586,13 +690,18 @@ def group_from_spec(spec: str) -> FiniteGroup:
 
     >>> group_from_spec("Z3xZ5"), group_from_spec("A4")   # cyclic factors only: the Abelian path
     (FiniteAbelianGroup((3, 5)), FiniteGroup('A4', order=12))
+
+    A table (a ``.json`` file, or the label of one read before) that is Abelian is
+    returned as its product of cyclic groups :meth:`FiniteGroup.as_abelian`, so it gets
+    everything Abelian groups get (the semiring theorems, the block reading, the defaults).
     """
     s = str(spec).strip()
     reg = _REGISTRY.get(s)
     if reg is not None:
-        return reg
-    if s.lower().endswith(".json"):
-        return FiniteGroup.from_cayley_json(s)
+        return reg.as_abelian() or reg
+    if s.lower().endswith(".json"):  # an Abelian table is its product of cyclic groups (invariant factors)
+        G = FiniteGroup.from_cayley_json(s)
+        return G.as_abelian() or G
     toks = _split_product(s)
     cyc = [re.fullmatch(r"(?:Z|C)?(\d+)", t) for t in toks]
     if toks and all(cyc):                       # only cyclic factors: the Abelian path (Z7, Z3xZ5)

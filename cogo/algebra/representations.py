@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra._lazy import lazy_module
 from cogo.algebra.finite_groups import FiniteGroup, as_finite_group
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group, root_of_unity
@@ -177,6 +178,7 @@ class CharacterTable:
         return {1: "real", 0: "complex", -1: "quaternionic"}[int(self.indicators[k])]
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def character_table(G: Any) -> CharacterTable:
     """The character table of ``G`` (Burnside-Dixon, cleaned to exact values; SPEC 9).
 
@@ -323,6 +325,7 @@ def _check_projector_memory(G, K: int) -> None:
                         f"the {MAX_PROJECTOR_BYTES / 2**30:.0f} GiB limit")
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def isotypic_projectors(G: Any) -> np.ndarray:
     """``P[k] = (d_k / M) sum_g conj(chi_k(g)) R_g`` with ``(R_g f)(x) = f(x g)``; shape ``(K, M, M)`` complex (SPEC 9).
 
@@ -353,6 +356,7 @@ def _projectors(G) -> np.ndarray:
     return coef[:, cls]
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def irreps(G: Any, seed: int = 0) -> list[Irrep]:
     """One unitary irreducible representation per character, trivial first (SPEC 9; construction in the module docstring).
 

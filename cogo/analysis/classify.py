@@ -100,6 +100,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, block_sums
@@ -569,6 +570,18 @@ class ClassifyResult:
     #: :func:`tolerance_curve` output when computed (``cogo classify --plots``)
     tolerance: dict | None = None
 
+    def to_records(self) -> list[dict]:
+        """One dict per block, flat (:func:`cogo.analysis.records.to_records`; the table of ``cogo classify --csv``)."""
+        from cogo.analysis.records import to_records
+
+        return to_records(self)
+
+    def to_pandas(self):
+        """The table of :meth:`to_records` as a pandas DataFrame (needs pandas; not a dependency of cogo)."""
+        from cogo.analysis.records import to_pandas
+
+        return to_pandas(self)
+
 
 def _conditions(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, tol: float) -> tuple[list[str], dict]:
     """Conditions of SPEC 5 that the block alone fails (SPEC 6, self-conjugate rules included), and the residuals."""
@@ -878,6 +891,7 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
     return rep
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None,
                  path: str = "", meta: dict | None = None, with_verdict: bool = True) -> NetworkReport:
     """Analyse a 2-layer quadratic network from its real weights (SPEC 8; steps in the module docstring).
@@ -927,6 +941,7 @@ def _plain_meta(meta: dict) -> dict:
     return out
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Settings | None = None) -> NetworkReport:
     """Load a checkpoint (``.pt`` reference layout or ``.npz``, weights only) and analyse it.
 
@@ -957,8 +972,10 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Se
     return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=settings, path=str(path), meta=_plain_meta(w.meta))
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
-                  settings: Settings | None = None, progress: bool = False) -> ClassifyResult:
+                  settings: Settings | None = None, progress: bool = False,
+                  on_loaded: Any = None) -> ClassifyResult:
     """Load every checkpoint first (any bad file raises before analysis), analyse each, aggregate.
 
     Refused (CogoError, one line): the same file given twice (it would count
@@ -966,7 +983,9 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     statistics are not comparable; classify each group separately), a
     checkpoint whose analysis would not fit in memory (:mod:`cogo.limits`),
     and overflowing float arithmetic (an error, not a warning).
-    ``progress``: a tqdm bar over the checkpoints.
+    ``progress``: a tqdm bar over the checkpoints.  ``on_loaded(loaded)``: called with every
+    loaded checkpoint (:class:`cogo.checkpoints.LoadedWeights`) before any analysis (a command's
+    last checks).
 
     >>> import os, tempfile
     >>> from cogo.solvers.constructions import z_F6, to_checkpoint
@@ -1003,6 +1022,8 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
         raise CogoError("checkpoints of different groups cannot be aggregated: " + "; ".join(
             f"{g}: {', '.join(ps[:2])}{', ...' if len(ps) > 2 else ''}" for g, ps in labels.items())
             + "; classify each group separately")
+    if on_loaded is not None:
+        on_loaded(loaded)
     if any(not isinstance(w.group, FiniteAbelianGroup) for w in loaded):
         # a group given by its Cayley table: the catalogue of SPEC 7 is Abelian-only; read irreps (SPEC 9)
         from cogo.analysis.irreps import irreps_checkpoints

@@ -164,7 +164,7 @@ def row_key(r: dict) -> tuple:
 
 
 def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | None = None,
-          on_cell: Callable[[list], None] | None = None, executor=None) -> list[dict]:
+          on_cell: Callable[[list], None] | None = None, executor=None, progress: bool = False) -> list[dict]:
     """Train every (M, x, lr) cell, seeds batched; one row per model (M, x, fraction, lr, seed, accuracies).
 
     ``done`` maps ``(group label, x, lr, seed)`` (:func:`row_key`) to rows already computed (resume: they are not
@@ -172,7 +172,7 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     checkpointing the partial results).  ``executor`` (:class:`cogo.executors.ExecutorSettings`)
     says where the cells train (default: in this process, one after another); the rows
     are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
-    the order the cells finish in (groups as given).
+    the order the cells finish in (groups as given).  ``progress``: a bar over the cells to train.
 
     >>> cfg = SweepConfig(groups=(5,), xs=(1.0, 2.0), seeds=(1, 2), hidden=8, epochs=10)
     >>> rows = sweep(cfg, log=lambda line: None)
@@ -197,6 +197,10 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     def ordered() -> list[dict]:
         return [have[k] for k in order if k in have]
 
+    from cogo.limits import progress_callback
+
+    tick = progress_callback(len(calls), "li2-sweep", unit="cell", off=not progress)
+
     def finished(i: int, cell: list[dict]) -> None:
         _, g, x, lr, _ = calls[i]
         for r in cell:
@@ -207,6 +211,8 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
             f"({cell[0]['wall_s'] if cell else 0.0:.1f} s)")
         if on_cell is not None:
             on_cell(ordered())
+        if tick is not None:
+            tick()
 
     run_jobs(executor, train_cell, calls, finished, names=names, log=log)
     return ordered()

@@ -176,13 +176,16 @@ def li2_group(spec: Any) -> Li2Group:
         except ImportError:
             raise CogoError(f"group {spec!r} needs the non-Abelian groups of cogo.algebra.finite_groups "
                             "(issue 12), which this installation does not have") from None
-        parse = getattr(finite_groups, "parse_group", None) or getattr(finite_groups, "named_group")
+        # tables (a .json file, or the label of one read before) first: a table's name is only its label
+        parse = getattr(finite_groups, "group_from_spec", None) or getattr(finite_groups, "named_group")
         try:
             G = parse(spec)
         except CogoError:
             raise
         except (ValueError, KeyError) as exc:
             raise CogoError(f"unknown group {spec!r} ({' '.join(str(exc).split())})") from None
+    if isinstance(G, FiniteAbelianGroup):  # an Abelian Cayley table: its product of cyclic groups
+        return li2_group(G)
     table = np.asarray(G.table, dtype=np.int64)
     label = str(getattr(G, "label", spec))
     return Li2Group(label=label, name=label, order=int(G.order), table=table, finite=G)

@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from cogo.threads import thread_policy as _thread_policy
 from cogo.li2.energy import (Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient)
 from cogo.verify.results import TheoremResult, Timer
 
@@ -528,6 +529,7 @@ def skipped_li2(group: Any) -> list[str]:
     return out
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, seed: int = 0,
             progress: Callable | None = None) -> list[TheoremResult]:
     """Every Li^2 check of SPEC 9 on ``group`` (exact, numeric or both), controls included.

@@ -776,7 +776,8 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
 
 def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[float] | None = None,
           progress: bool = True, max_batch: int | None = None, kernel: str = "auto",
-          snapshot_dir: str | os.PathLike | None = None, threads: int | None = None) -> list[TrainResult]:
+          snapshot_dir: str | os.PathLike | None = None, threads: int | None = None,
+          resume_every: int = 0, resume: bool = False, log: Any = None) -> list[TrainResult]:
     """Train one model per ``(weight_decay, seed)`` as one batched program (SPEC 1).
 
     Models are ordered weight decay first, then seed.  ``weight_decays``
@@ -796,6 +797,11 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     weights are bit-identical for every thread count (denormals are flushed on
     every thread, see :mod:`cogo.threads`).
 
+    ``resume_every = N > 0`` saves the whole state of each batched program every
+    ``N`` epochs into ``snapshot_dir`` (atomic; :mod:`cogo.solvers.resume`);
+    ``resume=True`` continues from a saved state, bit-identically to an
+    uninterrupted run.  ``log`` receives the lines saying so.
+
     >>> cfg = TrainConfig(group="7", hidden=16, epochs=50, log_every=25)
     >>> res = train(cfg, seeds=[1, 2], weight_decays=[0.0, 1e-3], progress=False)
     >>> [(r.weight_decay, r.seed, r.history["epoch"]) for r in res]
@@ -804,6 +810,9 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     (torch.Size([16, 7]), torch.Size([7, 16]))
     """
     from cogo.threads import choose_threads, flush_denormals, set_flush_denormal_all, thread_limit, training_elements
+    from cogo.threads import threads_override
+
+    threads = threads if threads is not None else threads_override()  # set_threads / COGO_THREADS (cogo.threads)
 
     seeds, wds, kernel, max_batch = validate_run(config, seeds, weight_decays, max_batch, kernel)
     device = torch.device(config.device)
@@ -823,7 +832,7 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
         try:
             for start in range(0, len(models), size):
                 results.extend(_train_batch(config, models[start:start + size], device, progress, kernel,
-                                            snapshot_dir))
+                                            snapshot_dir, resume_every=resume_every, resume=resume, log=log))
         finally:
             set_flush_denormal_all(False, threads)
     for r in results:
@@ -832,7 +841,8 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
 
 
 def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device,
-                 progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None) -> list[TrainResult]:
+                 progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None,
+                 resume_every: int = 0, resume: bool = False, log: Any = None) -> list[TrainResult]:
     t0 = time.perf_counter()
     batch = _Batch(cfg, models, device, kernel)
     M = batch.M
@@ -845,15 +855,24 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
 
         writers = [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
                                   cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
+    start_epoch, saver = 0, None
+    if resume_every or resume:  # resumable training (cogo.solvers.resume): periodic atomic states, kept snapshots
+        from cogo.solvers.resume import ResumeState
+
+        saver = ResumeState(snapshot_dir, cfg, models, batch.kernel, device, every=resume_every, log=log)
+        if resume:
+            start_epoch = saver.restore(batch, history, snap_epochs, writers)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=cfg.epochs, desc=f"train {parse_group(cfg.group)} q={cfg.hidden} x{M}",
+        bar = tqdm(total=cfg.epochs, initial=start_epoch, desc=f"train {parse_group(cfg.group)} q={cfg.hidden} x{M}",
                    unit="epoch", dynamic_ncols=True)
-    last_bar = 0
+    last_bar = start_epoch
     # iteration `epoch` sees the weights after `epoch` updates: record, snapshot, then update
-    for epoch in range(cfg.epochs + 1):
+    for epoch in range(start_epoch, cfg.epochs + 1):
+        if saver is not None:
+            saver.maybe_save(epoch, batch, history, snap_epochs, writers, cfg.epochs)
         log = epoch % cfg.log_every == 0 or epoch == cfg.epochs
         if cfg.snapshot_every and epoch % cfg.snapshot_every == 0:
             snap_epochs.append(epoch)
@@ -883,6 +902,9 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     if bar is not None:
         bar.close()
     wall = time.perf_counter() - t0
+    if saver is not None:
+        wall += saver.elapsed_before
+        saver.done()
     Wa, Wb, Wc = batch.weights()
     results = []
     for m, (wd, seed) in enumerate(models):

@@ -49,6 +49,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.cyclotomic import Cyclotomic, CycNumber, cyc_network, entries_order, gauge_fix_nodes
 from cogo.algebra.cyclotomic import clear_caches as clear_cyc_caches
 from cogo.algebra.loss import fourier_loss
@@ -722,6 +723,7 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     return {"loss": q, "value": val, "L": L, "scales": sorted(set(scales)), "nodes": net.q}
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def checkpoint_report(path: Any, group: Any = None) -> dict:
     """Is the network in a checkpoint a global optimizer?  (``cogo verify --checkpoint``.)
 

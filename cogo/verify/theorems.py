@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
@@ -1264,6 +1265,7 @@ def skipped(group: Any) -> list[str]:
     return ["6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)"]
 
 
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def run_all(group: Any = 23, method: str = "both", progress: Callable | None = None,
             full_loss: bool = False) -> list[TheoremResult]:
     """Run every theorem (exact, numeric or both) and every negative control on ``group``.
