@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from cogo._version import __version__
 
 #: name -> (module, attribute) of the curated API; everything else stays in its module.
 _API = {
@@ -53,13 +53,16 @@ _API = {
     # the workflow
     "TrainConfig": ("cogo.solvers.training", "TrainConfig"),
     "CogoError": ("cogo.errors", "CogoError"),
+    "train": ("cogo.api", "train"),
+    "load": ("cogo.api", "load"),
+    "classify": ("cogo.api", "classify"),
 }
 
-__all__ = sorted([*_API, "train", "load", "classify", "verify"])
+__all__ = sorted([*_API, "verify"])
 
 # ``cogo.verify`` is both the package of the theorem checks and the function below: importing the
 # package binds the name ``verify`` here to the package, so the package itself is callable
-# (cogo/verify/__init__.py) and calls :func:`_verify`.
+# (cogo/verify/__init__.py) and calls :func:`cogo.api.verify`.
 
 
 def __getattr__(name: str) -> Any:
@@ -75,90 +78,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-def load(path: Any, group: Any = None):
-    """Read a checkpoint (``.pt`` or ``.npz``, weights only) into ``(Wa, Wb, Wc)``, its group and metadata.
-
-    The same validated reader every command uses (:func:`cogo.checkpoints.load_weights`): a
-    malformed, hostile or inconsistent file raises :class:`cogo.checkpoints.CheckpointError`
-    (one line). ``group`` overrides the group recorded in the file.
-
-    Returns
-    -------
-    cogo.checkpoints.LoadedWeights
-        ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``.
-    """
-    from cogo.checkpoints import load_weights
-
-    return load_weights(path, group=group)
-
-
-def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, progress: bool = False,
-          **config: Any):
-    """Train one model per ``(weight decay, seed)`` as one batched program (SPEC 1).
-
-    ``config`` holds the fields of :class:`cogo.solvers.training.TrainConfig` (``hidden``,
-    ``epochs``, ``lr``, ``weight_decay``, ...); the defaults are the reference experiment's.
-    A thin front to :func:`cogo.solvers.training.train`.
-
-    Returns
-    -------
-    list of cogo.solvers.training.TrainResult
-        One per model, weight decay first, then seed; ``cogo.solvers.training.save_run`` writes them.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-       nets" (CoGO), 2024, the training setting of its experiments.
-    """
-    from cogo.solvers.training import TrainConfig
-    from cogo.solvers.training import train as _train
-
-    cfg = TrainConfig(group=str(group) if isinstance(group, int) else group, **config)
-    return _train(cfg, seeds=list(seeds), weight_decays=weight_decays, progress=progress)
-
-
-def classify(paths: Any, group: Any = None, settings: Any = None):
-    """Read trained checkpoints: blocks, Kronecker factors, catalogue names (SPEC 8).
-
-    ``paths``: one checkpoint path, or a list of them (aggregated with error bars, as
-    ``cogo classify`` does). ``settings``: :class:`cogo.analysis.classify.Settings`
-    (tolerances, the paper preset).
-
-    Returns
-    -------
-    report
-        For one path, the reading of that network (:func:`cogo.analysis.classify.classify_checkpoint`);
-        for a list, the aggregate (:func:`cogo.analysis.classify.classify_many`).
-    """
-    from cogo.analysis import classify as _c
-
-    if isinstance(paths, (list, tuple)):
-        return _c.classify_many(paths, group=group, settings=settings)
-    return _c.classify_checkpoint(paths, group=group, settings=settings)
-
-
-def _verify(group: Any = None, method: str = "both", checkpoint: Any = None):
-    """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
-
-    Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
-    negative controls (:func:`cogo.verify.theorems.run_all`), a list of
-    :class:`cogo.verify.results.TheoremResult`; ``all(r.passed for r in results)`` is the
-    verdict. With ``checkpoint``: the numeric verdict of that network
-    (:func:`cogo.analysis.verdict.network_verdict`), whose ``.optimal`` says whether its loss
-    and every condition of SPEC 5 hold within the stated tolerances.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-       nets" (CoGO), 2024.
-    """
-    if checkpoint is not None:
-        from cogo.analysis.verdict import network_verdict
-
-        w = load(checkpoint, group=group)
-        return network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group)
-    from cogo.verify.theorems import run_all
-
-    return run_all(23 if group is None else group, method=method)
