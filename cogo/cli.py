@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from cogo import __version__
+from cogo._version import __version__
 from cogo.errors import CogoError
 
 EXIT_USAGE = 2

@@ -657,7 +657,7 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
     >>> net.q, meta["name"], meta["group"]
     (14, 'z_F4/6', '7')
     """
-    from cogo import __version__
+    from cogo._version import __version__
 
     G = parse_group(group)
     if kind not in KINDS:
@@ -675,7 +675,7 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
 def to_checkpoint(net: Network, path: Any, meta: dict | None = None) -> None:
     """Write the real weights of ``net`` as a checkpoint (keys ``layera.weight`` (q, n), ``layerb.weight`` (q, n),
     ``layerc.weight`` (n, q), plus ``meta``), atomically.  The network must be real (Hermitian)."""
-    from cogo import __version__
+    from cogo._version import __version__
     from cogo.checkpoints import save_checkpoint
 
     num = net.to_numeric() if net.exact else net

@@ -89,7 +89,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import torch
 
-from cogo import __version__
+from cogo._version import __version__
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group
 from cogo.checkpoints import WEIGHT_KEYS, atomic_write, atomic_write_text, save_checkpoint
 
