@@ -228,3 +228,47 @@ def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", 
     return NodeReport(G.label if hasattr(G, "label") else str(G), activation, layout, int(Wa.shape[0]), live,
                       [names[i] for i in dom], share, ipr, single, network_metrics(Wa, Wb, Wc, G, activation),
                       path=path, class_names=names)
+
+
+def activation_reports(paths: Any, command: str, group: Any = None, dead_threshold: float = DEAD_THRESHOLD,
+                       snapshots: bool = False) -> tuple[str, list[dict]] | None:
+    """For ``cogo classify / verify / dynamics``: None when every file is ``sqr``; else the text and dicts to print.
+
+    Every file is read first (:func:`cogo.checkpoints.load_weights`, with the
+    reading options of :mod:`cogo.readers`).  When any network's activation is
+    not ``sqr`` the text starts with :func:`catalogue_refusal` (one line) and
+    holds a :class:`NodeReport` per file; with ``snapshots`` (``cogo dynamics``)
+    also one line per snapshot: epoch, accuracy, loss, single-frequency
+    fraction and mean IPR of the live nodes.
+    """
+    from cogo.checkpoints import load_weights
+
+    loaded = [load_weights(p, group=group) for p in paths]
+    acts = sorted({w.activation for w in loaded})
+    if acts == ["sqr"]:
+        return None
+    lines = [catalogue_refusal("/".join(a for a in acts if a != "sqr"), command)]
+    out = []
+    for w, p in zip(loaded, paths):
+        rep = node_report(w.Wa, w.Wb, w.Wc, w.group, activation=w.activation, layout=w.layout,
+                          dead_threshold=dead_threshold, path=str(p))
+        d = rep.to_dict()
+        lines.append(rep.render_text().rstrip("\n"))
+        if snapshots:
+            from cogo.snapshots import open_snapshots
+
+            snaps = open_snapshots(p, group=group)
+            rows = []
+            lines.append(f"  {'epoch':>8} {'accuracy':>9} {'loss':>10} {'single':>7} {'mean IPR':>9}")
+            for i, ep in enumerate(snaps.epochs):
+                Wa, Wb, Wc = snaps.load(i)
+                r = node_report(Wa, Wb, Wc, w.group, activation=w.activation, dead_threshold=dead_threshold)
+                live = np.flatnonzero(r.live)
+                mipr = float(r.ipr[live].mean()) if len(live) else 0.0
+                rows.append({"epoch": int(ep), "accuracy": r.metrics["accuracy"], "loss": r.metrics["loss"],
+                             "single_frequency_fraction": r.single_fraction, "mean_ipr": mipr})
+                lines.append(f"  {int(ep):>8} {r.metrics['accuracy']:>9.4f} {r.metrics['loss']:>10.4g} "
+                             f"{r.single_fraction:>7.3f} {mipr:>9.3f}")
+            d["snapshots"] = rows
+        out.append(d)
+    return "\n".join(lines) + "\n", out
