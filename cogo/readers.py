@@ -191,6 +191,23 @@ def _matmul(x: Any, y: Any) -> Any:
     return np.asarray(x, dtype=np.float64) @ np.asarray(y, dtype=np.float64)
 
 
+def _embedding(state: Mapping[str, Any], used: set, Wa: Any, Wb: Any, n: int, where: str) -> tuple[Any, Any]:
+    """Compose the reference code's input embedding ``embedding.weight`` (n, n) into W_a, W_b.
+
+    The reference code feeds ``E[a]`` (row ``a`` of a fixed identity matrix) to the first layer,
+    so ``h = W_a E[a]^T + W_b E[b]^T``: an identity changes nothing, another (n, n) matrix is
+    composed in exactly (``W_a E^T``).
+    """
+    E = state["embedding.weight"]
+    used.add("embedding.weight")
+    if _shape(E) != (n, n):
+        raise CogoError(f"{where}: embedding.weight {_shape(E)} does not fit a first layer with {n} inputs "
+                        f"(expected ({n}, {n}))")
+    if _is_identity(E):
+        return Wa, Wb
+    return _matmul(Wa, _t(E)), _matmul(Wb, _t(E))
+
+
 def _need_2d(state: Mapping[str, Any], keys: list[str], where: str) -> None:
     for k in keys:
         if len(_shape(state[k])) != 2:
@@ -244,8 +261,13 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
                         "(two embeddings); leave the flag out")
     if layout in ("cogo", "ba2de90"):
         ks = ["layera.weight", "layerb.weight", "layerc.weight"]
-        _refuse_extras(state, set(ks), where, layout)
-        return [state[k] for k in ks], layout
+        used = set(ks)
+        Wa, Wb = state[ks[0]], state[ks[1]]
+        if "embedding.weight" in state:    # the reference code keeps its fixed one-hot embedding in the state
+            _need_2d(state, ks, where)
+            Wa, Wb = _embedding(state, used, Wa, Wb, _shape(Wa)[1], where)
+        _refuse_extras(state, used, where, layout)
+        return [Wa, Wb, state[ks[2]]], layout
     if layout == "head":
         ks = ["W.weight", "V.weight"]
         _need_2d(state, ks, where)
@@ -259,13 +281,7 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
         n = two_n // 2
         Wa, Wb = W[:, :n], W[:, n:]
         if "embedding.weight" in state:
-            E = state["embedding.weight"]
-            used.add("embedding.weight")
-            if _shape(E) != (n, n):
-                raise CogoError(f"{where}: embedding.weight {_shape(E)} does not fit W.weight {_shape(W)} "
-                                f"(expected ({n}, {n}))")
-            if not _is_identity(E):           # h = W [E[a]; E[b]]: compose the fixed embedding in
-                Wa, Wb = _matmul(Wa, _t(E)), _matmul(Wb, _t(E))
+            Wa, Wb = _embedding(state, used, Wa, Wb, n, where)
         _refuse_extras(state, used, where, layout)
         return [Wa, Wb, V], layout
     if layout == "shared":
