@@ -141,7 +141,7 @@ def ridge_readout(F: torch.Tensor, Y: torch.Tensor, eta: float) -> torch.Tensor:
     """``W_c = ((F^T F + eta I)^{-1} F^T Y)^T`` batched: ``F`` (M, N, q), ``Y`` (M, N, n) -> (M, n, q), float64.
 
     >>> F = torch.eye(3, dtype=torch.float64)[None]
-    >>> ridge_readout(F, 2 * F, 1.0)[0].diagonal().tolist()
+    >>> [round(x, 12) for x in ridge_readout(F, 2 * F, 1.0)[0].diagonal().tolist()]   # 2 / (1 + 1)
     [1.0, 1.0, 1.0]
     """
     F = F.to(torch.float64)
