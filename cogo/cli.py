@@ -31,7 +31,7 @@ EXIT_USAGE = 2
 # the choices of cogo.solvers.training (LOSSES, OPTIMIZERS, DTYPES, KERNELS), repeated here so that
 # building the parser does not import torch; tests/test_cli.py checks that they agree
 LOSSES = ("mse", "ce")
-OPTIMIZERS = ("adam", "adamw", "sgd")
+OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
 DTYPES = ("float32", "float64")
 KERNELS = ("auto", "grid", "gather")
 
@@ -188,7 +188,7 @@ def parse_seeds(text: str) -> list[int]:
 # ---------------------------------------------------------------- verify
 def _reader_flags(p) -> None:
     """--keys, --shared-embedding, --activation: how to read foreign checkpoints (cogo.readers)."""
-    p.add_argument("--keys", default=None, metavar="MAP",
+    p.add_argument("--keys", type=_keys_type, default=None, metavar="MAP",
                    help="read any state dict through an explicit key map Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY "
                         "for one (q, 2n) hidden matrix); end a key with :T to transpose it (docs/cli.md#layouts)")
     p.add_argument("--shared-embedding", action="store_true",
@@ -196,6 +196,17 @@ def _reader_flags(p) -> None:
     p.add_argument("--activation", default=None, choices=("sqr", "relu", "silu", "relusqr"),
                    help="the network's activation (default: the file's record, else sqr); the catalogue and "
                         "theorems hold for sqr only, other activations get the per-node frequency report")
+
+
+def _keys_type(text: str) -> str:
+    """``--keys``: the syntax is checked at parse time (which names are needed, once --shared-embedding is known)."""
+    from cogo.readers import parse_key_map
+
+    try:
+        parse_key_map(text, shared_embedding=True)
+    except CogoError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _reading(args):
