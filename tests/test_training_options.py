@@ -194,3 +194,33 @@ def test_activation_recorded_and_honoured_by_classify(tmp_path, capsys):
     # an sqr run is read with the catalogue, and says so
     assert main(["classify", str(path), "--no-progress", "--activation", "sqr"]) == 0
     assert "activation sqr" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kw", [dict(optimizer="muon", batch_size=16), dict(top="ridge", label_noise=0.2,
+                                                                             activation="silu")],
+                         ids=["muon+batch", "ridge+noise+silu"])
+def test_resume_with_options_is_bit_identical(tmp_path, monkeypatch, kw):
+    from cogo.solvers.training_options import options_batch_class
+
+    cfg = _cfg(group="7", epochs=60, dtype="float32", **kw)
+    run = dict(seeds=[1, 2], weight_decays=[1e-3], progress=False, threads=1, resume_every=20)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ref = train(cfg, snapshot_dir=tmp_path / "a", **run)
+    cls = options_batch_class()
+    real, calls = cls.step, {"n": 0}
+
+    def step(self):
+        calls["n"] += 1
+        if calls["n"] > 45:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(cls, "step", step)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, snapshot_dir=tmp_path / "b", **run)
+    monkeypatch.undo()
+    res = train(cfg, snapshot_dir=tmp_path / "b", resume=True, **run)
+    for r0, r1 in zip(ref, res):
+        for a, b in ((r0.Wa, r1.Wa), (r0.Wb, r1.Wb), (r0.Wc, r1.Wc)):
+            assert torch.equal(a, b)

@@ -184,6 +184,7 @@ def _make(base: type) -> type:
                 self.c_target = c.to(device)
             # minibatches
             self.bs = int(cfg.batch_size or 0)
+            self.muon = None
             self.loss_scale = (2.0 if cfg.loss == "mse" else 1.0)
             if self.bs:
                 self.gens = {s: minibatch_order(self.n_train, s) for _, s in models}
@@ -331,14 +332,55 @@ def _make(base: type) -> type:
     return OptionsBatch
 
 
+class _Optimizers:
+    """The options' optimizers as one object with ``step`` / ``state_dict`` / ``load_state_dict``.
+
+    What resumable training (:mod:`cogo.solvers.resume`) saves as ``batch.optimizer``: the
+    Adam (or AdamW/SGD) state, Muon's momentum buffers, and the minibatch generators (a
+    state is saved between epochs, when no minibatch of the epoch is left).
+    """
+
+    def __init__(self, batch: Any, inner: Any):
+        self.batch, self.inner = batch, inner
+
+    def step(self) -> None:
+        self.inner.step()
+
+    def state_dict(self) -> dict:
+        b = self.batch
+        d = {"inner": self.inner.state_dict()}
+        if getattr(b, "muon", None) is not None:
+            d["muon"] = b.muon.state_dict()
+        if b.bs:
+            d["generators"] = {str(s): g.get_state() for s, g in sorted(b.gens.items())}
+        return d
+
+    def load_state_dict(self, d: dict) -> None:
+        b = self.batch
+        self.inner.load_state_dict(d["inner"])
+        if getattr(b, "muon", None) is not None:
+            b.muon.load_state_dict(d["muon"])
+        if b.bs:
+            for s, g in b.gens.items():
+                g.set_state(d["generators"][str(s)])
+            b.queue = []
+
+
 _CLASS: type | None = None
 
 
-def OptionsBatch(cfg, models, device, kernel):  # noqa: N802 - a class factory used like a class
-    """Build the options' batched program (see the module docstring)."""
+def options_batch_class() -> type:
+    """The class :func:`OptionsBatch` builds (a subclass of the trainer's ``_Batch``)."""
     global _CLASS
     if _CLASS is None:
         from cogo.solvers.training import _Batch
 
         _CLASS = _make(_Batch)
-    return _CLASS(cfg, models, device, kernel)
+    return _CLASS
+
+
+def OptionsBatch(cfg, models, device, kernel):  # noqa: N802 - a class factory used like a class
+    """Build the options' batched program (see the module docstring)."""
+    batch = options_batch_class()(cfg, models, device, kernel)
+    batch.optimizer = _Optimizers(batch, batch.optimizer)
+    return batch
