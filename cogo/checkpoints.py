@@ -172,8 +172,8 @@ class LoadedWeights:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     save_checkpoint(os.path.join(d, "f6.pt"), Wa, Wb, Wc, meta={"group": "5"})
     ...     w = load_weights(os.path.join(d, "f6.pt"))
-    >>> w.Wa.shape, w.Wc.shape, w.Wa.dtype, str(w.group), w.meta
-    ((12, 5), (5, 12), dtype('float64'), 'Z_5', {'group': '5'})
+    >>> w.Wa.shape, w.Wc.shape, w.Wa.dtype, str(w.group), w.meta["group"], w.layout, w.activation
+    ((12, 5), (5, 12), dtype('float64'), 'Z_5', '5', 'cogo', 'sqr')
     """
 
     Wa: np.ndarray
@@ -186,6 +186,16 @@ class LoadedWeights:
     @property
     def hidden(self) -> int:
         return self.Wa.shape[0]
+
+    @property
+    def activation(self) -> str:
+        """sigma of the network: ``--activation``, else the file's ``meta['activation']``, else ``'sqr'``."""
+        return str(self.meta.get("activation", "sqr"))
+
+    @property
+    def layout(self) -> str:
+        """The layout read (:mod:`cogo.readers`): cogo, ba2de90, head, shared, npz or keys."""
+        return str(self.meta.get("layout", "cogo"))
 
 
 def _check_shapes(sa, sb, sc, where: str) -> None:
@@ -297,6 +307,109 @@ def _check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None
         on_shapes(shapes[0][0], shapes[0][1])
 
 
+# ---------------------------------------------------------------- layouts (cogo.readers)
+def _unwrap(obj: Any, where: str) -> tuple[dict, str | None]:
+    from cogo.readers import unwrap_state
+
+    try:
+        return unwrap_state(obj, where)
+    except CogoError as exc:
+        raise CheckpointError(str(exc)) from None
+
+
+def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list, str]:
+    """The three raw matrices and the layout's name, through the registry of :mod:`cogo.readers`."""
+    from cogo.readers import read_state
+
+    n_hint = None
+    try:
+        if group is not None:
+            n_hint = parse_group(group).order
+        elif isinstance(meta.get("n"), int):
+            n_hint = int(meta["n"])
+    except (ValueError, TypeError):
+        n_hint = None
+    try:
+        raw, layout = read_state(state, where, meta=meta, n_hint=n_hint)
+    except CogoError as exc:
+        raise CheckpointError(str(exc)) from None
+    for x, k in zip(raw, WEIGHT_KEYS):
+        _check_array_type(x, k, where)
+    return raw, layout
+
+
+def _record_activation(meta: dict, where: str) -> dict:
+    """``meta['activation']``: ``--activation`` (cogo.readers.read_options) over the file's, default sqr."""
+    from cogo.readers import ACTIVATIONS, current_options
+
+    act = current_options().activation or meta.get("activation", "sqr")
+    if not isinstance(act, str) or act not in ACTIVATIONS:
+        raise CheckpointError(f"{where}: unknown activation {act!r} in metadata (cogo reads "
+                              f"{', '.join(ACTIVATIONS)})")
+    return {**meta, "activation": act}
+
+
+def _read_safetensors(p: Path, where: str) -> dict:
+    """All tensors of a .safetensors file as numpy arrays; the JSON header is checked first."""
+    import json
+    import struct
+
+    size = p.stat().st_size
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+            if len(head) != 8:
+                raise CheckpointError(f"{where}: not a safetensors file (truncated header)")
+            (hlen,) = struct.unpack("<Q", head)
+            if hlen > min(size - 8, 100_000_000):
+                raise CheckpointError(f"{where}: not a safetensors file (header of {hlen} bytes)")
+            header = json.loads(fh.read(hlen))
+    except CheckpointError:
+        raise
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{where}: not a safetensors file ({type(exc).__name__})") from None
+    if not isinstance(header, dict):
+        raise CheckpointError(f"{where}: not a safetensors file (header is not a JSON object)")
+    for k, info in header.items():
+        if k == "__metadata__":
+            continue
+        if not isinstance(info, dict) or not isinstance(info.get("data_offsets"), list):
+            raise CheckpointError(f"{where}: not a safetensors file (bad entry {k!r})")
+        a, b = info["data_offsets"]
+        if not (isinstance(a, int) and isinstance(b, int) and 0 <= a <= b <= size - 8 - hlen):
+            raise CheckpointError(f"{where}: {k} declares data beyond the end of the file")
+        if str(info.get("dtype")) not in ("F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U8"):
+            raise CheckpointError(f"{where}: {k} has unsupported dtype {info.get('dtype')}")
+    try:
+        from safetensors.numpy import load_file
+
+        return dict(load_file(str(p)))
+    except Exception as exc:  # a malformed file: one line
+        if "bfloat16" in str(exc).lower() or "BF16" in str(exc):
+            from safetensors.torch import load_file as load_torch
+
+            return dict(load_torch(str(p)))
+        raise CheckpointError(f"{where}: not a readable safetensors file ({type(exc).__name__})") from None
+
+
+def _npz_has_own_keys(p: Path, where: str) -> bool:
+    """True when an .npz lacks cogo's Wa, Wb, Wc (it is then read through the layouts of cogo.readers)."""
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = {i.filename for i in zf.infolist()}
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        raise CheckpointError(f"{where}: not a readable .npz file (not a zip archive)") from None
+    return not {"Wa.npy", "Wb.npy", "Wc.npy"} <= names and any(n.endswith(".npy") for n in names)
+
+
+def _read_npz_state(p: Path, where: str) -> dict:
+    try:
+        with np.load(p, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
+        raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+
+
 def max_weight_magnitude(q: int, n: int) -> float:
     """The largest ``max |W|`` for which float64 arithmetic on the network stays finite.
 
@@ -388,20 +501,28 @@ def load_weights(path: str | os.PathLike, group: Any = None,
         raise CheckpointError(f"{where}: file of {size} bytes exceeds the {MAX_CHECKPOINT_BYTES}-byte limit")
     _check_uncompressed(p, where, size)
     meta: dict = {}
-    if p.suffix == ".npz":
-        _check_npz_headers(p, where, on_shapes)
-        try:
-            with np.load(p, allow_pickle=False) as data:
-                missing = [k for k in ("Wa", "Wb", "Wc") if k not in data.files]
-                if missing:
-                    raise CheckpointError(f"{where}: .npz lacks arrays {missing} (needs Wa, Wb, Wc)")
-                raw = [data[k] for k in ("Wa", "Wb", "Wc")]
-                if "group" in data.files:
-                    meta["group"] = str(data["group"])
-        except CheckpointError:
-            raise
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
-            raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    if p.suffix == ".safetensors":
+        state = _read_safetensors(p, where)
+        raw, layout = _read_layout(state, where, meta, group)
+    elif p.suffix == ".npz":
+        if _npz_has_own_keys(p, where):  # anything but Wa, Wb, Wc: the layouts of cogo.readers
+            raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group)
+            meta = {"layout": layout}
+        else:
+            meta = {"layout": "npz"}
+            _check_npz_headers(p, where, on_shapes)
+            try:
+                with np.load(p, allow_pickle=False) as data:
+                    missing = [k for k in ("Wa", "Wb", "Wc") if k not in data.files]
+                    if missing:
+                        raise CheckpointError(f"{where}: .npz lacks arrays {missing} (needs Wa, Wb, Wc)")
+                    raw = [data[k] for k in ("Wa", "Wb", "Wc")]
+                    if "group" in data.files:
+                        meta["group"] = str(data["group"])
+            except CheckpointError:
+                raise
+            except (ValueError, OSError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
+                raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
     else:
         import pickle
 
@@ -434,17 +555,13 @@ def load_weights(path: str | os.PathLike, group: Any = None,
                                       "legacy torch file)") from None
             msg = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
             raise CheckpointError(f"{where}: not a loadable weights-only checkpoint ({msg[:160]})") from None
-        if not isinstance(obj, dict):
-            raise CheckpointError(f"{where}: checkpoint holds a {type(obj).__name__}, not a dict")
-        state = obj.get("model", obj)
-        if not isinstance(state, dict):
-            raise CheckpointError(f"{where}: 'model' entry is a {type(state).__name__}, not a state dict")
-        missing = [k for k in WEIGHT_KEYS if k not in state]
-        if missing:
-            raise CheckpointError(f"{where}: state dict lacks {missing}")
-        raw = [state[k] for k in WEIGHT_KEYS]
-        m = obj.get("meta", {}) if "model" in obj else {}
+        state, wrapper = _unwrap(obj, where)
+        m = obj.get("meta", {}) if wrapper is not None else {}
         meta = m if isinstance(m, dict) else {}
+        raw, layout = _read_layout(state, where, meta, group)
+    if p.suffix != ".npz":
+        meta = {**meta, "layout": layout}
+    meta = _record_activation(meta, where)
     shapes = [tuple(getattr(x, "shape", ())) for x in raw]
     for x, k in zip(raw, WEIGHT_KEYS):
         _check_array_type(x, k, where)

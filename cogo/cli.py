@@ -31,7 +31,7 @@ EXIT_USAGE = 2
 # the choices of cogo.solvers.training (LOSSES, OPTIMIZERS, DTYPES, KERNELS), repeated here so that
 # building the parser does not import torch; tests/test_cli.py checks that they agree
 LOSSES = ("mse", "ce")
-OPTIMIZERS = ("adam", "adamw", "sgd")
+OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
 DTYPES = ("float32", "float64")
 KERNELS = ("auto", "grid", "gather")
 
@@ -186,6 +186,67 @@ def parse_seeds(text: str) -> list[int]:
 
 
 # ---------------------------------------------------------------- verify
+def _reader_flags(p) -> None:
+    """--keys, --shared-embedding, --activation: how to read foreign checkpoints (cogo.readers)."""
+    p.add_argument("--keys", type=_keys_type, default=None, metavar="MAP",
+                   help="read any state dict through an explicit key map Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY "
+                        "for one (q, 2n) hidden matrix); end a key with :T to transpose it (docs/cli.md#layouts)")
+    p.add_argument("--shared-embedding", action="store_true",
+                   help="one embedding for both operands (W_a = W_b): --keys Wa=KEY,Wc=KEY")
+    p.add_argument("--activation", default=None, choices=("sqr", "relu", "silu", "relusqr"),
+                   help="the network's activation (default: the file's record, else sqr); the catalogue and "
+                        "theorems hold for sqr only, other activations get the per-node frequency report")
+
+
+def _keys_type(text: str) -> str:
+    """``--keys``: the syntax is checked at parse time (which names are needed, once --shared-embedding is known)."""
+    from cogo.readers import parse_key_map
+
+    try:
+        parse_key_map(text, shared_embedding=True)
+    except CogoError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _reading(args):
+    """The reading options of cogo.readers for this command (a context manager)."""
+    import contextlib
+
+    if not hasattr(args, "shared_embedding"):
+        return contextlib.nullcontext()
+    from cogo.readers import read_options
+
+    return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation)
+
+
+def _other_activation(args, paths, command: str, snapshots: bool = False) -> int | None:
+    """Non-sqr networks: one line saying no catalogue form applies, then the per-node report (exit 0)."""
+    from cogo.analysis.nodes import activation_reports
+
+    group = getattr(args, "group", None) if command != "verify" else None   # verify --checkpoint: the file's group
+    with _user_input():
+        got = activation_reports(paths, command, group=group, snapshots=snapshots,
+                                 dead_threshold=getattr(args, "dead_threshold", None) or 0.01)
+    if got is None:
+        return None
+    text, reports = got
+    sys.stdout.write(text)
+    out_json = getattr(args, "json", None)
+    if out_json:
+        from cogo.checkpoints import atomic_write_text
+        from cogo.formatting import dumps_json
+        from cogo.outputs import check_output_file
+
+        check_output_file(out_json, force=getattr(args, "force", False), label="--json")
+        atomic_write_text(out_json, dumps_json(reports))
+        print(f"wrote {out_json}")
+    if command == "verify":  # the verdict (exit 0 = global optimizer) exists for sqr only
+        print("verdict: none (no global-optimality statement exists for this activation)")
+        return 1
+    return 0
+
+
 def _add_verify(sub) -> None:
     p = sub.add_parser("verify", help="prove the theorems exactly and numerically",
                        description="Check every theorem of SPEC 3-7 on a group and run the negative controls. "
@@ -209,6 +270,7 @@ def _add_verify(sub) -> None:
     _input(p.add_argument("--checkpoint", metavar="FILE", default=None,
                    help="instead of the theorems: is the network in FILE (.pt or .npz) a global optimizer? "
                         "numeric verdict for any network, exact certificate for a `cogo construct` checkpoint"))
+    _reader_flags(p)
     p.set_defaults(method="both", func=_cmd_verify)
 
 
@@ -278,13 +340,20 @@ def _verify_checkpoint(args) -> int:
     from cogo.outputs import check_output_file
     from cogo.verify.certificates import checkpoint_report
 
+    if (rc := _other_activation(args, [args.checkpoint], "verify")) is not None:
+        return rc
     with _user_input():
         if args.json:  # never onto the checkpoint itself (nor the table of --group)
             check_output_file(args.json, inputs=[args.checkpoint, *_group_inputs(args.group)], force=args.force,
                               label="--json")
         rep = checkpoint_report(args.checkpoint)  # the group recorded in the file
+    from cogo.checkpoints import load_weights
+
+    lw = load_weights(args.checkpoint)
+    rep["layout"], rep["activation"] = lw.layout, lw.activation
     v = rep["verdict"]
-    print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes")
+    print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes, "
+          f"layout {lw.layout}, activation {lw.activation}")
     print(f"  real-space loss (all pairs): {v.get('loss')}")
     for c, r in (v.get("residuals") or {}).items():
         print(f"  largest residual {c}: {r:.3g}")
@@ -410,6 +479,18 @@ def _add_train(sub) -> None:
     p.add_argument("--kernel", default="auto", choices=KERNELS,
                    help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    p.add_argument("--activation", default="sqr", choices=("sqr", "relu", "silu", "relusqr"),
+                   help="sigma of the hidden layer (default sqr = x^2; recorded in the checkpoint)")
+    p.add_argument("--batch-size", type=_int_type("batch size", 0), default=0, metavar="B",
+                   help="minibatches of B training pairs, a fresh order every epoch (default 0: full batch)")
+    p.add_argument("--label-noise", type=_float_type("label noise", 0.0, 1.0), default=0.0, metavar="P",
+                   help="give a fraction P of the training pairs a wrong label (recorded; accuracy on clean and "
+                        "corrupted pairs reported apart)")
+    p.add_argument("--top", choices=("trained", "ridge"), default="trained",
+                   help="output layer: trained (default) or the ridge solution on the current features at every "
+                        "step (the Li^2 setting; --loss mse)")
+    p.add_argument("--ridge", type=_float_type("ridge", 0.0, lo_open=True), default=1e-3, metavar="ETA",
+                   help="regularization of --top ridge (default 1e-3)")
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from the state it saved in DIR (same command otherwise); the "
@@ -432,7 +513,9 @@ def _cmd_train(args) -> int:
     cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0] if args.wd else None,
                       epochs=args.epochs, test_fraction=args.test_fraction, loss=args.loss,
                       optimizer=args.optimizer, momentum=args.momentum, dtype=args.dtype, device=args.device,
-                      log_every=args.log_every, snapshot_every=args.snapshot_every)
+                      log_every=args.log_every, snapshot_every=args.snapshot_every,
+                      activation=args.activation, batch_size=args.batch_size, label_noise=args.label_noise,
+                      top=args.top, ridge=args.ridge)
     defaulted = [f"{name} {value:g}" for name, value, given in
                  (("lr", cfg.lr, args.lr), ("weight decay", cfg.weight_decay, args.wd)) if given is None]
     if args.wd is None:
@@ -464,6 +547,12 @@ def _cmd_train(args) -> int:
         f = r.final
         print(f"{r.seed:>6} {r.weight_decay:>10.3g} {fmt(f['train_loss'], '11.4g')} {fmt(f['test_loss'], '11.4g')} "
               f"{fmt(f['train_acc'], '9.4f')} {fmt(f['test_acc'], '9.4f')}")
+    for r in results:
+        if "clean_train_acc" in r.final:  # --label-noise: the clean and corrupted training pairs apart
+            f = r.final
+            print(f"  seed {r.seed} wd {r.weight_decay:.3g}: clean training pairs acc {fmt(f['clean_train_acc'], '.4f')}"
+                  f"; corrupted pairs acc (true label) {fmt(f['corrupted_acc_true_label'], '.4f')}, "
+                  f"(corrupted label) {fmt(f['corrupted_acc_noisy_label'], '.4f')}")
     bad = sum(r.final["train_loss"] is None for r in results)
     if bad:
         print(f"warning: {bad} model(s) diverged (non-finite loss); try a smaller --lr")
@@ -512,6 +601,7 @@ def _add_classify(sub) -> None:
                         "(the reference classifier's 0.1, special cases named whenever within it); the table of "
                         "the reference's columns is printed either way")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    _reader_flags(p)
     p.set_defaults(func=_cmd_classify)
 
 
@@ -541,6 +631,8 @@ def _cmd_classify(args) -> int:
                                 f"through its irreducible representations (SPEC 9), which has no {flag[2:]}: "
                                 f"drop {flag}")
 
+    if (rc := _other_activation(args, args.files, "classify")) is not None:
+        return rc
     from cogo.threads import threads as _threads
 
     with _threads(args.threads):
@@ -557,6 +649,10 @@ def _cmd_classify(args) -> int:
 
             written.append(write_csv(result, args.csv))
     sys.stdout.write(text)
+    for rep in getattr(result, "reports", None) or []:
+        meta = getattr(rep, "meta", None) or {}
+        print(f"read {getattr(rep, 'path', '')}: layout {meta.get('layout', 'cogo')}, activation "
+              f"{meta.get('activation', 'sqr')}")
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -586,7 +682,10 @@ def _add_dynamics(sub) -> None:
                         "what cogo classify factors)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write OUT/cache")
     p.add_argument("--no-figures", action="store_true", help="write only dynamics.json")
-    p.set_defaults(func=_cmd_dynamics)
+    p.add_argument("--activation", default=None, choices=("sqr", "relu", "silu", "relusqr"),
+                   help="the network's activation (default: the file's record, else sqr); non-sqr runs get the "
+                        "per-node frequency report per snapshot")
+    p.set_defaults(func=_cmd_dynamics, keys=None, shared_embedding=False)
 
 
 def _cmd_dynamics(args) -> int:
@@ -598,6 +697,8 @@ def _cmd_dynamics(args) -> int:
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     for f in args.files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
+    if (rc := _other_activation(args, args.files, "dynamics", snapshots=True)) is not None:
+        return rc
     with _user_input():
         out = check_output_dir(args.out)
     cache = None if args.no_cache else out / "cache"
@@ -863,7 +964,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return int(args.func(args) or 0)
+        with _reading(args):
+            return int(args.func(args) or 0)
     except CogoError as exc:
         return _error(str(exc))
     except KeyboardInterrupt:

@@ -925,7 +925,8 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
                          meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
 
 
-_META_KEYS = ("seed", "weight_decay", "hidden", "lr", "epochs", "optimizer", "loss", "construction", "name")
+_META_KEYS = ("seed", "weight_decay", "hidden", "lr", "epochs", "optimizer", "loss", "construction", "name",
+              "layout", "activation")
 
 
 def _plain_meta(meta: dict) -> dict:

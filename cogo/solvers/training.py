@@ -118,7 +118,7 @@ __all__ = [
 ]
 
 LOSSES = ("mse", "ce")
-OPTIMIZERS = ("adam", "adamw", "sgd")
+OPTIMIZERS = ("adam", "adamw", "sgd", "muon")   # muon: cogo.solvers.training_options
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 FORMAT = "cogo-train/1"
 _METRICS = ("train_loss", "test_loss", "train_acc", "test_acc")
@@ -180,6 +180,12 @@ class TrainConfig:
     device: str = "cpu"
     log_every: int = 10
     snapshot_every: int = 0
+    # options beyond the reference setting (cogo.solvers.training_options)
+    activation: str = "sqr"
+    batch_size: int = 0
+    label_noise: float = 0.0
+    top: str = "trained"
+    ridge: float = 1e-3
 
     def __post_init__(self) -> None:
         # normalise an int, tuple or group to its label ('23', '3x5'); bad values are left to validate()
@@ -249,6 +255,9 @@ class TrainConfig:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise ValueError(f"{name.replace('_', '-')} must be an integer >= {lo}, got {v!r}")
         check_device(self.device)
+        from cogo.solvers.training_options import validate_options
+
+        validate_options(self, n_train)
         return self
 
     def hyperparameters(self) -> dict:
@@ -400,6 +409,7 @@ class TrainResult:
     kernel: str = "grid"
     threads: int = 1
     denormals: str = "flushed on every thread"
+    extra: dict | None = None     # what the options record (cogo.solvers.training_options), e.g. label_noise
 
     @property
     def group(self) -> str:
@@ -431,6 +441,7 @@ class TrainResult:
             "kernel": self.kernel,
             "threads": int(self.threads),   # CPU threads used; the weights do not depend on it (cogo.threads)
             "denormals": self.denormals,
+            **(self.extra or {}),
         }
         if self.snapshots is not None:
             meta["snapshots"] = {k: (v.clone() if isinstance(v, torch.Tensor) else v if isinstance(v, str)
@@ -844,7 +855,9 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
                  progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None,
                  resume_every: int = 0, resume: bool = False, log: Any = None) -> list[TrainResult]:
     t0 = time.perf_counter()
-    batch = _Batch(cfg, models, device, kernel)
+    from cogo.solvers.training_options import OptionsBatch, uses_options
+
+    batch = (OptionsBatch if uses_options(cfg) else _Batch)(cfg, models, device, kernel)
     M = batch.M
     history: list[dict[str, list]] = [{"epoch": [], **{k: [] for k in _METRICS}} for _ in range(M)]
     snaps: list[tuple[torch.Tensor, ...]] = []
@@ -919,6 +932,8 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
         tr, te = batch.splits[seed]
         results.append(TrainResult(cfg, seed, wd, Wa[m].clone(), Wb[m].clone(), Wc[m].clone(), tr.clone(),
                                    te.clone(), history[m], final, snapshots, wall, batch.kernel))
+    if hasattr(batch, "finish"):
+        batch.finish(results)
     return results
 
 

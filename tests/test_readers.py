@@ -1,0 +1,178 @@
+"""Tests of the checkpoint layouts (cogo.readers through cogo.checkpoints.load_weights).
+
+The files are small synthetic ones with exactly the keys and shapes the reference code
+writes (``facebookresearch/luckmatters``, ``ssl/real-dataset/cogo``: at HEAD ``W.weight``
+(q, 2n), ``V.weight`` (n, q), a fixed ``embedding.weight`` (n, n) and a ``results`` list
+beside ``model``; at commit ba2de90 ``layera/layerb/layerc.weight`` and the same
+embedding), and of a shared-embedding network (``nn.Embedding`` + ``nn.Linear``).  The
+weights are a known optimum (z_M of SPEC 7), so a correct reading is also a correct
+network: its loss on all pairs, computed here by the reference forward pass, is ~0.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from cogo.checkpoints import CheckpointError, load_weights
+from cogo.cli import main
+from cogo.readers import read_options
+from cogo.solvers.constructions import z_M
+
+N = 5
+
+
+def _opt():
+    Wa, Wb, Wc = (torch.from_numpy(np.ascontiguousarray(w)).float() for w in z_M(N).to_weights(real=True))
+    return Wa, Wb, Wc
+
+
+def _head_state(Wa, Wb, Wc, E=None):
+    n = Wa.shape[1]
+    return {"embedding.weight": torch.eye(n) if E is None else E, "W.weight": torch.cat([Wa, Wb], 1),
+            "V.weight": Wc}
+
+
+def _head_forward(state, a, b):
+    """The reference code's forward (HEAD): V (sigma(W [E[a]; E[b]]))."""
+    E, W, V = state["embedding.weight"].double(), state["W.weight"].double(), state["V.weight"].double()
+    x = torch.cat([E[a], E[b]], 1)
+    return (W @ x.T).T.pow(2) @ V.T
+
+
+def _cogo_forward(w, a, b):
+    h = w.Wa[:, a] + w.Wb[:, b]
+    return (w.Wc @ h ** 2).T
+
+
+@pytest.mark.parametrize("wrapper", [None, "model", "state_dict"])
+def test_head_layout(tmp_path, wrapper):
+    Wa, Wb, Wc = _opt()
+    st = _head_state(Wa, Wb, Wc)
+    obj = st if wrapper is None else {wrapper: st, "results": [{"epoch": 0, "train_acc": 1.0}]}
+    path = tmp_path / "model00300.pt"
+    torch.save(obj, path)
+    w = load_weights(path)
+    assert w.layout == "head" and w.activation == "sqr"
+    assert np.array_equal(w.Wa, Wa.double().numpy()) and np.array_equal(w.Wb, Wb.double().numpy())
+    assert np.array_equal(w.Wc, Wc.double().numpy())
+
+
+def test_head_nonidentity_embedding_is_composed(tmp_path):
+    Wa, Wb, Wc = _opt()
+    E = torch.from_numpy(np.random.default_rng(0).normal(size=(N, N))).float()
+    st = _head_state(Wa, Wb, Wc, E)
+    torch.save({"model": st}, tmp_path / "e.pt")
+    w = load_weights(tmp_path / "e.pt")
+    a, b = np.repeat(np.arange(N), N), np.tile(np.arange(N), N)
+    ref = _head_forward(st, torch.as_tensor(a), torch.as_tensor(b)).numpy()
+    assert np.allclose(_cogo_forward(w, a, b), ref, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(w.Wa, Wa.double().numpy(), atol=1e-3)                # E was not ignored
+
+
+def test_ba2de90_layout_with_embedding(tmp_path):
+    Wa, Wb, Wc = _opt()
+    st = {"embedding.weight": torch.eye(N), "layera.weight": Wa, "layerb.weight": Wb, "layerc.weight": Wc}
+    torch.save({"model": st, "results": []}, tmp_path / "m.pt")
+    w = load_weights(tmp_path / "m.pt")
+    assert w.layout == "ba2de90" and np.array_equal(w.Wc, Wc.double().numpy())
+
+
+@pytest.mark.parametrize("out_key", ["linear.weight", "V.weight", "W_U"])
+def test_shared_embedding_layout(tmp_path, out_key):
+    rng = np.random.default_rng(1)
+    E = torch.from_numpy(rng.normal(size=(N, 8))).float()        # nn.Embedding(n, q).weight
+    U = torch.from_numpy(rng.normal(size=(N, 8))).float()        # nn.Linear(q, n).weight
+    st = {"embedding.weight": E, out_key: U} if out_key != "W_U" else {"W_E": E, "W_U": U.T.contiguous()}
+    torch.save(st, tmp_path / "s.pt")
+    w = load_weights(tmp_path / "s.pt")
+    assert w.layout == "shared"
+    assert np.array_equal(w.Wa, w.Wb) and np.array_equal(w.Wa, E.double().numpy().T)
+    assert np.array_equal(w.Wc, U.double().numpy())
+
+
+def test_safetensors_and_npz_layouts(tmp_path):
+    from safetensors.torch import save_file
+
+    Wa, Wb, Wc = _opt()
+    st = _head_state(Wa, Wb, Wc)
+    save_file(st, str(tmp_path / "h.safetensors"))
+    np.savez(tmp_path / "h.npz", **{k: v.numpy() for k, v in st.items()})
+    for f in ("h.safetensors", "h.npz"):
+        w = load_weights(tmp_path / f)
+        assert w.layout == "head" and np.array_equal(w.Wa, Wa.double().numpy())
+    np.savez(tmp_path / "own.npz", Wa=Wa.numpy(), Wb=Wb.numpy(), Wc=Wc.numpy())
+    assert load_weights(tmp_path / "own.npz").layout == "npz"
+
+
+def test_corrupt_safetensors_is_one_line(tmp_path):
+    p = tmp_path / "x.safetensors"
+    p.write_bytes(b"\xff" * 8 + b"{}")
+    with pytest.raises(CheckpointError, match="not a safetensors file"):
+        load_weights(p)
+
+
+@pytest.mark.parametrize("extra,word", [({"V.bias": torch.zeros(N)}, "bias terms V.bias"),
+                                        ({"bn.running_mean": torch.zeros(8), "bn.weight": torch.ones(8)},
+                                         "BatchNorm bn.running_mean"),
+                                        ({"other_layers.0.weight": torch.zeros(8, 8)},
+                                         "extra layers/entries other_layers.0.weight")])
+def test_outside_the_model_is_refused(tmp_path, extra, word, capsys):
+    Wa, Wb, Wc = _opt()
+    st = {**_head_state(Wa, Wb, Wc), **extra}
+    torch.save({"model": st}, tmp_path / "x.pt")
+    with pytest.raises(CheckpointError, match="refused") as e:
+        load_weights(tmp_path / "x.pt")
+    assert word in str(e.value) and "\n" not in str(e.value)
+    assert main(["classify", str(tmp_path / "x.pt"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and word in err
+
+
+def test_unknown_layout_lists_keys_and_what_to_pass(tmp_path):
+    torch.save({"enc.weight": torch.zeros(8, N), "dec.weight": torch.zeros(N, 8)}, tmp_path / "u.pt")
+    with pytest.raises(CheckpointError) as e:
+        load_weights(tmp_path / "u.pt")
+    msg = str(e.value)
+    assert "enc.weight (8, 5)" in msg and "dec.weight (5, 8)" in msg and "--keys" in msg
+
+
+def test_explicit_keys_orientation(tmp_path, capsys):
+    Wa, Wb, Wc = _opt()                       # q = 25, n = 5
+    torch.save({"enc1": Wa, "enc2": Wb, "dec": Wc}, tmp_path / "k.pt")
+    path = tmp_path / "k.pt"
+    # shapes alone fit two readings ((q, n) as stored, or everything transposed): ambiguous
+    with read_options(keys="Wa=enc1,Wb=enc2,Wc=dec"):
+        with pytest.raises(CheckpointError, match="ambiguous") as e:
+            load_weights(path)
+        assert "enc1 (25, 5)" in str(e.value) and "--group" in str(e.value) and ":T" in str(e.value)
+        w = load_weights(path, group=N)       # the group order settles it
+    assert np.array_equal(w.Wa, Wa.double().numpy()) and w.layout == "keys"
+    with read_options(keys="Wa=enc1:N,Wb=enc2:N,Wc=dec:N"):
+        assert np.array_equal(load_weights(path).Wc, Wc.double().numpy())
+    # transposed storage, marked with :T
+    torch.save({"enc1": Wa.T.contiguous(), "enc2": Wb.T.contiguous(), "dec": Wc.T.contiguous()}, path)
+    with read_options(keys="Wa=enc1:T,Wb=enc2:T,Wc=dec:T"):
+        assert np.array_equal(load_weights(path).Wb, Wb.double().numpy())
+    # the CLI flag, a shared embedding, and a key the file lacks
+    torch.save({"emb": Wa, "out": Wc}, path)
+    assert main(["classify", str(path), "--group", "5", "--keys", "Wa=emb,Wc=out", "--shared-embedding",
+                 "--no-progress"]) == 0
+    assert "layout keys+shared" in capsys.readouterr().out
+    assert main(["classify", str(path), "--group", "5", "--keys", "Wa=emb,Wc=nope", "--shared-embedding",
+                 "--no-progress"]) == 2
+    assert "names 'nope', which the file lacks" in capsys.readouterr().err
+
+
+def test_head_checkpoint_through_classify_and_verify(tmp_path, capsys):
+    Wa, Wb, Wc = _opt()
+    torch.save({"model": _head_state(Wa, Wb, Wc), "results": []}, tmp_path / "h.pt")
+    assert main(["classify", str(tmp_path / "h.pt"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "layout head, activation sqr" in out and "25 hidden nodes" in out
+    assert main(["verify", "--checkpoint", str(tmp_path / "h.pt")]) == 0       # z_M is a global optimizer
+    out = capsys.readouterr().out
+    assert "layout head" in out and "verdict: global optimizer" in out
+    # a mutated reading (V taken as W_a's partner transposed) would not be optimal: the layout matters
+    torch.save({"model": {"W.weight": torch.cat([Wb, Wa], 1), "V.weight": Wc.flip(0)}}, tmp_path / "bad.pt")
+    assert main(["verify", "--checkpoint", str(tmp_path / "bad.pt")]) == 1
