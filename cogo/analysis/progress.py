@@ -667,6 +667,7 @@ def _series(run: dict) -> dict:
     for w in ("logits", "Wa", "Wb", "Wc"):
         A = np.asarray(pr["fve"][w], dtype=float)
         out[f"fve_{w}_key"] = A[:, key].sum(1) if key else np.zeros(len(A))
+        out[f"fve_{w}_max"] = A.max(1)
     for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
         out[k] = f(pr["li2"][k])
     out["stage"] = np.asarray([STAGES.index(s) for s in pr["li2"]["stage"]], dtype=float)
@@ -687,13 +688,15 @@ _PANELS = [
      [("train_loss", "train", "-"), ("test_loss", "test", "--"), ("restricted_loss", "restricted (key only)", "-"),
       ("excluded_loss", "excluded (key removed), train pairs", ":")], True),
     ("FVE of the centred logits by the key irreps", [("fve_logits_key", "logits", "-")], False),
-    ("FVE of W_a, W_b, W_c by the key irreps",
-     [("fve_Wa_key", "W_a", "-"), ("fve_Wb_key", "W_b", "--"), ("fve_Wc_key", "W_c", ":")], False),
+    ("FVE of W_a, W_b, W_c: key irreps (sum) and the largest family",
+     [("fve_Wa_key", "W_a, key", "-"), ("fve_Wb_key", "W_b, key", "--"), ("fve_Wc_key", "W_c, key", ":"),
+      ("fve_Wa_max", "W_a, largest family", "-"), ("fve_Wb_max", "W_b, largest family", "--"),
+      ("fve_Wc_max", "W_c, largest family", ":")], False),
     ("IPR of the live nodes' irrep spectra", [("ipr_mean", "mean", "-"), ("ipr_q25", "25%", ":"),
                                               ("ipr_q75", "75%", ":")], False),
     ("Li^2 kernel: mean diagonal / off-diagonal",
      [("FtF_diag", "F~^T F~ diag", "-"), ("FtF_offdiag", "F~^T F~ off-diag", "--"), ("FFt_diag", "F F^T diag", "-."),
-      ("FFt_offdiag", "F F^T off-diag", ":")], True),
+      ("FFt_offdiag", "F F^T off-diag", ":")], "symlog"),
     ("Li^2: ||G_F||_F", [("G_F_norm", "||G_F||", "-")], True),
     ("Li^2: cos(G_F, Y~Y~^T F~) and feature movement",
      [("G_F_cos", "cos(G_F, Y~Y~^T F~)", "-"), ("feature_move", "|W_ab - W_ab(0)| / |W_ab(0)|", "--")], False),
@@ -713,7 +716,9 @@ def _panel_axes(fig, n: int):
 def _decorate(ax, title: str, logy: bool, grok: float | None, grok_label: str) -> None:
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlabel("epoch (log scale; 0 linear)")
-    if logy:
+    if logy == "symlog":
+        ax.set_yscale("symlog", linthresh=1e-3)
+    elif logy:
         ax.set_yscale("log")
     if grok is not None:
         ax.axvline(grok, color="C2", lw=1.0, ls="--", label=grok_label)
@@ -730,16 +735,26 @@ def figure_progress(run: dict):
 
     s = _series(run)
     grok = _grok(run)
-    fig = Figure(figsize=(12, 13), layout="constrained")
-    fig.suptitle(f"{run['group']}, q={run['hidden']}, seed {run.get('seed')}: progress measures "
-                 f"(key: {', '.join(run['progress']['key_names']) or 'none'})", fontsize=10)
-    for ax, (title, lines, logy) in zip(_panel_axes(fig, len(_PANELS)), _PANELS):
+    fig = Figure(figsize=(12, 16), layout="constrained")
+    kn = run["progress"]["key_names"]
+    keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
+    fig.suptitle(f"{run['group']}, q={run['hidden']}, seed {run.get('seed')}: progress measures (key: {keys or 'none'})",
+                 fontsize=10)
+    axes = _panel_axes(fig, len(_PANELS) + 1)
+    for ax, (title, lines, logy) in zip(axes, _PANELS):
         for i, (k, lab, ls) in enumerate(lines):
             y = s[k]
-            ok = np.isfinite(y) & ((y > 0) if logy else True)
+            ok = np.isfinite(y) & ((y > 0) if logy is True else True)
             ax.plot(s["epoch"][ok], y[ok], ls=ls, color=f"C{i}" if k != "stage" else "k", lw=1.2, label=lab,
                     drawstyle="steps-post" if k == "stage" else "default")
         _decorate(ax, title, logy, grok, "test acc >= 0.99")
+    ax = axes[-1]
+    pr = run["progress"]
+    A = np.asarray(pr["fve"]["logits"], dtype=float)
+    for f, fam in enumerate(pr["families"]):
+        if f in pr["key"] or A[:, f].max() > 0.05:
+            ax.plot(s["epoch"], A[:, f], lw=1.0, label=fam["name"] if len(pr["families"]) <= 13 else None)
+    _decorate(ax, "FVE of the centred logits per irrep family (key and > 0.05)", False, grok, "test acc >= 0.99")
     return fig
 
 
@@ -770,7 +785,7 @@ def figure_progress_seeds(runs: Sequence[dict]):
             Y = np.asarray(Y)
             with np.errstate(all="ignore"):
                 med, lo, hi = np.nanmedian(Y, 0), np.nanmin(Y, 0), np.nanmax(Y, 0)
-            ok = np.isfinite(med) & ((med > 0) if logy else True)
+            ok = np.isfinite(med) & ((med > 0) if logy is True else True)
             col = f"C{i}" if k != "stage" else "k"
             ax.plot(ep[ok], med[ok], ls=ls, color=col, lw=1.2, label=f"{lab} (median)")
             if len(runs) > 1:
