@@ -259,6 +259,21 @@ def test_records_to_pandas_when_installed():
     assert isinstance(df, pd.DataFrame) and df["a"].tolist() == [1.0, 2.0]
 
 
+def test_relu_network_logits_and_restricted_loss_against_loops():
+    """Another activation (issue 23's relu): the logits W_c relu(W_a[:, a] + W_b[:, b]) by loops, projected as above."""
+    M = 7
+    Wa, Wb, Wc = _weights("7", 5, seed=11)
+    L = np.zeros((M, M, M))
+    for a in range(M):
+        for b in range(M):
+            L[a, b] = Wc @ np.maximum(Wa[:, a] + Wb[:, b], 0.0)
+    Lr = _restricted_direct_cyclic(L, M, [2])
+    want = np.mean([_mse(Lr[a, b], (a + b) % M, M) for a in range(M) for b in range(M)])
+    assert progress_measures(Wa, Wb, Wc, "7", key=[2], activation="relu")["restricted_loss"][0] == \
+        pytest.approx(want, rel=RTOL)
+    assert abs(progress_measures(Wa, Wb, Wc, "7", key=[2])["restricted_loss"][0] - want) > 1e-5   # sqr differs
+
+
 def test_bad_input_is_refused_in_one_line():
     Wa, Wb, Wc = _weights("7", 4, seed=0)
     with pytest.raises(ValueError, match="do not fit group"):
@@ -267,6 +282,8 @@ def test_bad_input_is_refused_in_one_line():
         progress_measures(Wa, Wb, Wc, "7", train_idx=[49])
     with pytest.raises(ValueError, match="unknown loss"):
         progress_measures(Wa, Wb, Wc, "7", loss="l1")
+    with pytest.raises(ValueError, match="unknown activation"):
+        progress_measures(Wa, Wb, Wc, "7", activation="tanh")
 
 
 # --------------------------------------------------------------------------- log-spaced snapshots

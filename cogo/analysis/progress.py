@@ -52,7 +52,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
+__all__ = ["ACTIVATIONS", "KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
            "family_basis", "family_energy", "node_ipr", "progress_measures", "key_families", "key_epochs",
            "li2_statistics", "li2_stage", "ridge_eta", "fall_epoch", "Records", "progress_table"]
 
@@ -370,6 +370,15 @@ def li2_stage(feature_move: np.ndarray, G_F_cos: np.ndarray) -> list:
 
 
 # --------------------------------------------------------------------------- all at once
+#: The hidden activation ``sigma`` of each network kind (``sqr`` is SPEC 1's; the names of checkpoint ``meta["activation"]``).
+ACTIVATIONS = {
+    "sqr": lambda h: h * h,
+    "relu": lambda h: np.maximum(h, 0.0),
+    "silu": lambda h: h / (1.0 + np.exp(-h)),
+    "relusqr": lambda h: np.maximum(h, 0.0) ** 2,
+}
+
+
 def _as_stack(W: Any) -> np.ndarray:
     W = np.asarray(W.detach().cpu().numpy() if hasattr(W, "detach") else W, dtype=np.float64)
     return W[None] if W.ndim == 2 else W
@@ -377,7 +386,7 @@ def _as_stack(W: Any) -> np.ndarray:
 
 def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = None, loss: str = "mse",
                       key: Sequence[int] | None = None, eta: float | None = None, weight_decay: float | None = None,
-                      W0: tuple | None = None, dead_threshold: float = 0.01) -> dict:
+                      W0: tuple | None = None, dead_threshold: float = 0.01, activation: str = "sqr") -> dict:
     """Every progress measure of a stack of snapshots (module docstring), as arrays over snapshots.
 
     ``Wa``, ``Wb``: (S, q, M) (or (q, M)); ``Wc``: (S, M, q).  ``train_idx``:
@@ -385,7 +394,10 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     ``"ce"``; ``key``: the key families for the restricted and excluded loss
     (default: those key at the last snapshot of the stack); ``eta``: the ridge
     constant (default :func:`ridge_eta` of ``weight_decay``); ``W0``: the
-    weights at epoch 0 for the feature movement (default: the first snapshot).
+    weights at epoch 0 for the feature movement (default: the first snapshot);
+    ``activation``: the hidden activation ``sigma`` (:data:`ACTIVATIONS`; ``"sqr"``
+    is SPEC 1's network; the measures are defined for any, with
+    ``F = sigma(W_a[:, a] + W_b[:, b])`` and ``L = F W_c^T``).
 
     Returns a dict of numpy arrays: ``restricted_loss``, ``excluded_loss``,
     ``fve_logits`` (S, F), ``fve_Wa``, ``fve_Wb``, ``fve_Wc`` (S, F), ``key_at``
@@ -409,6 +421,9 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
                          f"{G.order} (expected (S, q, M), (S, q, M), (S, M, q))")
     if loss not in ("mse", "ce"):
         raise ValueError(f"unknown loss {loss!r}; choose mse or ce")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+    sigma = ACTIVATIONS[activation]
     a, b, ab, cx = _tables(G)
     P = M * M
     tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
@@ -430,7 +445,7 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
 
     def logits(sl: slice) -> tuple[np.ndarray, np.ndarray]:
         H = Wa[sl][:, :, a] + Wb[sl][:, :, b]                      # (s, q, P)
-        Fh = np.swapaxes(H * H, 1, 2)                              # hidden features (s, P, q)
+        Fh = np.swapaxes(sigma(H), 1, 2)                           # hidden features (s, P, q)
         return Fh, Fh @ np.swapaxes(Wc[sl], 1, 2)                  # logits (s, P, M)
 
     def fve(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -568,16 +583,19 @@ class ProgressReader:
                                                             dtype=np.int64).reshape(-1)
         self.loss = meta.get("loss") if meta.get("loss") in ("mse", "ce") else "mse"
         self.weight_decay = meta.get("weight_decay") if isinstance(meta.get("weight_decay"), (int, float)) else 0.0
+        act = meta.get("activation", "sqr")
+        self.activation = act if act in ACTIVATIONS else "sqr"
         self.epochs = [int(e) for e in snaps.epochs]
         self.W0 = snaps.load(0)
         last = snaps.load(len(snaps) - 1)
         self.key = progress_measures(*last, self.G, train_idx=self.train_idx, loss=self.loss,
-                                     weight_decay=self.weight_decay, W0=self.W0)["key"]
+                                     weight_decay=self.weight_decay, W0=self.W0, activation=self.activation)["key"]
         self.parts: list = []
 
     def add(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray) -> None:
         self.parts.append(progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss,
-                                            key=self.key, weight_decay=self.weight_decay, W0=self.W0))
+                                            key=self.key, weight_decay=self.weight_decay, W0=self.W0,
+                                            activation=self.activation))
 
     def result(self, run: dict | None = None) -> dict:
         B = self.basis
@@ -593,7 +611,7 @@ class ProgressReader:
             "key": list(self.key), "key_names": [B.names[f] for f in self.key],
             "key_rule": f"fve_logits >= {KEY_FRACTION} x share at the last snapshot",
             "key_epoch": key_epochs(key_at, self.epochs),
-            "loss": self.loss,
+            "loss": self.loss, "activation": self.activation,
             "restricted_loss": cat("restricted_loss").tolist(), "excluded_loss": cat("excluded_loss").tolist(),
             "fve": {w: cat(f"fve_{w}").tolist() for w in ("logits", "Wa", "Wb", "Wc")},
             "key_at": key_at.tolist(),
