@@ -310,36 +310,49 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
     True
     """
     S, n, q = F.shape
+    c = np.asarray(c)
     Y = np.zeros((n, M))
     Y[np.arange(n), c] = 1.0
     Yt = Y - Y.mean(0)
-    Ft = F - F.mean(1, keepdims=True)
     out = {k: np.zeros(S) for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos")}
     YtY = Yt.T @ Yt
+    grouped = bool(np.all(np.diff(c) >= 0))                        # samples already sorted by answer: no copy
+    order = slice(None) if grouped else np.argsort(c, kind="stable")  # grouped by answer: F~^T Y by class sums
+    cls, starts = np.unique(c[order], return_index=True)
+    ybar = Y.mean(0)
     for s in range(S):
-        f, ft = F[s], Ft[s]
-        K = ft.T @ ft                                               # F~^T F~ (syrk)
+        f = F[s]
+        mu = f.mean(0)
+        G = f.T @ f                                                 # F^T F (syrk); F~^T F~ = F^T F - n mu mu^T
+        K = G - n * np.outer(mu, mu)
         d = np.trace(K)
         out["FtF_diag"][s] = d / q
         out["FtF_offdiag"][s] = (K.sum() - d) / (q * (q - 1)) if q > 1 else 0.0
-        rows = np.einsum("ij,ij->", f, f)
-        tot = f.sum(0)
+        rows = np.trace(G)                                          # sum_i |F_i|^2
+        tot = n * mu                                                # sum_i F_i
         out["FFt_diag"][s] = rows / n
         out["FFt_offdiag"][s] = (tot @ tot - rows) / (n * (n - 1)) if n > 1 else 0.0
-        FY = ft.T @ Yt                                              # F~^T Y~ (q, M)
+        FY = np.zeros((q, M))                                       # F~^T Y~ = F^T Y - n mu ybar^T (class sums)
+        FY[:, cls] = np.add.reduceat(f[order], starts, axis=0).T
+        FY -= n * np.outer(mu, ybar)
         if eta > 0:
             try:
                 C = np.linalg.solve(K + eta * np.eye(q), FY)
             except np.linalg.LinAlgError:  # pragma: no cover - K + eta I is positive definite
                 C = np.linalg.lstsq(K + eta * np.eye(q), FY, rcond=None)[0]
+            # R = Y~ - F~ C is never formed: R^T R and R^T Y~ from the q x q and q x M products
+            FYC = FY.T @ C
+            RtR = YtY - FYC - FYC.T + C.T @ (K @ C)
+            RtY = YtY - C.T @ FY
         else:
+            ft = f - mu
             C = np.linalg.lstsq(ft, Yt, rcond=None)[0]
-        R = Yt - ft @ C
-        RtR = R.T @ R
+            R = Yt - ft @ C
+            RtR, RtY = R.T @ R, R.T @ Yt
         g2 = float(np.sum(RtR * (C.T @ C)))
         A2 = FY.T                                                   # Y~^T F~ (M, q)
         ref2 = float(np.sum((A2.T @ YtY) * A2.T))                   # ||Y~ Y~^T F~||^2
-        dot = float(np.sum(((R.T @ Yt) @ A2) * C.T))                # <R C^T, Y~ Y~^T F~>
+        dot = float(np.sum((RtY @ A2) * C.T))                       # <R C^T, Y~ Y~^T F~>
         gn = math.sqrt(max(g2, 0.0))
         out["G_F_norm"][s] = gn
         out["G_F_cos"][s] = dot / (gn * math.sqrt(ref2)) if gn > 0 and ref2 > 0 else float("nan")
@@ -371,11 +384,11 @@ def li2_stage(feature_move: np.ndarray, G_F_cos: np.ndarray) -> list:
 
 # --------------------------------------------------------------------------- all at once
 #: The hidden activation ``sigma`` of each network kind (``sqr`` is SPEC 1's; the names of checkpoint ``meta["activation"]``).
-ACTIVATIONS = {
-    "sqr": lambda h: h * h,
-    "relu": lambda h: np.maximum(h, 0.0),
+ACTIVATIONS = {   # each may overwrite its argument (in place: no second copy of the (s, q, M^2) array)
+    "sqr": lambda h: np.multiply(h, h, out=h),
+    "relu": lambda h: np.maximum(h, 0.0, out=h),
     "silu": lambda h: h / (1.0 + np.exp(-h)),
-    "relusqr": lambda h: np.maximum(h, 0.0) ** 2,
+    "relusqr": lambda h: np.square(np.maximum(h, 0.0, out=h), out=h),
 }
 
 
@@ -431,6 +444,7 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
         raise ValueError(f"training pair indices must lie in [0, {P})")
     if eta is None:
         eta = ridge_eta(weight_decay, len(tr))
+    trc = tr[np.argsort(ab[tr], kind="stable")]                    # training pairs grouped by answer (Li^2 sums)
     # weights: FVE per family and IPR (one matmul per layer for the whole stack)
     E = family_energy(Wa, Wb, Wc, B)
     nt = np.arange(len(B)) != B.trivial
@@ -444,7 +458,7 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     step = max(1, MAX_ELEMENTS // max(1, P * max(q, M)))
 
     def logits(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        H = Wa[sl][:, :, a] + Wb[sl][:, :, b]                      # (s, q, P)
+        H = (Wa[sl][:, :, :, None] + Wb[sl][:, :, None, :]).reshape(-1, q, P)   # (s, q, P), pair p = a M + b
         Fh = np.swapaxes(sigma(H), 1, 2)                           # hidden features (s, P, q)
         return Fh, Fh @ np.swapaxes(Wc[sl], 1, 2)                  # logits (s, P, M)
 
@@ -470,7 +484,7 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
         parts["restricted_loss"].append(_losses(Lk, ab, loss).mean(-1))
         parts["excluded_loss"].append(_losses((L - Lk)[:, tr], ab[tr], loss).mean(-1))
         del L, Lk
-        st = li2_statistics(Fh[:, tr], ab[tr], M, eta)
+        st = li2_statistics(Fh[:, trc], ab[trc], M, eta)
         for k2, v in st.items():
             parts[k2].append(v)
     for k2 in names:
