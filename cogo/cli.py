@@ -474,6 +474,11 @@ def _add_train(sub) -> None:
     p.add_argument("--snapshot-every", type=_int_type("snapshot-every", 0), default=0, metavar="N",
                    help="keep the weights every N epochs, streamed to DIR/<checkpoint>.snapshots/ as safetensors "
                         "files (read them with cogo dynamics; default 0: off)")
+    p.add_argument("--snapshots", type=_int_type("snapshots", 0), default=0, metavar="N",
+                   help="instead of --snapshot-every: keep the weights at N epochs, always epoch 0 and the last, "
+                        "placed by --spacing (default 0: off)")
+    p.add_argument("--spacing", choices=("log", "uniform"), default="log",
+                   help="how --snapshots places its epochs: log (geometric, every early epoch; default) or uniform")
     p.add_argument("--max-batch", type=_int_type("max batch", 1), default=None, metavar="M",
                    help="at most M models per batched program (default: as many as fit in half the free memory)")
     p.add_argument("--kernel", default="auto", choices=KERNELS,
@@ -515,7 +520,8 @@ def _cmd_train(args) -> int:
                       optimizer=args.optimizer, momentum=args.momentum, dtype=args.dtype, device=args.device,
                       log_every=args.log_every, snapshot_every=args.snapshot_every,
                       activation=args.activation, batch_size=args.batch_size, label_noise=args.label_noise,
-                      top=args.top, ridge=args.ridge)
+                      top=args.top, ridge=args.ridge,
+                      snapshots=args.snapshots, snapshot_spacing=args.spacing)
     defaulted = [f"{name} {value:g}" for name, value, given in
                  (("lr", cfg.lr, args.lr), ("weight decay", cfg.weight_decay, args.wd)) if given is None]
     if args.wd is None:

@@ -41,13 +41,60 @@ import numpy as np
 
 from cogo.checkpoints import WEIGHT_KEYS, CheckpointError, atomic_write, atomic_write_text, load_weights
 
-__all__ = ["SNAPSHOT_FORMAT", "SnapshotWriter", "Snapshots", "open_snapshots", "snapshot_dir_name"]
+__all__ = ["SNAPSHOT_FORMAT", "SPACINGS", "SnapshotWriter", "Snapshots", "open_snapshots", "snapshot_dir_name",
+           "snapshot_epochs"]
 
 SNAPSHOT_FORMAT = "cogo-snapshots/1"
 _HEADER_SLACK = 1 << 20
 _MAX_INDEX_BYTES = 16 << 20
 _NAME = re.compile(r"^[A-Za-z0-9_.+=-]+\.snapshots$")
 _FILE = re.compile(r"^epoch_[0-9]{7,}\.safetensors$")
+
+
+#: How ``--snapshots N`` places its N epochs (``--snapshot-every`` keeps the plain every-N-epochs rule).
+SPACINGS = ("log", "uniform")
+
+
+def snapshot_epochs(epochs: int, every: int = 0, count: int = 0, spacing: str = "log") -> list[int]:
+    """The epochs at which training keeps the weights (sorted, distinct).
+
+    ``every > 0``: ``0, every, 2 every, ...`` up to ``epochs`` (the historical
+    ``--snapshot-every`` rule, unchanged).  ``count > 0`` (``--snapshots N``):
+    exactly ``min(count, epochs + 1)`` epochs, always ``0`` and ``epochs``;
+    ``spacing="uniform"``: ``round(i epochs / (N - 1))``; ``spacing="log"``:
+    geometric between 1 and ``epochs``, each next epoch
+    ``max(e + 1, round(e (epochs / e)^(1 / m)))`` with ``m`` the epochs still
+    to place, so that the early epochs, where most of the change happens, are
+    taken one by one until the geometric step exceeds 1.  Neither: ``[]``.
+
+    >>> snapshot_epochs(10000, count=12)
+    [0, 1, 3, 7, 17, 42, 105, 261, 649, 1615, 4019, 10000]
+    >>> snapshot_epochs(100, count=5, spacing="uniform"), snapshot_epochs(100, every=40)
+    ([0, 25, 50, 75, 100], [0, 40, 80])
+    >>> snapshot_epochs(3, count=60)              # never more epochs than there are
+    [0, 1, 2, 3]
+    """
+    if spacing not in SPACINGS:
+        raise ValueError(f"unknown snapshot spacing {spacing!r}; choose one of {', '.join(SPACINGS)}")
+    if every and count:
+        raise ValueError("give either a snapshot interval (--snapshot-every) or a snapshot count (--snapshots), not both")
+    E = int(epochs)
+    if every:
+        return list(range(0, E + 1, int(every)))
+    if not count:
+        return []
+    N = min(int(count), E + 1)
+    if N <= 2:
+        return [0, E][:N] if E > 0 else [0]
+    if spacing == "uniform":
+        return sorted({int(round(i * E / (N - 1))) for i in range(N)})
+    out = [0, 1]
+    while len(out) < N - 1:
+        e = out[-1]
+        left = N - len(out)                   # epochs still to place, the last (E) included
+        out.append(min(E - left + 1, max(e + 1, int(round(e * (E / e) ** (1.0 / left))))))
+    out.append(E)
+    return out
 
 
 def snapshot_dir_name(checkpoint_name: str) -> str:

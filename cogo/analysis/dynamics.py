@@ -45,6 +45,7 @@ import numpy as np
 
 from cogo.algebra.potentials import MONOMIALS
 from cogo.analysis.classify import Settings
+from cogo.analysis.progress import ProgressReader as _ProgressReader
 from cogo.checkpoints import atomic_write_text
 from cogo.formatting import dumps_json, to_plain
 
@@ -252,9 +253,14 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     pots = {key: [] for key in ("r_kkk", "R_c", "R_n", "R_*")}
     ks = None
     hits = 0
+    abelian = hasattr(G, "characters")
+    prog = _ProgressReader(snaps, G)
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         for idx, Wa, Wb, Wc in snaps.chunks(chunk):
+            prog.add(Wa, Wb, Wc)
+            if not abelian:  # the SPEC 5-8 block reading is for Z_d1 x ... x Z_dn; the progress measures are not
+                continue
             fp = frequency_potentials(Wa, Wb, Wc, G)
             ks = fp["k"]
             for key in pots:
@@ -273,12 +279,15 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     hist = _history_at(snaps.meta, snaps.epochs)
     rows = []
     for e, rec, hrow in zip(snaps.epochs, records, hist):
-        rows.append({"epoch": int(e), **hrow, **rec})
+        rows.append({"epoch": int(e), **hrow, **(rec if rec is not None else {"blocks": []})})
+    if not abelian:
+        ks = np.zeros(0, dtype=int)
+        pots = {key: [np.zeros((S, 0))] for key in pots}
     P = {key: np.concatenate(v) for key, v in pots.items()}
     order = np.zeros((S, len(ks)), dtype=int)
     kpos = {int(k): i for i, k in enumerate(ks)}
     for s_, rec in enumerate(records):
-        for b in rec["blocks"]:
+        for b in (rec or {"blocks": []})["blocks"]:
             if b["k"] in kpos:
                 order[s_, kpos[b["k"]]] = b["order"]
     meta = snaps.meta
@@ -300,6 +309,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
         "cached_snapshots": int(hits),
     }
     out["formation"] = formation(out)
+    out["progress"] = prog.result(out)
     return to_plain(out)
 
 
@@ -386,6 +396,10 @@ def aggregate(runs: Sequence[dict]) -> dict:
                            "final_blocks": _mean_se(counts)}
     out["grokking_epoch"] = _mean_se([_grok_epoch(r) for r in runs])
     out["all_settled_epoch"] = _mean_se([max((x["settled"] for x in r["formation"]), default=None) for r in runs])
+    if any(r.get("progress") for r in runs):
+        from cogo.analysis.progress import aggregate_progress
+
+        out["progress"] = aggregate_progress(runs)
     return out
 
 
@@ -549,9 +563,16 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
     if figures:
         fd = out / "figures"
         fd.mkdir(exist_ok=True)
+        from cogo.analysis.progress import figure_progress, figure_progress_seeds
+
         for r in runs:
-            paths.append(_save(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
+            if r["frequencies"]["k"]:  # the SPEC 5-8 block reading (Abelian groups)
+                paths.append(_save(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
+            if r.get("progress"):
+                paths.append(_save(figure_progress(r), fd / f"progress_{Path(r['path']).stem}.png"))
         paths.append(_save(figure_seeds(agg), fd / "dynamics_types.png"))
+        if any(r.get("progress") for r in runs):
+            paths.append(_save(figure_progress_seeds(runs), fd / "progress_seeds.png"))
     return paths
 
 

@@ -56,15 +56,16 @@ with a ``meta`` dict of plain Python values and tensors only, so that
 (label such as ``'23'`` or ``'3x5'``), ``n``, every hyperparameter of
 :class:`TrainConfig` (``hidden``, ``lr``, ``weight_decay``, ``epochs``,
 ``test_fraction``, ``loss``, ``optimizer``, ``momentum``, ``betas``, ``eps``,
-``dtype``, ``device``, ``log_every``, ``snapshot_every``), ``seed``, ``init``
+``dtype``, ``device``, ``log_every``, ``snapshot_every``, ``snapshots``, ``snapshot_spacing``), ``seed``, ``init``
 and ``split`` (one-line descriptions), ``train_idx`` and ``test_idx`` (int64
 tensors of pair indices ``a * n + b``), ``final`` (dict of ``train_loss``,
 ``test_loss``, ``train_acc``, ``test_acc``), ``history`` (dict of equal-length
 lists ``epoch``, ``train_loss``, ``test_loss``, ``train_acc``, ``test_acc``,
-recorded at epoch 0, every ``log_every`` epochs and at the last epoch),
+recorded at epoch 0, every ``log_every`` epochs, at every snapshot epoch and at the last epoch),
 ``wall_time_s`` (of the batched program the model was in), ``kernel``, ``threads`` (CPU threads used;
-the weights do not depend on it) and ``denormals`` (how float32 denormals were treated), and, when ``snapshot_every > 0``,
-``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ...) and either, when
+the weights do not depend on it) and ``denormals`` (how float32 denormals were treated), and, when ``snapshot_every > 0`` or ``snapshots > 0``,
+``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ..., or the ``snapshots`` epochs of
+:func:`cogo.snapshots.snapshot_epochs`) and either, when
 :func:`train` streamed them to disk (``snapshot_dir``, what ``cogo train`` does),
 ``format`` ("cogo-snapshots/1") and ``dir``, the name of the directory beside
 the checkpoint holding one safetensors file per snapshot (see
@@ -159,7 +160,10 @@ class TrainConfig:
     Abelian groups).  ``weight_decay`` is the decay used when :func:`train` is
     given no explicit list of weight decays.  ``log_every`` sets how often the
     full-data metrics are recorded; ``snapshot_every`` (0 = off) how often the
-    weights are kept.
+    weights are kept; ``snapshots`` (0 = off) how many epochs are kept instead,
+    placed by ``snapshot_spacing`` (:func:`cogo.snapshots.snapshot_epochs`:
+    ``"log"`` or ``"uniform"``, always epoch 0 and the last).  Metrics are
+    also recorded at every snapshot epoch.
 
     >>> TrainConfig(group="S3").lr, TrainConfig(group="23").lr, TrainConfig(group="S3", lr=0.01).lr
     (0.003, 0.01, 0.01)
@@ -186,6 +190,8 @@ class TrainConfig:
     label_noise: float = 0.0
     top: str = "trained"
     ridge: float = 1e-3
+    snapshots: int = 0                # > 0: keep the weights at this many epochs (0 and the last included)
+    snapshot_spacing: str = "log"     # how those epochs are placed: "log" or "uniform" (cogo.snapshots.snapshot_epochs)
 
     def __post_init__(self) -> None:
         # normalise an int, tuple or group to its label ('23', '3x5'); bad values are left to validate()
@@ -254,6 +260,15 @@ class TrainConfig:
             lo = 1 if name == "log_every" else 0
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise ValueError(f"{name.replace('_', '-')} must be an integer >= {lo}, got {v!r}")
+        from cogo.snapshots import SPACINGS
+
+        if isinstance(self.snapshots, bool) or not isinstance(self.snapshots, (int, np.integer)) or self.snapshots < 0:
+            raise ValueError(f"snapshots must be an integer >= 0, got {self.snapshots!r}")
+        if self.snapshot_spacing not in SPACINGS:
+            raise ValueError(f"unknown snapshot spacing {self.snapshot_spacing!r}; choose one of {', '.join(SPACINGS)}")
+        if self.snapshots and self.snapshot_every:
+            raise ValueError("give either --snapshot-every N (every N epochs) or --snapshots N (N epochs, "
+                             "--spacing log|uniform), not both")
         check_device(self.device)
         from cogo.solvers.training_options import validate_options
 
@@ -862,8 +877,11 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     history: list[dict[str, list]] = [{"epoch": [], **{k: [] for k in _METRICS}} for _ in range(M)]
     snaps: list[tuple[torch.Tensor, ...]] = []
     snap_epochs: list[int] = []
+    from cogo.snapshots import snapshot_epochs
+
+    snap_at = set(snapshot_epochs(cfg.epochs, cfg.snapshot_every, cfg.snapshots, cfg.snapshot_spacing))
     writers = []
-    if cfg.snapshot_every and snapshot_dir is not None:
+    if snap_at and snapshot_dir is not None:
         from cogo.snapshots import SnapshotWriter, snapshot_dir_name
 
         writers = [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
@@ -886,8 +904,8 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     for epoch in range(start_epoch, cfg.epochs + 1):
         if saver is not None:
             saver.maybe_save(epoch, batch, history, snap_epochs, writers, cfg.epochs)
-        log = epoch % cfg.log_every == 0 or epoch == cfg.epochs
-        if cfg.snapshot_every and epoch % cfg.snapshot_every == 0:
+        log = epoch % cfg.log_every == 0 or epoch == cfg.epochs or epoch in snap_at
+        if epoch in snap_at:
             snap_epochs.append(epoch)
             if writers:  # streamed: one snapshot of each model in memory at a time
                 W = batch.weights()
@@ -925,7 +943,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
         snapshots = None
         if writers:
             snapshots = {"format": "cogo-snapshots/1", "dir": writers[m].dir.name, "epoch": list(snap_epochs)}
-        elif cfg.snapshot_every:
+        elif snap_at:
             snapshots = {"epoch": list(snap_epochs)}
             for i, key in enumerate(WEIGHT_KEYS):
                 snapshots[key] = torch.stack([s[i][m] for s in snaps])

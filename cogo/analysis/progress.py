@@ -1,0 +1,826 @@
+"""Progress measures over training, per irrep, vectorized over snapshots (SPEC 1, 2, 9).
+
+The measures the field compares runs with, computed for a stack of ``S``
+snapshots of one network ``o(a, b) = W_c (W_a[:, a] + W_b[:, b])^2`` on a finite
+group ``G`` of order ``M`` (SPEC 1; ``c = a b``, Abelian or not).  Irreps are read
+in *families* as real weights see them (:func:`cogo.analysis.irreps.irrep_families`:
+a real or quaternionic irrep alone, a complex one with its conjugate; for
+``Z_n`` the frequency classes ``{k, -k}``); the orthogonal projector of a family
+is the real part of the sum of the isotypic projectors of
+:func:`cogo.algebra.representations.isotypic_projectors` over its members
+(SPEC 9), and ``Q_f`` an orthonormal basis of its image.
+
+* **Logits in the key directions** (Nanda et al. 2023 for ``Z_n``, Chughtai et
+  al. 2023 for any group).  The logits ``L(a, b, c)`` over all ``M^2`` pairs and
+  ``M`` outputs; the functions of ``x = a b c^-1`` (for ``Z_n``: ``a + b - c``) are
+  the directions of the target (``e_c - 1/M`` is ``delta_e(x) - 1/M``).  The
+  projection of ``L`` on them is ``psi(a b c^-1)`` with the fibre mean
+  ``psi(x) = M^-2 sum_{a,b} L(a, b, x^-1 a b)``; its part in family ``f`` is
+  ``Q_f Q_f^T psi``.  **FVE of the centred logits** of family ``f``:
+  ``M^2 ||Q_f^T psi||^2 / ||L - mean_c L||^2`` (sums over all pairs).
+* **Key families**: family ``f`` is key at a snapshot when its logit FVE is at
+  least :data:`KEY_FRACTION` times its share of the target,
+  ``share_f = sum_{k in f} d_k^2 / (M - 1)``; the key families of the run are
+  those key at the last snapshot, and each becomes key at the first snapshot
+  from which it stays key to the end.
+* **Restricted loss**: the loss (the run's, SPEC 1) of the logits
+  ``phi(a b c^-1)``, ``phi = sum_{f key} Q_f Q_f^T psi``, over all pairs (it is
+  the same for every pair); **excluded loss**: the loss of ``L - phi(a b c^-1)``
+  over the training pairs.
+* **FVE of W_a, W_b, W_c** per family: ``||Q_f^T w||^2`` summed over nodes over
+  the same sum over all non-trivial families (rows of ``W_a``, ``W_b``, columns
+  of ``W_c`` as functions on ``G``; the trivial family, the mean, left out).
+* **IPR** (Gromov 2023) of each node's spectrum (:func:`node_ipr`).
+* **Li^2 kernel statistics** (SPEC 9) on the training pairs (:func:`li2_statistics`)
+  and the **stage** of training (:func:`li2_stage`).
+
+Everything is float64; the snapshots are processed a sub-stack at a time
+(memory bounded by :data:`MAX_ELEMENTS`), each step one batched array operation.
+
+References
+----------
+N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic
+interpretability", ICLR 2023.  B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering
+how networks learn group operations", ICML 2023.  A. Gromov, "Grokking modular arithmetic", 2023.
+Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), 2025.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["ACTIVATIONS", "KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
+           "family_basis", "family_energy", "node_ipr", "progress_measures", "key_families", "key_epochs",
+           "li2_statistics", "li2_stage", "ridge_eta", "fall_epoch", "Records", "progress_table"]
+
+#: A family is key when its logit FVE is at least this fraction of its share of the target.
+KEY_FRACTION = 0.5
+#: Lazy stage: the features ``(W_a, W_b)`` moved less than this (relative to epoch 0).
+LAZY_MOVE = 0.1
+#: Independent feature learning: ``cos(G_F, Y~ Y~^T F~) >=`` this; interactive below.
+INDEPENDENT_COS = 0.9
+STAGES = ("lazy", "independent", "interactive")
+#: Edges of the IPR histogram (IPR lies in ``[1/F, 1]``).
+IPR_BINS = np.linspace(0.0, 1.0, 11)
+#: Largest number of float64 elements of one intermediate array (``S' M^2 q``).
+MAX_ELEMENTS = 1 << 23
+
+
+# --------------------------------------------------------------------------- families
+class FamilyBasis:
+    """An orthonormal real basis of ``R^M`` adapted to the irrep families of ``G`` (module docstring).
+
+    ``Q`` (M, M): columns ``start[f]:stop[f]`` span family ``f``; ``families``
+    (lists of irrep indices), ``names``, ``dims`` (``sum d_k^2``), ``share``
+    (``dims / (M - 1)``, 0 for the trivial family), ``trivial`` (its index).
+    """
+
+    def __init__(self, G: Any):
+        from cogo.algebra.representations import character_table, isotypic_projectors
+        from cogo.analysis.irreps import irrep_families
+
+        self.group = G
+        M = G.order
+        P = isotypic_projectors(G)
+        ct = character_table(G)
+        self.families = irrep_families(G)
+        self.names = ["+".join(f"rho{k}" for k in fam) for fam in self.families]
+        cols, self.start, self.stop = [], [], []
+        for fam in self.families:
+            Pf = np.real(P[fam].sum(0))
+            w, V = np.linalg.eigh((Pf + Pf.T) / 2)
+            V = V[:, w > 0.5]
+            self.start.append(sum(c.shape[1] for c in cols))
+            cols.append(V)
+            self.stop.append(self.start[-1] + V.shape[1])
+        self.Q = np.concatenate(cols, axis=1)
+        if self.Q.shape != (M, M):  # pragma: no cover - the projectors sum to the identity
+            raise RuntimeError(f"family bases of {G} span {self.Q.shape[1]} of {M} dimensions")
+        self.dims = np.array([self.stop[f] - self.start[f] for f in range(len(self.families))])
+        self.trivial = next(f for f, fam in enumerate(self.families) if 0 in fam)
+        self.share = np.where(np.arange(len(self.families)) == self.trivial, 0.0, self.dims / max(M - 1, 1))
+        self.kinds = [ct.kind(fam[0]) for fam in self.families]
+        self.irrep_dims = [int(ct.dims[fam[0]]) for fam in self.families]
+        self._edges = np.array(self.start)
+
+    def __len__(self) -> int:
+        return len(self.families)
+
+    def energies(self, X: np.ndarray) -> np.ndarray:
+        """``||Q_f^T x||^2`` of every vector ``x`` on the last axis of ``X`` (..., M) -> (..., F)."""
+        C = X @ self.Q
+        return np.add.reduceat(C * C, self._edges, axis=-1)
+
+    def project(self, X: np.ndarray, families: Sequence[int]) -> np.ndarray:
+        """``sum_{f in families} Q_f Q_f^T x`` along the last axis."""
+        idx = np.concatenate([np.arange(self.start[f], self.stop[f]) for f in families]) if len(families) else \
+            np.zeros(0, dtype=int)
+        Qk = self.Q[:, idx]
+        return (X @ Qk) @ Qk.T
+
+
+@lru_cache(maxsize=8)
+def _basis(G: Any) -> FamilyBasis:
+    return FamilyBasis(G)
+
+
+def family_basis(group: Any) -> FamilyBasis:
+    """The :class:`FamilyBasis` of ``group`` (cached per group).
+
+    >>> B = family_basis(5)                                 # Z_5: {0}, {1, 4}, {2, 3}
+    >>> B.names, B.dims.tolist(), B.share.tolist()
+    (['rho0', 'rho1+rho4', 'rho2+rho3'], [1, 2, 2], [0.0, 0.5, 0.5])
+    >>> family_basis("S3").dims.tolist()                    # S3: trivial, sign, the 2-dimensional irrep
+    [1, 1, 4]
+    """
+    from cogo.algebra.groups import parse_group
+
+    return _basis(parse_group(group))
+
+
+def family_energy(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, basis: FamilyBasis) -> tuple:
+    """Energy per family of every node's ``W_a`` row, ``W_b`` row and ``W_c`` column: three (S, q, F) arrays."""
+    return basis.energies(Wa), basis.energies(Wb), basis.energies(np.swapaxes(Wc, -1, -2))
+
+
+# --------------------------------------------------------------------------- IPR
+def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_threshold: float = 0.01,
+             energies: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse participation ratio of each node's irrep-family spectrum, and which nodes are live.
+
+    For node ``j`` and layer ``l`` in ``(W_a row, W_b row, W_c column)``, the
+    spectrum ``s_l(f) = ||Q_f^T w_l||^2 / sum_{f' != trivial} ||Q_f'^T w_l||^2``
+    over the non-trivial families ``f``; the node's spectrum is the mean of its
+    three layers' (a layer with no non-trivial energy left out), and
+    ``IPR_j = sum_f p_j(f)^2``: 1 for a node in one family, ``1/F`` for a node
+    spread evenly over ``F`` families (Gromov 2023, with the Fourier modes of
+    ``Z_n`` replaced by irrep families, SPEC 9).  A node is live when
+    ``(max(|w_a|, |w_b|)^2 |w_c|)^(1/3)`` exceeds ``dead_threshold`` times the
+    strongest node's (as :func:`cogo.analysis.irreps.read_irreps`).
+    Stacks (S, q, M), (S, q, M), (S, M, q) -> IPR (S, q), live (S, q).
+
+    NOTE: ``cogo.analysis.nodes`` (issue 23) defines a per-node spectrum / IPR
+    too; the two are to be unified.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)         # every node lives at one frequency
+    >>> ipr, live = node_ipr(Wa[None], Wb[None], Wc[None], 5)
+    >>> np.round(ipr[live], 12).tolist() == [1.0] * int(live.sum()), int(live.sum())
+    (True, 12)
+
+    References
+    ----------
+    A. Gromov, "Grokking modular arithmetic", 2023.
+    """
+    B = family_basis(group)
+    Ea, Eb, Ec = energies if energies is not None else family_energy(Wa, Wb, Wc, B)
+    nt = np.arange(len(B)) != B.trivial
+    spec, have = 0.0, 0
+    for E in (Ea, Eb, Ec):
+        e = E[..., nt]
+        tot = e.sum(-1, keepdims=True)
+        ok = tot > 0
+        spec = spec + np.where(ok, e / np.where(ok, tot, 1.0), 0.0)
+        have = have + ok
+    p = spec / np.maximum(have, 1)
+    ipr = (p * p).sum(-1)
+    na, nb = np.linalg.norm(Wa, axis=-1), np.linalg.norm(Wb, axis=-1)
+    nc = np.linalg.norm(Wc, axis=-2)
+    strength = np.cbrt(np.maximum(na, nb) ** 2 * nc)
+    top = strength.max(axis=-1, keepdims=True)
+    live = (strength > dead_threshold * top) & (top > 0)
+    return ipr, live
+
+
+# --------------------------------------------------------------------------- logits
+def _tables(G: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pair indices ``a, b``, answers ``c = a b`` (M^2,) and the fibre index ``c(x, p) = x^-1 a b`` (M, M^2)."""
+    from cogo.algebra.finite_groups import as_finite_group
+
+    FG = as_finite_group(G)
+    M = G.order
+    T = np.asarray(FG.table)
+    p = np.arange(M * M)
+    a, b = p // M, p % M
+    ab = T[a, b]
+    cx = T[np.asarray(FG.inverse)[:, None], ab[None, :]]           # c with a b c^-1 = x
+    return a, b, ab, cx
+
+
+def _losses(L: np.ndarray, c: np.ndarray, loss: str) -> np.ndarray:
+    """Per-pair loss (SPEC 1) of logits ``L`` (S, P, M) with answers ``c`` (P,): MSE on centred outputs or CE."""
+    M = L.shape[-1]
+    if loss == "mse":
+        R = L - L.mean(-1, keepdims=True)
+        R[..., np.arange(len(c)), c] -= 1.0
+        R += 1.0 / M
+        return (R * R).sum(-1)
+    mx = L.max(-1, keepdims=True)
+    lse = (mx[..., 0] + np.log(np.exp(L - mx).sum(-1)))
+    return lse - L[..., np.arange(len(c)), c]
+
+
+def _fibre_mean(L: np.ndarray, cx: np.ndarray) -> np.ndarray:
+    """``psi(x) = mean_p L[p, x^-1 a_p b_p]`` for a stack (S, P, M) -> (S, M)."""
+    P = L.shape[-2]
+    return np.stack([L[:, np.arange(P), cx[x]].mean(-1) for x in range(cx.shape[0])], axis=-1)
+
+
+def _at_x(phi: np.ndarray, ab: np.ndarray, G: Any) -> np.ndarray:
+    """``phi(a b c^-1)`` for every pair and output: (S, M) -> (S, P, M)."""
+    from cogo.algebra.finite_groups import as_finite_group
+
+    FG = as_finite_group(G)
+    x = np.asarray(FG.table)[ab[:, None], np.asarray(FG.inverse)[None, :]]   # (P, M): (a b) c^-1
+    return phi[:, x]
+
+
+def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = KEY_FRACTION) -> np.ndarray:
+    """Boolean (..., F): family ``f`` is key when its logit FVE >= ``fraction * share_f`` (module docstring).
+
+    >>> import numpy as np
+    >>> B = family_basis(5)                                 # shares 0, 1/2, 1/2
+    >>> key_families(np.array([[0.0, 0.6, 0.2], [0.0, 0.3, 0.26]]), B).tolist()
+    [[False, True, False], [False, True, True]]
+    """
+    nt = np.arange(len(basis)) != basis.trivial
+    return (fve_logits >= fraction * basis.share) & nt
+
+
+def key_epochs(key_at: np.ndarray, epochs: Sequence[int]) -> list:
+    """Per family: the first snapshot epoch from which it is key at every later snapshot (None if not key at the end).
+
+    >>> import numpy as np
+    >>> key_epochs(np.array([[0, 0], [1, 0], [0, 1], [1, 1], [1, 1]], dtype=bool), [0, 1, 2, 4, 8])
+    [4, 2]
+    """
+    key_at = np.asarray(key_at, dtype=bool)
+    out = []
+    for f in range(key_at.shape[1]):
+        col = key_at[:, f]
+        if not col[-1]:
+            out.append(None)
+            continue
+        i = len(col) - 1
+        while i > 0 and col[i - 1]:
+            i -= 1
+        out.append(int(epochs[i]))
+    return out
+
+
+# --------------------------------------------------------------------------- Li^2
+def ridge_eta(weight_decay: float | None, n_train: int) -> float:
+    """The ridge constant of SPEC 9 matching a run's weight decay: ``eta = n_train * wd / 2``.
+
+    cogo's loss is the mean over the ``n_train`` pairs of ``||P(o) - P(e_c)||^2``
+    with ``wd/2 ||W||^2`` added (Adam's L2); multiplied by ``n_train / 2`` it is
+    Li^2's ``1/2 ||Y~ - F~ C||^2 + eta/2 ||C||^2``.
+
+    >>> ridge_eta(5e-5, 476)
+    0.0119
+    """
+    return float(n_train) * float(weight_decay or 0.0) / 2.0
+
+
+def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
+    """Li^2 kernel statistics of hidden features ``F`` (S, n, q) on ``n`` samples with answers ``c`` (SPEC 9).
+
+    ``F~ = (I - 1 1^T / n) F``, ``Y~`` the same centring of the one-hot answers.
+    Returns, each of shape (S,): ``FtF_diag``, ``FtF_offdiag`` (mean diagonal
+    and off-diagonal entry of ``F~^T F~``, q x q), ``FFt_diag``, ``FFt_offdiag``
+    (of ``F F^T``, n x n, from ``sum_i |F_i|^2`` and ``|sum_i F_i|^2`` without
+    forming it), ``G_F_norm`` = ``||G_F||_F`` with
+    ``G_F = eta (F~F~^T + eta I)^-1 Y~Y~^T F~ (F~^T F~ + eta I)^-1``, computed
+    as ``R C^T`` (``C = (F~^T F~ + eta)^-1 F~^T Y~`` the ridge top layer,
+    ``R = Y~ - F~ C`` its residual; Woodbury; ``eta = 0``: least squares, the
+    limit), and ``G_F_cos`` = ``cos(G_F, Y~ Y~^T F~)`` (1: the independent
+    regime of Lemma 1).
+
+    >>> import numpy as np
+    >>> from cogo.li2.theorems import gradient_ridge
+    >>> rng = np.random.default_rng(0)
+    >>> F, c = rng.normal(size=(1, 12, 5)), rng.integers(0, 3, 12)
+    >>> Yt = np.eye(3)[c] - np.eye(3)[c].mean(0)
+    >>> st = li2_statistics(F, c, 3, eta=0.5)
+    >>> bool(np.isclose(st["G_F_norm"][0], np.linalg.norm(gradient_ridge(F[0], Yt, 0.5)), rtol=1e-10))
+    True
+    """
+    S, n, q = F.shape
+    c = np.asarray(c)
+    Y = np.zeros((n, M))
+    Y[np.arange(n), c] = 1.0
+    Yt = Y - Y.mean(0)
+    out = {k: np.zeros(S) for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos")}
+    YtY = Yt.T @ Yt
+    grouped = bool(np.all(np.diff(c) >= 0))                        # samples already sorted by answer: no copy
+    order = slice(None) if grouped else np.argsort(c, kind="stable")  # grouped by answer: F~^T Y by class sums
+    cls, starts = np.unique(c[order], return_index=True)
+    ybar = Y.mean(0)
+    for s in range(S):
+        f = F[s]
+        mu = f.mean(0)
+        G = f.T @ f                                                 # F^T F (syrk); F~^T F~ = F^T F - n mu mu^T
+        K = G - n * np.outer(mu, mu)
+        d = np.trace(K)
+        out["FtF_diag"][s] = d / q
+        out["FtF_offdiag"][s] = (K.sum() - d) / (q * (q - 1)) if q > 1 else 0.0
+        rows = np.trace(G)                                          # sum_i |F_i|^2
+        tot = n * mu                                                # sum_i F_i
+        out["FFt_diag"][s] = rows / n
+        out["FFt_offdiag"][s] = (tot @ tot - rows) / (n * (n - 1)) if n > 1 else 0.0
+        FY = np.zeros((q, M))                                       # F~^T Y~ = F^T Y - n mu ybar^T (class sums)
+        FY[:, cls] = np.add.reduceat(f[order], starts, axis=0).T
+        FY -= n * np.outer(mu, ybar)
+        if eta > 0:
+            try:
+                C = np.linalg.solve(K + eta * np.eye(q), FY)
+            except np.linalg.LinAlgError:  # pragma: no cover - K + eta I is positive definite
+                C = np.linalg.lstsq(K + eta * np.eye(q), FY, rcond=None)[0]
+            # R = Y~ - F~ C is never formed: R^T R and R^T Y~ from the q x q and q x M products
+            FYC = FY.T @ C
+            RtR = YtY - FYC - FYC.T + C.T @ (K @ C)
+            RtY = YtY - C.T @ FY
+        else:
+            ft = f - mu
+            C = np.linalg.lstsq(ft, Yt, rcond=None)[0]
+            R = Yt - ft @ C
+            RtR, RtY = R.T @ R, R.T @ Yt
+        g2 = float(np.sum(RtR * (C.T @ C)))
+        A2 = FY.T                                                   # Y~^T F~ (M, q)
+        ref2 = float(np.sum((A2.T @ YtY) * A2.T))                   # ||Y~ Y~^T F~||^2
+        dot = float(np.sum((RtY @ A2) * C.T))                       # <R C^T, Y~ Y~^T F~>
+        gn = math.sqrt(max(g2, 0.0))
+        out["G_F_norm"][s] = gn
+        out["G_F_cos"][s] = dot / (gn * math.sqrt(ref2)) if gn > 0 and ref2 > 0 else float("nan")
+    return out
+
+
+def li2_stage(feature_move: np.ndarray, G_F_cos: np.ndarray) -> list:
+    """The stage of training at each snapshot (Li^2; the rule of docs/dynamics.md).
+
+    ``lazy`` when the features moved less than :data:`LAZY_MOVE` from epoch 0
+    (``||(W_a, W_b) - (W_a, W_b)_0||_F / ||(W_a, W_b)_0||_F``); otherwise
+    ``independent`` when ``cos(G_F, Y~Y~^T F~) >=`` :data:`INDEPENDENT_COS`
+    (the backpropagated gradient is each node's own energy gradient, Lemma 1),
+    else ``interactive``.
+
+    >>> li2_stage([0.01, 0.5, 0.5, 0.5], [0.2, 0.95, 0.3, float("nan")])
+    ['lazy', 'independent', 'interactive', 'interactive']
+    """
+    out = []
+    for m, cs in zip(feature_move, G_F_cos):
+        if m < LAZY_MOVE:
+            out.append("lazy")
+        elif cs >= INDEPENDENT_COS:
+            out.append("independent")
+        else:
+            out.append("interactive")
+    return out
+
+
+# --------------------------------------------------------------------------- all at once
+#: The hidden activation ``sigma`` of each network kind (``sqr`` is SPEC 1's; the names of checkpoint ``meta["activation"]``).
+ACTIVATIONS = {   # each may overwrite its argument (in place: no second copy of the (s, q, M^2) array)
+    "sqr": lambda h: np.multiply(h, h, out=h),
+    "relu": lambda h: np.maximum(h, 0.0, out=h),
+    "silu": lambda h: h / (1.0 + np.exp(-h)),
+    "relusqr": lambda h: np.square(np.maximum(h, 0.0, out=h), out=h),
+}
+
+
+def _as_stack(W: Any) -> np.ndarray:
+    W = np.asarray(W.detach().cpu().numpy() if hasattr(W, "detach") else W, dtype=np.float64)
+    return W[None] if W.ndim == 2 else W
+
+
+def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = None, loss: str = "mse",
+                      key: Sequence[int] | None = None, eta: float | None = None, weight_decay: float | None = None,
+                      W0: tuple | None = None, dead_threshold: float = 0.01, activation: str = "sqr") -> dict:
+    """Every progress measure of a stack of snapshots (module docstring), as arrays over snapshots.
+
+    ``Wa``, ``Wb``: (S, q, M) (or (q, M)); ``Wc``: (S, M, q).  ``train_idx``:
+    the training pairs ``a M + b`` (default: all pairs); ``loss``: ``"mse"`` or
+    ``"ce"``; ``key``: the key families for the restricted and excluded loss
+    (default: those key at the last snapshot of the stack); ``eta``: the ridge
+    constant (default :func:`ridge_eta` of ``weight_decay``); ``W0``: the
+    weights at epoch 0 for the feature movement (default: the first snapshot);
+    ``activation``: the hidden activation ``sigma`` (:data:`ACTIVATIONS`; ``"sqr"``
+    is SPEC 1's network; the measures are defined for any, with
+    ``F = sigma(W_a[:, a] + W_b[:, b])`` and ``L = F W_c^T``).
+
+    Returns a dict of numpy arrays: ``restricted_loss``, ``excluded_loss``,
+    ``fve_logits`` (S, F), ``fve_Wa``, ``fve_Wb``, ``fve_Wc`` (S, F), ``key_at``
+    (S, F), ``ipr`` (S, q), ``live`` (S, q), the :func:`li2_statistics`
+    entries, ``feature_move`` and ``stage``; and ``key`` (the families used).
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)         # a global optimum: loss 0 (SPEC 7)
+    >>> pm = progress_measures(Wa, Wb, Wc, 5)
+    >>> pm["key"], round(float(pm["restricted_loss"][0]), 9), round(float(pm["excluded_loss"][0]), 9)
+    ([1, 2], 0.0, 0.8)
+    """
+    from cogo.algebra.groups import parse_group
+
+    G = parse_group(group)
+    B = family_basis(G)
+    Wa, Wb, Wc = _as_stack(Wa), _as_stack(Wb), _as_stack(Wc)
+    S, q, M = Wa.shape
+    if M != G.order or Wb.shape != (S, q, M) or Wc.shape != (S, M, q):
+        raise ValueError(f"weight stacks of shapes {Wa.shape}, {Wb.shape}, {Wc.shape} do not fit group {G} of order "
+                         f"{G.order} (expected (S, q, M), (S, q, M), (S, M, q))")
+    if loss not in ("mse", "ce"):
+        raise ValueError(f"unknown loss {loss!r}; choose mse or ce")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+    sigma = ACTIVATIONS[activation]
+    a, b, ab, cx = _tables(G)
+    P = M * M
+    tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
+    if tr.size == 0 or tr.min() < 0 or tr.max() >= P:
+        raise ValueError(f"training pair indices must lie in [0, {P})")
+    if eta is None:
+        eta = ridge_eta(weight_decay, len(tr))
+    trc = tr[np.argsort(ab[tr], kind="stable")]                    # training pairs grouped by answer (Li^2 sums)
+    # weights: FVE per family and IPR (one matmul per layer for the whole stack)
+    E = family_energy(Wa, Wb, Wc, B)
+    nt = np.arange(len(B)) != B.trivial
+    out: dict = {}
+    for name, En in zip(("fve_Wa", "fve_Wb", "fve_Wc"), E):
+        tot = En.sum(1)                                            # (S, F) summed over nodes
+        den = tot[:, nt].sum(-1, keepdims=True)
+        out[name] = np.where(nt, tot / np.where(den > 0, den, 1.0), 0.0)
+    out["ipr"], out["live"] = node_ipr(Wa, Wb, Wc, G, dead_threshold, energies=E)
+    # logits, a sub-stack at a time; the key families first (from the last snapshot) unless given
+    step = max(1, MAX_ELEMENTS // max(1, P * max(q, M)))
+
+    def logits(sl: slice) -> tuple[np.ndarray, np.ndarray]:
+        H = (Wa[sl][:, :, :, None] + Wb[sl][:, :, None, :]).reshape(-1, q, P)   # (s, q, P), pair p = a M + b
+        Fh = np.swapaxes(sigma(H), 1, 2)                           # hidden features (s, P, q)
+        return Fh, Fh @ np.swapaxes(Wc[sl], 1, 2)                  # logits (s, P, M)
+
+    def fve(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Lc = L - L.mean(-1, keepdims=True)
+        psi = _fibre_mean(L, cx)                                   # (s, M)
+        fam = B.energies(psi)                                      # ||Q_f^T psi||^2 (s, F)
+        tot = np.einsum("spm,spm->s", Lc, Lc)
+        return psi, np.where(nt, M * M * fam / np.where(tot > 0, tot, 1.0)[:, None], 0.0)
+
+    if key is None:
+        key = [int(f) for f in np.flatnonzero(key_families(fve(logits(slice(S - 1, S))[1])[1][-1], B))]
+    key = [int(f) for f in key]
+    out["key"] = key
+    names = ("restricted_loss", "excluded_loss", "fve_logits", "FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag",
+             "G_F_norm", "G_F_cos")
+    parts: dict = {k: [] for k in names}
+    for s0 in range(0, S, step):
+        Fh, L = logits(slice(s0, min(S, s0 + step)))
+        psi, fl = fve(L)
+        parts["fve_logits"].append(fl)
+        Lk = _at_x(B.project(psi, key), ab, G)                     # phi(a b c^-1), phi = key part of psi
+        parts["restricted_loss"].append(_losses(Lk, ab, loss).mean(-1))
+        parts["excluded_loss"].append(_losses((L - Lk)[:, tr], ab[tr], loss).mean(-1))
+        del L, Lk
+        st = li2_statistics(Fh[:, trc], ab[trc], M, eta)
+        for k2, v in st.items():
+            parts[k2].append(v)
+    for k2 in names:
+        out[k2] = np.concatenate(parts[k2])
+    out["key_at"] = key_families(out["fve_logits"], B)
+    out["eta"] = float(eta)
+    A0, B0 = (Wa[0], Wb[0]) if W0 is None else (np.asarray(W0[0], dtype=np.float64), np.asarray(W0[1], dtype=np.float64))
+    base = math.sqrt(float(np.sum(A0 * A0) + np.sum(B0 * B0)))
+    move = np.sqrt(((Wa - A0) ** 2).sum((1, 2)) + ((Wb - B0) ** 2).sum((1, 2)))
+    out["feature_move"] = move / base if base > 0 else np.full(S, np.inf)
+    out["stage"] = li2_stage(out["feature_move"], out["G_F_cos"])
+    return out
+
+
+# --------------------------------------------------------------------------- summaries
+def fall_epoch(epochs: Sequence[int], values: Sequence[float | None]) -> int | None:
+    """The first epoch at which ``values`` is at or below the geometric mean of its first and last value.
+
+    The "half-way down in log scale" epoch, used to say which of two losses falls first.
+
+    >>> fall_epoch([0, 10, 100, 1000], [1.0, 0.5, 0.05, 0.01])
+    100
+    """
+    pts = [(int(e), float(v)) for e, v in zip(epochs, values) if v is not None and math.isfinite(float(v)) and v > 0]
+    if len(pts) < 2:
+        return None
+    v0, v1 = pts[0][1], pts[-1][1]
+    if v1 >= v0:
+        return None
+    mid = math.sqrt(v0 * v1)
+    return next(e for e, v in pts if v <= mid)
+
+
+class Records(list):
+    """A list of records (dicts), one per snapshot, with :meth:`to_pandas`.
+
+    >>> Records([{"epoch": 0, "x": 1.0}]).columns
+    ['epoch', 'x']
+    """
+
+    @property
+    def columns(self) -> list:
+        cols: list = []
+        for r in self:
+            for k in r:
+                if k not in cols:
+                    cols.append(k)
+        return cols
+
+    def to_pandas(self):
+        """A ``pandas.DataFrame`` (pandas is optional: ImportError with a one-line reason without it)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Records.to_pandas needs pandas, which is not installed (pip install pandas)") from None
+        return pd.DataFrame(list(self), columns=self.columns)
+
+
+def progress_table(run: dict) -> Records:
+    """One record per snapshot of a run read by :func:`cogo.analysis.dynamics.analyse_run`.
+
+    Keys: ``epoch``, ``train_loss``, ``test_loss``, ``train_acc``, ``test_acc``,
+    ``restricted_loss``, ``excluded_loss``, ``fve_logits_key`` (sum over the key
+    families), ``fve_Wa_key``, ``fve_Wb_key``, ``fve_Wc_key``, ``ipr_mean``,
+    ``ipr_median``, ``live_nodes``, the Li^2 statistics, ``feature_move``,
+    ``stage`` and ``fve_logits[<family>]`` per family.
+    """
+    pr = run["progress"]
+    names = [f["name"] for f in pr["families"]]
+    key = pr["key"]
+    recs = Records()
+    for i, snap in enumerate(run["snapshots"]):
+        r = {k: snap.get(k) for k in ("epoch", "train_loss", "test_loss", "train_acc", "test_acc")}
+        r["restricted_loss"] = pr["restricted_loss"][i]
+        r["excluded_loss"] = pr["excluded_loss"][i]
+        for w in ("logits", "Wa", "Wb", "Wc"):
+            r[f"fve_{w}_key"] = float(sum(pr["fve"][w][i][f] for f in key))
+        r["ipr_mean"] = pr["ipr"]["mean"][i]
+        r["ipr_median"] = pr["ipr"]["quantiles"]["50"][i]
+        r["live_nodes"] = pr["ipr"]["live"][i]
+        for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
+            r[k] = pr["li2"][k][i]
+        r["stage"] = pr["li2"]["stage"][i]
+        for f, nm in enumerate(names):
+            r[f"fve_logits[{nm}]"] = pr["fve"]["logits"][i][f]
+        recs.append(r)
+    return recs
+
+
+# --------------------------------------------------------------------------- a run (cogo dynamics)
+_QUANTILES = (10, 25, 50, 75, 90)
+
+
+class ProgressReader:
+    """Accumulates :func:`progress_measures` over the chunks of a run's snapshots (:mod:`cogo.analysis.dynamics`).
+
+    The key families are fixed first, from the last snapshot; the feature
+    movement is measured from the first snapshot (epoch 0 when the run kept it).
+    ``result(run)`` gives the JSON-ready ``run["progress"]``.
+    """
+
+    def __init__(self, snaps: Any, group: Any):
+        from cogo.algebra.groups import parse_group
+
+        self.G = parse_group(group)
+        self.basis = family_basis(self.G)
+        meta = snaps.meta if isinstance(snaps.meta, dict) else {}
+        tr = meta.get("train_idx")
+        self.train_idx = None if tr is None else np.asarray(tr.cpu().numpy() if hasattr(tr, "cpu") else tr,
+                                                            dtype=np.int64).reshape(-1)
+        self.loss = meta.get("loss") if meta.get("loss") in ("mse", "ce") else "mse"
+        self.weight_decay = meta.get("weight_decay") if isinstance(meta.get("weight_decay"), (int, float)) else 0.0
+        act = meta.get("activation", "sqr")
+        self.activation = act if act in ACTIVATIONS else "sqr"
+        self.epochs = [int(e) for e in snaps.epochs]
+        self.W0 = snaps.load(0)
+        last = snaps.load(len(snaps) - 1)
+        self.key = progress_measures(*last, self.G, train_idx=self.train_idx, loss=self.loss,
+                                     weight_decay=self.weight_decay, W0=self.W0, activation=self.activation)["key"]
+        self.parts: list = []
+
+    def add(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray) -> None:
+        self.parts.append(progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss,
+                                            key=self.key, weight_decay=self.weight_decay, W0=self.W0,
+                                            activation=self.activation))
+
+    def result(self, run: dict | None = None) -> dict:
+        B = self.basis
+        cat = lambda k: np.concatenate([np.asarray(p[k]) for p in self.parts])
+        ipr, live = cat("ipr"), cat("live")
+        vals = [row[m] for row, m in zip(ipr, live)]
+        qs = {str(p): [float(np.percentile(v, p)) if len(v) else None for v in vals] for p in _QUANTILES}
+        hist = [np.histogram(v, bins=IPR_BINS)[0].tolist() for v in vals]
+        key_at = cat("key_at")
+        out = {
+            "families": [{"name": nm, "irreps": fam, "dim": d, "kind": kd, "share": float(sh)}
+                         for nm, fam, d, kd, sh in zip(B.names, B.families, B.irrep_dims, B.kinds, B.share)],
+            "key": list(self.key), "key_names": [B.names[f] for f in self.key],
+            "key_rule": f"fve_logits >= {KEY_FRACTION} x share at the last snapshot",
+            "key_epoch": key_epochs(key_at, self.epochs),
+            "loss": self.loss, "activation": self.activation,
+            "restricted_loss": cat("restricted_loss").tolist(), "excluded_loss": cat("excluded_loss").tolist(),
+            "fve": {w: cat(f"fve_{w}").tolist() for w in ("logits", "Wa", "Wb", "Wc")},
+            "key_at": key_at.tolist(),
+            "ipr": {"mean": [float(v.mean()) if len(v) else None for v in vals], "quantiles": qs,
+                    "hist": hist, "bins": IPR_BINS.tolist(), "live": [int(m.sum()) for m in live]},
+            "li2": {"eta": float(self.parts[0]["eta"]) if self.parts else None,
+                    **{k: cat(k).tolist() for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag",
+                                                     "G_F_norm", "G_F_cos", "feature_move")},
+                    "stage": [s for p in self.parts for s in p["stage"]],
+                    "rule": f"lazy: feature_move < {LAZY_MOVE}; else independent: G_F_cos >= {INDEPENDENT_COS}; "
+                            f"else interactive"},
+        }
+        if run is not None:
+            test = [r.get("test_loss") for r in run["snapshots"]]
+            out["fall_epoch"] = {"restricted_loss": fall_epoch(self.epochs, out["restricted_loss"]),
+                                 "test_loss": fall_epoch(self.epochs, test),
+                                 "train_loss": fall_epoch(self.epochs, [r.get("train_loss") for r in run["snapshots"]])}
+        return out
+
+
+def aggregate_progress(runs: Sequence[dict]) -> dict:
+    """Over runs: when the restricted and the test loss fall (:func:`fall_epoch`), median and range, and in how
+    many runs the restricted loss falls first; per key family, when it becomes key.
+
+    >>> run = {"progress": {"fall_epoch": {"restricted_loss": 20, "test_loss": 50, "train_loss": 10},
+    ...                     "families": [{"name": "rho0"}, {"name": "rho1+rho4"}], "key_epoch": [None, 30]}}
+    >>> agg = aggregate_progress([run, run])
+    >>> agg["restricted_before_test"], agg["fall_epoch"]["test_loss"]["median"], agg["key_epoch"]["rho1+rho4"]["n"]
+    (2, 50.0, 2)
+    """
+    runs = [r for r in runs if r.get("progress")]
+
+    def stats(vals):
+        v = np.asarray([x for x in vals if x is not None], dtype=float)
+        return {"median": float(np.median(v)) if len(v) else None, "min": float(v.min()) if len(v) else None,
+                "max": float(v.max()) if len(v) else None, "n": int(len(v))}
+
+    fe = {k: stats([r["progress"].get("fall_epoch", {}).get(k) for r in runs])
+          for k in ("restricted_loss", "test_loss", "train_loss")}
+    before = sum(1 for r in runs if None not in (r["progress"].get("fall_epoch", {}).get("restricted_loss"),
+                                                r["progress"].get("fall_epoch", {}).get("test_loss"))
+                 and r["progress"]["fall_epoch"]["restricted_loss"] < r["progress"]["fall_epoch"]["test_loss"])
+    names: list = []
+    for r in runs:
+        for f in r["progress"]["families"]:
+            if f["name"] not in names:
+                names.append(f["name"])
+    ke = {}
+    for nm in names:
+        vals = []
+        for r in runs:
+            fams = [f["name"] for f in r["progress"]["families"]]
+            if nm in fams:
+                vals.append(r["progress"]["key_epoch"][fams.index(nm)])
+        ke[nm] = stats(vals)
+    return {"runs": len(runs), "fall_epoch": fe, "restricted_before_test": before, "key_epoch": ke}
+
+
+# --------------------------------------------------------------------------- figures
+def _series(run: dict) -> dict:
+    """The scalar series of one run, each a float array over its snapshots (NaN where missing)."""
+    pr = run["progress"]
+    key = pr["key"]
+    f = lambda xs: np.asarray([np.nan if x is None else x for x in xs], dtype=float)
+    snaps = run["snapshots"]
+    out = {"epoch": f([s["epoch"] for s in snaps]), "train_loss": f([s.get("train_loss") for s in snaps]),
+           "test_loss": f([s.get("test_loss") for s in snaps]), "test_acc": f([s.get("test_acc") for s in snaps]),
+           "restricted_loss": f(pr["restricted_loss"]), "excluded_loss": f(pr["excluded_loss"]),
+           "ipr_mean": f(pr["ipr"]["mean"]), "ipr_q25": f(pr["ipr"]["quantiles"]["25"]),
+           "ipr_q75": f(pr["ipr"]["quantiles"]["75"])}
+    for w in ("logits", "Wa", "Wb", "Wc"):
+        A = np.asarray(pr["fve"][w], dtype=float)
+        out[f"fve_{w}_key"] = A[:, key].sum(1) if key else np.zeros(len(A))
+        out[f"fve_{w}_max"] = A.max(1)
+    for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
+        out[k] = f(pr["li2"][k])
+    out["stage"] = np.asarray([STAGES.index(s) for s in pr["li2"]["stage"]], dtype=float)
+    return out
+
+
+def _grok(run: dict, level: float = 0.99) -> int | None:
+    h = run.get("history") or {}
+    for e, a in zip(h.get("epoch", []), h.get("test_acc", [])):
+        if a is not None and a >= level:
+            return int(e)
+    return None
+
+
+#: (title, [(series, label, style)], y log scale) of each panel of the progress figures.
+_PANELS = [
+    ("loss (SPEC 1): train, test, restricted, excluded",
+     [("train_loss", "train", "-"), ("test_loss", "test", "--"), ("restricted_loss", "restricted (key only)", "-"),
+      ("excluded_loss", "excluded (key removed), train pairs", ":")], True),
+    ("FVE of the centred logits by the key irreps", [("fve_logits_key", "logits", "-")], False),
+    ("FVE of W_a, W_b, W_c: key irreps (sum) and the largest family",
+     [("fve_Wa_key", "W_a, key", "-"), ("fve_Wb_key", "W_b, key", "--"), ("fve_Wc_key", "W_c, key", ":"),
+      ("fve_Wa_max", "W_a, largest family", "-"), ("fve_Wb_max", "W_b, largest family", "--"),
+      ("fve_Wc_max", "W_c, largest family", ":")], False),
+    ("IPR of the live nodes' irrep spectra", [("ipr_mean", "mean", "-"), ("ipr_q25", "25%", ":"),
+                                              ("ipr_q75", "75%", ":")], False),
+    ("Li^2 kernel: mean diagonal / off-diagonal",
+     [("FtF_diag", "F~^T F~ diag", "-"), ("FtF_offdiag", "F~^T F~ off-diag", "--"), ("FFt_diag", "F F^T diag", "-."),
+      ("FFt_offdiag", "F F^T off-diag", ":")], "symlog"),
+    ("Li^2: ||G_F||_F", [("G_F_norm", "||G_F||", "-")], True),
+    ("Li^2: cos(G_F, Y~Y~^T F~) and feature movement",
+     [("G_F_cos", "cos(G_F, Y~Y~^T F~)", "-"), ("feature_move", "|W_ab - W_ab(0)| / |W_ab(0)|", "--")], False),
+    ("stage: 0 lazy, 1 independent, 2 interactive", [("stage", "stage", "-")], False),
+]
+
+
+def _panel_axes(fig, n: int):
+    cols = 2
+    rows = (n + cols - 1) // cols
+    axes = fig.subplots(rows, cols, sharex=True).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return axes[:n]
+
+
+def _decorate(ax, title: str, logy: bool, grok: float | None, grok_label: str) -> None:
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlabel("epoch (log scale; 0 linear)")
+    if logy == "symlog":
+        ax.set_yscale("symlog", linthresh=1e-3)
+    elif logy:
+        ax.set_yscale("log")
+    if grok is not None:
+        ax.axvline(grok, color="C2", lw=1.0, ls="--", label=grok_label)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, loc="best")
+
+
+def figure_progress(run: dict):
+    """The progress measures of one run against log epoch, one panel per measure (a matplotlib Figure).
+
+    The epoch where test accuracy first reaches 0.99 is marked in every panel.
+    """
+    from matplotlib.figure import Figure
+
+    s = _series(run)
+    grok = _grok(run)
+    fig = Figure(figsize=(12, 16), layout="constrained")
+    kn = run["progress"]["key_names"]
+    keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
+    fig.suptitle(f"{run['group']}, q={run['hidden']}, seed {run.get('seed')}: progress measures (key: {keys or 'none'})",
+                 fontsize=10)
+    axes = _panel_axes(fig, len(_PANELS) + 1)
+    for ax, (title, lines, logy) in zip(axes, _PANELS):
+        for i, (k, lab, ls) in enumerate(lines):
+            y = s[k]
+            ok = np.isfinite(y) & ((y > 0) if logy is True else True)
+            ax.plot(s["epoch"][ok], y[ok], ls=ls, color=f"C{i}" if k != "stage" else "k", lw=1.2, label=lab,
+                    drawstyle="steps-post" if k == "stage" else "default")
+        _decorate(ax, title, logy, grok, "test acc >= 0.99")
+    ax = axes[-1]
+    pr = run["progress"]
+    A = np.asarray(pr["fve"]["logits"], dtype=float)
+    for f, fam in enumerate(pr["families"]):
+        if f in pr["key"] or A[:, f].max() > 0.05:
+            ax.plot(s["epoch"], A[:, f], lw=1.0, label=fam["name"] if len(pr["families"]) <= 13 else None)
+    _decorate(ax, "FVE of the centred logits per irrep family (key and > 0.05)", False, grok, "test acc >= 0.99")
+    return fig
+
+
+def figure_progress_seeds(runs: Sequence[dict]):
+    """The same panels over many runs (seeds): median and range (lowest to highest run) per snapshot.
+
+    Runs are put on the epochs of the first run (linear interpolation in log epoch where they differ);
+    the median epoch where test accuracy reaches 0.99 is marked.
+    """
+    from matplotlib.figure import Figure
+
+    runs = [r for r in runs if r.get("progress")]
+    S = [_series(r) for r in runs]
+    ep = S[0]["epoch"]
+    x = np.log1p(ep)
+    groks = [g for g in (_grok(r) for r in runs) if g is not None]
+    grok = float(np.median(groks)) if groks else None
+    fig = Figure(figsize=(12, 13), layout="constrained")
+    fig.suptitle(f"{runs[0]['group']}, q={runs[0]['hidden']}: progress measures over {len(runs)} run(s), "
+                 f"median and range", fontsize=10)
+    for ax, (title, lines, logy) in zip(_panel_axes(fig, len(_PANELS)), _PANELS):
+        for i, (k, lab, ls) in enumerate(lines):
+            Y = []
+            for s in S:
+                y = s[k]
+                ok = np.isfinite(y)
+                Y.append(np.interp(x, np.log1p(s["epoch"][ok]), y[ok]) if ok.sum() >= 2 else np.full(len(x), np.nan))
+            Y = np.asarray(Y)
+            with np.errstate(all="ignore"):
+                med, lo, hi = np.nanmedian(Y, 0), np.nanmin(Y, 0), np.nanmax(Y, 0)
+            ok = np.isfinite(med) & ((med > 0) if logy is True else True)
+            col = f"C{i}" if k != "stage" else "k"
+            ax.plot(ep[ok], med[ok], ls=ls, color=col, lw=1.2, label=f"{lab} (median)")
+            if len(runs) > 1:
+                ax.fill_between(ep[ok], lo[ok], hi[ok], color=col, alpha=0.15, lw=0)
+        _decorate(ax, title, logy, grok, "test acc >= 0.99 (median)")
+    return fig
