@@ -703,10 +703,14 @@ def _cmd_dynamics(args) -> int:
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     for f in args.files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
-    if (rc := _other_activation(args, args.files, "dynamics", snapshots=True)) is not None:
-        return rc
     with _user_input():
         out = check_output_dir(args.out)
+    from cogo.analysis.nodes import activation_reports
+
+    with _user_input():  # another activation: no catalogue form; the per-node report, then the progress measures
+        got = activation_reports(args.files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
+    if got is not None:
+        sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
     runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=args.workers, group=args.group,
                         log=lambda s: print(s, flush=True), max_order=args.max_order) for f in args.files]

@@ -16,7 +16,8 @@ import pytest
 from cogo.algebra.finite_groups import as_finite_group
 from cogo.algebra.groups import parse_group
 from cogo.algebra.representations import isotypic_projectors
-from cogo.analysis.progress import (Records, fall_epoch, family_basis, key_epochs, li2_stage, li2_statistics,
+from cogo.analysis.records import Records
+from cogo.analysis.progress import (fall_epoch, family_basis, key_epochs, li2_stage, li2_statistics,
                                     node_ipr, progress_measures)
 from cogo.li2.theorems import gradient_ridge
 from cogo.snapshots import snapshot_epochs

@@ -255,11 +255,14 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     hits = 0
     abelian = hasattr(G, "characters")
     prog = _ProgressReader(snaps, G)
+    # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
+    # group and activation
+    read_blocks = abelian and prog.activation == "sqr"
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         for idx, Wa, Wb, Wc in snaps.chunks(chunk):
             prog.add(Wa, Wb, Wc)
-            if not abelian:  # the SPEC 5-8 block reading is for Z_d1 x ... x Z_dn; the progress measures are not
+            if not read_blocks:
                 continue
             fp = frequency_potentials(Wa, Wb, Wc, G)
             ks = fp["k"]
@@ -280,7 +283,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     rows = []
     for e, rec, hrow in zip(snaps.epochs, records, hist):
         rows.append({"epoch": int(e), **hrow, **(rec if rec is not None else {"blocks": []})})
-    if not abelian:
+    if not read_blocks:
         ks = np.zeros(0, dtype=int)
         pots = {key: [np.zeros((S, 0))] for key in pots}
     P = {key: np.concatenate(v) for key, v in pots.items()}

@@ -52,9 +52,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.analysis.nodes import inverse_participation_ratio
+from cogo.analysis.records import Records
+
 __all__ = ["ACTIVATIONS", "KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
            "family_basis", "family_energy", "node_ipr", "progress_measures", "key_families", "key_epochs",
-           "li2_statistics", "li2_stage", "ridge_eta", "fall_epoch", "Records", "progress_table"]
+           "li2_statistics", "li2_stage", "ridge_eta", "fall_epoch", "progress_table"]
 
 #: A family is key when its logit FVE is at least this fraction of its share of the target.
 KEY_FRACTION = 0.5
@@ -162,8 +165,9 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
     strongest node's (as :func:`cogo.analysis.irreps.read_irreps`).
     Stacks (S, q, M), (S, q, M), (S, M, q) -> IPR (S, q), live (S, q).
 
-    NOTE: ``cogo.analysis.nodes`` (issue 23) defines a per-node spectrum / IPR
-    too; the two are to be unified.
+    The ratio itself is :func:`cogo.analysis.nodes.inverse_participation_ratio`
+    (one definition); this function supplies the spectrum of the progress
+    measures (non-trivial families, layers weighted equally).
 
     >>> import numpy as np
     >>> from cogo.solvers.constructions import z_F6
@@ -187,7 +191,7 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
         spec = spec + np.where(ok, e / np.where(ok, tot, 1.0), 0.0)
         have = have + ok
     p = spec / np.maximum(have, 1)
-    ipr = (p * p).sum(-1)
+    ipr = inverse_participation_ratio(np.moveaxis(p, -1, 0))
     na, nb = np.linalg.norm(Wa, axis=-1), np.linalg.norm(Wb, axis=-1)
     nc = np.linalg.norm(Wc, axis=-2)
     strength = np.cbrt(np.maximum(na, nb) ** 2 * nc)
@@ -516,31 +520,6 @@ def fall_epoch(epochs: Sequence[int], values: Sequence[float | None]) -> int | N
         return None
     mid = math.sqrt(v0 * v1)
     return next(e for e, v in pts if v <= mid)
-
-
-class Records(list):
-    """A list of records (dicts), one per snapshot, with :meth:`to_pandas`.
-
-    >>> Records([{"epoch": 0, "x": 1.0}]).columns
-    ['epoch', 'x']
-    """
-
-    @property
-    def columns(self) -> list:
-        cols: list = []
-        for r in self:
-            for k in r:
-                if k not in cols:
-                    cols.append(k)
-        return cols
-
-    def to_pandas(self):
-        """A ``pandas.DataFrame`` (pandas is optional: ImportError with a one-line reason without it)."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("Records.to_pandas needs pandas, which is not installed (pip install pandas)") from None
-        return pd.DataFrame(list(self), columns=self.columns)
 
 
 def progress_table(run: dict) -> Records:

@@ -164,3 +164,33 @@ def write_csv(result: Any, path: str | os.PathLike) -> str:
 
     atomic_write_text(path, to_csv_text(result))
     return str(path)
+
+
+class Records(list):
+    """A list of records (dicts) with :meth:`to_pandas`: the one table type of cogo's readings.
+
+    Used by :func:`cogo.analysis.progress.progress_table` (one record per snapshot); the
+    block table of :func:`to_records` is a plain list of the same kind of dicts.
+
+    >>> Records([{"epoch": 0, "x": 1.0}]).columns
+    ['epoch', 'x']
+    """
+
+    @property
+    def columns(self) -> list:
+        cols: list = []
+        for r in self:
+            for k in r:
+                if k not in cols:
+                    cols.append(k)
+        return cols
+
+    def to_pandas(self):
+        """A ``pandas.DataFrame`` (pandas is optional: ImportError with a one-line reason without it)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas, which cogo does not install: pip install pandas "
+                              "(or use the records, a list of dicts)") from None
+        return pd.DataFrame(list(self), columns=self.columns)
+
