@@ -34,7 +34,7 @@ import numpy as np
 
 from cogo.errors import CogoError
 
-__all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "theory_boundary", "group_info", "fit_constant", "phase_diagram_png", "sweep_table"]
+__all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "theory_boundary", "group_info", "learned_irreps", "fit_constant", "phase_diagram_png", "sweep_table"]
 
 #: The paper's boundary constant for d_k = 1: train fraction 2.7482 log(M) / M.
 PAPER_CONSTANT = 2.7482
@@ -57,10 +57,14 @@ def group_info(spec) -> dict:
     if hasattr(G, "orders"):
         d_max = 1
     else:
-        from cogo.li2.energy import li2_group
+        from cogo.algebra.representations import character_table
 
-        d_max = max(c.dim for c in li2_group(G.label).components)
-    return {"group": str(G.label), "name": str(G), "M": int(G.order), "d_max": int(d_max)}
+        d_max = int(max(character_table(G).dims))
+    info = {"group": str(G.label), "name": str(G), "M": int(G.order), "d_max": int(d_max)}
+    src = getattr(G, "source", None)  # a group of GAP's SmallGroups library: its id and name (cogo.algebra.smallgroups)
+    if src:
+        info.update(gap_id=list(src["id"]), gap_name=str(src["name"]))
+    return info
 
 
 def theory_boundary(d_max: int) -> float:
@@ -147,11 +151,34 @@ def train_cell(cfg: SweepConfig, group, x: float, lr: float, seeds: Sequence[int
     t0 = time.perf_counter()
     res = train(cfg.train_config(group, x, lr), list(seeds), progress=False)
     wall = time.perf_counter() - t0
+    extra = {k: info[k] for k in ("gap_id", "gap_name") if k in info}
     return [{"group": info["group"], "M": M, "d_max": info["d_max"], "x": float(x), "fraction": cfg.fraction(M, x),
              "lr": float(lr),
              "seed": int(r.seed), "n_train": int(r.train_idx.numel()),
              "train_acc": r.final["train_acc"], "test_acc": r.final["test_acc"],
-             "test_loss": r.final["test_loss"], "wall_s": wall} for r in res]
+             "test_loss": r.final["test_loss"], "wall_s": wall, **extra,
+             **({} if info["d_max"] == 1 else learned_irreps(r.Wa, r.Wb, r.Wc, info["group"]))} for r in res]
+
+
+def learned_irreps(Wa, Wb, Wc, group) -> dict:
+    """The irreps a trained network carries (SPEC 9): ``{"learned_dims": [d_k, ...], "learned_d2": sum d_k^2}``.
+
+    An irrep counts as learned when at least one live node lives in its family
+    (:func:`cogo.analysis.irreps.read_irreps`; a complex irrep and its conjugate form one family
+    and both count).  The trivial irrep is never needed (the target is zero-mean).
+
+    >>> from cogo.algebra.representations import isotypic_projectors
+    >>> W = isotypic_projectors("S3").real[2][:4]       # 4 nodes in the 2-dimensional irrep of S3
+    >>> learned_irreps(W, W, W.T, "S3")
+    {'learned_dims': [2], 'learned_d2': 4}
+    """
+    from cogo.algebra.representations import character_table
+    from cogo.analysis.irreps import read_irreps
+
+    rep = read_irreps(Wa, Wb, Wc, group)
+    dims = character_table(rep.group).dims
+    ks = sorted(k for f, members in enumerate(rep.families) if rep.counts[f] > 0 for k in members)
+    return {"learned_dims": [int(dims[k]) for k in ks], "learned_d2": int(sum(int(dims[k]) ** 2 for k in ks))}
 
 
 def _key(group, x, lr, seed) -> tuple:
