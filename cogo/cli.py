@@ -919,7 +919,11 @@ def _cmd_li2_sweep(args) -> int:
         with atomic_write(png, "wb") as fh:
             fh.write(phase_diagram_png(rows, lr))
         print(f"wrote {png}")
-    atomic_write_text(out / "fit.json", dumps_json({"fits": fits, "wall_s": time.perf_counter() - t0}))
+    from cogo.li2.boundary import dk_law_report  # groups with d_max > 1: x* per group over seeds and the d_k law
+
+    laws = dk_law_report(rows, cfg.lrs, out, log=lambda s: print(s, flush=True))
+    atomic_write_text(out / "fit.json", dumps_json({"fits": fits, "wall_s": time.perf_counter() - t0,
+                                                   **({"dk_law": laws} if laws else {})}))
     print(f"wrote {path} and {out / 'fit.json'} ({time.perf_counter() - t0:.0f} s)")
     return 0
 
