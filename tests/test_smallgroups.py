@@ -304,3 +304,19 @@ def test_dk_law_recovers_the_exponent(p_true):
     assert law["ratios"][3]["measured"] == pytest.approx(3 ** p_true)
     assert law["ratios"][3]["theorem4_d2"] == 9 and law["ratios"][3]["linear_d_over_2"] == 3
     assert law["by_dmax"][2]["fitted"] == 2 and law["by_dmax"][3]["theorem4_paper"] == pytest.approx(2.7482 * 9)
+
+
+def test_sweep_trains_a_capped_split_once_and_the_copy_equals_training_it():
+    """Z_5 at x = 3 and x = 4: both past the cap (train fraction 1 - 1.5/25), one cell trained, the other copied."""
+    from cogo.li2.boundary import SweepConfig, sweep, train_cell
+
+    cfg = SweepConfig(groups=(5,), xs=(3.0, 4.0), seeds=(1, 2), hidden=8, epochs=5)
+    assert cfg.fraction(5, 3.0) == cfg.fraction(5, 4.0) == 1 - 1.5 / 25
+    logged = []
+    rows = sweep(cfg, log=logged.append)
+    assert len(logged) == 1 and "x=3 " in logged[0]                   # one cell trained
+    assert [(r["x"], r["seed"]) for r in rows] == [(3.0, 1), (3.0, 2), (4.0, 1), (4.0, 2)]
+    assert [r.get("same_split_as_x") for r in rows] == [None, None, 3.0, 3.0]
+    direct = train_cell(cfg, 5, 4.0, 0.01, [1, 2])                   # training the x = 4 cell anyway
+    for r, d in zip(rows[2:], direct):
+        assert (r["n_train"], r["test_acc"], r["test_loss"]) == (d["n_train"], d["test_acc"], d["test_loss"])

@@ -214,13 +214,32 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     infos = [group_info(g) for g in cfg.groups]
     order = [_key(i["group"], x, lr, s) for i in infos for lr in cfg.lrs for x in cfg.xs for s in cfg.seeds]
     calls, names = [], []
+    # past the cap on the train fraction (small groups), a larger x trains the same split as a smaller one:
+    # seed for seed the same program, so its rows are copied from that cell instead of trained again
+    same_as: dict[tuple, tuple] = {}
     for info in infos:
         for lr in cfg.lrs:
+            first: dict[float, float] = {}
+            for x in sorted(cfg.xs):
+                f = cfg.fraction(info["M"], x)
+                if f in first:
+                    same_as[(info["group"], float(x), float(lr))] = (info["group"], first[f], float(lr))
+                else:
+                    first[f] = float(x)
             for x in cfg.xs:
+                if (info["group"], float(x), float(lr)) in same_as:
+                    continue
                 todo = [int(s) for s in cfg.seeds if _key(info["group"], x, lr, s) not in have]
                 if todo:
                     calls.append((cfg, info["group"], float(x), float(lr), todo))
                     names.append(f"{info['name']} x={x:g} lr={lr:g} seeds {todo}")
+
+    def copy_capped() -> None:
+        for (g, x, lr), (_, x0, _) in same_as.items():
+            for s in cfg.seeds:
+                src = have.get(_key(g, x0, lr, s))
+                if src is not None and _key(g, x, lr, s) not in have:
+                    have[_key(g, x, lr, s)] = {**src, "x": x, "same_split_as_x": x0, "wall_s": 0.0}
 
     def ordered() -> list[dict]:
         return [have[k] for k in order if k in have]
@@ -233,6 +252,7 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
         _, g, x, lr, _ = calls[i]
         for r in cell:
             have[row_key(r)] = r
+        copy_capped()
         accs = ", ".join(f"{c['test_acc']:.3f}" if c["test_acc"] is not None else "nan" for c in cell)
         M = cell[0]["M"] if cell else group_info(g)["M"]
         log(f"  {names[i].split(' x=')[0]} x={x:g} (train fraction {cfg.fraction(M, x):.3f}) lr={lr:g}: test acc {accs} "
@@ -242,7 +262,9 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
         if tick is not None:
             tick()
 
+    copy_capped()
     run_jobs(executor, train_cell, calls, finished, names=names, log=log)
+    copy_capped()
     return ordered()
 
 
