@@ -320,3 +320,15 @@ def test_sweep_trains_a_capped_split_once_and_the_copy_equals_training_it():
     direct = train_cell(cfg, 5, 4.0, 0.01, [1, 2])                   # training the x = 4 cell anyway
     for r, d in zip(rows[2:], direct):
         assert (r["n_train"], r["test_acc"], r["test_loss"]) == (d["n_train"], d["test_acc"], d["test_loss"])
+
+
+def test_dk_law_nonabelian_fit_leaves_out_the_abelian_groups():
+    """x* = 3 at d = 1 but 2 d at d >= 2 (4 and 6): the d >= 2 fit is exactly linear, the fit over all is not."""
+    from cogo.li2.boundary import dk_law
+
+    spec = [(g, 10, d, [(x0 - 0.5, [0.0]), (x0 + 0.5, [1.0])]) for g, d, x0 in [("a", 1, 3.0), ("b", 2, 4.0),
+                                                                             ("c", 3, 6.0)]]
+    law = dk_law(_rows(spec))
+    assert law["fit_dmax_nonabelian"]["p"] == pytest.approx(1.0, abs=1e-9)
+    assert law["fit_dmax_nonabelian"]["c"] == pytest.approx(2.0, rel=1e-9)
+    assert abs(law["fit_dmax"]["p"] - 1.0) > 0.2

@@ -507,12 +507,17 @@ def dk_law(rows: list[dict], lr: float | None = None, level: float = 0.5) -> dic
     fit_d = fit_s = None
     if len({c["d_max"] for c in full}) >= 2:
         fit_d = _power_fit(np.asarray([c["d_max"] for c in full], float), np.asarray([c["x_star"] for c in full]))
+    fit_na = None                                        # non-Abelian groups only (d_max >= 2): where a d_k / 2
+    na = [c for c in full if c["d_max"] >= 2]            # correction of the split is meant to apply
+    if len({c["d_max"] for c in na}) >= 2:
+        fit_na = _power_fit(np.asarray([c["d_max"] for c in na], float), np.asarray([c["x_star"] for c in na]))
     withs = [c for c in full if c["learned_d2"]]
     if len({c["learned_d2"] for c in withs}) >= 2:
         fit_s = _power_fit(np.asarray([c["learned_d2"] for c in withs], float),
                            np.asarray([c["x_star"] for c in withs]))
     return {"lr": rows[0]["lr"] if lr is None else lr, "level": level, "groups": cr, "by_dmax": by,
-            "reference_dmax": ref, "ratios": ratios, "fit_dmax": fit_d, "fit_learned_d2": fit_s,
+            "reference_dmax": ref, "ratios": ratios, "fit_dmax": fit_d, "fit_dmax_nonabelian": fit_na,
+            "fit_learned_d2": fit_s,
             "paper": PAPER_CONSTANT}
 
 
@@ -540,11 +545,12 @@ def dk_law_text(law: dict) -> str:
     for d, r in law["ratios"].items():
         out.append(f"x*(d={d}) / x*(d={law['reference_dmax']}) = {r['measured']:.3f}; d^2 law {r['theorem4_d2']:.3f}, "
                    f"linear (d/2) {r['linear_d_over_2']:.3f}, none 1")
-    for key, what in (("fit_dmax", "d_max"), ("fit_learned_d2", "learned sum d_k^2")):
-        f = law[key]
+    for key, sym, which in (("fit_dmax", "d_max", "all"), ("fit_dmax_nonabelian", "d_max", "d_max >= 2:"),
+                            ("fit_learned_d2", "S", "S = learned sum d_k^2;")):
+        f = law.get(key)
         if f:
-            out.append(f"fit x* = c {what}^p over {f['n']} groups: p = {f['p']:.3f} +- {f['p_se']:.3f}, "
-                       f"c = {f['c']:.3f} (Theorem 4: p = 2 for d_max; d/2 correction: p = 1)")
+            out.append(f"fit x* = c {sym}^p ({which} {f['n']} groups): p = {f['p']:.3f} +- {f['p_se']:.3f}, "
+                       f"c = {f['c']:.3f} (Theorem 4: p = 2 in d_max; a d/2 correction: p = 1)")
     return "\n".join(out)
 
 
