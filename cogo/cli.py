@@ -154,12 +154,13 @@ def _input(action):
     return mark_input(action)
 
 
-def _groups_type(text: str) -> list[str]:
-    """``--groups`` item: a group (as ``--group``) or a collection ``smallgroups(...)`` (cogo.algebra.smallgroups)."""
+def _groups_type(text: str) -> "str | list[str]":
+    """``--groups`` item: a group (its label, as ``--group``) or a collection ``smallgroups(...)`` (a list of labels;
+    cogo.algebra.smallgroups)."""
     from cogo.algebra.smallgroups import expand_collection, is_collection_spec
 
     if not is_collection_spec(text):
-        return [_group_type(text)]
+        return _group_type(text)
     try:
         return [_group_type(g) for g in expand_collection(text)]
     except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
