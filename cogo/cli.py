@@ -127,8 +127,9 @@ def _group_inputs(*groups) -> list[str]:
     out = []
     for g in groups:
         for x in (g if isinstance(g, (list, tuple)) else [g]):
-            if getattr(x, "path", None):
-                out.append(x.path)
+            for y in (x if isinstance(x, (list, tuple)) else [x]):  # --groups: a collection gives a list
+                if getattr(y, "path", None):
+                    out.append(y.path)
     return out
 
 
@@ -151,6 +152,24 @@ def _input(action):
     from cogo.outputs import mark_input
 
     return mark_input(action)
+
+
+def _groups_type(text: str) -> "str | list[str]":
+    """``--groups`` item: a group (its label, as ``--group``) or a collection ``smallgroups(...)`` (a list of labels;
+    cogo.algebra.smallgroups)."""
+    from cogo.algebra.smallgroups import expand_collection, is_collection_spec
+
+    if not is_collection_spec(text):
+        return _group_type(text)
+    try:
+        return [_group_type(g) for g in expand_collection(text)]
+    except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+
+
+def _flat_groups(items) -> tuple:
+    """The ``--groups`` values flattened (a collection gives several), in order."""
+    return tuple(g for it in items for g in ([it] if isinstance(it, str) else it))
 
 
 def _device_type(text: str) -> str:
@@ -727,9 +746,10 @@ def _experiment_flags(p, demo: bool) -> None:
 
     d = DEMO_CONFIG if demo else ExperimentConfig()
     seeds = ",".join(map(str, d.seeds)) if demo else "1-5"
-    _input(p.add_argument("--groups", type=_group_type, nargs="+", default=list(d.groups), metavar="G",
+    _input(p.add_argument("--groups", type=_groups_type, nargs="+", default=list(d.groups), metavar="G",
                           help=f"Abelian groups, e.g. 23 71 127 or 3x5, or an Abelian Cayley-table .json (default "
-                               f"{' '.join(d.groups)}); non-Abelian groups (S3, D5, a non-commutative table) are "
+                               f"{' '.join(d.groups)}), or a collection 'smallgroups(order<=16, abelian)' (GAP); "
+                               "non-Abelian groups (S3, D5, a non-commutative table) are "
                                "refused: the report reads blocks of Z_d1 x ... x Z_dn (SPEC 8); train and classify "
                                "them with cogo train and cogo classify"))
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds(seeds), help=f"seeds, e.g. 1-5 (default {seeds})")
@@ -775,7 +795,7 @@ def _add_experiment(sub) -> None:
 def _experiment_config(args):
     from cogo.experiment import ExperimentConfig
 
-    return ExperimentConfig(groups=tuple(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
+    return ExperimentConfig(groups=_flat_groups(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
                             hidden=args.hidden, epochs=args.epochs, lr=args.lr, test_fraction=args.test_fraction,
                             loss=args.loss, optimizer=args.optimizer, device=args.device, verify=args.verify,
                             dynamics=args.dynamics, threads=args.threads)
@@ -834,9 +854,10 @@ def _add_li2_sweep(sub) -> None:
                     "every learning rate, seeds batched; write OUT/sweep.json (resumable: cells already there are "
                     "reused), OUT/phase_diagram_lr*.png (test accuracy with the theoretical line x = 2.7482) and "
                     "print the table and the fitted constant. See docs/li2.md.")
-    _input(p.add_argument("--groups", type=_group_type, nargs="+", default=["11", "17", "23", "31"], metavar="G",
-                          help="groups: orders (Z_M), products like 3x5, names like S3 D5 A4 or Cayley-table "
-                               ".json files (default 11 17 23 31)"))
+    _input(p.add_argument("--groups", type=_groups_type, nargs="+", default=["11", "17", "23", "31"], metavar="G",
+                          help="groups: orders (Z_M), products like 3x5, names like S3 D5 A4, Cayley-table "
+                               ".json files, SmallGroup(24,12) or collections like "
+                               "'smallgroups(order<=16, nonabelian, max_irrep_dim=2)' (default 11 17 23 31)"))
     p.add_argument("--x", type=_float_type("x", 0.0, lo_open=True), nargs="+", default=[0.75, 1.5, 2.25, 3.0, 3.75, 4.5],
                    metavar="X", help="values of n / (M log M) (default 0.75 1.5 2.25 3 3.75 4.5)")
     p.add_argument("--seeds", type=parse_seeds, default=parse_seeds("1-3"), help="seeds (default 1-3)")
@@ -865,7 +886,7 @@ def _cmd_li2_sweep(args) -> int:
     from cogo.li2.boundary import SweepConfig, fit_constant, phase_diagram_png, row_key, sweep, sweep_table
     from cogo.solvers.training import check_output_dir
 
-    cfg = SweepConfig(groups=tuple(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
+    cfg = SweepConfig(groups=_flat_groups(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
                       hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd, device=args.device).validate()
     from cogo.executors import settings_from_args
 
@@ -909,7 +930,11 @@ def _cmd_li2_sweep(args) -> int:
         with atomic_write(png, "wb") as fh:
             fh.write(phase_diagram_png(rows, lr))
         print(f"wrote {png}")
-    atomic_write_text(out / "fit.json", dumps_json({"fits": fits, "wall_s": time.perf_counter() - t0}))
+    from cogo.li2.boundary import dk_law_report  # groups with d_max > 1: x* per group over seeds and the d_k law
+
+    laws = dk_law_report(rows, cfg.lrs, out, log=lambda s: print(s, flush=True))
+    atomic_write_text(out / "fit.json", dumps_json({"fits": fits, "wall_s": time.perf_counter() - t0,
+                                                   **({"dk_law": laws} if laws else {})}))
     print(f"wrote {path} and {out / 'fit.json'} ({time.perf_counter() - t0:.0f} s)")
     return 0
 

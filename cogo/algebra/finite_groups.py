@@ -48,7 +48,8 @@ __all__ = ["FiniteGroup", "named_group", "group_from_spec", "NotAbelianError", "
 MAX_JSON_BYTES = 8 * MAX_ORDER * MAX_ORDER
 
 NAMED_GROUPS_HELP = ("an order like 23, a product like 3x5, a name (S3, S4, A4, A5, D5, Q8, Dic3, Z6) "
-                     "or a product with cyclic or named factors (S3x3, Q8x2), or a Cayley-table .json file")
+                     "or a product with cyclic or named factors (S3x3, Q8x2), a Cayley-table .json file, "
+                     "or SmallGroup(n,i) from GAP's library (the cogo[gap] extra)")
 
 # groups built from tables given at run time, by label, so that parse_group(label) finds them again
 _REGISTRY: dict[str, "FiniteGroup"] = {}
@@ -699,6 +700,10 @@ def group_from_spec(spec: str) -> FiniteGroup:
     reg = _REGISTRY.get(s)
     if reg is not None:
         return reg.as_abelian() or reg
+    from cogo.algebra import smallgroups  # GAP itself is imported only when a SmallGroup(n,i) is built
+
+    if smallgroups.is_smallgroup_spec(s):  # kept as GAP numbers it, with its id (an Abelian one too)
+        return smallgroups.from_spec(s)
     if s.lower().endswith(".json"):  # an Abelian table is its product of cyclic groups (invariant factors)
         G = FiniteGroup.from_cayley_json(s)
         return G.as_abelian() or G

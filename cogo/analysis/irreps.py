@@ -122,6 +122,7 @@ class IrrepReport:
                           "share_per_family": share[:, j].tolist()})
         return {
             "path": self.path, "group": self.group.label, "order": int(self.group.order),
+            **({"group_source": dict(self.group.source)} if getattr(self.group, "source", None) else {}),
             "abelian": bool(_is_abelian(self.group)), "hidden": self.hidden,
             "live_nodes": self.live_nodes, "dead_nodes": int(self.hidden - self.live_nodes),
             "mixed_nodes": int(self.mixed.sum()), "note": CATALOGUE_NOTE,
@@ -231,7 +232,9 @@ class IrrepsResult:
         for r in self.reports:
             ct = character_table(r.group)
             kind = "Abelian" if _is_abelian(r.group) else "non-Abelian"
-            head = (f"{r.path or '(network)'}  [{r.group.label}: order {r.group.order}, {kind}, {len(ct)} irreps; "
+            src = getattr(r.group, "source", None)  # GAP's name of a SmallGroup(n,i) (cogo.algebra.smallgroups)
+            head = (f"{r.path or '(network)'}  [{r.group.label}{f' = ' + src['name'] if src else ''}: "
+                    f"order {r.group.order}, {kind}, {len(ct)} irreps; "
                     f"{r.hidden} hidden nodes: {r.live_nodes} live, {r.hidden - r.live_nodes} dead, "
                     f"{int(r.mixed.sum())} mixing]")
             out.append(("### " if markdown else "") + head)

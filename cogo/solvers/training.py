@@ -442,6 +442,7 @@ class TrainResult:
             "group": G.label,
             "n": G.order,
             **({} if isinstance(G, FiniteAbelianGroup) else {"group_table": torch.from_numpy(np.array(G.table))}),
+            **({"group_source": dict(G.source)} if getattr(G, "source", None) else {}),  # GAP id and name
             **hp,
             "seed": int(self.seed),
             "init": "torch.nn.Linear default (kaiming_uniform_, a=sqrt(5)) for layera, layerb, layerc "

@@ -1,0 +1,359 @@
+"""Groups from GAP's SmallGroups library (SPEC 9), behind the optional extra ``cogo[gap]``.
+
+``SmallGroup(n,i)`` is the ``i``-th group of order ``n`` in the SmallGroups
+library of GAP (every group of order up to 2000 except 1024, up to
+isomorphism; the numbering is GAP's, e.g. ``SmallGroup(24,12)`` is S4).  This
+module asks GAP, through the ``passagemath-gap`` wheels
+(``pip install "cogo[gap]"``), for the group's elements and multiplication
+table and builds a :class:`cogo.algebra.finite_groups.FiniteGroup` from it:
+the table goes through the same axiom checks as any Cayley table, element
+``0`` is the identity, and element ``j >= 1`` is GAP's ``Elements(G)[pos]``
+(GAP's sorted list with the identity moved to the front).  Nothing else in
+cogo imports GAP: it is loaded at the first ``SmallGroup(...)`` or
+``smallgroups(...)`` that needs it, and without the extra that call raises
+one :class:`cogo.errors.CogoError` line saying how to install it.
+
+The group records where it came from in ``G.source``
+(``{"library": "GAP SmallGroups", "id": [n, i], "name": <StructureDescription>}``);
+training writes it into the checkpoint (``meta["group_source"]``, beside
+the Cayley table ``meta["group_table"]``), so a checkpoint is read, classified
+and checked without GAP.
+
+Collections (:func:`expand_collection`) name many groups at once, for
+``cogo li2-sweep --groups`` and ``cogo experiment --groups``::
+
+    smallgroups(order<=64, nonabelian, max_irrep_dim=2)
+    smallgroups(order=12..39, nonabelian, max_irrep_dim=3)
+
+Terms, separated by commas (all must hold): ``order`` and ``max_irrep_dim``
+(the largest irreducible degree ``d_max``) with ``=``, ``<=``, ``>=``, ``<``,
+``>`` or a range ``A..B``; ``abelian`` or ``nonabelian``.  The order needs an
+upper bound.  A non-Abelian member expands to its label ``SmallGroup(n,i)``;
+an Abelian member to its product of cyclic groups (``2x4``, GAP's
+``AbelianInvariants``), the same group up to isomorphism, so that it gets
+everything cogo does for ``Z_d1 x ... x Z_dn``.
+
+:func:`compare_with_gap` checks cogo's own character table and
+Frobenius-Schur indicators (Burnside-Dixon, :mod:`cogo.algebra.representations`)
+against GAP's, exactly: every character value is a sum of roots of unity,
+``chi(g) = sum_t m_t zeta_o^t``, and the integer multiplicities ``m_t`` of both
+sides (cogo's from its cleaned multiplicities, GAP's from ``CoeffsCyc``) are compared after the
+classes are aligned through the shared element numbering.
+
+References
+----------
+H. U. Besche, B. Eick, E. A. O'Brien, "A millennium project: constructing small groups",
+Int. J. Algebra Comput. 12 (2002).  The GAP Group, GAP -- Groups, Algorithms, and Programming.
+Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), and
+Z. Li, Y. Tian et al., "Li^2: provable scaling laws of grokking" (the non-Abelian collection drawn from
+SmallGroups, filtered by the largest irrep dimension).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from cogo.errors import CogoError
+
+__all__ = ["INSTALL_HINT", "is_smallgroup_spec", "is_collection_spec", "smallgroup", "expand_collection",
+           "collection_members", "compare_with_gap", "gap_available"]
+
+#: The one line shown when GAP is needed but not installed.
+INSTALL_HINT = ('GAP groups need the optional extra: pip install "cogo[gap]" '
+                "(the passagemath-gap and passagemath-gap-pkg-smallgrp-data wheels)")
+
+#: Orders the SmallGroups library holds: 1..2000 except 1024 (cogo's own limit MAX_ORDER applies too).
+LIBRARY_MAX_ORDER = 2000
+
+_SG_RE = re.compile(r"^\s*(?:SmallGroup|SG)\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*$", re.IGNORECASE)
+_COLL_RE = re.compile(r"^\s*smallgroups\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL)
+_TERM_RE = re.compile(r"^(order|max_irrep_dim)\s*(<=|>=|==|=|<|>)\s*(\d+)(?:\s*\.\.\s*(\d+))?$")
+
+_CACHE: dict[tuple[int, int], Any] = {}
+_LIBGAP: Any = None
+
+
+def gap_available() -> bool:
+    """True when GAP (the ``cogo[gap]`` extra) can be imported; never raises."""
+    try:
+        _libgap()
+    except CogoError:
+        return False
+    return True
+
+
+def _libgap():
+    global _LIBGAP
+    if _LIBGAP is None:
+        try:
+            import sage.all__sagemath_gap  # noqa: F401  (sets up libgap's element classes)
+            from sage.libs.gap.libgap import libgap
+        except ImportError:
+            raise CogoError(INSTALL_HINT) from None
+        _LIBGAP = libgap
+    return _LIBGAP
+
+
+def is_smallgroup_spec(spec: Any) -> bool:
+    """Whether ``spec`` is written ``SmallGroup(n,i)`` (or ``SG(n,i)``); GAP is not needed to say so.
+
+    >>> is_smallgroup_spec("SmallGroup(24, 12)"), is_smallgroup_spec("S4")
+    (True, False)
+    """
+    return isinstance(spec, str) and _SG_RE.match(spec) is not None
+
+
+def is_collection_spec(spec: Any) -> bool:
+    """Whether ``spec`` is a collection ``smallgroups(...)``.
+
+    >>> is_collection_spec("smallgroups(order<=16, nonabelian)"), is_collection_spec("S3")
+    (True, False)
+    """
+    return isinstance(spec, str) and _COLL_RE.match(spec) is not None
+
+
+def _check_id(n: int, i: int) -> None:
+    from cogo.algebra.groups import MAX_ORDER
+
+    if n < 1 or n > LIBRARY_MAX_ORDER or n == 1024:
+        raise CogoError(f"SmallGroup({n},{i}): GAP's SmallGroups library holds the orders 1 to "
+                        f"{LIBRARY_MAX_ORDER} except 1024")
+    if n > MAX_ORDER:
+        raise CogoError(f"SmallGroup({n},{i}) has order {n}, above the supported maximum {MAX_ORDER}")
+    if i < 1:
+        raise CogoError(f"SmallGroup({n},{i}): the library numbers the groups of each order from 1")
+
+
+def smallgroup(n: int, i: int):
+    """``SmallGroup(n,i)`` of GAP's library as a :class:`~cogo.algebra.finite_groups.FiniteGroup` (SPEC 9).
+
+    The label is ``SmallGroup(n,i)``; ``G.source`` holds the GAP id and GAP's
+    ``StructureDescription`` (e.g. ``S4``); ``G.element_names`` GAP's names of the
+    elements (``e`` for the identity).  Raises :class:`CogoError` (one line) without the
+    ``cogo[gap]`` extra, for an id the library does not have, or above cogo's order limit.
+    """
+    n, i = int(n), int(i)
+    _check_id(n, i)
+    key = (n, i)
+    if key in _CACHE:
+        return _CACHE[key]
+    gap = _libgap()
+    nr = int(gap.NrSmallGroups(n))
+    if i > nr:
+        raise CogoError(f"SmallGroup({n},{i}): there {'is' if nr == 1 else 'are'} {nr} group"
+                        f"{'' if nr == 1 else 's'} of order {n} in GAP's SmallGroups library")
+    from cogo.algebra.finite_groups import FiniteGroup
+
+    Ggap = gap.SmallGroup(n, i)
+    els = Ggap.Elements()
+    T = np.asarray([[int(v) for v in row] for row in gap.MultiplicationTable(els)], dtype=np.int64) - 1
+    e = int(gap.Position(els, Ggap.Identity())) - 1
+    perm = np.asarray([e] + [j for j in range(n) if j != e], dtype=np.int64)   # cogo index -> GAP position - 1
+    pos = np.empty(n, dtype=np.int64)
+    pos[perm] = np.arange(n)
+    table = pos[T[np.ix_(perm, perm)]]
+    names = ["e"] + [str(els[int(j)]) for j in perm[1:]]
+    label = f"SmallGroup({n},{i})"
+    G = FiniteGroup.from_table(table, label, elements=names)
+    G.source = {"library": "GAP SmallGroups", "id": [n, i], "name": str(Ggap.StructureDescription())}
+    G._gap_positions = perm  # GAP's Elements(G)[perm[j]] (0-based) is cogo's element j
+    _CACHE[key] = G
+    return G
+
+
+def from_spec(spec: str):
+    """The group of a ``SmallGroup(n,i)`` string (CogoError if it is not one)."""
+    m = _SG_RE.match(spec) if isinstance(spec, str) else None
+    if m is None:
+        raise CogoError(f"not a SmallGroup(n,i) spec: {spec!r}")
+    return smallgroup(int(m.group(1)), int(m.group(2)))
+
+
+def _parse_collection(spec: str) -> dict:
+    m = _COLL_RE.match(spec)
+    if m is None:
+        raise CogoError(f"not a collection: {spec!r}; expected smallgroups(order<=N, nonabelian, max_irrep_dim=D)")
+    bounds = {"order": [1, None], "max_irrep_dim": [1, None]}
+    kind = None
+    terms = [t.strip() for t in m.group(1).split(",")]
+    for t in terms:
+        tl = t.lower().replace(" ", "")
+        if tl in ("abelian", "nonabelian", "non-abelian"):
+            k = "abelian" if tl == "abelian" else "nonabelian"
+            if kind is not None and kind != k:
+                raise CogoError(f"{spec}: both abelian and nonabelian asked for")
+            kind = k
+            continue
+        tm = _TERM_RE.match(tl)
+        if tm is None:
+            raise CogoError(f"{spec}: cannot read the term {t!r}; terms are order<=N, order=A..B, "
+                            "max_irrep_dim=D (or <=, >=, <, >, A..B), abelian, nonabelian")
+        what, op, a, b = tm.group(1), tm.group(2), int(tm.group(3)), tm.group(4)
+        lo, hi = bounds[what]
+        if b is not None:
+            if op not in ("=", "=="):
+                raise CogoError(f"{spec}: write a range as {what}=A..B")
+            lo, hi = max(lo, a), min(hi, int(b)) if hi is not None else int(b)
+        elif op in ("=", "=="):
+            lo, hi = max(lo, a), min(hi, a) if hi is not None else a
+        elif op == "<=":
+            hi = min(hi, a) if hi is not None else a
+        elif op == "<":
+            hi = min(hi, a - 1) if hi is not None else a - 1
+        elif op == ">=":
+            lo = max(lo, a)
+        else:
+            lo = max(lo, a + 1)
+        bounds[what] = [lo, hi]
+    olo, ohi = bounds["order"]
+    if ohi is None:
+        raise CogoError(f"{spec}: give the order an upper bound (order<=N)")
+    from cogo.algebra.groups import MAX_ORDER
+
+    if ohi > min(LIBRARY_MAX_ORDER, MAX_ORDER):
+        raise CogoError(f"{spec}: orders up to {min(LIBRARY_MAX_ORDER, MAX_ORDER)} only")
+    return {"order": (max(olo, 2), ohi), "max_irrep_dim": tuple(bounds["max_irrep_dim"]), "kind": kind}
+
+
+def collection_members(spec: str) -> list[dict]:
+    """The groups of a collection: ``{"id": [n, i], "abelian": bool, "d_max": int, "label": str}`` each.
+
+    ``label`` is ``SmallGroup(n,i)`` for a non-Abelian group and the product of cyclic
+    groups (GAP's ``AbelianInvariants``, e.g. ``2x4``) for an Abelian one.  The syntax is
+    read (and refused in one line) before GAP is asked.
+    """
+    c = _parse_collection(spec)
+    gap = _libgap()
+    (olo, ohi), (dlo, dhi), kind = c["order"], c["max_irrep_dim"], c["kind"]
+    out = []
+    for n in range(olo, ohi + 1):
+        if n == 1024:
+            continue
+        for i in range(1, int(gap.NrSmallGroups(n)) + 1):
+            G = gap.SmallGroup(n, i)
+            ab = bool(G.IsAbelian())
+            if (kind == "abelian" and not ab) or (kind == "nonabelian" and ab):
+                continue
+            d = 1 if ab else max(int(p[0]) for p in G.CharacterDegrees())
+            if d < dlo or (dhi is not None and d > dhi):
+                continue
+            label = "x".join(str(int(v)) for v in G.AbelianInvariants()) if ab else f"SmallGroup({n},{i})"
+            out.append({"id": [n, i], "abelian": ab, "d_max": d, "label": label})
+    return out
+
+
+def expand_collection(spec: str) -> list[str]:
+    """The group labels of a collection ``smallgroups(...)`` (module docstring), in (order, id) order.
+
+    CogoError (one line) for a malformed collection, one that holds no group, or without GAP.
+    """
+    labels = [m["label"] for m in collection_members(spec)]
+    if not labels:
+        raise CogoError(f"{spec}: no group of GAP's SmallGroups library satisfies these terms")
+    return labels
+
+
+# ------------------------------------------------------------------------- the cross-check
+_GAP_TABLE_FN = """function(n, i)
+  local G, els, tbl, ords;
+  G := SmallGroup(n, i);
+  els := Elements(G);
+  tbl := CharacterTable(G);
+  ords := OrdersClassRepresentatives(tbl);
+  return [List(ConjugacyClasses(tbl), c -> List(AsList(c), x -> Position(els, x))),
+          List(Irr(tbl), chi -> List([1 .. Length(ords)], c -> CoeffsCyc(chi[c], ords[c]))),
+          Indicator(tbl, 2)];
+end"""
+
+
+def _gap_table_data(n: int, i: int) -> tuple[list, list, list]:
+    """GAP's classes (1-based positions in ``Elements``), character values and indicators of SmallGroup(n,i).
+
+    Each value ``chi(g)`` (``g`` of order ``o``) comes as GAP's ``CoeffsCyc(chi(g), o)``: its coordinates on
+    ``E(o)^0 .. E(o)^(o-1)`` in GAP's (Zumbroich) basis of ``Q(zeta_o)``, ``E(o) = exp(2 pi i / o)``.
+    """
+    gap = _libgap()
+    from fractions import Fraction
+
+    data = gap.eval(_GAP_TABLE_FN)(n, i).sage()
+    num = lambda c: int(c) if c == int(c) else Fraction(str(c))  # noqa: E731  (Sage numbers -> Python)
+    vals = [[tuple(num(c) for c in vec) for vec in row] for row in data[1]]
+    return [[int(p) for p in cl] for cl in data[0]], vals, [int(v) for v in data[2]]
+
+
+def compare_with_gap(G: Any, ct: Any = None) -> list[str]:
+    """Disagreements between cogo's character table of a ``SmallGroup`` and GAP's (empty: they agree).
+
+    ``G``: a group built by :func:`smallgroup`; ``ct``: the table to check (default cogo's
+    :func:`cogo.algebra.representations.character_table`).  Checked, exactly:
+
+    * the conjugacy classes are the same sets of elements (through the shared numbering);
+    * the irreducible characters, as functions on the classes, are the same set: each value an
+      exact element of ``Q(zeta_o)`` (``o`` the element order), cogo's ``sum_t m_t zeta_o^t`` from its
+      integer multiplicities (SPEC 9) against GAP's ``CoeffsCyc``, compared by their canonical
+      coordinates (:class:`cogo.algebra.cyclotomic.CycNumber`);
+    * each character's Frobenius-Schur indicator (GAP's ``Indicator(tbl, 2)``).
+    """
+    from cogo.algebra.cyclotomic import CycNumber
+    from cogo.algebra.representations import character_table
+
+    src = getattr(G, "source", None)
+    if not src or src.get("library") != "GAP SmallGroups":
+        raise CogoError(f"{G} is not a group of GAP's SmallGroups library")
+    n, i = src["id"]
+    ct = character_table(G) if ct is None else ct
+    pos = np.empty(n, dtype=np.int64)                 # GAP position - 1 -> cogo index
+    pos[np.asarray(G._gap_positions)] = np.arange(n)
+    # one call into GAP: class members (positions in Elements), character values (CoeffsCyc), indicators
+    classes_gap, vals, ind = _gap_table_data(n, i)
+    problems: list[str] = []
+    gap_class_of = np.full(n, -1, dtype=np.int64)
+    for c, members in enumerate(classes_gap):
+        gap_class_of[pos[np.asarray(members, dtype=np.int64) - 1]] = c
+    # classes: cogo class j <-> the GAP class of its first element; the partitions must coincide
+    align = [int(gap_class_of[int(cl[0])]) for cl in ct.classes]
+    for j, cl in enumerate(ct.classes):
+        if set(np.flatnonzero(gap_class_of == align[j]).tolist()) != set(int(x) for x in cl):
+            problems.append(f"class {j} of cogo ({len(cl)} elements) is not a conjugacy class of GAP's")
+    if len(set(align)) != len(align) or len(align) != len(classes_gap):
+        problems.append(f"cogo has {len(align)} classes, GAP {len(classes_gap)}")
+        return problems
+
+    memo: dict = {}
+
+    def key(o: int, coeffs) -> tuple:                    # canonical coordinates in Q(zeta_o): exact equality
+        from fractions import Fraction
+        from math import lcm
+
+        raw = (o, tuple(coeffs))                          # ints (and Fractions, should GAP give any)
+        if raw not in memo:
+            fr = [Fraction(c) for c in coeffs]
+            den = lcm(*(f.denominator for f in fr)) if fr else 1
+            v = np.asarray([int(f * den) for f in fr], dtype=object)
+            memo[raw] = (o, CycNumber(o, v, Fraction(1, den)).coordinates())
+        return memo[raw]
+
+    def cogo_char(k):
+        out = []
+        for j in range(len(ct.classes)):
+            o = int(ct.class_orders[j])
+            v = [0] * o
+            for t, m in ct.multiplicities[k][j].items():   # chi_k(g_j) = sum_t m_t zeta_o^t (SPEC 9)
+                v[int(t) % o] += int(m)
+            out.append(key(o, v))
+        return tuple(out)
+
+    def gap_char(r):
+        return tuple(key(len(vals[r][align[j]]), vals[r][align[j]]) for j in range(len(ct.classes)))
+
+    mine = {(cogo_char(k), int(ct.indicators[k])) for k in range(len(ct.dims))}
+    theirs = {(gap_char(r), ind[r]) for r in range(len(vals))}
+    if len(mine) != len(ct.dims):
+        problems.append("cogo's table repeats a character")
+    only_cogo, only_gap = mine - theirs, theirs - mine
+    if only_cogo or only_gap:
+        problems.append(f"{len(only_cogo)} character(s) (with indicator) of cogo's table are not GAP's and "
+                        f"{len(only_gap)} of GAP's are not cogo's")
+    return problems
