@@ -110,6 +110,7 @@ from cogo.analysis.factorization import (
     BlockFactorization,
     Factorization,
     balance_gauge,
+    canonical_node_order,
     factor_block,
     kron_vectors,
     node_features,
@@ -666,6 +667,27 @@ def _deg(t: float, period: float, mirror: bool) -> float:
     return min(t, period - t) if mirror else t
 
 
+def _syn_ab_fold(t: tuple, period: float) -> tuple:
+    """The canonical ``(alpha, beta)`` (degrees) of a ``z_syn,ab`` factor: the smallest of its orbit.
+
+    Starting the factor at its second node (and renormalizing) maps ``(alpha, beta)`` to
+    ``(beta / alpha, 1 / alpha)``, so the orbit under node relabelling is the three angle pairs
+    ``(A, B)``, ``(B - A, -A)``, ``(-B, A - B)``; each angle is read modulo ``period`` (360, or
+    90 beside ``z_nu=i``, whose stabilizer multiplies any node by ``i``), rounded to 3 decimals,
+    and the lexicographically smallest pair is the representative.
+
+    >>> _syn_ab_fold((40.0, 70.0), 90.0), _syn_ab_fold((30.0, 50.0), 90.0), _syn_ab_fold((20.0, 60.0), 90.0)
+    ((20.0, 60.0), (20.0, 60.0), (20.0, 60.0))
+    """
+    A, B = float(t[0]), float(t[1])
+
+    def rd(v: float) -> float:
+        v = round(float(np.mod(v, period)), 3)
+        return 0.0 if v >= period else v + 0.0
+
+    return min((rd(A), rd(B)), (rd(B - A), rd(-A)), (rd(-B), rd(A - B)))
+
+
 def _u(deg: float) -> complex:
     return complex(np.exp(1j * np.deg2rad(deg)))
 
@@ -687,13 +709,13 @@ def _family_forms() -> dict:
             2: [("z_nu", lambda t: z_nu(_u(t[0])), ("nu",), 4.0, (360.0,), lambda t: (_deg(t[0], 180, True),)),
                 ("z_xi", lambda t: z_xi(_u(t[0]), 1), ("xi",), 4.0, (360.0,), lambda t: (_deg(t[0], 360, False),))],
             3: [("z_syn,ab", lambda t: z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 20.0, (360.0, 360.0),
-                 lambda t: (_deg(t[0], 360, False), _deg(t[1], 360, False)))],
+                 lambda t: _syn_ab_fold(t, 360.0))],
             4: [("z_nu=i * z_xi", lambda t: z_nu_i() * z_xi(_u(t[0]), 1), ("xi",), 2.0, (90.0,),
                  lambda t: (_deg(t[0], 90, False),))],
             6: [("z_nu * z_syn", lambda t: z_nu(_u(t[0])) * z_syn(), ("nu",), 2.0, (60.0,),
                  lambda t: (_deg(t[0], 60, True),)),
                 ("z_nu=i * z_syn,ab", lambda t: z_nu_i() * z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 15.0,
-                 (90.0, 90.0), lambda t: (_deg(t[0], 90, False), _deg(t[1], 90, False)))],
+                 (90.0, 90.0), lambda t: _syn_ab_fold(t, 90.0))],
         })
     return _FORMS
 
@@ -787,6 +809,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
         return none
     ab, bb, cb, _ = balance_gauge(*x)
     F = node_features(ab, bb, cb)
+    F = F[canonical_node_order(F / np.cbrt(max(float(np.abs(ab * bb * cb).mean()), 1e-300)))]  # order-free
     fn = float((np.abs(F) ** 2).sum())
     if fn == 0:
         return none
@@ -796,18 +819,21 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
         perms = None
         for _ in range(_REFINE_ROUNDS):
             r, per_perm = _feature_misfit(F, G, perms)
+            # ties (symmetric blocks fit many node orders and parameters equally) are read to 1e-9, so float
+            # noise does not pick among them; the stable order then decides
+            per_perm = np.round(per_perm / fn, 9)
             if perms is None:  # the refinement keeps the node orders that fit best on the coarse grid
-                perms = _PERMS[q][np.argsort(per_perm)[:_KEEP_ORDERS]]
+                perms = _PERMS[q][np.argsort(per_perm, kind="stable")[:_KEEP_ORDERS]]
             else:
-                perms = perms[np.argsort(per_perm)]
-            i = int(np.argmin(r))
+                perms = perms[np.argsort(per_perm, kind="stable")]
+            i = int(np.argmin(np.round(r / fn, 9)))
             t0, r0 = cand[i], float(r[i])
             step /= 2.0
             cand = np.array(list(itertools.product(*[t + np.arange(-1, 2) * step for t in t0])))
             G = _models(model, cand)
         d = math.sqrt(r0 / fn)
         if best is None or d < best[1] - 1e-12:
-            best = (typ, d, {n: round(v, 3) for n, v in zip(names, fold(tuple(t0)))})
+            best = (typ, d, {n: round(v, 3) + 0.0 for n, v in zip(names, fold(tuple(t0)))})
     typ, d, params = best
     return {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "direct fit"}
 
@@ -869,16 +895,19 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
     e_min = min(f.error for f in exact)
     eligible = [f for f in exact if f.error <= EXACT_RATIO * e_min + EXACT_SLACK]
     finest = max(len(f.shape) for f in eligible)
+    # every eligible grid of the finest shape is named and the choice is canonical (docs/analysis.md, "Canonical
+    # answers"): most factors named, a SPEC 7 family, most special cases (z_nu=i, z_syn: the documented
+    # precedence), then the smaller error read to 1e-9, then the canonical key of the factorization; so the same
+    # block gets the same type whichever of its equal grids the search listed first
     chosen = None
     for fz in eligible:
         if len(fz.shape) != finest:
             continue
         typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper")
-        score = (n_named, fam, -fz.error)
-        if chosen is None or score > chosen[0]:
+        n_special = sum(1 for f in facs if f["name"] in _SPECIAL_OF)
+        score = (-n_named, not fam, -n_special) + fz.sort_key
+        if chosen is None or score < chosen[0]:
             chosen = (score, fz, typ, facs)
-        if n_named == len(fz.shape) and (fam or len(fz.shape) > 2):
-            break
     _, fz, typ, facs = chosen
     rep.type = typ
     rep.factors = facs
