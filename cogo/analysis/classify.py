@@ -113,6 +113,7 @@ from cogo.analysis.factorization import (
     canonical_node_order,
     factor_block,
     kron_vectors,
+    linear_assignment,
     node_features,
 )
 
@@ -281,8 +282,11 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
         lf = np.array([lam[0] ** 2, lam[0] * lam[1], lam[1] ** 2, lam[2]])
         G = F * lf
         D = np.linalg.norm(G[:, None, :] - F[None, :, :], axis=-1) / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, None]
-        near = np.argmin(D, axis=1)
-        if (D[np.arange(n), near] <= tol).all() and len(set(near.tolist())) == n:
+        # lam V = V as a multiset: an optimal one-to-one matching (Hungarian), every pair within tol.  (Nearest
+        # partners were not one-to-one when V repeats a node -- z_nu * z_nu with equal nu -- and float noise
+        # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
+        col = linear_assignment(np.round(D, 9))
+        if (D[np.arange(n), col] <= tol).all():
             out.append(lam)
     return np.stack(out)
 

@@ -1345,6 +1345,7 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     x, F, t = prepared
     perm = canonical_node_order(F)
     res = _factor_ordered((x[:, perm], F[perm], t[perm]), shapes, tol, match_tol, max_alternatives, budget)
+    nkeys = [_feature_key(f) for f in F]
     for shape, alts in res.by_shape.items():
         out = []
         for fz in alts:
@@ -1354,8 +1355,8 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
             out.append(canonical_factorization(fz))
         out.sort(key=lambda f: f.sort_key)
         seen, uniq = set(), []
-        for fz in out:  # grids that differ only in orientation are one grid once canonical
-            key = fz.grid.tobytes()
+        for fz in out:  # grids that differ only in orientation, or by swapping equal nodes, are one grid
+            key = tuple(nkeys[j] for j in fz.grid.reshape(-1))
             if key not in seen:
                 seen.add(key)
                 uniq.append(fz)
