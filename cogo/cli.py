@@ -276,12 +276,17 @@ def _verify_checkpoint(args) -> int:
     from cogo.checkpoints import atomic_write_text
     from cogo.formatting import dumps_json
     from cogo.outputs import check_output_file
-    from cogo.verify.certificates import checkpoint_report
 
     with _user_input():
         if args.json:  # never onto the checkpoint itself (nor the table of --group)
             check_output_file(args.json, inputs=[args.checkpoint, *_group_inputs(args.group)], force=args.force,
                               label="--json")
+        from cogo.checkpoints import peek_shapes
+        from cogo.limits import require, verify_checkpoint_estimate
+
+        require(verify_checkpoint_estimate(*peek_shapes(args.checkpoint)[::-1]))  # before any array is read
+        from cogo.verify.certificates import checkpoint_report
+
         rep = checkpoint_report(args.checkpoint)  # the group recorded in the file
     v = rep["verdict"]
     print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes")

@@ -939,22 +939,36 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     """
     import time
 
+    from cogo.checkpoints import inert_nodes
+
     t0 = time.perf_counter()
     st = (settings or Settings()).validate()
+    # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
+    # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below
+    hidden = int(np.shape(Wa)[0])
+    inert = inert_nodes(Wa, Wb, Wc, keep_inputs=st.dead_threshold == 0.0)
+    keep = np.flatnonzero(~inert)
+    if len(keep) < hidden:
+        Wa, Wb, Wc = Wa[keep], Wb[keep], Wc[:, keep]
     net = Network.from_weights(Wa, Wb, Wc, group)
     G = net.group
     split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
-    blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=bl.nodes.tolist(), settings=st,
-                             kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
+    blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=keep[bl.nodes].tolist(),
+                             settings=st, kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
               for bl in split.blocks]
     verdict = None
     if with_verdict:
         from cogo.analysis.verdict import network_verdict
 
         verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split)
-    return NetworkReport(group=G, hidden=split.hidden, live_nodes=split.live_nodes, dead_nodes=split.dead_nodes,
+        verdict.hidden = hidden
+        if not len(keep):
+            verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")
+    node_frequency = np.full(hidden, -1, dtype=np.int64)
+    node_frequency[keep] = split.node_frequency
+    return NetworkReport(group=G, hidden=hidden, live_nodes=split.live_nodes, dead_nodes=hidden - split.live_nodes,
                          zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
-                         node_frequency=split.node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
+                         node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
                          meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
 
 
@@ -1046,6 +1060,11 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
         for p0 in paths[:i]:
             if same_file(p, p0):
                 raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+    from cogo.checkpoints import peek_shapes
+
+    for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
+        q_, n_ = peek_shapes(p)
+        require(classify_estimate(n_, q_))
     loaded = [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
               for p in paths]
     labels = {}
