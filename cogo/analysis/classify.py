@@ -438,7 +438,7 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
     # a special case keeps the fitted parameters of its general form (the special name is a flag)
     gen_params = {n: p for n, p, _ in alts}
     alts = [(n, dict(gen_params.get(_SPECIAL_OF[n], {})) if n in _SPECIAL_OF else p, r) for n, p, r in alts]
-    alts.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
+    alts.sort(key=lambda t: (_SPECIFIC[t[0]], round(t[2], 9), _ORDER[t[0]]))  # ties: name order, not noise
     if not alts:
         return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None, fitted)
     name, params, res = alts[0]
@@ -461,7 +461,7 @@ def _choose_names(named: list[FactorName]) -> tuple[str, list[tuple[str, dict, f
                     ok = [alt for alt in named[fi].alternatives if alt[0] in _SERVES[role]]
                     if not ok:
                         break
-                    ok.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
+                    ok.sort(key=lambda t: (_SPECIFIC[t[0]], round(t[2], 9), _ORDER[t[0]]))
                     picks.append((fi, ok[0]))
                 else:
                     picks.sort()
@@ -750,7 +750,7 @@ def _feature_misfit(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = Non
     for j in range(1, m):
         S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
     res = np.maximum((fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[:, None, :], 1e-300)).sum(axis=2), 0.0)
-    k = int(np.argmin(res.min(axis=1)))
+    k = int(np.argmin(np.round(res.min(axis=1) / max(float(fn.sum()), 1e-300), 9)))  # ties: float noise decides nothing
     return res.min(axis=1), res[k]
 
 
