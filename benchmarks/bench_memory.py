@@ -4,7 +4,7 @@ For every group order ``d``, hidden size ``q`` and live fraction (0, 1 %, 100 %:
 share of the nodes, exact zeros elsewhere) an ``.npz`` checkpoint is written and read by ``cogo classify`` and
 ``cogo verify --checkpoint``, each in its own process, one at a time, under ``prlimit --as`` (a hard cap, so a
 wrong estimate cannot take the machine) and ``COGO_MEMORY_LIMIT`` (what the commands believe is available).
-Recorded per run: exit status, wall time, stderr lines, the peak resident memory (``ru_maxrss`` of the child),
+Recorded per run: exit status, wall time, stderr lines, the peak resident memory (``VmHWM`` of the child at exit),
 the baseline (the same interpreter importing the same modules and doing nothing), and the estimate.  A run
 *fits* when the command ran (exit 0 or 1: 1 is "not a global optimizer"); then ``ratio = (peak - baseline) /
 estimate`` must be at most 1 (the estimates of cogo.limits are resident memory above the interpreter's
@@ -34,16 +34,37 @@ from _common import machine_info, write_json  # noqa: E402
 CAP = 6_000_000_000  # prlimit --as for every child (bytes)
 
 
-def run_child(cmd: list[str], env: dict) -> dict:
+# The child reports its own peak: VmHWM of /proc/self/status at exit (per address space, so it starts afresh at
+# exec; ru_maxrss would carry the benchmark's own resident size over the fork and the exec).
+_WRAP = """
+import atexit, os, sys
+def _hwm():
+    with open("/proc/self/status") as f:
+        kb = [l.split()[1] for l in f if l.startswith("VmHWM")][0]
+    with open(os.environ["BENCH_HWM_FILE"], "w") as f:
+        f.write(kb)
+atexit.register(_hwm)
+if sys.argv[1] == "-c":
+    exec(sys.argv[2])
+else:
+    from cogo.cli import main
+    raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def run_child(args: list[str], env: dict) -> dict:
+    """Run ``python _WRAP ARGS`` (``cogo`` arguments, or ``-c CODE``) under the caps; its peak and exit status."""
+    hwm = Path(tempfile.mkstemp(prefix="hwm")[1])
+    env = dict(env, BENCH_HWM_FILE=str(hwm))
     t0 = time.perf_counter()
-    p = subprocess.Popen(["prlimit", f"--as={CAP}", "nice", "-n", "10"] + cmd, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, ru = os.wait4(p.pid, 0)
-    err = p.stderr.read()
-    p.stderr.close()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return {"rc": p.returncode, "seconds": round(time.perf_counter() - t0, 3), "peak_bytes": ru.ru_maxrss * 1024,
-            "stderr_lines": len(err.strip().splitlines()), "stderr": err.strip().splitlines()[-1][:300] if err.strip() else ""}
+    p = subprocess.run(["prlimit", f"--as={CAP}", "nice", "-n", "10", sys.executable, "-c", _WRAP] + args, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    secs = time.perf_counter() - t0
+    peak = int(hwm.read_text() or 0) * 1024 if hwm.stat().st_size else None
+    hwm.unlink()
+    err = p.stderr.strip()
+    return {"rc": p.returncode, "seconds": round(secs, 3), "peak_bytes": peak,
+            "stderr_lines": len(err.splitlines()), "stderr": err.splitlines()[-1][:300] if err else ""}
 
 
 def write_case(path: Path, d: int, q: int, live: float, seed: int = 0) -> int:
@@ -75,10 +96,9 @@ def main(argv=None) -> int:
     env = dict(os.environ, COGO_MEMORY_LIMIT=args.limit, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1")
     limit = _parse_bytes(args.limit)
-    py = sys.executable
     # the baseline: the interpreter with numpy and cogo.cli (what every command imports first); what the commands
     # import lazily beyond that is part of the estimate (cogo.limits.MODULES_BYTES)
-    base_cls = base_ver = run_child([py, "-c", "import numpy, cogo.cli"], env)
+    base_cls = base_ver = run_child(["-c", "import numpy, cogo.cli"], env)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for d in ds:
@@ -89,8 +109,8 @@ def main(argv=None) -> int:
                     for cmd, est, base in (
                             ("classify", classify_estimate(d, q), base_cls),
                             ("verify --checkpoint", verify_checkpoint_estimate(d, q), base_ver)):
-                        argv_ = ([py, "-m", "cogo.cli", "classify", str(f), "--threads", "1"] if cmd == "classify"
-                                 else [py, "-m", "cogo.cli", "verify", "--checkpoint", str(f)])
+                        argv_ = (["classify", str(f), "--threads", "1"] if cmd == "classify"
+                                 else ["verify", "--checkpoint", str(f)])
                         r = run_child(argv_, env)
                         fits = est.bytes <= limit
                         row = {"command": cmd, "d": d, "q": q, "live_fraction": live, "live_nodes": n_live,
