@@ -913,13 +913,17 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
         if chosen is None or score < chosen[0]:
             chosen = (score, fz, typ, facs)
     _, fz, typ, facs = chosen
+    # factors listed as the type names them (by size, then the name order of the module docstring; equal names
+    # keep their canonical order), the grid's axes with them
+    order = sorted(range(len(facs)), key=lambda i: (fz.shape[i], _ORDER[facs[i]["name"]], i))
+    facs = [facs[i] for i in order]
     rep.type = typ
     rep.factors = facs
     rep.error = fz.error
-    rep.shape = tuple(fz.shape)
+    rep.shape = tuple(fz.shape[i] for i in order)
     rep.factorable = True
     rep.abc_scale = fz.abc_scale
-    grid_nodes = np.asarray(rep.nodes)[fz.grid]
+    grid_nodes = np.asarray(rep.nodes)[np.transpose(fz.grid, order)]
     rep.grid = grid_nodes.tolist()
     return rep
 
