@@ -40,6 +40,8 @@ __all__ = [
     "save_checkpoint",
     "load_weights",
     "WEIGHT_KEYS",
+    "inert_nodes",
+    "peek_shapes",
 ]
 
 WEIGHT_KEYS = ("layera.weight", "layerb.weight", "layerc.weight")
@@ -428,6 +430,61 @@ def _check_magnitude(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, where: str)
     if m > bound:
         raise CheckpointError(f"{where}: weights as large as {m:.3g} overflow float64 arithmetic on this network "
                               f"(largest usable magnitude for q={q}, n={n}: {bound:.3g})")
+
+
+def peek_shapes(path: str | os.PathLike) -> tuple[int, int]:
+    """``(q, n)`` of a checkpoint's weights, read without reading the arrays (to refuse work before it starts).
+
+    ``.npz``: the ``.npy`` headers only (as :func:`load_weights` checks them); ``.pt``: ``torch.load`` with
+    ``mmap=True, weights_only=True`` (tensors are mapped, not read).  Bad files raise
+    :class:`CheckpointError` (one line), as :func:`load_weights` would.
+    """
+    where = str(path)
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size == 0:
+        load_weights(path)  # a directory, a missing or an empty file: its one-line CheckpointError
+    got: list = []
+    if p.suffix == ".npz":
+        _check_npz_headers(p, where, lambda q, n: got.append((q, n)))
+        return got[0]
+    import torch
+
+    try:
+        obj = torch.load(p, map_location="cpu", weights_only=True, mmap=True)
+    except Exception:  # noqa: BLE001 - any unreadable file: load_weights gives the precise one-line reason
+        return load_weights(path).Wa.shape
+    state = obj.get("model", obj) if isinstance(obj, dict) else None
+    if not isinstance(state, dict) or any(k not in state for k in WEIGHT_KEYS):
+        return load_weights(path).Wa.shape
+    shapes = [tuple(getattr(state[k], "shape", ())) for k in WEIGHT_KEYS]
+    _check_shapes(*shapes, where)
+    return int(shapes[0][0]), int(shapes[0][1])
+
+
+def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int = 4096) -> np.ndarray:
+    """Bool per hidden node: it contributes exactly nothing (dead under every rule of SPEC 8.2).
+
+    Node ``j`` computes ``Wc[:, j] (Wa[j, x] + Wb[j, y])^2``: it is zero for every input when its input
+    weights are all 0, or its output weights are all 0 (its Fourier strength ``(A^2 C)^(1/3)`` is then 0).
+    With ``keep_inputs`` (``dead_threshold = 0``: only nodes with zero inputs are dead) only the first
+    case counts.  Read in chunks of ``chunk`` nodes, so no copy of the weights is made: readers drop these
+    nodes before anything of size ``q x n`` complex (or ``q x n^2``) is allocated.
+
+    >>> import numpy as np
+    >>> Wa = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]); Wc = np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> inert_nodes(Wa, Wa, Wc).tolist(), inert_nodes(Wa, Wa, Wc, keep_inputs=True).tolist()
+    ([True, False, True], [True, False, False])
+    """
+    def arr(x):
+        return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x)
+
+    q = int(np.shape(Wa)[0])
+    out = np.zeros(q, dtype=bool)
+    for s in range(0, q, chunk):
+        e = min(q, s + chunk)
+        no_in = ~(np.any(arr(Wa[s:e]) != 0, axis=1) | np.any(arr(Wb[s:e]) != 0, axis=1))
+        out[s:e] = no_in if keep_inputs else no_in | ~np.any(arr(Wc[:, s:e]) != 0, axis=0)
+    return out
 
 
 def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> FiniteAbelianGroup:

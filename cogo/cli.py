@@ -357,7 +357,6 @@ def _verify_checkpoint(args) -> int:
     from cogo.checkpoints import atomic_write_text
     from cogo.formatting import dumps_json
     from cogo.outputs import check_output_file
-    from cogo.verify.certificates import checkpoint_report
 
     if (rc := _other_activation(args, [args.checkpoint], "verify")) is not None:
         return rc
@@ -365,6 +364,12 @@ def _verify_checkpoint(args) -> int:
         if args.json:  # never onto the checkpoint itself (nor the table of --group)
             check_output_file(args.json, inputs=[args.checkpoint, *_group_inputs(args.group)], force=args.force,
                               label="--json")
+        from cogo.checkpoints import peek_shapes
+        from cogo.limits import require, verify_checkpoint_estimate
+
+        require(verify_checkpoint_estimate(*peek_shapes(args.checkpoint)[::-1]))  # before any array is read
+        from cogo.verify.certificates import checkpoint_report
+
         rep = checkpoint_report(args.checkpoint)  # the group recorded in the file
     from cogo.checkpoints import load_weights
 

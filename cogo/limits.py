@@ -21,7 +21,13 @@ baseline, float64/complex128 arrays) of the current algorithms, rounded up:
   bytes.
 * classifying a checkpoint with ``q`` hidden nodes on ``n`` frequencies:
   Fourier coordinates ``3 x n x q`` complex plus the per-node energies:
-  about ``200 n q`` bytes (float64 copies of the weights included).
+  about ``200 n q`` bytes (float64 copies of the weights included), plus the
+  network verdict (:func:`verdict_bytes`: the potentials ``r[k1, k2, k]``,
+  ``16 n^2 q + 48 n^3`` bytes), which ``cogo verify --checkpoint`` needs too.
+  Both are checked from the shapes alone, before any array is read
+  (:func:`cogo.checkpoints.peek_shapes`); nodes that contribute nothing are
+  dropped before the Fourier transform, so an all-dead network costs only
+  its reading.
 
 ``COGO_MEMORY_LIMIT`` (bytes, or with a suffix K, M, G) overrides the
 available memory, e.g. to keep a shared machine safe.
@@ -34,7 +40,8 @@ from dataclasses import dataclass
 from cogo.errors import CogoError
 
 __all__ = ["Estimate", "available_memory", "require", "construct_estimate", "verify_estimate",
-           "classify_estimate", "load_estimate", "fmt_bytes", "fmt_seconds"]
+           "classify_estimate", "load_estimate", "fmt_bytes", "fmt_seconds", "verdict_bytes",
+           "verify_checkpoint_estimate"]
 
 #: Flops per second assumed for the time estimates (a conservative single core).
 FLOPS = 1e9
@@ -198,13 +205,54 @@ def verify_estimate(n: int, method: str, even: bool) -> Estimate:
     return Estimate(mem, 0.0, f"numeric verification on a group of order {n}")  # time: not modelled
 
 
+#: What the reading commands import beyond numpy and cogo.cli (sympy, networkx, ...; torch for a .pt file is not
+#: included: its ~190 MiB are part of the interpreter's baseline when a .pt file is read).
+MODULES_BYTES = 48 * 2**20
+
+
+def _loss_chunk_bytes(n: int, q: int) -> float:
+    """Peak of the chunked all-pairs loss (:func:`cogo.algebra.loss.real_loss`): a few ``(P, q)``/``(P, n)`` chunks."""
+    pairs = min(n * n, max(1, 2**23 // max(q, n, 1)))
+    return 4 * 8.0 * pairs * (q + n)
+
+
+def verdict_bytes(n: int, q: int) -> float:
+    """Peak bytes (above the interpreter) of the network verdict of ``q`` nodes on ``n`` frequencies.
+
+    The SPEC 5 residuals build the whole potential tensor ``r[k1, k2, k]``: the pair products ``(n^2, q)``
+    complex (``16 n^2 q``), ``r`` and its copies (``n^3`` complex, about ``48 n^3`` in all); the Fourier
+    coordinates ``3 x n x q`` complex and the float64 weights (``72 n q``) and one loss chunk.  Measured by
+    ``benchmarks/bench_memory.py`` (benchmarks/results/memory.json): every measured peak is below it.
+
+    >>> verdict_bytes(23, 512) > 16 * 23**2 * 512
+    True
+    """
+    return 1.25 * (96.0 * n * q + 16.0 * n * n * q + 48.0 * n**3 + _loss_chunk_bytes(n, q))
+
+
+def verify_checkpoint_estimate(n: int, q: int) -> Estimate:
+    """Estimate for ``cogo verify --checkpoint`` on ``q`` hidden nodes of a group of order ``n``: the verdict.
+
+    >>> e = verify_checkpoint_estimate(1024, 40000)       # the n^3 potentials alone are 16 GiB
+    >>> e.bytes > 48 * 1024**3, e.what
+    (True, 'verifying a checkpoint with q=40000 hidden nodes on a group of order 1024')
+    """
+    return Estimate(MODULES_BYTES + verdict_bytes(n, q) + 3 * 8.0 * n * q, 2.0 * n * n * q / FLOPS,
+                    f"verifying a checkpoint with q={q} hidden nodes on a group of order {n}")
+
+
 def classify_estimate(n: int, q: int, checkpoints: int = 1) -> Estimate:
     """Estimate for classifying one checkpoint of ``q`` hidden nodes on ``n`` frequencies (peak of one).
 
-    >>> classify_estimate(23, 512).bytes == 200 * 23 * 512            # about 200 n q bytes
+    Reading and splitting the nodes costs about ``200 n q`` bytes (float64 copies of the weights, the
+    Fourier coordinates, the per-node energies), plus the network verdict (:func:`verdict_bytes`), with
+    every node assumed live (nodes that contribute nothing are dropped before any of this is allocated,
+    so the estimate bounds the peak whatever the file holds).
+
+    >>> classify_estimate(23, 512).bytes == MODULES_BYTES + 200 * 23 * 512 + verdict_bytes(23, 512)
     True
     """
-    return Estimate(200.0 * n * q, checkpoints * (60.0 * n * q * 3 / FLOPS + 0.1),
+    return Estimate(MODULES_BYTES + 200.0 * n * q + verdict_bytes(n, q), checkpoints * (60.0 * n * q * 3 / FLOPS + 0.1),
                     f"classifying {checkpoints} checkpoint(s) with q={q} hidden nodes on a group of order {n}")
 
 

@@ -103,6 +103,8 @@ def test_missing_submitit_is_one_line(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.skipif(shutil.which("sbatch") is not None, reason="a Slurm cluster is present")
 def test_slurm_without_sbatch_is_refused(tmp_path, capsys):
+    # without the cluster extra the refusal names submitit first (test_missing_submitit_is_one_line)
+    pytest.importorskip("submitit", reason="the 'cluster' extra (submitit) is not installed")
     out = tmp_path / "sw"
     argv = SWEEP + ["--x", "1", "--out", str(out), "--executor", "slurm", "--slurm-partition", "cpu",
                     "--slurm-time", "30"]

@@ -270,7 +270,8 @@ def test_order8_xi_near_1_nu_near_i_finds_the_true_grid():
     relabelled = [np.flip(np.transpose(true_grid, axes), [k for k in range(3) if flips[k]]) if any(flips)
                   else np.transpose(true_grid, axes)
                   for axes in itertools.permutations(range(3)) for flips in itertools.product([0, 1], repeat=3)]
-    assert any(np.array_equal(bf.best.grid, g) for g in relabelled)
+    # (or a grid that fits better still: the canonical ranking may find one the old search order missed)
+    assert any(np.array_equal(bf.best.grid, g) for g in relabelled) or bf.best.error < true_err
     assert bf.best_for((2, 4)).error <= 1.5 * true_err
     # a grid with one pair swapped (what the search used to return) is measurably worse
     i, j = near[0]
@@ -519,7 +520,8 @@ def test_search_budget_is_enforced_and_reported():
     """A search that runs out of its budget says so instead of running on (and reports no exact grid)."""
     from cogo.analysis.factorization import MAX_ORDER
 
-    x, _ = scrambled(z_nu(unit(0.4)) * z_nu(unit(1.2)) * z_syn() * z_nu(unit(2.2)), 1)
+    # (a product whose canonically ordered nodes are no 2 x 12 grid for the local search to find by itself)
+    x, _ = scrambled(z_xi(unit(0.4), 1) * z_nu(unit(1.2)) * z_syn_ab(unit(0.5), unit(2.0)) * z_nu(unit(2.2)), 1)
     assert factor_block(*x).factorable
     bf = factor_block(*x, budget=1)
     assert not bf.factorable and "search bound" in bf.skipped

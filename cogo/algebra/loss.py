@@ -191,7 +191,7 @@ def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
         raise ValueError("real_loss needs at least one pair")
     C = G.add_table[A, B]
     WaT, WbT = Wa.T, Wb.T  # (n, q): row gather
-    step = max(1, chunk_elements // max(q, 1))
+    step = max(1, chunk_elements // max(q, n, 1))  # h is (P, q) and o is (P, n): both bounded
     total = 0.0
     for s in range(0, len(A), step):
         h = WaT[A[s:s + step]] + WbT[B[s:s + step]]

@@ -110,8 +110,10 @@ from cogo.analysis.factorization import (
     BlockFactorization,
     Factorization,
     balance_gauge,
+    canonical_node_order,
     factor_block,
     kron_vectors,
+    linear_assignment,
     node_features,
 )
 
@@ -280,8 +282,11 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
         lf = np.array([lam[0] ** 2, lam[0] * lam[1], lam[1] ** 2, lam[2]])
         G = F * lf
         D = np.linalg.norm(G[:, None, :] - F[None, :, :], axis=-1) / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, None]
-        near = np.argmin(D, axis=1)
-        if (D[np.arange(n), near] <= tol).all() and len(set(near.tolist())) == n:
+        # lam V = V as a multiset: an optimal one-to-one matching (Hungarian), every pair within tol.  (Nearest
+        # partners were not one-to-one when V repeats a node -- z_nu * z_nu with equal nu -- and float noise
+        # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
+        col = linear_assignment(np.round(D, 9))
+        if (D[np.arange(n), col] <= tol).all():
             out.append(lam)
     return np.stack(out)
 
@@ -433,7 +438,7 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
     # a special case keeps the fitted parameters of its general form (the special name is a flag)
     gen_params = {n: p for n, p, _ in alts}
     alts = [(n, dict(gen_params.get(_SPECIAL_OF[n], {})) if n in _SPECIAL_OF else p, r) for n, p, r in alts]
-    alts.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
+    alts.sort(key=lambda t: (_SPECIFIC[t[0]], round(t[2], 9), _ORDER[t[0]]))  # ties: name order, not noise
     if not alts:
         return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None, fitted)
     name, params, res = alts[0]
@@ -456,7 +461,7 @@ def _choose_names(named: list[FactorName]) -> tuple[str, list[tuple[str, dict, f
                     ok = [alt for alt in named[fi].alternatives if alt[0] in _SERVES[role]]
                     if not ok:
                         break
-                    ok.sort(key=lambda t: (_SPECIFIC[t[0]], t[2]))
+                    ok.sort(key=lambda t: (_SPECIFIC[t[0]], round(t[2], 9), _ORDER[t[0]]))
                     picks.append((fi, ok[0]))
                 else:
                     picks.sort()
@@ -666,6 +671,27 @@ def _deg(t: float, period: float, mirror: bool) -> float:
     return min(t, period - t) if mirror else t
 
 
+def _syn_ab_fold(t: tuple, period: float) -> tuple:
+    """The canonical ``(alpha, beta)`` (degrees) of a ``z_syn,ab`` factor: the smallest of its orbit.
+
+    Starting the factor at its second node (and renormalizing) maps ``(alpha, beta)`` to
+    ``(beta / alpha, 1 / alpha)``, so the orbit under node relabelling is the three angle pairs
+    ``(A, B)``, ``(B - A, -A)``, ``(-B, A - B)``; each angle is read modulo ``period`` (360, or
+    90 beside ``z_nu=i``, whose stabilizer multiplies any node by ``i``), rounded to 3 decimals,
+    and the lexicographically smallest pair is the representative.
+
+    >>> _syn_ab_fold((40.0, 70.0), 90.0), _syn_ab_fold((30.0, 50.0), 90.0), _syn_ab_fold((20.0, 60.0), 90.0)
+    ((20.0, 60.0), (20.0, 60.0), (20.0, 60.0))
+    """
+    A, B = float(t[0]), float(t[1])
+
+    def rd(v: float) -> float:
+        v = round(float(np.mod(v, period)), 3)
+        return 0.0 if v >= period else v + 0.0
+
+    return min((rd(A), rd(B)), (rd(B - A), rd(-A)), (rd(-B), rd(A - B)))
+
+
 def _u(deg: float) -> complex:
     return complex(np.exp(1j * np.deg2rad(deg)))
 
@@ -687,13 +713,13 @@ def _family_forms() -> dict:
             2: [("z_nu", lambda t: z_nu(_u(t[0])), ("nu",), 4.0, (360.0,), lambda t: (_deg(t[0], 180, True),)),
                 ("z_xi", lambda t: z_xi(_u(t[0]), 1), ("xi",), 4.0, (360.0,), lambda t: (_deg(t[0], 360, False),))],
             3: [("z_syn,ab", lambda t: z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 20.0, (360.0, 360.0),
-                 lambda t: (_deg(t[0], 360, False), _deg(t[1], 360, False)))],
+                 lambda t: _syn_ab_fold(t, 360.0))],
             4: [("z_nu=i * z_xi", lambda t: z_nu_i() * z_xi(_u(t[0]), 1), ("xi",), 2.0, (90.0,),
                  lambda t: (_deg(t[0], 90, False),))],
             6: [("z_nu * z_syn", lambda t: z_nu(_u(t[0])) * z_syn(), ("nu",), 2.0, (60.0,),
                  lambda t: (_deg(t[0], 60, True),)),
                 ("z_nu=i * z_syn,ab", lambda t: z_nu_i() * z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 15.0,
-                 (90.0, 90.0), lambda t: (_deg(t[0], 90, False), _deg(t[1], 90, False)))],
+                 (90.0, 90.0), lambda t: _syn_ab_fold(t, 90.0))],
         })
     return _FORMS
 
@@ -724,7 +750,7 @@ def _feature_misfit(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = Non
     for j in range(1, m):
         S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
     res = np.maximum((fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[:, None, :], 1e-300)).sum(axis=2), 0.0)
-    k = int(np.argmin(res.min(axis=1)))
+    k = int(np.argmin(np.round(res.min(axis=1) / max(float(fn.sum()), 1e-300), 9)))  # ties: float noise decides nothing
     return res.min(axis=1), res[k]
 
 
@@ -787,6 +813,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
         return none
     ab, bb, cb, _ = balance_gauge(*x)
     F = node_features(ab, bb, cb)
+    F = F[canonical_node_order(F / np.cbrt(max(float(np.abs(ab * bb * cb).mean()), 1e-300)))]  # order-free
     fn = float((np.abs(F) ** 2).sum())
     if fn == 0:
         return none
@@ -796,18 +823,21 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
         perms = None
         for _ in range(_REFINE_ROUNDS):
             r, per_perm = _feature_misfit(F, G, perms)
+            # ties (symmetric blocks fit many node orders and parameters equally) are read to 1e-9, so float
+            # noise does not pick among them; the stable order then decides
+            per_perm = np.round(per_perm / fn, 9)
             if perms is None:  # the refinement keeps the node orders that fit best on the coarse grid
-                perms = _PERMS[q][np.argsort(per_perm)[:_KEEP_ORDERS]]
+                perms = _PERMS[q][np.argsort(per_perm, kind="stable")[:_KEEP_ORDERS]]
             else:
-                perms = perms[np.argsort(per_perm)]
-            i = int(np.argmin(r))
+                perms = perms[np.argsort(per_perm, kind="stable")]
+            i = int(np.argmin(np.round(r / fn, 9)))
             t0, r0 = cand[i], float(r[i])
             step /= 2.0
             cand = np.array(list(itertools.product(*[t + np.arange(-1, 2) * step for t in t0])))
             G = _models(model, cand)
         d = math.sqrt(r0 / fn)
         if best is None or d < best[1] - 1e-12:
-            best = (typ, d, {n: round(v, 3) for n, v in zip(names, fold(tuple(t0)))})
+            best = (typ, d, {n: round(v, 3) + 0.0 for n, v in zip(names, fold(tuple(t0)))})
     typ, d, params = best
     return {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "direct fit"}
 
@@ -869,24 +899,31 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
     e_min = min(f.error for f in exact)
     eligible = [f for f in exact if f.error <= EXACT_RATIO * e_min + EXACT_SLACK]
     finest = max(len(f.shape) for f in eligible)
+    # every eligible grid of the finest shape is named and the choice is canonical (docs/analysis.md, "Canonical
+    # answers"): most factors named, a SPEC 7 family, most special cases (z_nu=i, z_syn: the documented
+    # precedence), then the smaller error read to 1e-9, then the canonical key of the factorization; so the same
+    # block gets the same type whichever of its equal grids the search listed first
     chosen = None
     for fz in eligible:
         if len(fz.shape) != finest:
             continue
         typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper")
-        score = (n_named, fam, -fz.error)
-        if chosen is None or score > chosen[0]:
+        n_special = sum(1 for f in facs if f["name"] in _SPECIAL_OF)
+        score = (-n_named, not fam, -n_special) + fz.sort_key
+        if chosen is None or score < chosen[0]:
             chosen = (score, fz, typ, facs)
-        if n_named == len(fz.shape) and (fam or len(fz.shape) > 2):
-            break
     _, fz, typ, facs = chosen
+    # factors listed as the type names them (by size, then the name order of the module docstring; equal names
+    # keep their canonical order), the grid's axes with them
+    order = sorted(range(len(facs)), key=lambda i: (fz.shape[i], _ORDER[facs[i]["name"]], i))
+    facs = [facs[i] for i in order]
     rep.type = typ
     rep.factors = facs
     rep.error = fz.error
-    rep.shape = tuple(fz.shape)
+    rep.shape = tuple(fz.shape[i] for i in order)
     rep.factorable = True
     rep.abc_scale = fz.abc_scale
-    grid_nodes = np.asarray(rep.nodes)[fz.grid]
+    grid_nodes = np.asarray(rep.nodes)[np.transpose(fz.grid, order)]
     rep.grid = grid_nodes.tolist()
     return rep
 
@@ -906,22 +943,36 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     """
     import time
 
+    from cogo.checkpoints import inert_nodes
+
     t0 = time.perf_counter()
     st = (settings or Settings()).validate()
+    # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
+    # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below
+    hidden = int(np.shape(Wa)[0])
+    inert = inert_nodes(Wa, Wb, Wc, keep_inputs=st.dead_threshold == 0.0)
+    keep = np.flatnonzero(~inert)
+    if len(keep) < hidden:
+        Wa, Wb, Wc = Wa[keep], Wb[keep], Wc[:, keep]
     net = Network.from_weights(Wa, Wb, Wc, group)
     G = net.group
     split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
-    blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=bl.nodes.tolist(), settings=st,
-                             kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
+    blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=keep[bl.nodes].tolist(),
+                             settings=st, kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
               for bl in split.blocks]
     verdict = None
     if with_verdict:
         from cogo.analysis.verdict import network_verdict
 
         verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split)
-    return NetworkReport(group=G, hidden=split.hidden, live_nodes=split.live_nodes, dead_nodes=split.dead_nodes,
+        verdict.hidden = hidden
+        if not len(keep):
+            verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")
+    node_frequency = np.full(hidden, -1, dtype=np.int64)
+    node_frequency[keep] = split.node_frequency
+    return NetworkReport(group=G, hidden=hidden, live_nodes=split.live_nodes, dead_nodes=hidden - split.live_nodes,
                          zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
-                         node_frequency=split.node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
+                         node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
                          meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
 
 
@@ -1014,6 +1065,11 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
         for p0 in paths[:i]:
             if same_file(p, p0):
                 raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+    from cogo.checkpoints import peek_shapes
+
+    for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
+        q_, n_ = peek_shapes(p)
+        require(classify_estimate(n_, q_))
     loaded = [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
               for p in paths]
     labels = {}

@@ -165,6 +165,8 @@ __all__ = [
     "factor_shapes",
     "factor_block",
     "factor_block_shape",
+    "canonical_factorization",
+    "canonical_node_order",
     "fit_grid",
     "linear_assignment",
     "rank1",
@@ -248,7 +250,18 @@ class Factorization:
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # z_nu=i * z_syn: a 2 x 3 Kronecker product
     >>> f = factor_block(x.a, x.b, x.c).best
     >>> f.shape, f.grid.tolist(), round(f.error, 9), f.exact_grid
-    ((2, 3), [[0, 1, 2], [3, 4, 5]], 0.0, True)
+    ((2, 3), [[0, 2, 1], [4, 3, 5]], 0.0, True)
+
+    The grid is the canonical representative (:func:`canonical_factorization`): the product
+    has several exact grids (the stabilizer of ``z_syn`` moves nodes between them) and each
+    factor may start at any of its elements; the rule picks one by the values alone, so the
+    same block with its nodes permuted and gauge-transformed gets the same grid, relabelled:
+
+    >>> import numpy as np
+    >>> perm, s = np.array([3, 5, 0, 4, 1, 2]), np.array([-1.0, 2.0, 0.5, -3.0, 1.0, -0.25])
+    >>> g = factor_block(s * x.a[perm], s * x.b[perm], x.c[perm] / s**2).best
+    >>> perm[g.grid].tolist()
+    [[0, 2, 1], [4, 3, 5]]
     """
 
     shape: tuple[int, ...]
@@ -263,6 +276,14 @@ class Factorization:
     @property
     def q(self) -> int:
         return int(np.prod(self.shape))
+
+    @property
+    def sort_key(self) -> tuple:
+        """How factorizations are ranked: the error to :data:`ERROR_DECIMALS` decimals, then the
+        canonical key of the factors (:func:`canonical_factorization`), so equally good grids are
+        ranked by what they are, not by float noise or the order they were found in."""
+        return (round(float(self.error), ERROR_DECIMALS),
+                tuple(tuple(_feature_key(f.vectors[:, e]) for e in range(f.q)) for f in self.factors))
 
     @property
     def abc_scale(self) -> complex:
@@ -313,7 +334,7 @@ class BlockFactorization:
     def exact(self) -> list[Factorization]:
         """Every factorization with error at most ``tol``, finest shape first, then by error."""
         out = [f for alts in self.by_shape.values() for f in alts if f.error <= self.tol]
-        return sorted(out, key=lambda f: (-len(f.shape), f.error))
+        return sorted(out, key=lambda f: (-len(f.shape),) + f.sort_key)
 
     @property
     def best(self) -> Factorization | None:
@@ -322,7 +343,7 @@ class BlockFactorization:
         if ex:
             return ex[0]
         allf = [alts[0] for alts in self.by_shape.values() if alts]
-        return min(allf, key=lambda f: f.error) if allf else None
+        return min(allf, key=lambda f: f.sort_key) if allf else None
 
     @property
     def factorable(self) -> bool:
@@ -619,6 +640,34 @@ def _clusters(F: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     return label, G
 
 
+#: Decimals to which errors are read when factorizations are ranked (float noise of 1e-16 decides nothing).
+ERROR_DECIMALS = 9
+
+
+def _ekey(f) -> float:
+    return round(float(f.error), ERROR_DECIMALS)
+
+
+#: Decimals to which feature values are read in canonical keys (node order, anchor, factor orientation).
+KEY_DECIMALS = 6
+
+
+def _feature_key(f: np.ndarray) -> tuple:
+    """A canonical, noise-robust sort key of one node's features ``(a^2, a b, b^2, c)`` (or any complex vector).
+
+    Per entry: the angle in degrees read in ``[0, 360)`` and the log-modulus, both rounded to
+    :data:`KEY_DECIMALS` decimals (an angle within ``1e-6`` degrees of 360 reads as 0), so two
+    nodes equal up to float noise get the same key and the order does not depend on node order.
+    """
+    f = np.asarray(f, dtype=np.complex128).reshape(-1)
+    mag = np.abs(f)
+    ang = np.round(np.mod(np.degrees(np.angle(f)), 360.0), KEY_DECIMALS)
+    ang = np.where(ang >= 360.0, 0.0, ang) + 0.0
+    lm = np.round(np.log(np.maximum(mag, _TINY)), KEY_DECIMALS) + 0.0
+    ang = np.where(mag > 0, ang, 0.0)
+    return tuple(float(v) for pair in zip(ang, lm) for v in pair)
+
+
 def _product_table(G: np.ndarray, o: int, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """``T[x, y]``: the cluster closest to ``g_x g_y / g_o`` (relative distance <= ``tol``, else -1); and that distance.
 
@@ -703,7 +752,7 @@ def _peel_candidates(T: np.ndarray, D: np.ndarray, o: int, mu: np.ndarray, p: in
     hits = (good & present[:, None]).sum(axis=0)
     ok = [int(y) for y in np.flatnonzero(present & (hits * p >= Cp))]
     avg = {y: float(D[good[:, y], y].mean()) if hits[y] else np.inf for y in ok}
-    ok.sort(key=lambda y: (y == o, -int(hits[y]), avg[y]))
+    ok.sort(key=lambda y: (y == o, -int(hits[y]), round(avg[y], ERROR_DECIMALS)))
     rank = {y: i for i, y in enumerate(ok)}
     out = []
     for ys in itertools.combinations_with_replacement(ok, p - 1):
@@ -730,7 +779,11 @@ class _Search:
         self.label, self.G = _clusters(F, CLUSTER_TOL)
         self.mu = np.bincount(self.label, minlength=len(self.G)).astype(np.int64)
         mod = np.abs(self.G).mean(axis=1)
-        self.pref = np.argsort(np.abs(np.log(np.maximum(mod, _TINY))), kind="stable")  # anchor preference
+        # anchor preference: the most typical modulus, read to 1e-6 so float noise (1e-16 from a real checkpoint)
+        # does not pick it; ties by the canonical key of the features (_feature_key), not by node order
+        dev = np.round(np.abs(np.log(np.maximum(mod, _TINY))), 6)
+        keys = [_feature_key(g) for g in self.G]
+        self.pref = np.array(sorted(range(len(self.G)), key=lambda i: (dev[i], keys[i])), dtype=np.int64)
         self.o = int(self.pref[0])
         self.T, self.D = _product_table(self.G, self.o, match_tol)
         self.budget = _Budget(budget)
@@ -767,19 +820,29 @@ class _Search:
         n = int(self.mu.sum())
         P = np.array([self.o])
         used: list = []
-        progress = True
-        while progress and len(P) < n:
-            progress = False
-            for A in sets:
+        while len(P) < n:
+            # the first step takes the first set (the assembly's start); every later step the set whose new
+            # cells match the table best (smallest largest distance; ties: list order).  Taking the first set
+            # that fits instead let a spurious product within match_tol (z_syn * z_syn * z_nu(e^0.3i) *
+            # z_nu(e^1.3i): r^2 lands 0.094 from a present node, and the repeated nodes leave room for it)
+            # reuse a 2-set, depending on which cluster the node order made the anchor.
+            pick = None
+            for i, A in enumerate(sets):
                 if n % (len(P) * len(A)):
                     continue
-                Q = self.T[P[:, None], np.asarray(A)[None, :]].reshape(-1)
+                idx = (P[:, None], np.asarray(A)[None, :])
+                Q = self.T[idx].reshape(-1)
                 if (Q < 0).any() or (np.bincount(Q, minlength=len(self.mu)) > self.mu).any():
                     continue
-                P = Q
-                used.append(A)
-                progress = True
+                worst = float(self.D[idx].max())
+                if pick is None or worst < pick[0] - 1e-9:
+                    pick = (worst, A, Q)
+                if not used:
+                    break
+            if pick is None:
                 break
+            P = pick[2]
+            used.append(pick[1])
         return used
 
     def cells(self, sets: list[tuple[int, ...]], rest: np.ndarray | None = None) -> np.ndarray:
@@ -914,7 +977,7 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
         pred = _rank1_cells(F[flat], shape)  # (cells, 4)
         if not reassign:
             break
-        cost = (np.abs(F[:, None, :] - pred[None, :, :]) ** 2).sum(-1)  # (nodes, cells)
+        cost = np.round((np.abs(F[:, None, :] - pred[None, :, :]) ** 2).sum(-1), ERROR_DECIMALS)  # (nodes, cells)
         col = linear_assignment(cost)
         new = np.empty(q, dtype=np.int64)
         new[col] = np.arange(q)
@@ -988,13 +1051,13 @@ def _fiber_orientations(F: np.ndarray, grid: np.ndarray, axis: int, most: int = 
     dot = np.einsum("ikc,pijc->kpjc", np.conj(V), V[P])
     uu = np.maximum((np.abs(V) ** 2).sum(axis=0), _TINY)  # (n, 4): ||u_k||^2 per channel
     misfit = (np.abs(V) ** 2).sum(axis=(0, 2))[None, None, :] - (np.abs(dot) ** 2 / uu[:, None, None, :]).sum(-1)
-    choice = misfit.argmin(axis=1)  # (k, j)
+    choice = np.round(misfit, ERROR_DECIMALS).argmin(axis=1)  # (k, j); float noise breaks no tie
     score = np.take_along_axis(misfit, choice[:, None, :], axis=1)[:, 0, :].sum(axis=1)  # (k,)
     current = float(misfit[:, 0, :].sum(axis=1).min())
     inv = np.argsort(P, axis=1)
     index = {tuple(r): i for i, r in enumerate(P.tolist())}
     out, seen = [], {(0,) * cols.shape[1]}
-    for k in np.argsort(score, kind="stable"):
+    for k in np.argsort(np.round(score, ERROR_DECIMALS), kind="stable"):
         if len(out) >= most or not score[k] < 0.8 * current:
             break
         comp = P[choice[k]][:, inv[choice[k, 0]]]  # (n, m): column 0 keeps its order
@@ -1030,7 +1093,7 @@ def _fit_reoriented(x: np.ndarray, F: np.ndarray, grid: np.ndarray, max_rounds: 
                 continue
             cands = [fit_grid(x, F, g, reassign=False) for g in _fiber_orientations(F, g0, axis)]
             if cands:
-                c = min(cands, key=lambda f: f[-1])
+                c = min(cands, key=lambda f: round(float(f[-1]), ERROR_DECIMALS))
                 if c[-1] < best[-1]:
                     c2 = fit_grid(x, F, c[0], max_rounds=max_rounds)
                     best = c2 if c2[-1] <= c[-1] else c
@@ -1068,7 +1131,7 @@ def _swap_near_equal(x: np.ndarray, F: np.ndarray, best: tuple, max_rounds: int 
     near = D[iu, ju] <= CLUSTER_TOL
     if not near.any():
         return best
-    order = np.argsort(-D[iu, ju][near], kind="stable")[:SWAP_PAIRS_MAX]
+    order = np.argsort(-np.round(D[iu, ju][near], ERROR_DECIMALS), kind="stable")[:SWAP_PAIRS_MAX]
     I, J = iu[near][order], ju[near][order]
     for _ in range(SWAP_ROUNDS_MAX):
         grid = best[0]
@@ -1082,7 +1145,7 @@ def _swap_near_equal(x: np.ndarray, F: np.ndarray, best: tuple, max_rounds: int 
         lam, us = rank1_batch(np.moveaxis(V, 2, 1).reshape((-1,) + shape))
         rec = np.moveaxis(_kron_batch(lam, us).reshape(V.shape[0], 4, -1), 1, 2)
         misfit = (np.abs(V - rec) ** 2).sum(axis=(1, 2))
-        k = int(np.argmin(misfit[1:])) + 1
+        k = int(np.argmin(np.round(misfit[1:], ERROR_DECIMALS))) + 1
         if not misfit[k] < 0.64 * misfit[0]:  # 0.8 times the misfit (squared here)
             break
         c = fit_grid(x, F, G[k].reshape(shape), max_rounds=max_rounds)
@@ -1170,8 +1233,139 @@ UNTRIED_MAX = 32
 MATCHING_MAX_ORDER = 16
 
 
+def canonical_node_order(F: np.ndarray) -> np.ndarray:
+    """The canonical order of a block's nodes: by :func:`_feature_key` of their balanced features (stable).
+
+    The features ``(a^2, a b, b^2, c)`` of the balanced nodes are invariant under the per-node gauge
+    ``(s a, s b, c / s^2)`` (signs included), so the order is a function of the block up to node
+    permutation; nodes equal to :data:`KEY_DECIMALS` decimals keep their relative order (they are
+    interchangeable).
+
+    >>> import numpy as np
+    >>> F = np.array([[2, 1, 1, 1], [1, 1, 1, 1], [1j, 1, 1, 1]], dtype=complex)
+    >>> canonical_node_order(F).tolist()              # angle 0 before 90 degrees; modulus 1 before 2
+    [1, 0, 2]
+    """
+    keys = [_feature_key(f) for f in np.asarray(F)]
+    return np.array(sorted(range(len(keys)), key=lambda j: keys[j]), dtype=np.int64)
+
+
+def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
+    """Canonical orientation of one factor ``V`` (3, m): ``(base, signs per element, element order)``.
+
+    For every choice of the *base* element the factor is divided by it (per ``p``); every other
+    element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
+    degrees; the others are sorted by :func:`_feature_key`; the base whose sorted key sequence is
+    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).
+    """
+    m = V.shape[1]
+    best = None
+    for base in range(m):
+        if np.any(np.abs(V[:, base]) < _TINY):
+            continue
+        N = V / V[:, base:base + 1]
+        sig = np.ones(m)
+        for e in range(m):
+            if e != base and _feature_key(N[0, e])[0] >= 180.0:
+                sig[e] = -1.0
+        N2 = N.copy()
+        N2[:2] *= sig
+        others = sorted((e for e in range(m) if e != base), key=lambda e: _feature_key(N2[:, e]))
+        key = tuple(_feature_key(N2[:, e]) for e in others)
+        if best is None or key < best[0]:
+            best = (key, base, sig, others)
+    if best is None:
+        return None
+    _, base, sig, others = best
+    return base, sig, [base] + others
+
+
+def canonical_factorization(fz: Factorization) -> Factorization:
+    """The canonical representative of a factorization (docs/analysis.md, "Canonical answers").
+
+    The same block has many equal factorizations: every factor may start at any of its elements
+    (the factors are normalized to their first element), each element's sign gauge ``(-a, -b, c)``
+    is free, and factors of equal size may be listed in either order.  The representative: each
+    factor oriented by :func:`_orient_factor`, ``scale_a`` at an angle in ``[0, 180)`` degrees (the
+    sign gauge of all nodes at once), then the factors sorted by size and, for equal sizes, by
+    their key sequence.  The reconstruction (:meth:`Factorization.reconstruct`), the
+    error and the node partition are unchanged; the grid, the factors, ``scale`` and ``signs``
+    move together.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> f = factor_block(x.a, x.b, x.c).best             # already canonical: a second pass changes nothing
+    >>> g = canonical_factorization(f)
+    >>> g.grid.tolist() == f.grid.tolist(), bool(np.allclose(g.reconstruct(), f.reconstruct()))
+    (True, True)
+    """
+    grid = fz.grid.copy()
+    signs = np.array(fz.signs, dtype=float).copy()
+    scale = np.array(fz.scale, dtype=np.complex128).copy()
+    vecs = []
+    keys = []
+    for i, f in enumerate(fz.factors):
+        V = np.asarray(f.vectors, dtype=np.complex128)
+        o = _orient_factor(V)
+        if o is None:
+            vecs.append(V)
+            keys.append(())
+            continue
+        base, sig, order = o
+        for e in range(V.shape[1]):
+            if sig[e] < 0:
+                signs[np.take(grid, e, axis=i).reshape(-1)] *= -1.0
+        scale = scale * V[:, base]
+        N = V / V[:, base:base + 1]
+        N[:2] *= sig
+        N = N[:, order]
+        grid = np.take(grid, order, axis=i)
+        vecs.append(N)
+        keys.append(tuple(_feature_key(N[:, e]) for e in range(1, N.shape[1])))
+    if abs(scale[0]) > 0 and _feature_key(scale[0])[0] >= 180.0:
+        # the global sign gauge (-a, -b, c) of every node at once: scale_a at an angle in [0, 180) degrees
+        scale[:2] *= -1.0
+        signs = -signs
+    ax = sorted(range(len(vecs)), key=lambda i: (vecs[i].shape[1], keys[i]))
+    grid = np.transpose(grid, ax).copy()
+    vecs = [vecs[i] for i in ax]
+    return Factorization(tuple(grid.shape), grid, [Factor(*v) for v in vecs], scale, fz.error, signs,
+                         fz.balance, fz.exact_grid)
+
+
 def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int,
             budget: int) -> BlockFactorization:
+    """:func:`_factor_ordered` on the block's nodes in canonical order (:func:`canonical_node_order`).
+
+    Every result is mapped back to the caller's node indices and put in canonical form
+    (:func:`canonical_factorization`), so the answer is a function of the block up to node
+    order and the per-node gauge, not of the order the nodes came in.
+    """
+    x, F, t = prepared
+    perm = canonical_node_order(F)
+    res = _factor_ordered((x[:, perm], F[perm], t[perm]), shapes, tol, match_tol, max_alternatives, budget)
+    nkeys = [_feature_key(f) for f in F]
+    for shape, alts in res.by_shape.items():
+        out = []
+        for fz in alts:
+            signs = np.empty_like(np.asarray(fz.signs, dtype=float))
+            signs[perm] = fz.signs
+            fz = Factorization(fz.shape, perm[fz.grid], fz.factors, fz.scale, fz.error, signs, t, fz.exact_grid)
+            out.append(canonical_factorization(fz))
+        out.sort(key=lambda f: f.sort_key)
+        seen, uniq = set(), []
+        for fz in out:  # grids that differ only in orientation, or by swapping equal nodes, are one grid
+            key = tuple(nkeys[j] for j in fz.grid.reshape(-1))
+            if key not in seen:
+                seen.add(key)
+                uniq.append(fz)
+        res.by_shape[shape] = uniq
+    return res
+
+
+def _factor_ordered(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int,
+                    budget: int) -> BlockFactorization:
     x, F, t = prepared
     q = F.shape[0]
     res = BlockFactorization(q=q, tol=float(tol))
@@ -1196,9 +1390,9 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
             tries = [grid] + (_fiber_orientations(F, grid, axis) if grid.shape[axis] <= REALIGN_MAX_SIZE else [])
             errs = [fit_grid(x, F, g, reassign=False)[-1] for g in tries]
             if min(errs) < min(found) / SPLIT_GAIN:
-                g, facs, scale, signs, err = _fit_reoriented(x, F, tries[int(np.argmin(errs))])
+                g, facs, scale, signs, err = _fit_reoriented(x, F, tries[int(np.argmin(np.round(errs, ERROR_DECIMALS)))])
                 fits.append(Factorization(tuple(g.shape), g, [Factor(*f) for f in facs], scale, err, signs, t, True))
-    fits.sort(key=lambda f: (-len(f.shape), f.error))
+    fits.sort(key=lambda f: (-len(f.shape), _ekey(f)))
     by: dict = {}
     for f in fits:
         by.setdefault(f.shape, []).append(f)
@@ -1216,7 +1410,7 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
                 if alts:
                     break
         if any(f.error <= tol for f in alts):
-            return sorted([f for f in alts if f.error <= tol], key=lambda f: f.error)[:max_alternatives]
+            return sorted([f for f in alts if f.error <= tol], key=_ekey)[:max_alternatives]
         if q > MATCHING_MAX_ORDER and len(shape) > 2:
             return None  # large non-factorable blocks: the upper bound comes from the 2-factor shapes only
         starts = [np.arange(q).reshape(shape)]
@@ -1225,7 +1419,7 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
         for grid in starts:
             g, facs, scale, signs, err = _fit_reoriented(x, F, grid, max_rounds=10 if q <= MATCHING_MAX_ORDER else 3)
             alts.append(Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, False))
-        alts.sort(key=lambda f: f.error)
+        alts.sort(key=_ekey)
         # a near-degenerate block can have several exact grids of this shape from different starts, only some
         # of which split further (z_nu=i * z_xi(1, -1) * z_nu(~i): the best 2 x 4 grid's 4-node factor is no
         # product): the others are kept aside for _split_from_coarser
@@ -1257,14 +1451,14 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
         g, facs, scale, signs, err = _swap_near_equal(x, F, (fz.grid, None, None, None, fz.error))
         if err < fz.error:
             new = Factorization(shape, g, [Factor(*f) for f in facs], scale, err, signs, t, fz.exact_grid)
-            res.by_shape[shape] = sorted([new] + alts[1:], key=lambda f: f.error)
+            res.by_shape[shape] = sorted([new] + alts[1:], key=_ekey)
     for shape in sorted(shapes, key=lambda s: (-len(s), s)):  # fine to coarse: merge finer grids back up
         # a merged exact grid fits at least as well as the finer one: merge when this shape has no exact grid
         # (split grids came after the first merge) or a worse one than a finer exact grid (near-degenerate
         # blocks whose tiling found this shape's grid wrong)
         cur = res.by_shape.get(shape) or []
         finer = sorted((f for s, alts in res.by_shape.items() if len(s) > len(shape) for f in alts[:1]
-                        if f.error <= tol), key=lambda f: (f.error, -len(f.shape)))
+                        if f.error <= tol), key=lambda f: (_ekey(f), -len(f.shape)))
         if not finer or (cur and cur[0].error <= min(tol, finer[0].error)):
             continue
         for grid in _merged_grids(finer[0].grid, shape)[:1]:
@@ -1357,11 +1551,11 @@ def _split_from_coarser(x: np.ndarray, F: np.ndarray, t: np.ndarray, res: BlockF
             split(fz, src)
     if not cands:
         return
-    new = min(cands, key=lambda f: f.error)
+    new = min(cands, key=_ekey)
     if new.error >= cur:
         return
     keep = [f for f in alts if f.error <= tol] if new.error <= tol else []
-    res.by_shape[shape] = sorted(keep + [new], key=lambda f: f.error)[:max_alternatives]
+    res.by_shape[shape] = sorted(keep + [new], key=_ekey)[:max_alternatives]
 
 
 def _distinct(fs: list[Factorization], taken: list[Factorization]) -> list[Factorization]:

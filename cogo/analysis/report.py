@@ -258,7 +258,9 @@ def render_text(result: ClassifyResult) -> str:
     out = []
     for r in result.reports:
         out.append(_header(r))
-        out.append(_table(_BLOCK_HEAD, _block_rows(r)) if r.blocks else "  (no live blocks)")
+        out.append(_table(_BLOCK_HEAD, _block_rows(r)) if r.blocks else
+                   f"  (no live node: all {r.hidden} hidden nodes are dead)" if r.live_nodes == 0 and r.hidden
+                   else "  (no live blocks)")
         out.append("")
     s = result.summary
     rows, types = _summary_rows(s)
