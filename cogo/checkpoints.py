@@ -432,17 +432,18 @@ def _check_magnitude(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, where: str)
                               f"(largest usable magnitude for q={q}, n={n}: {bound:.3g})")
 
 
-def peek_shapes(path: str | os.PathLike) -> tuple[int, int]:
+def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
     """``(q, n)`` of a checkpoint's weights, read without reading the arrays (to refuse work before it starts).
 
     ``.npz``: the ``.npy`` headers only (as :func:`load_weights` checks them); ``.pt``: ``torch.load`` with
     ``mmap=True, weights_only=True`` (tensors are mapped, not read).  Bad files raise
-    :class:`CheckpointError` (one line), as :func:`load_weights` would.
+    :class:`CheckpointError` (one line), as :func:`load_weights` would.  A layout other than cogo's own
+    (:mod:`cogo.readers`) is read by :func:`load_weights` with ``group`` (which may settle its orientation).
     """
     where = str(path)
     p = Path(path)
     if not p.is_file() or p.stat().st_size == 0:
-        load_weights(path)  # a directory, a missing or an empty file: its one-line CheckpointError
+        load_weights(path, group=group)  # a directory, a missing or an empty file: its one-line CheckpointError
     got: list = []
     if p.suffix == ".npz":
         _check_npz_headers(p, where, lambda q, n: got.append((q, n)))
@@ -452,10 +453,10 @@ def peek_shapes(path: str | os.PathLike) -> tuple[int, int]:
     try:
         obj = torch.load(p, map_location="cpu", weights_only=True, mmap=True)
     except Exception:  # noqa: BLE001 - any unreadable file: load_weights gives the precise one-line reason
-        return load_weights(path).Wa.shape
+        return load_weights(path, group=group).Wa.shape
     state = obj.get("model", obj) if isinstance(obj, dict) else None
     if not isinstance(state, dict) or any(k not in state for k in WEIGHT_KEYS):
-        return load_weights(path).Wa.shape
+        return load_weights(path, group=group).Wa.shape
     shapes = [tuple(getattr(state[k], "shape", ())) for k in WEIGHT_KEYS]
     _check_shapes(*shapes, where)
     return int(shapes[0][0]), int(shapes[0][1])

@@ -1068,7 +1068,7 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     from cogo.checkpoints import peek_shapes
 
     for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
-        q_, n_ = peek_shapes(p)
+        q_, n_ = peek_shapes(p, group=group)
         require(classify_estimate(n_, q_))
     loaded = [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
               for p in paths]
