@@ -715,6 +715,8 @@ def _add_dynamics(sub) -> None:
     p.add_argument("--activation", default=None, choices=("sqr", "relu", "silu", "relusqr"),
                    help="the network's activation (default: the file's record, else sqr); non-sqr runs get the "
                         "per-node frequency report per snapshot")
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.set_defaults(func=_cmd_dynamics, keys=None, shared_embedding=False)
 
 
@@ -724,6 +726,9 @@ def _cmd_dynamics(args) -> int:
     from cogo.snapshots import open_snapshots
     from cogo.solvers.training import check_output_dir
 
+    from cogo.threads import set_threads
+
+    set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     for f in args.files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
@@ -737,7 +742,8 @@ def _cmd_dynamics(args) -> int:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
     runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=args.workers, group=args.group,
-                        log=lambda s: print(s, flush=True), max_order=args.max_order) for f in args.files]
+                        log=None if args.no_progress else (lambda s: print(s, flush=True)),
+                        max_order=args.max_order) for f in args.files]
     written = write_dynamics(runs, out, figures=not args.no_figures)
     sys.stdout.write(render_text(runs))
     for path in written:

@@ -163,6 +163,8 @@ def test_common_options_mean_the_same_everywhere():
         if name in TRAINING:   # every command that trains takes the training options
             for flag in ("--device", "--threads", "--no-progress"):
                 assert flag in acts, (name, flag)
+        if name in TRAINING | {"classify", "verify", "dynamics"}:   # every command that computes takes --threads
+            assert "--threads" in acts, name
         if any(getattr(a, OUTPUT_ATTR, None) == "file" for a in p._actions):
             assert "--force" in acts, name
         if "--no-progress" in acts:
