@@ -356,3 +356,22 @@ def test_dynamics_cli_on_s3_and_z5_writes_every_measure(tmp_path):
         if group == "S3":                                              # figures once (they take seconds)
             figs = sorted(f.name for f in (d / "dyn" / "figures").iterdir())
             assert "progress_seeds.png" in figs and sum(f.startswith("progress_d") for f in figs) == 2
+
+
+def test_dynamics_of_a_relu_run_writes_the_progress_measures(tmp_path, capsys):
+    """Another activation: no catalogue reading (the one-line refusal), but the progress measures in dynamics.json."""
+    import json
+
+    from cogo.cli import main
+
+    runs, dyn = tmp_path / "runs", tmp_path / "dyn"
+    assert main(["train", "--group", "7", "--hidden", "16", "--epochs", "30", "--seeds", "1", "--activation", "relu",
+                 "--snapshots", "4", "--spacing", "log", "--threads", "1", "--out", str(runs), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["dynamics", *map(str, sorted(runs.glob("*.pt"))), "--out", str(dyn), "--no-progress",
+                 "--no-figures"]) == 0
+    out = capsys.readouterr().out
+    assert "catalogue" in out.splitlines()[0]
+    run = json.loads((dyn / "dynamics.json").read_text())["runs"][0]
+    assert run["progress"]["activation"] == "relu" and len(run["progress"]["restricted_loss"]) == 4
+    assert all(s["blocks"] == [] for s in run["snapshots"])          # no block reading for relu
