@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine_info, write_json  # noqa: E402
 
 import cogo.algebra.representations as rep  # noqa: E402
-from cogo.algebra.finite_groups import FiniteGroup, as_finite_group  # noqa: E402
-from cogo.algebra.groups import parse_group  # noqa: E402
+from cogo.algebra.finite_groups import FiniteGroup  # noqa: E402
+from cogo.algebra.spec import as_finite_group
+from cogo.algebra.spec import parse_group  # noqa: E402
 
 
 def clear() -> None:

@@ -40,7 +40,7 @@ from pathlib import Path
 import torch
 
 from cogo import __version__
-from cogo.algebra.groups import parse_group
+from cogo.algebra.spec import parse_group
 from cogo.checkpoints import atomic_write_text
 from cogo.solvers.training import TrainConfig, init_weights, pair_targets, split_pairs, train, validate_run
 

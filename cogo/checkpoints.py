@@ -29,7 +29,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+
+from cogo.algebra.spec import parse_group
 from cogo.errors import CogoError
 
 __all__ = [

@@ -102,7 +102,7 @@ def _group_type(text: str) -> str:
     The label of a table read from a file remembers the file (``.path``): it is an input of the command,
     which no output may overwrite.
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
 
     try:
         label = _GroupLabel(parse_group(text).label)
@@ -311,7 +311,7 @@ def _cmd_verify(args) -> int:
 
 
 def _verify_theorems(args) -> int:
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
     from cogo.checkpoints import atomic_write_text
     from cogo.verify.results import all_ok, format_table, results_to_json
     from cogo.limits import require, verify_estimate
@@ -437,7 +437,7 @@ def _construct_loss(Wa, Wb, Wc, G) -> tuple[float, str]:
 
 
 def _cmd_construct(args) -> int:
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
     from cogo.limits import construct_estimate, require
     from cogo.outputs import check_output_file
     from cogo.solvers.constructions import construct, to_checkpoint
@@ -636,7 +636,7 @@ def _add_classify(sub) -> None:
 
 
 def _cmd_classify(args) -> int:
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many
     from cogo.analysis.report import check_output_paths, render_text, write_outputs
 

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cogo._version import __version__
-from cogo.algebra.groups import parse_group
+from cogo.algebra.spec import parse_group
 from cogo.errors import CogoError
 from cogo.formatting import dumps_json, render_table
 

@@ -17,7 +17,7 @@ def test_import_cogo_is_light():
 
 
 def test_names_are_the_modules_objects():
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
     from cogo.algebra.network import Network
     from cogo.solvers.constructions import z_F6
 

@@ -6,8 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from cogo.algebra.finite_groups import FiniteGroup, as_finite_group, direct_product, named_group
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.finite_groups import FiniteGroup, direct_product, named_group
+
+from cogo.algebra.spec import as_finite_group
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import parse_group
 from cogo.errors import CogoError
 
 # literature orders, exponents and class counts (numbers known independently of this code)

@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from cogo.algebra.finite_groups import as_finite_group
-from cogo.algebra.groups import parse_group
+from cogo.algebra.spec import as_finite_group
+from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import isotypic_projectors
 from cogo.analysis.records import Records
 from cogo.analysis.progress import (fall_epoch, family_basis, key_epochs, li2_stage, li2_statistics,

@@ -422,7 +422,7 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
     >>> fourier_loss(fourier_network(W0, W0, W0.T, 3)) == Fraction(2, 3)
     True
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
     from cogo.algebra.network import Network
 
     G = parse_group(group)
@@ -475,7 +475,7 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     >>> exact_real_loss(0 * A, 0 * B, 0 * C, 3)         # the zero network: 1 - 1/n
     Fraction(2, 3)
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
 
     G = parse_group(group)
 

@@ -41,7 +41,7 @@ import numpy as np
 from cogo.algebra.groups import MAX_ORDER, FiniteAbelianGroup
 from cogo.errors import CogoError
 
-__all__ = ["FiniteGroup", "named_group", "group_from_spec", "NotAbelianError", "direct_product", "as_finite_group",
+__all__ = ["FiniteGroup", "named_group", "NotAbelianError", "direct_product",
            "NAMED_GROUPS_HELP", "is_builtin_name"]
 
 #: Largest Cayley-table JSON file read (bytes): a 4096 x 4096 table of short integers.
@@ -147,7 +147,7 @@ class FiniteGroup:
         ``(x, s, y)`` with ``s`` in a generating set, which suffices by
         Light's argument: the elements ``s`` with ``(x s) y = x (s y)`` for
         all ``x, y`` are closed under the product).  ``register=True`` makes
-        :func:`cogo.algebra.groups.parse_group` find the group by ``label``.
+        :func:`cogo.algebra.spec.parse_group` find the group by ``label``.
 
         >>> FiniteGroup.from_table([[0, 1], [1, 0]], label="C2").order
         2
@@ -657,6 +657,11 @@ def _named_factor(tok: str) -> FiniteGroup:
     return _cyclic(n)
 
 
+def _split_product(spec: str) -> list[str]:
+    # 'x' separates factors; 'Dic' contains no x, so a plain split is safe
+    return [t.strip() for t in re.split(r"[xX*]", spec)]
+
+
 def named_group(name: str) -> FiniteGroup:
     """A group by name: ``S3``, ``S4``, ``A4``, ``A5``, ``D5``, ``Q8``, ``Dic3``, ``Z6`` and products ``S3x3``.
 
@@ -681,55 +686,13 @@ def named_group(name: str) -> FiniteGroup:
     return G
 
 
-def _split_product(spec: str) -> list[str]:
-    # 'x' separates factors; 'Dic' contains no x, so a plain split is safe
-    return [t.strip() for t in re.split(r"[xX*]", spec)]
+def __getattr__(name: str) -> Any:
+    # moved names keep working for one release (cogo.algebra.spec is the one group-spec parser)
+    if name in ("group_from_spec", "as_finite_group"):
+        import importlib
+        import warnings
 
-
-def group_from_spec(spec: str) -> FiniteGroup:
-    """A non-Abelian-path group from a string: a registered label, a ``.json`` Cayley table, or a name.
-
-    >>> group_from_spec("Z3xZ5"), group_from_spec("A4")   # cyclic factors only: the Abelian path
-    (FiniteAbelianGroup((3, 5)), FiniteGroup('A4', order=12))
-
-    A table (a ``.json`` file, or the label of one read before) that is Abelian is
-    returned as its product of cyclic groups :meth:`FiniteGroup.as_abelian`, so it gets
-    everything Abelian groups get (the semiring theorems, the block reading, the defaults).
-    """
-    s = str(spec).strip()
-    reg = _REGISTRY.get(s)
-    if reg is not None:
-        return reg.as_abelian() or reg
-    from cogo.algebra import smallgroups  # GAP itself is imported only when a SmallGroup(n,i) is built
-
-    if smallgroups.is_smallgroup_spec(s):  # kept as GAP numbers it, with its id (an Abelian one too)
-        return smallgroups.from_spec(s)
-    if s.lower().endswith(".json"):  # an Abelian table is its product of cyclic groups (invariant factors)
-        G = FiniteGroup.from_cayley_json(s)
-        return G.as_abelian() or G
-    toks = _split_product(s)
-    cyc = [re.fullmatch(r"(?:Z|C)?(\d+)", t) for t in toks]
-    if toks and all(cyc):                       # only cyclic factors: the Abelian path (Z7, Z3xZ5)
-        order = 1
-        for m in cyc:
-            order *= int(m.group(1))
-            _refuse_order(order, f"group {s}")
-        return FiniteAbelianGroup(int(m.group(1)) for m in cyc)
-    return named_group(s)
-
-
-def as_finite_group(G: Any) -> FiniteGroup:
-    """``G`` as a :class:`FiniteGroup` (an Abelian ``Z_d1 x ... x Z_dn`` becomes its addition table).
-
-    >>> G = as_finite_group(5)
-    >>> G, int(G.table[3, 4])                       # 3 + 4 = 2 in Z_5
-    (FiniteGroup('5', order=5), 2)
-    """
-
-    if isinstance(G, FiniteGroup):
-        return G
-    if isinstance(G, FiniteAbelianGroup):
-        return FiniteGroup.from_abelian(G)
-    from cogo.algebra.groups import parse_group
-
-    return as_finite_group(parse_group(G))
+        warnings.warn(f"cogo.algebra.finite_groups.{name} moved to cogo.algebra.spec.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("cogo.algebra.spec"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from cogo.errors import CogoError
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
 
-__all__ = ["FiniteAbelianGroup", "Cyclic", "parse_group", "root_of_unity"]
+__all__ = ["FiniteAbelianGroup", "Cyclic", "root_of_unity"]
 
 #: Largest group order accepted (the dense tables below are n_G x n_G).
 MAX_ORDER = 4096
@@ -230,37 +230,13 @@ def Cyclic(d: int) -> FiniteAbelianGroup:
     return FiniteAbelianGroup((d,))
 
 
-_GROUP_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
+def __getattr__(name: str) -> Any:
+    # moved names keep working for one release (cogo.algebra.spec is the one group-spec parser)
+    if name == "parse_group":
+        import importlib
+        import warnings
 
-
-def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") -> "FiniteAbelianGroup | Any":
-    """Parse a group: ``'23'``, ``'3x5'``, ``23``, ``(3, 5)`` give :class:`FiniteAbelianGroup` (as always);
-    ``'S3'``, ``'A5'``, ``'D5'``, ``'Q8'``, ``'Dic3'``, ``'S3x3'``, a Cayley-table ``.json`` path, a
-    registered table label or a sympy ``PermutationGroup`` give a
-    :class:`cogo.algebra.finite_groups.FiniteGroup` (SPEC 9).
-
-    >>> parse_group('3x5')
-    FiniteAbelianGroup((3, 5))
-    >>> parse_group('S3')
-    FiniteGroup('S3', order=6)
-    """
-    if isinstance(spec, FiniteAbelianGroup):
-        return spec
-    from cogo.algebra.finite_groups import NAMED_GROUPS_HELP, FiniteGroup, group_from_spec
-
-    if isinstance(spec, FiniteGroup):
-        return spec
-    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
-        return FiniteAbelianGroup((int(spec),))
-    if isinstance(spec, str):
-        if _GROUP_RE.match(spec):
-            return FiniteAbelianGroup(int(t) for t in re.split(r"[xX*]", spec))
-        if not spec.strip():
-            raise CogoError(f"cannot parse group {spec!r}: expected {NAMED_GROUPS_HELP}")
-        return group_from_spec(spec)
-    if type(spec).__name__ == "PermutationGroup":
-        return FiniteGroup.from_permutation_group(spec)
-    try:
-        return FiniteAbelianGroup(tuple(spec))
-    except TypeError:
-        raise CogoError(f"cannot interpret {spec!r} as a group") from None
+        warnings.warn("cogo.algebra.groups.parse_group moved to cogo.algebra.spec.parse_group (also cogo.group)",
+                      DeprecationWarning, stacklevel=2)
+        return importlib.import_module("cogo.algebra.spec").parse_group
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

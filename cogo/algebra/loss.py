@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra._lazy import lazy_module
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import parse_group
 from cogo.algebra.network import Network, _conj, is_zero_exact
 from cogo.algebra.potentials import potentials, self_potential_sums
 

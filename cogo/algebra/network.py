@@ -17,7 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import parse_group
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")

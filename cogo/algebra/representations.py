@@ -51,8 +51,10 @@ import numpy as np
 
 from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra._lazy import lazy_module
-from cogo.algebra.finite_groups import FiniteGroup, as_finite_group
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group, root_of_unity
+from cogo.algebra.finite_groups import FiniteGroup
+from cogo.algebra.spec import as_finite_group
+from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
+from cogo.algebra.spec import parse_group
 from cogo.errors import CogoError
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic

@@ -182,7 +182,7 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     >>> fp["k"].tolist(), np.round(fp["r_kkk"].real, 9).tolist(), float(np.abs(fp["R_n"]).max()) < 1e-12   # R_g: r = 1
     ([1, 2], [[1.0, 1.0]], True)
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
 
     G = parse_group(group)
     n = G.order

@@ -39,7 +39,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+
+from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
 from cogo.formatting import dumps_json, render_table, to_plain
 
@@ -145,7 +147,7 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     """Per-node energy per irrep, the family each live node lives in, mixing nodes and counts (module docstring).
 
     ``Wa``, ``Wb``: (q, M); ``Wc``: (M, q); numpy arrays or torch tensors; ``group`` anything
-    :func:`cogo.algebra.groups.parse_group` accepts.
+    :func:`cogo.algebra.spec.parse_group` accepts.
 
     >>> from cogo.algebra.representations import isotypic_projectors
     >>> W = isotypic_projectors("S3").real[2][:4]       # rows of the projector onto the irrep rho2 (d = 2)

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.algebra.groups import parse_group
+from cogo.algebra.spec import parse_group
 
 __all__ = ["ACTIVATION_FUNCTIONS", "activate", "node_spectrum", "inverse_participation_ratio",
            "network_metrics", "NodeReport", "node_report", "catalogue_refusal", "SINGLE_SHARE"]

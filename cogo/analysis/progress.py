@@ -139,7 +139,7 @@ def family_basis(group: Any) -> FamilyBasis:
     >>> family_basis("S3").dims.tolist()                    # S3: trivial, sign, the 2-dimensional irrep
     [1, 1, 4]
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
 
     return _basis(parse_group(group))
 
@@ -203,7 +203,7 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
 # --------------------------------------------------------------------------- logits
 def _tables(G: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pair indices ``a, b``, answers ``c = a b`` (M^2,) and the fibre index ``c(x, p) = x^-1 a b`` (M, M^2)."""
-    from cogo.algebra.finite_groups import as_finite_group
+    from cogo.algebra.spec import as_finite_group
 
     FG = as_finite_group(G)
     M = G.order
@@ -236,7 +236,7 @@ def _fibre_mean(L: np.ndarray, cx: np.ndarray) -> np.ndarray:
 
 def _at_x(phi: np.ndarray, ab: np.ndarray, G: Any) -> np.ndarray:
     """``phi(a b c^-1)`` for every pair and output: (S, M) -> (S, P, M)."""
-    from cogo.algebra.finite_groups import as_finite_group
+    from cogo.algebra.spec import as_finite_group
 
     FG = as_finite_group(G)
     x = np.asarray(FG.table)[ab[:, None], np.asarray(FG.inverse)[None, :]]   # (P, M): (a b) c^-1
@@ -427,7 +427,7 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     >>> pm["key"], round(float(pm["restricted_loss"][0]), 9), round(float(pm["excluded_loss"][0]), 9)
     ([1, 2], 0.0, 0.8)
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
 
     G = parse_group(group)
     B = family_basis(G)
@@ -566,7 +566,7 @@ class ProgressReader:
     """
 
     def __init__(self, snaps: Any, group: Any):
-        from cogo.algebra.groups import parse_group
+        from cogo.algebra.spec import parse_group
 
         self.G = parse_group(group)
         self.basis = family_basis(self.G)

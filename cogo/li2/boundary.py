@@ -47,7 +47,7 @@ def group_info(spec) -> dict:
     >>> group_info("S3"), group_info(7)
     ({'group': 'S3', 'name': 'S3', 'M': 6, 'd_max': 2}, {'group': '7', 'name': 'Z_7', 'M': 7, 'd_max': 1})
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
 
     try:
         G = parse_group(str(spec))

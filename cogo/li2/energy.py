@@ -157,7 +157,8 @@ def li2_group(spec: Any) -> Li2Group:
     """
     if isinstance(spec, Li2Group):
         return spec
-    from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+    from cogo.algebra.groups import FiniteAbelianGroup
+    from cogo.algebra.spec import parse_group
 
     if isinstance(spec, FiniteAbelianGroup) or isinstance(spec, (int, np.integer)) or (
             isinstance(spec, str) and _ABELIAN_RE.match(spec)):
@@ -171,13 +172,8 @@ def li2_group(spec: Any) -> Li2Group:
     if not isinstance(spec, str):
         G = spec  # a FiniteGroup-like object
     else:
-        try:
-            from cogo.algebra import finite_groups
-        except ImportError:
-            raise CogoError(f"group {spec!r} needs the non-Abelian groups of cogo.algebra.finite_groups "
-                            "(issue 12), which this installation does not have") from None
-        # tables (a .json file, or the label of one read before) first: a table's name is only its label
-        parse = getattr(finite_groups, "group_from_spec", None) or getattr(finite_groups, "named_group")
+        from cogo.algebra.spec import group_from_spec as parse  # a table's name is only its label
+
         try:
             G = parse(spec)
         except CogoError:

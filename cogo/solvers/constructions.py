@@ -54,7 +54,8 @@ from typing import Any, Callable
 import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group, root_of_unity
+from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
+from cogo.algebra.spec import parse_group
 from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import block_sums
 from cogo.limits import construct_estimate, require

@@ -91,7 +91,8 @@ import numpy as np
 import torch
 
 from cogo._version import __version__
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import parse_group
 from cogo.checkpoints import WEIGHT_KEYS, atomic_write, atomic_write_text, save_checkpoint
 
 __all__ = [

@@ -54,7 +54,9 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+
+from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import real_loss
 from cogo.solvers.constructions import Block, BlockDesign
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_xi

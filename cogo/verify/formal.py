@@ -227,7 +227,7 @@ def formal_network(group: Any, q: int, variables: FormalVariables):
     >>> all(u == v * v for u, v in zip(rr.ravel(), r.ravel()))
     True
     """
-    from cogo.algebra.groups import parse_group
+    from cogo.algebra.spec import parse_group
     from cogo.algebra.network import Network
 
     G = parse_group(group)

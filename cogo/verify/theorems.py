@@ -29,7 +29,8 @@ import sympy
 
 from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
-from cogo.algebra.groups import FiniteAbelianGroup, parse_group
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
 from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials

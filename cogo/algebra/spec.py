@@ -1,0 +1,107 @@
+"""One parser for every way a group is written (SPEC 1, SPEC 9): the group-spec language of cogo.
+
+``parse_group`` turns an order (``23``), a product (``"3x5"``, ``(3, 5)``, the printed ``"Z_3 x Z_5"``),
+a name (``"S3"``, ``"Q8x2"``), a Cayley-table ``.json`` file, a registered table label, GAP's
+``"SmallGroup(n,i)"`` (the ``cogo[gap]`` extra) or a sympy ``PermutationGroup`` into a group object:
+:class:`cogo.algebra.groups.FiniteAbelianGroup` for ``Z_d1 x ... x Z_dn`` (an Abelian table included,
+by its invariant factors), :class:`cogo.algebra.finite_groups.FiniteGroup` otherwise.  A group's printed
+name parses back to the same group.
+
+The group sources (named families, tables, GAP) live in their own modules; this module only dispatches,
+so they never import it and the import graph stays acyclic.  A new source is one branch of
+:func:`group_from_spec`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from cogo.algebra.finite_groups import (NAMED_GROUPS_HELP, FiniteGroup, _refuse_order, _split_product, named_group,
+                                        registered)
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.smallgroups import from_spec as _smallgroup_from_spec  # GAP is imported at the first SmallGroup
+from cogo.algebra.smallgroups import is_smallgroup_spec
+from cogo.errors import CogoError
+
+__all__ = ["parse_group", "group_from_spec", "as_finite_group"]
+
+
+_GROUP_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
+
+
+def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") -> "FiniteAbelianGroup | Any":
+    """Parse a group: ``'23'``, ``'3x5'``, ``23``, ``(3, 5)`` give :class:`FiniteAbelianGroup` (as always);
+    ``'S3'``, ``'A5'``, ``'D5'``, ``'Q8'``, ``'Dic3'``, ``'S3x3'``, a Cayley-table ``.json`` path, a
+    registered table label or a sympy ``PermutationGroup`` give a
+    :class:`cogo.algebra.finite_groups.FiniteGroup` (SPEC 9).
+
+    >>> parse_group('3x5')
+    FiniteAbelianGroup((3, 5))
+    >>> parse_group('S3')
+    FiniteGroup('S3', order=6)
+    """
+    if isinstance(spec, FiniteAbelianGroup):
+        return spec
+    if isinstance(spec, FiniteGroup):
+        return spec
+    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
+        return FiniteAbelianGroup((int(spec),))
+    if isinstance(spec, str):
+        if _GROUP_RE.match(spec):
+            return FiniteAbelianGroup(int(t) for t in re.split(r"[xX*]", spec))
+        if not spec.strip():
+            raise CogoError(f"cannot parse group {spec!r}: expected {NAMED_GROUPS_HELP}")
+        return group_from_spec(spec)
+    if type(spec).__name__ == "PermutationGroup":
+        return FiniteGroup.from_permutation_group(spec)
+    try:
+        return FiniteAbelianGroup(tuple(spec))
+    except TypeError:
+        raise CogoError(f"cannot interpret {spec!r} as a group") from None
+
+
+def group_from_spec(spec: str) -> FiniteGroup:
+    """A non-Abelian-path group from a string: a registered label, a ``.json`` Cayley table, or a name.
+
+    >>> group_from_spec("Z3xZ5"), group_from_spec("A4")   # cyclic factors only: the Abelian path
+    (FiniteAbelianGroup((3, 5)), FiniteGroup('A4', order=12))
+
+    A table (a ``.json`` file, or the label of one read before) that is Abelian is
+    returned as its product of cyclic groups :meth:`FiniteGroup.as_abelian`, so it gets
+    everything Abelian groups get (the semiring theorems, the block reading, the defaults).
+    """
+    s = str(spec).strip()
+    reg = registered(s)
+    if reg is not None:
+        return reg.as_abelian() or reg
+    if is_smallgroup_spec(s):  # kept as GAP numbers it, with its id (an Abelian one too)
+        return _smallgroup_from_spec(s)
+    if s.lower().endswith(".json"):  # an Abelian table is its product of cyclic groups (invariant factors)
+        G = FiniteGroup.from_cayley_json(s)
+        return G.as_abelian() or G
+    toks = _split_product(s)
+    cyc = [re.fullmatch(r"(?:Z_?|C_?)?(\d+)", t) for t in toks]
+    if toks and all(cyc):                       # only cyclic factors: the Abelian path (Z7, Z3xZ5)
+        order = 1
+        for m in cyc:
+            order *= int(m.group(1))
+            _refuse_order(order, f"group {s}")
+        return FiniteAbelianGroup(int(m.group(1)) for m in cyc)
+    return named_group(s)
+
+
+def as_finite_group(G: Any) -> FiniteGroup:
+    """``G`` as a :class:`FiniteGroup` (an Abelian ``Z_d1 x ... x Z_dn`` becomes its addition table).
+
+    >>> G = as_finite_group(5)
+    >>> G, int(G.table[3, 4])                       # 3 + 4 = 2 in Z_5
+    (FiniteGroup('5', order=5), 2)
+    """
+
+    if isinstance(G, FiniteGroup):
+        return G
+    if isinstance(G, FiniteAbelianGroup):
+        return FiniteGroup.from_abelian(G)
+    return as_finite_group(parse_group(G))
