@@ -31,7 +31,7 @@ from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
 from cogo.algebra.groups import FiniteAbelianGroup, parse_group
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
-from cogo.algebra.network import Network, is_zero_exact
+from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials
 from cogo.analysis.blocks import extract_blocks
 from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork
@@ -40,6 +40,8 @@ from cogo.verify.certificates import (CONST_MONOMIALS, ZeroTest, block_certifica
                                       constant_vector_sums, design_from_network, general_loss_certificate,
                                       mem_certificate)
 from cogo.verify.formal import Formal, FormalVariables, formal_network
+from cogo.verify.zero import is_nonzero_proven
+from cogo.verify.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.verify.zero)
 from cogo.verify.results import (COND_TOL, LOSS_TOL, METHODS, NUM_TOL, Timer, TheoremResult, check_method,
                                  make_result)
 
@@ -703,7 +705,7 @@ def _decide(value, points: list) -> tuple[str, Any]:
         return "zero", None
     for pt in points:
         v = sympy.expand(sympy.sympify(value).subs(pt)) if pt else value
-        if not v.free_symbols and not is_zero_exact(v):
+        if not v.free_symbols and is_nonzero_proven(v):
             return "nonzero", {str(k): str(x) for k, x in pt.items()}
     return "undecided", None
 
@@ -845,7 +847,7 @@ def family_certificate(kind: str) -> dict:
         out["order-6 block: sum |a|^2 + |b|^2 = 12 * 6^(-2/3)"] = is_zero_exact(
             V["|a|^2 + |b|^2"] - 12 * sympy.Integer(6) ** sympy.Rational(-2, 3))
         V2 = constant_vector_sums((z_syn(exact=True) * z_nu(2, exact=True)) * six)
-        out["order-6 block with nu=2: sum conj(a) b != 0 (hat needs |nu|=1)"] = not is_zero_exact(V2["conj(a) b"])
+        out["order-6 block with nu=2: sum conj(a) b != 0 (hat needs |nu|=1)"] = is_nonzero_proven(V2["conj(a) b"])
     _FAMILY_CACHE[kind] = out
     return out
 
