@@ -389,9 +389,19 @@ def test_occam_catches_non_optimal_zprime():
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_controls_are_missed_when_handed_an_optimal_object(method):
     good = C.f6_design(7, exact=method == "exact")
-    for fn in K.controls_for(7):
-        r = fn(7, method, design=good)
-        assert r.negative_control and not r.passed and r.status == "MISSED"
+    ran = 0
+    for fn, kw in K.controls_for(7, with_kwargs=True):
+        if fn.__name__ == "control_exact_zero_test" or method not in kw.get("methods", (method,)):
+            continue
+        handed = good
+        if fn in K._BLOCK_ALL:
+            handed = C.f6_design(7, exact=True)  # the block-route controls take exact designs
+            if "Hermitian" in fn.__name__ or "outside" in fn.__name__:  # these break a sound base themselves:
+                handed = K._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
+        r = fn(7, method, design=handed)
+        assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
+        ran += 1
+    assert ran == (12 if method == "exact" else 10)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -429,6 +439,8 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
+    assert fns[-1].__name__ == "control_exact_zero_test" and fns[-1](group).status == "CAUGHT"
+    fns = fns[:-1]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -581,7 +593,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 4 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 5 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 

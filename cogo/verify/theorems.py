@@ -1251,7 +1251,7 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     kinds = ["f6", "f6-ab", "f46", "mem"] if G.is_odd else ["mem"]
     out += [(optimality, {"construction": k, "full_loss": full_loss}) for k in kinds]
     out += [(node_counts, {}), (occam, {})]
-    out += [(fn, {}) for fn in controls_for(G)]
+    out += controls_for(G, with_kwargs=True)  # kwargs {"methods": ("exact",)}: a control with no numeric form
     return out
 
 
@@ -1287,7 +1287,11 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     methods = list(METHODS) if method == "both" else [method]
     results = []
     for fn, kw in theorem_list(G, full_loss=full_loss):
+        kw = dict(kw)
+        only = kw.pop("methods", METHODS)
         for m in methods:
+            if m not in only:
+                continue
             r = fn(G, method=m, **kw)
             results.append(r)
             if progress is not None:
