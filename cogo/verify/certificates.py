@@ -747,7 +747,7 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
-def checkpoint_report(path: Any, group: Any = None) -> dict:
+def checkpoint_report(path: Any, group: Any = None, tol: float | None = None) -> dict:
     """Is the network in a checkpoint a global optimizer?  (``cogo verify --checkpoint``.)
 
     Numerically, for any checkpoint (constructed or trained): the network
@@ -760,6 +760,11 @@ def checkpoint_report(path: Any, group: Any = None) -> dict:
     relative), and :func:`cogo.verify.theorems.optimality` certifies the exact
     network (general loss in ``Q(zeta_L)`` up to order 31, block route above).
     Bad files raise :class:`cogo.checkpoints.CheckpointError` (one line).
+
+    Two words, two meanings: ``exact.certified`` is a proof (exact arithmetic
+    only); the numeric verdict says "optimal within tolerance t" with the loss
+    and ``t`` (``tol``; default :func:`cogo.analysis.verdict.default_loss_tol`
+    of the file's dtype: ``1e4 eps^2``) in ``verdict.statement``.
     """
     from cogo.analysis.verdict import network_verdict
     from cogo.checkpoints import load_weights
@@ -767,9 +772,11 @@ def checkpoint_report(path: Any, group: Any = None) -> dict:
 
     lw = load_weights(path, group=group)
     G = lw.group
-    verdict = network_verdict(Wa=lw.Wa, Wb=lw.Wb, Wc=lw.Wc, group=G)
+    verdict = network_verdict(Wa=lw.Wa, Wb=lw.Wb, Wc=lw.Wc, group=G, loss_tol=tol, dtype=lw.dtype)
     out: dict = {"path": str(path), "group": G.label, "hidden": int(lw.hidden), "verdict": verdict.to_dict(),
-                 "exact": None}
+                 "exact": None, "tolerance": {"loss_tol": verdict.loss_tol, "dtype": lw.dtype,
+                                              "source": "--tol" if tol is not None else
+                                              f"default 1e4 eps^2 of {lw.dtype}"}}
     kind, seed = lw.meta.get("construction"), lw.meta.get("seed")
     if kind in KINDS and (seed is None or isinstance(seed, int)):
         from cogo.verify.theorems import optimality
