@@ -305,8 +305,8 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
 
     >>> [f.__name__ for f in controls_for(2)]              # Z_2: no pair k != -k: the z_M controls, the zero test
     ['control_z_M_output_weights_doubled', 'control_z_M_without_node_0_0', 'control_exact_zero_test']
-    >>> len(controls_for(7))                                # 6 + 6 block-route controls + the zero test
-    13
+    >>> len(controls_for(7))                    # 6 + 6 block-route controls + the zero test + node counts, Occam
+    15
     """
     G = parse_group(group)
     out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
@@ -314,6 +314,8 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
         out += [(fn, {} if BLOCK_CONTROLS[name][4] is None else {"methods": ("exact",)})
                 for fn, name in zip(_BLOCK_ALL, BLOCK_CONTROLS)]
     out.append((_zero_fn, {"methods": ("exact",)}))
+    if G.is_odd:  # the consistency rows (node counts, Occam) handed broken objects; their constructions need odd n
+        out += [(control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
     return out if with_kwargs else [fn for fn, _ in out]
 
 
@@ -572,3 +574,72 @@ def _zero_fn(group: Any, method: str = "exact") -> TheoremResult:
 
 
 _zero_fn.__name__ = "control_exact_zero_test"
+
+
+# =========================================================================== consistency-row controls
+# The node-count row (7) and the Occam row (8) handed a broken object, with the outcome derived by hand:
+# * node counts: z_F6 without its node 0 (a node of the block at the first frequency): 3(n-1) - 1 nodes, 5 at that
+#   frequency: the z_F6 entry of the row fails, the other constructions pass.
+# * Occam: z' = z_F6 with c of its first block doubled (abc = 2 there): z' is not optimal (R_g), not balanced
+#   (||c||^2 of that block is 4 times ||a||^2), the prefactor identity and ||y*z'||^2 = 2^(1/3) ||z'||^2 (a
+#   property of the Kronecker product, true for every z') still hold.
+_NODE_CONTROL = "node counts: z_F6 without node 0"
+_OCCAM_CONTROL = "Occam: z' with c of one block doubled"
+
+
+def control_node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> TheoremResult:
+    """The node-count row handed z_F6 without node 0: must fail for z_F6 only (see above).
+
+    >>> r = control_node_counts(7)
+    >>> r.status, r.details["constructions"]["z_F6"]
+    ('CAUGHT', False)
+    """
+    from cogo.algebra.network import Network
+    from cogo.solvers.constructions import z_F6
+    from cogo.verify.theorems import node_counts
+
+    method = check_method(method)
+    G = parse_group(group)
+    with Timer() as t:
+        if nets is None:
+            net = z_F6(G, exact=method == "exact")
+            nets = {"f6": Network(G, net.z[:, :, 1:], exact=net.exact)}
+        r = node_counts(G, method, nets=nets)
+        v = r.details["constructions"]
+        others = [ok for name, ok in v.items() if name != "z_F6" and not name.startswith("z_F6:")]
+        caught = not r.passed and v.get("z_F6") is False and all(others)
+    return make_result(_NODE_CONTROL, "the node-count row handed z_F6 without node 0 (3(n-1) - 1 nodes, 5 at the "
+                       "first frequency): CAUGHT iff the z_F6 entry fails and every other construction passes",
+                       method, caught, 0.0, t, negative_control=True, constructions=v,
+                       failing_conditions=sorted(k for k, ok in v.items() if not ok), expected_failing=["z_F6"],
+                       loss="n/a", expected_loss="n/a")
+
+
+def control_occam(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
+    """The Occam row handed z' = z_F6 with c of its first block doubled (exact; see above).
+
+    >>> r = control_occam(7)
+    >>> r.status, sorted(k for k, ok in r.details["checks"].items() if not ok)
+    ('CAUGHT', ["z' = z_F6 certified optimal (exact loss 0)", "z' balanced (exact)"])
+    """
+    from cogo.solvers.constructions import f6_design
+    from cogo.verify.theorems import occam
+
+    method = check_method(method)
+    G = parse_group(group)
+    with Timer() as t:
+        if design is None:
+            d = f6_design(G, exact=True)
+            blk = d.blocks[0]
+            part = PartialSolution(blk.part.name + " (c doubled)", blk.part.a, blk.part.b,
+                                   np.asarray([2 * v for v in blk.part.c], dtype=object))
+            design = BlockDesign(G, "z_F6, c of one block doubled", [Block(blk.k, part)] + list(d.blocks[1:]), True)
+        r = occam(G, "exact", zprime_design=design)
+        checks = r.details["checks"]
+        want_false = {"z' = z_F6 certified optimal (exact loss 0)", "z' balanced (exact)"}
+        caught = (not r.passed and {k for k, ok in checks.items() if not ok} == want_false and len(checks) == 4)
+    return make_result(_OCCAM_CONTROL, "the Occam row handed z' = z_F6 with c of one block doubled: CAUGHT iff "
+                       "exactly 'z' optimal' and 'z' balanced' fail (the prefactor identity and the norm ratio "
+                       "2^(1/3) hold for every z')", "exact", caught, 0.0, t, negative_control=True, checks=checks,
+                       failing_conditions=sorted(k for k, ok in checks.items() if not ok),
+                       expected_failing=sorted(want_false), loss="n/a", expected_loss="n/a")
