@@ -21,7 +21,11 @@ import cogo.algebra.loss as loss_mod
 import cogo.algebra.network as network_mod
 import cogo.solvers.constructions as cons_mod
 import cogo.solvers.partial as partial_mod
+from cogo.verify import certificates as cert_mod
+from cogo.verify import controls as controls_mod
+from cogo.verify import formal as formal_mod
 from cogo.verify import theorems as T
+from cogo.verify import zero as zero_mod
 
 
 class Killed(Exception):
@@ -99,6 +103,73 @@ MUTANTS = [
     ("Fourier scale without the factor 2 (float; used by numeric checks only)", groups_mod.FiniteAbelianGroup,
      "scale", [("(2.0 * self.order)", "(1.0 * self.order)")], True),
 ]
+# The proof machinery itself (issue 27): the exact zero test, the block-route certificate, the design reader and
+# its Hermitian check, the formal indeterminates, the controls' expected values and the consistency rows.  Each
+# is a small edit a developer could make; `cogo verify --group 23 --exact` must fail with it (mostly through the
+# negative controls that show this machinery wrong inputs, cogo.verify.controls).
+MUTANTS += [
+    ("zero test: nonzero constants read as zero", zero_mod, "_decide_constant",
+     [("return all(v.is_zero() for v in groups.values()) if groups else True", "return True")], True),
+    ("zero test: numeric shortcut (|x| < 1e-25 is zero)", zero_mod, "_decide_constant",
+     [("    terms = _parse_terms(e)\n",
+       "    if abs(complex(e.evalf(50))) < 1e-25:\n        return True\n    terms = _parse_terms(e)\n")], True),
+    ("zero test: undecided read as zero", zero_mod, "is_zero_proven",
+     [("return decide_zero(x) is True", "return decide_zero(x) is not False")], True),
+    ("zero test: undecided read as nonzero", zero_mod, "_decide_constant",
+     [("    if terms is None:\n        return None", "    if terms is None:\n        return False")], True),
+    ("zero test: cube-root monomials not separated", zero_mod, "_decide_constant",
+     [("c = _term_to_cyc(term, {p: -fr for p, fr in key}, L)", "c = _term_to_cyc(term, {p: -fr for p, fr in key}, L)\n"
+       "        key = ()")], True),
+    ("zero test: polynomial coefficients, one nonzero is enough for zero", zero_mod, "_decide_polynomial",
+     [("        if d is False:\n            return False", "        if d is True:\n            return True")], True),
+    ("block route: monomial label conj(a) b c computes a conj(b) c (fast route)", cert_mod, "_frequency_terms_cyc",
+     [("S = _cyc_sums(g[1], g[2], g[3][0], _BLOCK_FACTORS, zero)",
+       "S = _cyc_sums(g[1], g[2], g[3][0], {**_BLOCK_FACTORS, 'conj(a) b c': 'aBc'}, zero)")], True),
+    ("block route: R_c residuals not recorded", cert_mod, "_own_residuals",
+     [("        res[\"R_c\"].append((m, S[m]))", "        res[\"R_c\"].append((m, 0 * S[m]))")], True),
+    ("block route: R_c terms left out of l_k (fast route)", cert_mod, "_frequency_terms_cyc",
+     [("    for v in rc_terms:\n        lk = lk + v * v.conjugate()", "    for v in rc_terms[:0]:\n        lk = lk + v * v.conjugate()")], True),
+    ("block route: R_* weight 1/4 -> 1/8 in l_k (sympy route)", cert_mod, "_frequency_terms",
+     [("lk += sum((_abs2(v, conj) for _, v in res[\"R_*\"]), _ZERO) / 4",
+       "lk += sum((_abs2(v, conj) for _, v in res[\"R_*\"]), _ZERO) / 8")], True),
+    ("block route: cache key without the route", cert_mod, "block_certificate",
+     [("tuple((_part_key(p), v) for p, v in hk), bool(fast))", "tuple((_part_key(p), v) for p, v in hk))")], True),
+    ("block route: an undecided certificate reported certified", cert_mod.BlockCertificate, "status",
+     [("        if self.optimal:\n", "        if self.optimal or self.undecided:\n")], True),
+    ("design reader: a node outside its pair is accepted", cert_mod, "design_from_network",
+     [("            if supp <= allowed:", "            if True:")], True),
+    ("design reader: Hermitian check always passes", cert_mod, "_hermitian_pair",
+     [("    if not use_cache:\n        return is_zero_exact(y - cj(x))", "    if True:\n        return True")], True),
+    ("design reader: Hermitian check compares without conjugation", cert_mod, "_hermitian_pair",
+     [("    if not use_cache:\n        return is_zero_exact(y - cj(x))",
+       "    if True:\n        return is_zero_exact(y - cj(x)) or is_zero_exact(y - x)")], True),
+    ("formal: complex indeterminates made real", formal_mod.FormalVariables, "new",
+     [("pc = p if real else self._prime()", "pc = p")], True),
+    ("formal: repeated indeterminates", formal_mod.FormalVariables, "_prime",
+     [("p = int(sympy.nextprime(self._next - 1))", "p = int(sympy.nextprime(1))")], True),
+    ("formal: product adds coefficients", formal_mod.Formal, "__mul__",
+     [("return Formal({m1 * m2: c1 * c2})", "return Formal({m1 * m2: c1 + c2})")], True),
+    ("controls: R_c-only closed form computed by the certificate under test", controls_mod, "run_block_control",
+     [("    want_loss = _hand_loss(G, l_k)\n",
+       "    want_loss = _hand_loss(G, l_k)\n    if name.endswith('R_c only'):\n"
+       "        from cogo.verify.certificates import block_certificate as _bc\n"
+       "        _v = _bc(BlockDesign(G, name, [Block(int(k), build(True)) for k in G.positive_frequencies], True)).loss\n"
+       "        want_loss = Fraction(int(_v.p), int(_v.q)) if _v == 0 else want_loss\n")], True),
+    ("controls: routes not compared", controls_mod, "run_block_control",
+     [("agree = a.zero == b.zero and decide_zero(a.loss - b.loss) is True", "agree = True")], True),
+    ("node counts: the comparison always passes", T, "node_counts",
+     [("verdict[title.split(\" (\")[0]] = bool(total == exp_total and per == exp_per)",
+       "verdict[title.split(\" (\")[0]] = True")], False),
+    ("node counts: the count taken from the design, not the network", T, "node_counts",
+     [("nt = (nets or {}).get(kind) or d.to_network()", "nt = d.to_network()")], False),
+    ("Occam: balance always passes", T, "occam",
+     [("checks[\"z' balanced (exact)\"] = _balanced_exact(d)", "checks[\"z' balanced (exact)\"] = True")], False),
+    ("Occam: optimality of z' not checked", T, "occam",
+     [("checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = cert.optimal",
+       "checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = True")], False),
+]
+MUTANTS = [m for m in MUTANTS if m[3]]  # (a placeholder without edits is not a mutant)
+
 #: Mutants of code that only the numeric method runs: Z_23 is run with both methods for them.
 NUMERIC_ONLY = {"Fourier scale without the factor 2 (float; used by numeric checks only)"}
 

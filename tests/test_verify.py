@@ -391,7 +391,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
     good = C.f6_design(7, exact=method == "exact")
     ran = 0
     for fn, kw in K.controls_for(7, with_kwargs=True):
-        if fn.__name__ == "control_exact_zero_test" or method not in kw.get("methods", (method,)):
+        if fn.__name__ in ("control_exact_zero_test", "control_formal") or method not in kw.get("methods", (method,)):
             continue
         handed = good
         if fn in K._BLOCK_ALL:
@@ -442,8 +442,9 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
-    assert fns[-1].__name__ == "control_exact_zero_test" and fns[-1](group).status == "CAUGHT"
-    fns = fns[:-1]  # then the two z_M controls (no pair k != -k: no block-route control)
+    assert [f.__name__ for f in fns[-2:]] == ["control_exact_zero_test", "control_formal"]
+    assert all(f(group).status == "CAUGHT" for f in fns[-2:])
+    fns = fns[:-2]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -596,7 +597,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 5 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 6 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 

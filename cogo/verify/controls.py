@@ -303,10 +303,10 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     run up to order :data:`MEM_CONTROL_MAX_ORDER` and on every group where each
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
 
-    >>> [f.__name__ for f in controls_for(2)]              # Z_2: no pair k != -k: the z_M controls, the zero test
-    ['control_z_M_output_weights_doubled', 'control_z_M_without_node_0_0', 'control_exact_zero_test']
-    >>> len(controls_for(7))                    # 6 + 6 block-route controls + the zero test + node counts, Occam
-    15
+    >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
+    ['control_exact_zero_test', 'control_formal']
+    >>> len(controls_for(7))          # 6 + 6 block-route + zero test + formal + node counts + Occam
+    16
     """
     G = parse_group(group)
     out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
@@ -314,6 +314,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
         out += [(fn, {} if BLOCK_CONTROLS[name][4] is None else {"methods": ("exact",)})
                 for fn, name in zip(_BLOCK_ALL, BLOCK_CONTROLS)]
     out.append((_zero_fn, {"methods": ("exact",)}))
+    out.append((control_formal, {"methods": ("exact",)}))
     if G.is_odd:  # the consistency rows (node counts, Occam) handed broken objects; their constructions need odd n
         out += [(control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
     return out if with_kwargs else [fn for fn, _ in out]
@@ -542,11 +543,32 @@ def run_zero_control(group: Any = None, method: str = "exact", cases: list | Non
     word = {True: "zero", False: "nonzero", None: "undecided"}
     with Timer() as t:
         got, wrong = {}, []
+        from cogo.verify.zero import is_nonzero_proven, is_zero_proven
+
         for label, value, want in (_zero_cases() if cases is None else cases):
             d = decide_zero(value)
             got[label] = word.get(d, repr(d))
-            if d is not want:
+            if d is not want or is_zero_proven(value) is not (want is True) \
+                    or is_nonzero_proven(value) is not (want is False):
                 wrong.append(label)
+        G = parse_group(group) if group is not None else None
+        if cases is None and G is not None and len(G.positive_frequencies) >= 1:
+            # a block certificate with an undecided residual: sound blocks at every pair, c of node 0 of the
+            # first times sin(1)^2 + cos(1)^2 (= 1, outside the fields decided exactly): "undecided", never certified
+            from cogo.verify.certificates import block_certificate
+
+            x = _sound_block(True)
+            c = np.asarray([x.c[0] * (sympy.sin(1) ** 2 + sympy.cos(1) ** 2)] + list(x.c[1:]), dtype=object)
+            ks = [int(k) for k in G.positive_frequencies]
+            d = BlockDesign(G, "undecided", [Block(ks[0], PartialSolution("x", x.a, x.b, c))]
+                            + [Block(k, x) for k in ks[1:]], True)
+            label = "block certificate with an undecided residual"
+            for fast in (True, False):
+                bc = block_certificate(d, fast=fast)
+                want = "undecided" if G.is_odd else "refuted"  # even order: a structure problem refutes it
+                got[f"{label} ({'Q(zeta_L)' if fast else 'sympy'} route)"] = bc.status
+                if bc.status != want or bc.optimal or not bc.undecided:
+                    wrong.append(label)
         caught = not wrong
     stmt = ("the exact zero test decides 10 values known by hand (4 zero after reduction in Q(zeta_L) or of cube "
             "roots, 3 nonzero down to 1e-40, 2 undecided transcendental, 1 conjugation identity): every decision "
@@ -643,3 +665,44 @@ def control_occam(group: Any, method: str = "exact", design: Any = None) -> Theo
                        "2^(1/3) hold for every z')", "exact", caught, 0.0, t, negative_control=True, checks=checks,
                        failing_conditions=sorted(k for k, ok in checks.items() if not ok),
                        expected_failing=sorted(want_false), loss="n/a", expected_loss="n/a")
+
+
+# =========================================================================== formal indeterminates
+def control_formal(group: Any = None, method: str = "exact") -> TheoremResult:
+    """The formal indeterminates of rows 1-2 (:mod:`cogo.verify.formal`) on identities decided by hand.
+
+    Fresh complex indeterminates ``x, y`` and a real ``r``: distinct (``x != y``, ``x y != x^2``), conjugation
+    an involution that moves complex ones and fixes real ones (``conj x != x``, ``conj conj x = x``,
+    ``conj r = r``), ``(x + y)^2 = x^2 + 2 x y + y^2 != x^2 + y^2``, ``x (y + 1) - x y - x = 0``,
+    ``conj(x y) = conj x conj y`` and ``x conj(x) != x^2``.  CAUGHT iff every answer is the hand one (a
+    defect that merges indeterminates or breaks conjugation or the ring operations is caught).
+
+    >>> control_formal().status
+    'CAUGHT'
+    """
+    from cogo.verify.formal import FormalVariables
+
+    with Timer() as t:
+        V = FormalVariables()
+        _, xs = V.new((2,))
+        _, rs = V.new((1,), real=True)
+        x, y, r = xs[0], xs[1], rs[0]
+        cases = {
+            "x != y": (x == y, False),
+            "x y != x^2": (x * y == x * x, False),
+            "conj x != x": (x.conjugate() == x, False),
+            "conj conj x = x": (x.conjugate().conjugate() == x, True),
+            "conj r = r (real)": (r.conjugate() == r, True),
+            "(x + y)^2 = x^2 + 2 x y + y^2": ((x + y) ** 2 == x * x + 2 * x * y + y * y, True),
+            "(x + y)^2 != x^2 + y^2": ((x + y) ** 2 == x * x + y * y, False),
+            "x (y + 1) - x y - x = 0": (x * (y + 1) - x * y - x == 0, True),
+            "conj(x y) = conj x conj y": ((x * y).conjugate() == x.conjugate() * y.conjugate(), True),
+            "x conj(x) != x^2": (x * x.conjugate() == x * x, False),
+        }
+        wrong = [k for k, (got, want) in cases.items() if bool(got) is not want]
+    return make_result("formal indeterminates", "10 identities and non-identities of fresh formal indeterminates, "
+                       "decided by hand: CAUGHT iff every answer is the hand one", "exact", not wrong,
+                       float(len(wrong)), t, negative_control=True, wrong=wrong,
+                       failing_conditions=[f"{len(cases) - len(wrong)}/{len(cases)} answers as by hand"],
+                       expected_failing=[f"{len(cases)}/{len(cases)} answers as by hand"], loss="n/a",
+                       expected_loss="n/a")
