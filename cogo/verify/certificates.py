@@ -200,6 +200,9 @@ class BlockCertificate:
     structure: list = field(default_factory=list)
     per_block_type: int = 0
     undecided: list = field(default_factory=list)
+    #: the routes that computed the frequencies ("Q(zeta_L)", "sympy"): a certificate asked for the sympy route
+    #: must not report the other (the negative controls check it)
+    routes: set = field(default_factory=set)
 
     @property
     def failing(self) -> list[str]:
@@ -351,7 +354,7 @@ def _frequency_terms_cyc(own: PartialSolution | None, hats: tuple) -> dict | Non
     mags = {c: max((0.0 if v.is_zero() else abs(complex(v)) for _, v in vals), default=0.0)
             for c, vals in res.items()}
     res = {c: [(lab, v.to_sympy()) for lab, v in vals] for c, vals in res.items()}
-    return {"res": res, "zero": zero_flags, "mag": mags, "lk": lk.to_sympy(), "undecided": []}
+    return {"res": res, "zero": zero_flags, "mag": mags, "lk": lk.to_sympy(), "undecided": [], "route": "Q(zeta_L)"}
 
 
 def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, use_cache: bool,
@@ -396,7 +399,7 @@ def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, u
     zero = {c: all(d is True for d in ds) for c, ds in dec.items()}
     und = [f"{c}: {lab}" for c, vals in res.items() for (lab, _), d in zip(vals, dec[c]) if d is None]
     mags = {c: max((magnitude(v) for _, v in vals), default=0.0) for c, vals in res.items()}
-    return {"res": res, "zero": zero, "mag": mags, "lk": _expand(lk), "undecided": und}
+    return {"res": res, "zero": zero, "mag": mags, "lk": _expand(lk), "undecided": und, "route": "sympy"}
 
 
 def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = True) -> BlockCertificate:
@@ -455,6 +458,7 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
     total_l = _ZERO
     types = set()
     undecided: list = []
+    routes: set = set()
     for k in keys:
         part = own.get(k)
         hk = tuple(hats[k])
@@ -468,9 +472,10 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
             mags[c] = max(mags[c], T["mag"][c])
         total_l += T["lk"]
         undecided.extend(f"k={k} {u}" for u in T.get("undecided", []))
+        routes.add(T["route"])
     n = G.order
     loss = sympy.expand(2 * total_l / n + 1 - sympy.Rational(1, n))
-    return BlockCertificate(residuals, zero, mags, loss, problems, len(types), undecided)
+    return BlockCertificate(residuals, zero, mags, loss, problems, len(types), undecided, routes)
 
 
 # --------------------------------------------------------------------------- network -> design

@@ -484,7 +484,9 @@ def run_block_control(name: str, group: Any, method: str = "exact", design: Any 
                 loss_ok = decide_zero(c.loss - sympy.Rational(want_loss.numerator, want_loss.denominator)) is True
                 per_route[route] = {"nonzero": nonzero, "loss": str(c.loss), "undecided": list(c.undecided),
                                     "structure": list(c.structure), "certified": c.optimal,
+                                    "computed_by": sorted(c.routes),
                                     "ok": (nonzero == want_nonzero and loss_ok and not c.undecided
+                                           and c.routes == {route}
                                            and list(c.structure) == even + want_problems and not c.optimal)}
             a, b = certs["Q(zeta_L)"], certs["sympy"]
             agree = a.zero == b.zero and decide_zero(a.loss - b.loss) is True
