@@ -116,7 +116,8 @@ MUTANTS += [
     ("zero test: undecided read as zero", zero_mod, "is_zero_proven",
      [("return decide_zero(x) is True", "return decide_zero(x) is not False")], True),
     ("zero test: undecided read as nonzero", zero_mod, "_decide_constant",
-     [("    if terms is None:\n        return None", "    if terms is None:\n        return False")], True),
+     [("                return None\n            _factor_exponents", "                return False\n            _factor_exponents")],
+     True),
     ("zero test: cube-root monomials not separated", zero_mod, "_decide_constant",
      [("c = _term_to_cyc(term, {p: -fr for p, fr in key}, L)", "c = _term_to_cyc(term, {p: -fr for p, fr in key}, L)\n"
        "        key = ()")], True),
