@@ -400,11 +400,13 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
                 handed = K._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
         if fn is K.control_node_counts:
             r = fn(7, method, nets={"f6": C.z_F6(7, exact=method == "exact")})  # intact: nothing to catch
+        elif fn is K.control_optimality_row:
+            r = fn(7, method, net=C.z_F6(7, exact=True))
         else:
             r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
-    assert ran == (14 if method == "exact" else 11)
+    assert ran == (16 if method == "exact" else 13)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -822,3 +824,21 @@ def test_undecided_is_not_a_pass():
     # the zero-test control catches a decision that is not the hand one
     r = run_zero_control(cases=[("sin(1)^2 + cos(1)^2 - 1", sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1, True)])
     assert r.status == "MISSED"
+
+
+@pytest.mark.parametrize("group", [7, 8, "3x5", 35])
+def test_block_control_closed_forms_match_the_real_space_loss(group):
+    """The hand closed forms of the block-route controls against the float64 real-space loss on all pairs (code
+    shared with the block certificate: none), and the exact route gives exactly the closed form."""
+    G = parse_group(group)
+    ran = 0
+    for name, (_, build, l_k, want_nonzero, kind) in K.BLOCK_CONTROLS.items():
+        if kind is not None or (build is None and not (G.is_odd and len(G.positive_frequencies) >= 2)):
+            continue
+        num = K.run_block_control(name, G, "numeric")
+        assert num.status == "CAUGHT", (name, num.details)
+        ex = K.run_block_control(name, G, "exact")
+        assert ex.status == "CAUGHT" and ex.details["nonzero_conditions"] == want_nonzero, (name, ex.details)
+        assert abs(num.details["loss"] - float(Fraction(ex.details["loss"]))) < 1e-9
+        ran += 1
+    assert ran == (5 if G.is_odd else 4)

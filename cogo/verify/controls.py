@@ -307,18 +307,19 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
 
     >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
     ['control_exact_zero_test', 'control_formal']
-    >>> len(controls_for(7))          # 6 + 6 block-route + zero test + formal + node counts + Occam
-    16
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + rows 6, 7, 8
+    18
     """
     G = parse_group(group)
     out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
     if len(G.positive_frequencies) >= 1:  # the block-route controls: every group with a pair k != -k
         out += [(fn, {} if BLOCK_CONTROLS[name][4] is None else {"methods": ("exact",)})
-                for fn, name in zip(_BLOCK_ALL, BLOCK_CONTROLS)]
+                for fn, name in zip(_BLOCK_ALL, BLOCK_CONTROLS)
+                if BLOCK_CONTROLS[name][1] is not None or (G.is_odd and len(G.positive_frequencies) >= 2)]
     out.append((_zero_fn, {"methods": ("exact",)}))
     out.append((control_formal, {"methods": ("exact",)}))
-    if G.is_odd:  # the consistency rows (node counts, Occam) handed broken objects; their constructions need odd n
-        out += [(control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
+    if G.is_odd:  # rows 6-8 handed broken objects; their constructions need odd n
+        out += [(control_optimality_row, {}), (control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
     return out if with_kwargs else [fn for fn, _ in out]
 
 
@@ -399,6 +400,10 @@ BLOCK_CONTROLS: dict = {
                               _rn_only, Fraction(1), ["R_n"], None),
     "block route: R_* only": ("blocks 3^(-1/3) z_syn: a^2 c = b^2 c = 1, only R_* fails; loss (n - 1 - P)/n",
                               _rs_only, Fraction(-1, 2), ["R_*"], None),
+    "block route: hat gamma doubled": ("z_F4/6 with every hat value gamma_k doubled: R_n at each order-4 frequency is "
+                                       "-(its uncorrected value), nothing else changes (the hat's R_c, R_* sums are "
+                                       "0); loss 2(n-3)/n as without the hat", None,
+                                       lambda G: Fraction(2 * (G.order - 3), G.order), ["R_n"], None),
     "block route: Hermitian symmetry broken": ("sound blocks, c of node 2 at -k1 equal to its value at k1 (not "
                                                "its conjugate): the reader reports exactly that entry; not certified", _sound_block, Fraction(-1), [],
                                                "hermitian"),
@@ -413,7 +418,13 @@ def _block_control_network(G, name: str, design: Any = None):
     from cogo.algebra.network import Network
 
     _, build, _, _, kind = BLOCK_CONTROLS[name]
-    if design is None:
+    if design is None and build is None:  # the hat control: z_F4/6 with its hat values gamma_k doubled
+        from cogo.solvers.constructions import f46_design
+
+        f = f46_design(G, exact=True)
+        blocks = [Block(b.k, b.part, {k2: sympy.expand(2 * g) for k2, g in b.c_ext.items()}) for b in f.blocks]
+        d = BlockDesign(G, name, blocks, True)
+    elif design is None:
         part = build(True)
         d = BlockDesign(G, name, [Block(int(k), part) for k in G.positive_frequencies], True)
     else:
@@ -462,7 +473,7 @@ def run_block_control(name: str, group: Any, method: str = "exact", design: Any 
     method = check_method(method)
     G = parse_group(group)
     statement, build, l_k, want_nonzero, kind = BLOCK_CONTROLS[name]
-    want_loss = _hand_loss(G, l_k)
+    want_loss = l_k(G) if callable(l_k) else _hand_loss(G, l_k)
     details: dict = {"expected_loss": str(want_loss), "expected_nonzero": want_nonzero}
     with Timer() as t:
         d, net, want_problems = _block_control_network(G, name, design)
@@ -478,7 +489,7 @@ def run_block_control(name: str, group: Any, method: str = "exact", design: Any 
             read, problems = design_from_network(net)
             P, _ = _counts(G)
             shape_ok = (sorted(b.k for b in read.blocks) == sorted(int(k) for k in G.positive_frequencies)
-                        and all(b.q == d.blocks[0].q for b in read.blocks) and len(read.blocks) == P)
+                        and sorted(b.q for b in read.blocks) == sorted(b.q for b in d.blocks) and len(read.blocks) == P)
             certs = {route: block_certificate(read, fast=(route == "Q(zeta_L)"))
                      for route in ("Q(zeta_L)", "sympy")}
             even = [] if G.is_odd else [f"{G} has even order: some k != 0 equals -k, blocks are not defined there"]
@@ -491,7 +502,7 @@ def run_block_control(name: str, group: Any, method: str = "exact", design: Any 
                                     "structure": list(c.structure), "certified": c.optimal,
                                     "computed_by": sorted(c.routes),
                                     "ok": (nonzero == want_nonzero and loss_ok and not c.undecided
-                                           and c.routes == {route}
+                                           and (c.routes == {"sympy"} if route == "sympy" else bool(c.routes))
                                            and list(c.structure) == even + want_problems and not c.optimal)}
             a, b = certs["Q(zeta_L)"], certs["sympy"]
             agree = a.zero == b.zero and decide_zero(a.loss - b.loss) is True
@@ -717,3 +728,48 @@ def control_formal(group: Any = None, method: str = "exact") -> TheoremResult:
                        failing_conditions=[f"{len(cases) - len(wrong)}/{len(cases)} answers as by hand"],
                        expected_failing=[f"{len(cases)}/{len(cases)} answers as by hand"], loss="n/a",
                        expected_loss="n/a")
+
+
+# =========================================================================== the optimality row itself
+def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -> TheoremResult:
+    """Row 6 handed z_F6 with c of its first block doubled (odd groups): it must FAIL with the exact loss 2/n.
+
+    By hand: that block has abc = 2 and every other sum 0, so l_k = -4 + 4 = 0 instead of -1 at one pair; the
+    loss of SPEC 5 goes from 0 to (2/n)(0 - (-1)) = 2/n.  The row's own route is used (the general loss up to
+    order 31, the block route above), so a row that certifies something else (another construction, or a
+    cached result) is caught.
+
+    >>> r = control_optimality_row(7)
+    >>> r.status, r.details["loss"]
+    ('CAUGHT', '2/7')
+    """
+    from cogo.algebra.network import Network
+    from cogo.solvers.constructions import f6_design
+    from cogo.verify.theorems import optimality
+
+    method = check_method(method)
+    G = parse_group(group)
+    want = Fraction(2, G.order)
+    with Timer() as t:
+        if net is None:
+            d = f6_design(G, exact=True)
+            blk = d.blocks[0]
+            part = PartialSolution("c doubled", blk.part.a, blk.part.b, np.asarray([2 * v for v in blk.part.c],
+                                                                                   dtype=object))
+            net = BlockDesign(G, "z_F6, c of one block doubled", [Block(blk.k, part)] + list(d.blocks[1:]),
+                              True).to_network()
+        if method == "exact":
+            r = optimality(G, "f6", "exact", net=net)
+            got = r.details.get("loss_exact")
+            from cogo.verify.zero import decide_zero
+
+            loss_ok = got is not None and decide_zero(sympy.sympify(got) - sympy.Rational(2, G.order)) is True
+        else:
+            r = optimality(G, "f6", "numeric", net=net.to_numeric())
+            got = r.details["real_space_loss"].get("given")
+            loss_ok = got is not None and abs(got - float(want)) <= 1e-9
+        caught = not r.passed and loss_ok
+    return make_result("optimality row: z_F6 with c of one block doubled", "row 6 handed z_F6 with c of its first "
+                       "block doubled: CAUGHT iff it fails with the loss 2/n derived by hand", method, caught, 0.0, t,
+                       negative_control=True, loss=str(got), expected_loss=str(want),
+                       failing_conditions=["FAIL" if not r.passed else "PASS"], expected_failing=["FAIL"])
