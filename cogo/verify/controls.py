@@ -400,10 +400,11 @@ BLOCK_CONTROLS: dict = {
                               _rn_only, Fraction(1), ["R_n"], None),
     "block route: R_* only": ("blocks 3^(-1/3) z_syn: a^2 c = b^2 c = 1, only R_* fails; loss (n - 1 - P)/n",
                               _rs_only, Fraction(-1, 2), ["R_*"], None),
-    "block route: hat gamma doubled": ("z_F4/6 with every hat value gamma_k doubled: R_n at each order-4 frequency is "
-                                       "-(its uncorrected value), nothing else changes (the hat's R_c, R_* sums are "
-                                       "0); loss 2(n-3)/n as without the hat", None,
-                                       lambda G: Fraction(2 * (G.order - 3), G.order), ["R_n"], None),
+    "block route: hat gamma tripled": ("z_F4/6 with every hat value gamma_k tripled: R_n at each order-4 frequency is "
+                                       "-2 times its uncorrected value 2 (1 + s i), nothing else changes (the hat's "
+                                       "R_c, R_* sums are 0): l_k = -1 + 4 * 2 = 7 there, -1 at k0; loss 8(n-3)/n "
+                                       "(without the hat: 2(n-3)/n)", None,
+                                       lambda G: Fraction(8 * (G.order - 3), G.order), ["R_n"], None),
     "block route: Hermitian symmetry broken": ("sound blocks, c of node 2 at -k1 equal to its value at k1 (not "
                                                "its conjugate): the reader reports exactly that entry; not certified", _sound_block, Fraction(-1), [],
                                                "hermitian"),
@@ -418,11 +419,11 @@ def _block_control_network(G, name: str, design: Any = None):
     from cogo.algebra.network import Network
 
     _, build, _, _, kind = BLOCK_CONTROLS[name]
-    if design is None and build is None:  # the hat control: z_F4/6 with its hat values gamma_k doubled
+    if design is None and build is None:  # the hat control: z_F4/6 with its hat values gamma_k tripled
         from cogo.solvers.constructions import f46_design
 
         f = f46_design(G, exact=True)
-        blocks = [Block(b.k, b.part, {k2: sympy.expand(2 * g) for k2, g in b.c_ext.items()}) for b in f.blocks]
+        blocks = [Block(b.k, b.part, {k2: sympy.expand(3 * g) for k2, g in b.c_ext.items()}) for b in f.blocks]
         d = BlockDesign(G, name, blocks, True)
     elif design is None:
         part = build(True)
