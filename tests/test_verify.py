@@ -33,7 +33,9 @@ def test_run_all_product_group(results_3x5):
     theorems = [r for r in res if not r.negative_control]
     controls = [r for r in res if r.negative_control]
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
-    assert len(controls) == 12 and all(r.passed for r in controls)  # 4 block + 2 z_M controls, both methods
+    # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
+    # controls, zero test, formal, Occam (exact), rows 6 and 7 (both methods): 12 + 10 + 2 + 2 + 1 + 4 = 31
+    assert len(controls) == 31 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
