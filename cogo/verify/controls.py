@@ -773,4 +773,5 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
     return make_result("optimality row: z_F6 with c of one block doubled", "row 6 handed z_F6 with c of its first "
                        "block doubled: CAUGHT iff it fails with the loss 2/n derived by hand", method, caught, 0.0, t,
                        negative_control=True, loss=str(got), expected_loss=str(want),
-                       failing_conditions=["FAIL" if not r.passed else "PASS"], expected_failing=["FAIL"])
+                       failing_conditions=["row 6 fails" if not r.passed else "row 6 passes"],
+                       expected_failing=["row 6 fails"])
