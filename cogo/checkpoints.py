@@ -186,6 +186,9 @@ class LoadedWeights:
     group: FiniteAbelianGroup
     meta: dict = field(default_factory=dict)
     path: str = ""
+    #: the coarsest floating dtype the file stored the weights in (``float64`` for integers); the numeric
+    #: verdict's default tolerance follows it (cogo.analysis.verdict.default_loss_tol)
+    dtype: str = "float64"
 
     @property
     def hidden(self) -> int:
@@ -633,4 +636,6 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     G = parse_group(group) if group is not None else _group_from(meta.get("group"), Wa.shape[1], where, meta.get("group_table"))
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
-    return LoadedWeights(Wa, Wb, Wc, G, meta, where)
+    from cogo.analysis.verdict import weights_dtype
+
+    return LoadedWeights(Wa, Wb, Wc, G, meta, where, weights_dtype(*raw))

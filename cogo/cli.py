@@ -290,7 +290,22 @@ def _add_verify(sub) -> None:
                    help="instead of the theorems: is the network in FILE (.pt or .npz) a global optimizer? "
                         "numeric verdict for any network, exact certificate for a `cogo construct` checkpoint"))
     _reader_flags(p)
+    p.add_argument("--tol", type=_tol_type, default=None, metavar="T",
+                   help="with --checkpoint: the numeric verdict is 'optimal within tolerance T' iff the float64 "
+                        "loss on all pairs is <= T (default 1e4 eps^2 of the file's dtype: 4.9e-28 for float64, "
+                        "1.4e-10 for float32); exact certificates do not use it")
     p.set_defaults(method="both", func=_cmd_verify)
+
+
+def _tol_type(text: str) -> float:
+    """A tolerance: a finite number >= 0 (argparse type)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad tolerance {text!r}: expected a number >= 0") from None
+    if not (v >= 0) or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"bad tolerance {text!r}: expected a finite number >= 0")
+    return v
 
 
 def _verify_progress(G, method: str, off: bool):
@@ -370,7 +385,7 @@ def _verify_checkpoint(args) -> int:
         require(verify_checkpoint_estimate(*peek_shapes(args.checkpoint)[::-1]))  # before any array is read
         from cogo.verify.certificates import checkpoint_report
 
-        rep = checkpoint_report(args.checkpoint)  # the group recorded in the file
+        rep = checkpoint_report(args.checkpoint, tol=args.tol)  # the group recorded in the file
     from cogo.checkpoints import load_weights
 
     lw = load_weights(args.checkpoint)
@@ -379,6 +394,7 @@ def _verify_checkpoint(args) -> int:
     print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes, "
           f"layout {lw.layout}, activation {lw.activation}")
     print(f"  real-space loss (all pairs): {v.get('loss')}")
+    print(f"  tolerance t: {v.get('loss_tol'):.3g} ({rep['tolerance']['source']}); numeric: {v.get('statement')}")
     for c, r in (v.get("residuals") or {}).items():
         print(f"  largest residual {c}: {r:.3g}")
     bf = v.get("block_failures") or {}
@@ -388,11 +404,17 @@ def _verify_checkpoint(args) -> int:
     if ex is None:
         print("  exact certificate: none (the file records no exact parameters)")
     elif ex["certified"]:
-        print(f"  exact certificate: global optimizer, exact loss {ex['loss_exact']} ({ex['route']})")
+        print(f"  exact certificate: certified global optimizer, exact loss {ex['loss_exact']} ({ex['route']})")
     else:
         print(f"  exact certificate: NOT certified ({ex.get('reason') or ex.get('route')})")
     ok = bool(v.get("optimal")) and (ex is None or ex["certified"])
-    print("verdict: " + ("global optimizer" if ok else "not a global optimizer"))
+    if ok and ex is not None:
+        print(f"verdict: certified global optimizer (exact); numerically {v.get('statement')}")
+    elif ok:
+        print(f"verdict: optimal within tolerance {v.get('loss_tol'):.3g} (loss {v.get('loss'):.3g}; numeric, "
+              "not a proof)")
+    else:
+        print(f"verdict: not a global optimizer ({v.get('statement')})")
     if args.json:
         atomic_write_text(args.json, dumps_json(rep))
         print(f"wrote {args.json}")

@@ -21,7 +21,11 @@ import cogo.algebra.loss as loss_mod
 import cogo.algebra.network as network_mod
 import cogo.solvers.constructions as cons_mod
 import cogo.solvers.partial as partial_mod
+from cogo.verify import certificates as cert_mod
+from cogo.verify import controls as controls_mod
+from cogo.verify import formal as formal_mod
 from cogo.verify import theorems as T
+from cogo.verify import zero as zero_mod
 
 
 class Killed(Exception):
@@ -99,23 +103,102 @@ MUTANTS = [
     ("Fourier scale without the factor 2 (float; used by numeric checks only)", groups_mod.FiniteAbelianGroup,
      "scale", [("(2.0 * self.order)", "(1.0 * self.order)")], True),
 ]
+# The proof machinery itself (issue 27): the exact zero test, the block-route certificate, the design reader and
+# its Hermitian check, the formal indeterminates, the controls' expected values and the consistency rows.  Each
+# is a small edit a developer could make; `cogo verify --group 23 --exact` must fail with it (mostly through the
+# negative controls that show this machinery wrong inputs, cogo.verify.controls).
+MUTANTS += [
+    ("zero test: nonzero constants read as zero", zero_mod, "_decide_constant",
+     [("return all(v.is_zero() for v in groups.values()) if groups else True", "return True")], True),
+    ("zero test: numeric shortcut (|x| < 1e-25 is zero)", zero_mod, "_decide_constant",
+     [("    terms = _parse_terms(e)\n",
+       "    if abs(complex(e.evalf(50))) < 1e-25:\n        return True\n    terms = _parse_terms(e)\n")], True),
+    ("zero test: undecided read as zero", zero_mod, "is_zero_proven",
+     [("return decide_zero(x) is True", "return decide_zero(x) is not False")], True),
+    ("zero test: undecided read as nonzero", zero_mod, "_decide_constant",
+     [("                return None\n            _factor_exponents", "                return False\n            _factor_exponents")],
+     True),
+    ("zero test: cube-root monomials not separated", zero_mod, "_decide_constant",
+     [("c = _term_to_cyc(term, {p: -fr for p, fr in key}, L)", "c = _term_to_cyc(term, {p: -fr for p, fr in key}, L)\n"
+       "        key = ()")], True),
+    ("zero test: polynomial coefficients, one nonzero is enough for zero", zero_mod, "_decide_polynomial",
+     [("        if d is False:\n            return False", "        if d is True:\n            return True")], True),
+    ("block route: monomial label conj(a) b c computes a conj(b) c (fast route)", cert_mod, "_frequency_terms_cyc",
+     [("S = _cyc_sums(g[1], g[2], g[3][0], _BLOCK_FACTORS, zero)",
+       "S = _cyc_sums(g[1], g[2], g[3][0], {**_BLOCK_FACTORS, 'conj(a) b c': 'aBc'}, zero)")], True),
+    ("block route: R_c residuals not recorded", cert_mod, "_own_residuals",
+     [("        res[\"R_c\"].append((m, S[m]))", "        res[\"R_c\"].append((m, 0 * S[m]))")], True),
+    ("block route: R_c terms left out of l_k (fast route)", cert_mod, "_frequency_terms_cyc",
+     [("    for v in rc_terms:\n        lk = lk + v * v.conjugate()", "    for v in rc_terms[:0]:\n        lk = lk + v * v.conjugate()")], True),
+    ("block route: R_* weight 1/4 -> 1/8 in l_k (sympy route)", cert_mod, "_frequency_terms",
+     [("lk += sum((_abs2(v, conj) for _, v in res[\"R_*\"]), _ZERO) / 4",
+       "lk += sum((_abs2(v, conj) for _, v in res[\"R_*\"]), _ZERO) / 8")], True),
+    ("block route: cache key without the route", cert_mod, "block_certificate",
+     [("tuple((_part_key(p), v) for p, v in hk), bool(fast))", "tuple((_part_key(p), v) for p, v in hk))")], True),
+    ("block route: an undecided certificate reported certified", cert_mod.BlockCertificate, "status",
+     [("    if self.optimal:\n", "    if self.optimal or self.undecided:\n")], True),
+    ("block route: the hat's R_n term dropped (sympy route)", cert_mod, "_frequency_terms",
+     [("rn = rn + scale * V[\"|a|^2 + |b|^2\"]", "rn = rn")], False),
+    ("block route: the hat's R_n term dropped (fast route)", cert_mod, "_frequency_terms_cyc",
+     [("rn = rn + V[\"|a|^2\"] + V[\"|b|^2\"]", "rn = rn + V[\"|a|^2\"]")], False),
+    ("optimality: z_M's certificate answers for every construction", T, "optimality",
+     [("if construction == \"mem\" and net is None and design is None:",
+       "if construction == \"mem\" or net is None or design is None:")], False),
+    ("design reader: a node outside its pair is accepted", cert_mod, "design_from_network",
+     [("            if supp <= allowed:", "            if True:")], True),
+    ("design reader: Hermitian check always passes", cert_mod, "_hermitian_pair",
+     [("    if not use_cache:\n        return is_zero_exact(y - cj(x))", "    if True:\n        return True")], True),
+    ("design reader: Hermitian check compares without conjugation", cert_mod, "_hermitian_pair",
+     [("    if not use_cache:\n        return is_zero_exact(y - cj(x))",
+       "    if True:\n        return is_zero_exact(y - cj(x)) or is_zero_exact(y - x)")], True),
+    ("formal: complex indeterminates made real", formal_mod.FormalVariables, "new",
+     [("pc = p if real else self._prime()", "pc = p")], True),
+    ("formal: repeated indeterminates", formal_mod.FormalVariables, "_prime",
+     [("p = int(sympy.nextprime(self._next - 1))", "p = int(sympy.nextprime(1))")], True),
+    ("formal: product adds coefficients", formal_mod.Formal, "__mul__",
+     [("return Formal({m1 * m2: c1 * c2})", "return Formal({m1 * m2: c1 + c2})")], True),
+    ("controls: closed form of the block controls with s for P", controls_mod, "_hand_loss",
+     [("P, _ = _counts(G)", "_, P = _counts(G)")], True),
+    ("controls: count of self-conjugate frequencies off by P", controls_mod, "_counts",
+     [("return P, G.order - 1 - 2 * P", "return P, G.order - 1 - P")], True),
+    ("node counts: the comparison always passes", T, "node_counts",
+     [("verdict[title.split(\" (\")[0]] = bool(total == exp_total and per == exp_per)",
+       "verdict[title.split(\" (\")[0]] = True")], False),
+    ("node counts: the count taken from the design, not the network", T, "node_counts",
+     [("nt = (nets or {}).get(kind) or d.to_network()", "nt = d.to_network()")], False),
+    ("Occam: balance always passes", T, "occam",
+     [("checks[\"z' balanced (exact)\"] = _balanced_exact(d)", "checks[\"z' balanced (exact)\"] = True")], False),
+    ("Occam: optimality of z' not checked", T, "occam",
+     [("checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = cert.optimal",
+       "checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = True")], False),
+]
+MUTANTS = [m for m in MUTANTS if m[3]]  # (a placeholder without edits is not a mutant)
+
 #: Mutants of code that only the numeric method runs: Z_23 is run with both methods for them.
 NUMERIC_ONLY = {"Fourier scale without the factor 2 (float; used by numeric checks only)"}
 
 
 def _killed(group, method) -> str | None:
-    """The first failing row of run_all (stopping there), or None when every row passed."""
-    first = []
+    """The first failing row of the rows run_all runs (stopping there), or None when every row passed.
 
-    def stop(r):
-        if not r.passed:
-            first.append(f"{r.status}: {r.name} [{r.method}]")
-            raise Killed
+    The rows are those of :func:`cogo.verify.theorems.theorem_list` with the same methods as run_all, the
+    negative controls first (they are cheap and most mutants of the proof machinery fail one of them); the
+    verdict "some row fails" does not depend on the order.
+    """
+    from cogo.verify.results import METHODS
 
+    rows = T.theorem_list(group)
+    rows = [r for r in rows if r[0].__name__.startswith("control")] + \
+        [r for r in rows if not r[0].__name__.startswith("control")]
     try:
-        T.run_all(group, method, progress=stop)
-    except Killed:
-        return first[0]
+        for fn, kw in rows:
+            kw = dict(kw)
+            only = kw.pop("methods", METHODS)
+            for m in (list(METHODS) if method == "both" else [method]):
+                if m in only:
+                    r = fn(group, method=m, **kw)
+                    if not r.passed:
+                        return f"{r.status}: {r.name} [{r.method}]"
     except Exception as exc:  # a crash inside verify also counts as a failing run (exit status != 0)
         return f"error: {type(exc).__name__}: {exc}"
     return None
@@ -125,6 +208,7 @@ def _killed(group, method) -> str | None:
 @pytest.mark.parametrize("mid,owner,attr,edits,even", MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_mutant_is_killed_on_z23(mid, owner, attr, edits, even, monkeypatch):
     """`cogo verify --group 23 --exact` (``both`` for the float-scale mutant) reports a FAIL or MISSED row."""
+    T.clear_caches()  # no certificate cached by an earlier (unmutated or other) run may answer for this mutant
     _mutate(monkeypatch, owner, attr, edits)
     assert _killed(23, "both" if mid in NUMERIC_ONLY else "exact") is not None, f"mutant survived on Z_23: {mid}"
 
@@ -133,6 +217,7 @@ def test_mutant_is_killed_on_z23(mid, owner, attr, edits, even, monkeypatch):
 @pytest.mark.parametrize("mid,owner,attr,edits,even", [m for m in MUTANTS if m[4]],
                          ids=[m[0] for m in MUTANTS if m[4]])
 def test_mutant_is_killed_on_z24(mid, owner, attr, edits, even, monkeypatch):
+    T.clear_caches()
     _mutate(monkeypatch, owner, attr, edits)
     assert _killed(24, "both") is not None, f"mutant survived on Z_24: {mid}"
 

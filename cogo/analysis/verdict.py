@@ -8,13 +8,22 @@ network:
 
 - ``loss``: the MSE on all ``n_G^2`` pairs in real space, float64
   (:func:`cogo.algebra.loss.real_loss`; an exact optimizer gives ~1e-30);
+- ``optimal``: *optimal within tolerance t*, ``loss <= t`` -- a numeric
+  statement with its tolerance, never a proof ("certified" belongs to the exact
+  certificates of :mod:`cogo.verify`).  ``t`` defaults to
+  :func:`default_loss_tol` of the weights' dtype (``1e4 eps^2``: 4.9e-28 for
+  float64, 1.4e-10 for float32; a network cannot be judged below its rounding);
 - ``residuals``: the largest ``|residual|`` of each sufficient condition of
   SPEC 5 (``R_g``, ``R_c``, ``R_n``, ``R_*``) over every ``k != 0``, as
   :func:`cogo.algebra.loss.condition_residuals` defines them;
-- ``failed``: the conditions whose largest residual exceeds ``tol``;
+- ``failed``: the conditions whose largest residual exceeds ``tol`` (by
+  default tied to the loss tolerance: ``sqrt(n t / 2)``, the largest residual a
+  loss ``<= t`` allows, since each residual enters the loss as ``(2/n)|R|^2``);
 - ``block_failures``: per block frequency, the conditions that the block
   *alone* fails (:func:`cogo.analysis.blocks.block_conditions`, which handles
-  self-conjugate frequencies per SPEC 6);
+  self-conjugate frequencies per SPEC 6), each block judged with its own
+  tolerance ``block_tol[k] = max(sqrt(n t / 2), block_tolerance(scale))``
+  (the block's largest entry, the dtype's rounding; stated in the result);
 - ``cross_frequency``: the failed network conditions that no block fails alone
   (they come from mixed nodes, zero-frequency nodes or nodes outside blocks).
 
@@ -37,7 +46,7 @@ Example
 >>> v.optimal, v.failed, v.loss < 1e-20
 (True, [], True)
 >>> sorted(v.to_dict())[:3]
-['block_failures', 'cross_frequency', 'failed']
+['block_failures', 'block_tol', 'cross_frequency']
 """
 from __future__ import annotations
 
@@ -48,12 +57,70 @@ import numpy as np
 
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
 
-__all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals"]
+__all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
+           "LOSS_TOL_FACTOR", "default_loss_tol", "weights_dtype", "block_tolerance"]
 
 #: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
 VERDICT_TOL = 0.05
-#: A network is a global optimizer (numerically) when its loss on all pairs is at most this.
-LOSS_TOL = 1e-6
+#: Unit roundoff (machine epsilon) of the dtypes a checkpoint can store.
+DTYPE_EPS = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "bfloat16": 2.0 ** -7, "float16": 2.0 ** -10}
+#: The default loss tolerance is ``LOSS_TOL_FACTOR * eps^2`` of the weights' dtype.  Measured (the exact
+#: constructions z_F6, 7.2, z_F4/6 and z_M on Z_5, Z_23, Z_47 rounded to float64 / float32 / float16): the
+#: real-space loss of a rounded exact optimizer is at most ``~160 eps^2`` (float64: 7.5e-30; float32: 9e-15;
+#: float16: 8e-7), so 1e4 eps^2 accepts every rounded optimizer and nothing a rounding cannot explain.
+LOSS_TOL_FACTOR = 1e4
+
+
+def default_loss_tol(dtype: str = "float64") -> float:
+    """The default numeric tolerance ``t`` on the loss for weights stored as ``dtype``: ``1e4 eps^2``.
+
+    A network stored in ``dtype`` cannot be judged below its rounding: ``t`` is
+    about 60 times the largest loss of an exact optimizer rounded to that dtype.
+
+    >>> default_loss_tol("float64"), default_loss_tol("float32")
+    (4.930380657631324e-28, 1.4210854715202004e-10)
+    """
+    if dtype not in DTYPE_EPS:
+        raise ValueError(f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_EPS)}")
+    return LOSS_TOL_FACTOR * DTYPE_EPS[dtype] ** 2
+
+
+def weights_dtype(*weights: Any) -> str:
+    """The coarsest floating dtype among numpy arrays / torch tensors (``float64`` for integers and others).
+
+    >>> weights_dtype(np.zeros(2), np.zeros(2, dtype=np.float32))
+    'float32'
+    """
+    worst = "float64"
+    for w in weights:
+        name = str(getattr(w, "dtype", "float64")).replace("torch.", "")
+        if name in DTYPE_EPS and DTYPE_EPS[name] > DTYPE_EPS[worst]:
+            worst = name
+    return worst
+
+
+def block_tolerance(scale: float, fit_error: float = 0.0, dtype: str = "float64") -> float:
+    """Tolerance of a per-block "optimal" flag on its SPEC 6 residuals (stated: ``max(fit_error, 64 eps) *
+    (1 + scale^3)``).
+
+    A block whose entries have magnitude ``scale`` has residuals that are sums
+    of triple products of its entries, so an error ``e`` relative to the entries
+    moves them by about ``3 e scale^3``; ``e`` is the fit's own relative error
+    (how far the block is from the named form it was fitted to) or the dtype's
+    rounding, whichever is larger.  A 1% rescaled block (relative error 0.01
+    in every residual) is therefore not optimal unless the fit itself is that
+    poor.
+
+    >>> block_tolerance(1.0), round(block_tolerance(6 ** (-1 / 3), fit_error=1e-3), 6)
+    (2.842170943040401e-14, 0.001167)
+    """
+    e = max(float(fit_error), 64 * DTYPE_EPS[dtype])
+    return e * (1.0 + float(scale) ** 3)
+
+
+#: The default loss tolerance for float64 weights (:func:`default_loss_tol`); a network given in another
+#: dtype gets that dtype's tolerance.
+LOSS_TOL = default_loss_tol("float64")
 #: Bound on the summed output perturbation of the nodes dropped before computing (module docstring).
 PRUNE_TOL = 1e-12
 
@@ -67,7 +134,7 @@ class Verdict:
     >>> v.optimal, v.failed, v.block_failures, round(v.loss * 7, 9)
     (False, ['R_n'], {2: ['R_n'], 3: ['R_n']}, 8.0)
     >>> v.summary_line()
-    'loss 1.14 (not optimal); failed: R_n'
+    'loss 1.14 (not optimal within tolerance 4.93e-28); failed: R_n'
     """
 
     loss: float
@@ -80,11 +147,23 @@ class Verdict:
     nodes_used: int = 0
     hidden: int = 0
     notes: list = field(default_factory=list)
+    dtype: str = "float64"
+    block_tol: dict = field(default_factory=dict)
 
     @property
     def optimal(self) -> bool:
-        """Global optimizer: loss at most ``loss_tol``."""
+        """Optimal within tolerance ``loss_tol``: the float64 loss on all pairs is at most ``loss_tol``.
+
+        This is a numeric statement, never a proof: "certified" is reserved for
+        the exact certificates of :mod:`cogo.verify`.
+        """
         return bool(self.loss <= self.loss_tol)
+
+    @property
+    def statement(self) -> str:
+        """``optimal within tolerance t (loss L)`` or ``not optimal within tolerance t (loss L)``."""
+        word = "optimal" if self.optimal else "not optimal"
+        return f"{word} within tolerance {self.loss_tol:.3g} (loss {self.loss:.3g}, {self.dtype} weights)"
 
     def to_dict(self) -> dict:
         return {
@@ -96,6 +175,9 @@ class Verdict:
             "cross_frequency": list(self.cross_frequency),
             "tol": float(self.tol),
             "loss_tol": float(self.loss_tol),
+            "dtype": self.dtype,
+            "block_tol": {str(k): float(v) for k, v in self.block_tol.items()},
+            "statement": self.statement,
             "nodes_used": int(self.nodes_used),
             "hidden": int(self.hidden),
             "prune_tol": PRUNE_TOL,
@@ -105,7 +187,8 @@ class Verdict:
     def summary_line(self) -> str:
         """One line for text reports."""
         fails = ", ".join(self.failed) if self.failed else "none"
-        s = f"loss {self.loss:.3g} ({'global optimizer' if self.optimal else 'not optimal'}); failed: {fails}"
+        s = (f"loss {self.loss:.3g} ({'optimal' if self.optimal else 'not optimal'} within tolerance "
+             f"{self.loss_tol:.3g}); failed: {fails}")
         if self.cross_frequency:
             s += f" (cross-frequency: {', '.join(self.cross_frequency)})"
         return s
@@ -171,8 +254,8 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
 
 
 def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = None, group: Any = None,
-                    tol: float = VERDICT_TOL, loss_tol: float = LOSS_TOL, split=None,
-                    dead_threshold: float = DEAD_THRESHOLD) -> Verdict:
+                    tol: float | None = None, loss_tol: float | None = None, split=None,
+                    dead_threshold: float = DEAD_THRESHOLD, dtype: str | None = None) -> Verdict:
     """The verdict of a network (module docstring): give a :class:`cogo.algebra.Network` or real weights.
 
     ``net``: numeric or exact network (exact entries are evaluated in
@@ -193,6 +276,13 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     from cogo.algebra.network import Network
 
     weights = (Wa, Wb, Wc) if Wa is not None and Wb is not None and Wc is not None else None
+    if dtype is None:
+        dtype = weights_dtype(*weights) if weights is not None else "float64"
+    if loss_tol is None:
+        loss_tol = default_loss_tol(dtype)
+    if not (loss_tol >= 0):
+        raise ValueError(f"the loss tolerance must be a number >= 0, got {loss_tol!r}")
+    tied = tol is None
     if net is None:
         if weights is None:
             raise ValueError("network_verdict needs a network or the three weight matrices")
@@ -213,13 +303,21 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
         loss = fourier_loss(small)
         notes.append("network is not real (Hermitian); loss from Fourier coordinates (SPEC 5)")
     res = largest_residuals(small)
+    if tied:  # a residual R enters the loss as (2/n) |R|^2 at least: R <= sqrt(n t / 2) is what loss <= t allows
+        tol = float(np.sqrt(G.order * loss_tol / 2.0))
     failed = [c for c in CONDITIONS if res[c] > tol]
     if split is None:
         split = extract_blocks(net, dead_threshold=dead_threshold)
     block_failures = {}
+    block_tol = {}
     for b in split.blocks:
         bc = b.conditions()
-        bad = [c for c in CONDITIONS if bc[c] > tol]
+        bt = tol
+        if tied:  # the block's own scale and the dtype's rounding (block_tolerance), never below the loss's
+            scale = float(max(np.abs(b.a).max(initial=0.0), np.abs(b.b).max(initial=0.0), np.abs(b.c).max(initial=0.0)))
+            bt = max(tol, block_tolerance(scale, 0.0, dtype))
+        block_tol[int(b.k)] = bt
+        bad = [c for c in CONDITIONS if bc[c] > bt]
         if bad:
             block_failures[b.k] = bad
     have = {b.k for b in split.blocks}
@@ -232,4 +330,4 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     cross = [c for c in failed if c not in in_blocks]
     return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
                    cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
-                   hidden=int(net.q), notes=notes)
+                   hidden=int(net.q), notes=notes, dtype=dtype, block_tol=block_tol)

@@ -53,10 +53,12 @@ from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.cyclotomic import Cyclotomic, CycNumber, cyc_network, entries_order, gauge_fix_nodes
 from cogo.algebra.cyclotomic import clear_caches as clear_cyc_caches
 from cogo.algebra.loss import fourier_loss
-from cogo.algebra.network import Network, is_zero_exact
+from cogo.algebra.network import Network
 from cogo.algebra.potentials import block_sums
 from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork
 from cogo.solvers.partial import PartialSolution
+from cogo.verify.zero import decide_zero
+from cogo.verify.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.verify.zero)
 
 __all__ = ["CONDITION_MONOMIALS", "CONST_MONOMIALS", "BlockCertificate", "block_certificate", "design_from_network",
            "constant_vector_sums", "MemCertificate", "mem_certificate", "character_sum_onehot",
@@ -112,7 +114,8 @@ def magnitude(x) -> float:
 
 
 class ZeroTest:
-    """``is_zero_exact`` that remembers the largest ``|x|`` (see :func:`_mag`) of what was not zero.
+    """The exact zero test (:func:`cogo.verify.zero.decide_zero`) that remembers the largest ``|x|`` of what
+    was proven nonzero and counts what it could not decide (``undecided``: never read as zero).
 
     >>> import sympy
     >>> zt = ZeroTest()
@@ -124,11 +127,16 @@ class ZeroTest:
 
     def __init__(self):
         self.worst = 0.0
+        self.undecided = 0
 
     def __call__(self, x) -> bool:
-        if is_zero_exact(x):
+        d = decide_zero(x)
+        if d is True:
             return True
-        self.worst = max(self.worst, magnitude(x))
+        if d is None:  # not decided exactly (cogo.verify.zero): counted, and never a zero
+            self.undecided += 1
+        else:
+            self.worst = max(self.worst, magnitude(x))
         return False
 
 
@@ -191,15 +199,29 @@ class BlockCertificate:
     loss: Any
     structure: list = field(default_factory=list)
     per_block_type: int = 0
+    undecided: list = field(default_factory=list)
+    #: the routes that computed the frequencies ("Q(zeta_L)", "sympy"): a certificate asked for the sympy route
+    #: must not report the other (the negative controls check it)
+    routes: set = field(default_factory=set)
 
     @property
     def failing(self) -> list[str]:
+        """Conditions not proven exactly 0 (proven nonzero, or undecided: see ``undecided``), and "structure"."""
         return [c for c, ok in self.zero.items() if not ok] + (["structure"] if self.structure else [])
 
     @property
     def optimal(self) -> bool:
-        """All conditions proven exactly 0, the structure sound and the exact loss proven 0."""
-        return not self.failing and is_zero_exact(self.loss)
+        """All conditions proven exactly 0, the structure sound, nothing undecided and the exact loss proven 0."""
+        return not self.failing and not self.undecided and is_zero_exact(self.loss)
+
+    @property
+    def status(self) -> str:
+        """``certified`` (exact proof of loss 0), ``undecided`` (some value the exact zero test could not
+        decide, :mod:`cogo.verify.zero`) or ``refuted``."""
+        if self.optimal:
+            return "certified"
+        loss_d = decide_zero(self.loss)
+        return "undecided" if (self.undecided or loss_d is None) and not self.structure else "refuted"
 
     @property
     def largest(self) -> float:
@@ -332,7 +354,7 @@ def _frequency_terms_cyc(own: PartialSolution | None, hats: tuple) -> dict | Non
     mags = {c: max((0.0 if v.is_zero() else abs(complex(v)) for _, v in vals), default=0.0)
             for c, vals in res.items()}
     res = {c: [(lab, v.to_sympy()) for lab, v in vals] for c, vals in res.items()}
-    return {"res": res, "zero": zero_flags, "mag": mags, "lk": lk.to_sympy()}
+    return {"res": res, "zero": zero_flags, "mag": mags, "lk": lk.to_sympy(), "undecided": [], "route": "Q(zeta_L)"}
 
 
 def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, use_cache: bool,
@@ -373,9 +395,11 @@ def _frequency_terms(own: PartialSolution | None, hats: tuple, conj: Callable, u
     lk += sum((_abs2(v, conj) for v in rc_terms), _ZERO)
     lk += _abs2(Rn, conj) / 4
     lk += sum((_abs2(v, conj) for _, v in res["R_*"]), _ZERO) / 4
-    zero = {c: all(is_zero_exact(v) for _, v in vals) for c, vals in res.items()}
+    dec = {c: [decide_zero(v) for _, v in vals] for c, vals in res.items()}
+    zero = {c: all(d is True for d in ds) for c, ds in dec.items()}
+    und = [f"{c}: {lab}" for c, vals in res.items() for (lab, _), d in zip(vals, dec[c]) if d is None]
     mags = {c: max((magnitude(v) for _, v in vals), default=0.0) for c, vals in res.items()}
-    return {"res": res, "zero": zero, "mag": mags, "lk": _expand(lk)}
+    return {"res": res, "zero": zero, "mag": mags, "lk": _expand(lk), "undecided": und, "route": "sympy"}
 
 
 def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = True) -> BlockCertificate:
@@ -433,11 +457,13 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
     mags = {c: 0.0 for c in CONDITION_MONOMIALS}
     total_l = _ZERO
     types = set()
+    undecided: list = []
+    routes: set = set()
     for k in keys:
         part = own.get(k)
         hk = tuple(hats[k])
         tkey = (_part_key(part) if part is not None else None,
-                tuple((_part_key(p), v) for p, v in hk))
+                tuple((_part_key(p), v) for p, v in hk), bool(fast))  # the route is part of the key
         types.add(tkey)
         T = _cached(_TYPE_CACHE, tkey, lambda: _frequency_terms(part, hk, conj, use_cache, fast), use_cache)
         for c in CONDITION_MONOMIALS:
@@ -445,9 +471,11 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
             zero[c] = zero[c] and T["zero"][c]
             mags[c] = max(mags[c], T["mag"][c])
         total_l += T["lk"]
+        undecided.extend(f"k={k} {u}" for u in T.get("undecided", []))
+        routes.add(T["route"])
     n = G.order
     loss = sympy.expand(2 * total_l / n + 1 - sympy.Rational(1, n))
-    return BlockCertificate(residuals, zero, mags, loss, problems, len(types))
+    return BlockCertificate(residuals, zero, mags, loss, problems, len(types), undecided, routes)
 
 
 # --------------------------------------------------------------------------- network -> design
@@ -724,7 +752,7 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
-def checkpoint_report(path: Any, group: Any = None) -> dict:
+def checkpoint_report(path: Any, group: Any = None, tol: float | None = None) -> dict:
     """Is the network in a checkpoint a global optimizer?  (``cogo verify --checkpoint``.)
 
     Numerically, for any checkpoint (constructed or trained): the network
@@ -737,6 +765,11 @@ def checkpoint_report(path: Any, group: Any = None) -> dict:
     relative), and :func:`cogo.verify.theorems.optimality` certifies the exact
     network (general loss in ``Q(zeta_L)`` up to order 31, block route above).
     Bad files raise :class:`cogo.checkpoints.CheckpointError` (one line).
+
+    Two words, two meanings: ``exact.certified`` is a proof (exact arithmetic
+    only); the numeric verdict says "optimal within tolerance t" with the loss
+    and ``t`` (``tol``; default :func:`cogo.analysis.verdict.default_loss_tol`
+    of the file's dtype: ``1e4 eps^2``) in ``verdict.statement``.
     """
     from cogo.analysis.verdict import network_verdict
     from cogo.checkpoints import load_weights
@@ -744,9 +777,11 @@ def checkpoint_report(path: Any, group: Any = None) -> dict:
 
     lw = load_weights(path, group=group)
     G = lw.group
-    verdict = network_verdict(Wa=lw.Wa, Wb=lw.Wb, Wc=lw.Wc, group=G)
+    verdict = network_verdict(Wa=lw.Wa, Wb=lw.Wb, Wc=lw.Wc, group=G, loss_tol=tol, dtype=lw.dtype)
     out: dict = {"path": str(path), "group": G.label, "hidden": int(lw.hidden), "verdict": verdict.to_dict(),
-                 "exact": None}
+                 "exact": None, "tolerance": {"loss_tol": verdict.loss_tol, "dtype": lw.dtype,
+                                              "source": "--tol" if tol is not None else
+                                              f"default 1e4 eps^2 of {lw.dtype}"}}
     kind, seed = lw.meta.get("construction"), lw.meta.get("seed")
     if kind in KINDS and (seed is None or isinstance(seed, int)):
         from cogo.verify.theorems import optimality

@@ -32,7 +32,7 @@ from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
-from cogo.algebra.network import Network, is_zero_exact
+from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials
 from cogo.analysis.blocks import extract_blocks
 from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork
@@ -41,6 +41,8 @@ from cogo.verify.certificates import (CONST_MONOMIALS, ZeroTest, block_certifica
                                       constant_vector_sums, design_from_network, general_loss_certificate,
                                       mem_certificate)
 from cogo.verify.formal import Formal, FormalVariables, formal_network
+from cogo.verify.zero import is_nonzero_proven
+from cogo.verify.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.verify.zero)
 from cogo.verify.results import (COND_TOL, LOSS_TOL, METHODS, NUM_TOL, Timer, TheoremResult, check_method,
                                  make_result)
 
@@ -704,7 +706,7 @@ def _decide(value, points: list) -> tuple[str, Any]:
         return "zero", None
     for pt in points:
         v = sympy.expand(sympy.sympify(value).subs(pt)) if pt else value
-        if not v.free_symbols and not is_zero_exact(v):
+        if not v.free_symbols and is_nonzero_proven(v):
             return "nonzero", {str(k): str(x) for k, x in pt.items()}
     return "undecided", None
 
@@ -846,7 +848,7 @@ def family_certificate(kind: str) -> dict:
         out["order-6 block: sum |a|^2 + |b|^2 = 12 * 6^(-2/3)"] = is_zero_exact(
             V["|a|^2 + |b|^2"] - 12 * sympy.Integer(6) ** sympy.Rational(-2, 3))
         V2 = constant_vector_sums((z_syn(exact=True) * z_nu(2, exact=True)) * six)
-        out["order-6 block with nu=2: sum conj(a) b != 0 (hat needs |nu|=1)"] = not is_zero_exact(V2["conj(a) b"])
+        out["order-6 block with nu=2: sum conj(a) b != 0 (hat needs |nu|=1)"] = is_nonzero_proven(V2["conj(a) b"])
     _FAMILY_CACHE[kind] = out
     return out
 
@@ -1024,6 +1026,31 @@ def _mem_onehot_exact(G: FiniteAbelianGroup, Ua: RootOfUnityNetwork, Ub: RootOfU
     return q == n * n and ok, q
 
 
+def _support_counts(net: Network) -> tuple[dict, int]:
+    """Nodes per positive frequency and in all, counted on an exact network's entries (SPEC 6 supports).
+
+    A node is counted when some entry is not structurally 0; it belongs to the
+    positive frequency ``k`` when its ``a`` and ``b`` are supported on
+    ``{k, -k}`` exactly (a node with inputs elsewhere is counted under ``None``).
+    Independent of :class:`cogo.solvers.constructions.BlockDesign` bookkeeping.
+    """
+    G = net.group
+    z = net.z
+    nz = np.vectorize(lambda x: not (x is sympy.S.Zero or x == 0), otypes=[bool])(z)
+    per: dict = {}
+    total = 0
+    pos = {int(k) for k in G.positive_frequencies}
+    for j in range(net.q):
+        if not nz[:, :, j].any():
+            continue
+        total += 1
+        supp = set(np.flatnonzero(nz[0, :, j] | nz[1, :, j]).tolist())
+        ks = [k for k in pos if supp and supp <= {k, int(G.neg[k])}]
+        key = ks[0] if len(ks) == 1 else None
+        per[key] = per.get(key, 0) + 1
+    return per, total
+
+
 def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> TheoremResult:
     """Theorem 7 (SPEC 7): node counts.
 
@@ -1031,12 +1058,15 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
     z_F4/6: 6 at ``k0`` and 4 at every other frequency, ``6 + 4((n-1)/2 - 1)``;
     z_M: ``n^2`` nodes whose real weights are one-hot (node ``(j1, j2)``:
     ``W_a`` at ``j1``, ``W_b`` at ``j2``, ``W_c`` at ``j1 + j2``).  Exact:
-    counts from the exact designs and the one-hot property from exact
-    character sums.  Numeric: the blocks of the numeric networks by
+    counts on the exact networks' entries (:func:`_support_counts`: nonzero
+    nodes, each at the pair its inputs are supported on), which must equal the
+    closed forms above and the designs' own counts, and the one-hot property
+    from exact character sums.  Numeric: the blocks of the numeric networks by
     :func:`cogo.analysis.blocks.extract_blocks` (live nodes, SPEC 8.2, grouped by
     dominant frequency, SPEC 8.3), and real weights with one entry above 1e-9 per
     node.  Odd-order constructions are skipped for even groups.
-    ``nets`` (kind -> network, numeric method) replaces the constructions.
+    ``nets`` (kind -> network; exact networks for ``exact``) replaces the constructions (not z_M's for
+    ``exact``).
 
     >>> r = node_counts(5)                                  # 3 (n - 1) = 12 for z_F6, n^2 = 25 one-hot nodes for z_M
     >>> r.name, r.passed
@@ -1069,9 +1099,13 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
             dname, nname, title = CONSTRUCTIONS[kind]
             if method == "exact":
                 d = getattr(C, dname)(G, exact=True)
-                per = d.node_counts()
-                total = d.q
+                nt = (nets or {}).get(kind) or d.to_network()
+                if not nt.exact:
+                    raise ValueError("node_counts(method='exact') needs exact networks")
+                per, total = _support_counts(nt)  # counted on the network itself, not the design's bookkeeping
                 k0 = d.params.get("k0")
+                if per != d.node_counts() or total != d.q:
+                    verdict[title.split(" (")[0] + ": design and network agree"] = False
             else:
                 nt = (nets or {}).get(kind) or getattr(C, nname)(G)
                 split = extract_blocks(nt.to_numeric() if nt.exact else nt)  # SPEC 8.2-8.3, the one extraction
@@ -1127,7 +1161,7 @@ def _balanced_exact(d: BlockDesign) -> bool:
 
 
 def occam(group: Any, method: str = "exact", zprime: Network | None = None, points: int = 101,
-          seed: int = 0) -> TheoremResult:
+          seed: int = 0, zprime_design: BlockDesign | None = None) -> TheoremResult:
     """Theorem 8 (SPEC 7.5): Occam's razor.
 
     With ``y`` two nodes of value ``2^(-1/3)`` (``r(y) = 1`` at every
@@ -1146,7 +1180,8 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
     norm statement is not checked exactly).  The endpoints ``z(1) = z'``,
     ``z(0) = y * z'`` (plus zero nodes) hold by definition of the prefactor.  Numeric: real-space
     loss < 1e-20 at ``points`` values of t, endpoints, the norm ratio, and the
-    inequality for 40 random ``y`` normalized to ``r_kkk(y) = 1``.
+    inequality for 40 random ``y`` normalized to ``r_kkk(y) = 1``.  ``zprime``
+    (numeric) or ``zprime_design`` (exact, odd groups) replaces ``z'``.
 
     >>> r = occam(5)
     >>> r.name, r.method, r.passed
@@ -1170,7 +1205,7 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
             checks["r, r_a, r_b of the prefactor = t + (1-t) = 1 identically in t (library potential)"] = all(
                 Z(potential(pref, *tr, p) - 1) for tr in trip for p in (None, "a", "b"))
             if kind == "f6":
-                d = C.f6_design(G, exact=True)
+                d = zprime_design if zprime_design is not None else C.f6_design(G, exact=True)
                 cert = block_certificate(d)
                 checks["z' = z_F6 certified optimal (exact loss 0)"] = cert.optimal
                 ypart = PartialSolution("y", *(np.asarray([yv, yv], dtype=object) for _ in range(3)))
@@ -1239,8 +1274,8 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))
-    4
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal
+    12
     """
     from cogo.verify.controls import controls_for
 
@@ -1250,7 +1285,7 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     kinds = ["f6", "f6-ab", "f46", "mem"] if G.is_odd else ["mem"]
     out += [(optimality, {"construction": k, "full_loss": full_loss}) for k in kinds]
     out += [(node_counts, {}), (occam, {})]
-    out += [(fn, {}) for fn in controls_for(G)]
+    out += controls_for(G, with_kwargs=True)  # kwargs {"methods": ("exact",)}: a control with no numeric form
     return out
 
 
@@ -1286,7 +1321,11 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     methods = list(METHODS) if method == "both" else [method]
     results = []
     for fn, kw in theorem_list(G, full_loss=full_loss):
+        kw = dict(kw)
+        only = kw.pop("methods", METHODS)
         for m in methods:
+            if m not in only:
+                continue
             r = fn(G, method=m, **kw)
             results.append(r)
             if progress is not None:
