@@ -76,7 +76,7 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None):
     """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
 
     Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
-    negative controls (:func:`cogo.verify.theorems.run_all`), a list of
+    negative controls (:func:`cogo.verify.registry.run_all`), a list of
     :class:`cogo.verify.results.TheoremResult`; ``all(r.passed for r in results)`` is the
     verdict. With ``checkpoint``: the numeric verdict of that network
     (:func:`cogo.analysis.verdict.network_verdict`), whose ``.optimal`` says whether its loss
@@ -92,6 +92,6 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None):
 
         w = load(checkpoint, group=group)
         return network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group)
-    from cogo.verify.theorems import run_all
+    from cogo.verify.registry import run_all
 
     return run_all(23 if group is None else group, method=method)

@@ -311,7 +311,7 @@ def _tol_type(text: str) -> float:
 def _verify_progress(G, method: str, off: bool):
     """A tqdm callback for run_all (one tick per check), or None."""
     from cogo.limits import progress_callback
-    from cogo.verify.theorems import theorem_list
+    from cogo.verify.registry import theorem_list
 
     return progress_callback(len(theorem_list(G)) * (2 if method == "both" else 1), f"verify {G}", off=off)
 
@@ -331,7 +331,7 @@ def _verify_theorems(args) -> int:
     from cogo.verify.results import all_ok, format_table, results_to_json
     from cogo.limits import require, verify_estimate
     from cogo.outputs import check_output_file
-    from cogo.verify.theorems import run_all, skipped
+    from cogo.verify.registry import run_all, skipped
 
     inputs = _group_inputs(args.group)
     if args.theory == "li2":
@@ -383,7 +383,7 @@ def _verify_checkpoint(args) -> int:
         from cogo.limits import require, verify_checkpoint_estimate
 
         require(verify_checkpoint_estimate(*peek_shapes(args.checkpoint)[::-1]))  # before any array is read
-        from cogo.verify.certificates import checkpoint_report
+        from cogo.verify.checkpoint import checkpoint_report
 
         rep = checkpoint_report(args.checkpoint, tol=args.tol)  # the group recorded in the file
     from cogo.checkpoints import load_weights

@@ -518,7 +518,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
                                           "aggregate": aggregate(runs)}
         if cfg.verify != "none":
             from cogo.limits import progress_callback
-            from cogo.verify.theorems import run_all, theorem_list
+            from cogo.verify.registry import run_all, theorem_list
 
             log(f"[verify] Z_{label} ({cfg.verify})")
             G = parse_group(label)

@@ -36,8 +36,8 @@ The rule is applied by the library's heavy entry points, not only by the
 command line: :func:`cogo.analysis.classify.classify_many` (and
 ``classify_checkpoint``, ``read_network``), the representation theory
 (``character_table``, ``isotypic_projectors``, ``irreps`` of
-:mod:`cogo.algebra.representations`), :func:`cogo.verify.theorems.run_all`,
-:func:`cogo.verify.certificates.checkpoint_report`,
+:mod:`cogo.algebra.representations`), :func:`cogo.verify.registry.run_all`,
+:func:`cogo.verify.checkpoint.checkpoint_report`,
 :func:`cogo.li2.theorems.run_li2` and training
 (:func:`cogo.solvers.training.train`) run inside :func:`thread_limit` at the
 count the rule gives (decorator :func:`thread_policy`), so a plain Python

@@ -57,7 +57,7 @@ def test_verify_is_still_the_package():
     import cogo.verify.theorems
 
     assert cogo.verify.theorems is cogo.verify.theorems and callable(cogo.verify)
-    assert cogo.verify.run_all is cogo.verify.theorems.run_all
+    assert cogo.verify.run_all is cogo.verify.registry.run_all
 
 
 def test_train_front(tmp_path):

@@ -24,6 +24,7 @@ import cogo.solvers.partial as partial_mod
 from cogo.verify import certificates as cert_mod
 from cogo.verify import controls as controls_mod
 from cogo.verify import formal as formal_mod
+import cogo.verify.registry as registry
 from cogo.verify import theorems as T
 from cogo.verify import zero as zero_mod
 
@@ -181,13 +182,13 @@ NUMERIC_ONLY = {"Fourier scale without the factor 2 (float; used by numeric chec
 def _killed(group, method) -> str | None:
     """The first failing row of the rows run_all runs (stopping there), or None when every row passed.
 
-    The rows are those of :func:`cogo.verify.theorems.theorem_list` with the same methods as run_all, the
+    The rows are those of :func:`cogo.verify.registry.theorem_list` with the same methods as run_all, the
     negative controls first (they are cheap and most mutants of the proof machinery fail one of them); the
     verdict "some row fails" does not depend on the order.
     """
     from cogo.verify.results import METHODS
 
-    rows = T.theorem_list(group)
+    rows = registry.theorem_list(group)
     rows = [r for r in rows if r[0].__name__.startswith("control")] + \
         [r for r in rows if not r[0].__name__.startswith("control")]
     try:

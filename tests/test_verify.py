@@ -18,13 +18,14 @@ from cogo.solvers.partial import PartialSolution, z_nu
 from cogo.algebra.cyclotomic import Cyclotomic
 from cogo.verify import certificates as CE
 from cogo.verify import controls as K
+from cogo.verify import registry as R
 from cogo.verify import theorems as T
 from cogo.verify.results import TheoremResult, all_ok, format_table, results_to_json
 
 
 @pytest.fixture(scope="module")
 def results_3x5():
-    return T.run_all("3x5", "both")
+    return R.run_all("3x5", "both")
 
 
 # --------------------------------------------------------------------------- the whole suite
@@ -70,16 +71,16 @@ def test_table_and_json(results_3x5):
 
 
 def test_even_group_runs_what_applies():
-    res = T.run_all(4, "numeric")
+    res = R.run_all(4, "numeric")
     assert all(r.passed for r in res)
     assert sum(r.negative_control for r in res) == 8  # z_nu, order-4, two z_M, four block-route single-condition
     assert [r.name for r in res if r.name.startswith("6.")] == ["6. optimality of z_M memorization"]
-    assert T.skipped(4) and not T.skipped(5)
+    assert R.skipped(4) and not R.skipped(5)
 
 
 def test_run_all_rejects_bad_method():
     with pytest.raises(ValueError):
-        T.run_all(5, "fuzzy")
+        R.run_all(5, "fuzzy")
     with pytest.raises(ValueError):
         T.optimality(5, "f6", "approx")
     with pytest.raises(ValueError):

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from cogo.verify.results import TheoremResult, all_ok, format_table
-from cogo.verify.theorems import run_all
+from cogo.verify.registry import run_all
 
 __all__ = ["TheoremResult", "run_all", "all_ok", "format_table"]
 

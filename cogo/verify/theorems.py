@@ -1264,70 +1264,13 @@ def clear_caches() -> None:
     _FAMILY_CACHE.clear()
 
 
-# --------------------------------------------------------------------------- run everything
-def theorem_list(group: Any, full_loss: bool = False) -> list:
-    """``(function, kwargs)`` for every check that applies to the group, theorems first, then controls.
+def __getattr__(name: str) -> Any:
+    # moved names keep working for one release: the rows and run_all live in cogo.verify.registry
+    if name in ("theorem_list", "skipped", "run_all"):
+        import importlib
+        import warnings
 
-    Even groups get theorems 1-5, z_M optimality, node counts and Occam's razor
-    (with z_M); the order-6/4 constructions need odd order.  Every group runs at
-    least two negative controls (:func:`cogo.verify.controls.controls_for`).
-
-    >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
-    ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal
-    12
-    """
-    from cogo.verify.controls import controls_for
-
-    G = parse_group(group)
-    out = [(semiring_laws, {}), (homomorphism, {}), (loss_decomposition, {}), (composition, {}),
-           (membership_table, {})]
-    kinds = ["f6", "f6-ab", "f46", "mem"] if G.is_odd else ["mem"]
-    out += [(optimality, {"construction": k, "full_loss": full_loss}) for k in kinds]
-    out += [(node_counts, {}), (occam, {})]
-    out += controls_for(G, with_kwargs=True)  # kwargs {"methods": ("exact",)}: a control with no numeric form
-    return out
-
-
-def skipped(group: Any) -> list[str]:
-    """Checks that do not apply to the group (even order: the order-6/4 constructions).
-
-    >>> skipped(5), skipped(4)
-    ([], ['6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)'])
-    """
-    G = parse_group(group)
-    if G.is_odd:
-        return []
-    return ["6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)"]
-
-
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
-def run_all(group: Any = 23, method: str = "both", progress: Callable | None = None,
-            full_loss: bool = False) -> list[TheoremResult]:
-    """Run every theorem (exact, numeric or both) and every negative control on ``group``.
-
-    Returns the list of :class:`TheoremResult`, in the order of
-    :func:`theorem_list`, exact before numeric.  ``progress(result)`` is
-    called after each check.  ``full_loss=True`` computes the exact general
-    loss of every construction even above :data:`GENERAL_LOSS_MAX_ORDER`.
-
-    >>> results = run_all(2, method="numeric")              # Z_2: theorems and the two z_M controls
-    >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
-    (10, True, 2)
-    """
-    if method not in ("both", *METHODS):
-        raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
-    G = parse_group(group)
-    methods = list(METHODS) if method == "both" else [method]
-    results = []
-    for fn, kw in theorem_list(G, full_loss=full_loss):
-        kw = dict(kw)
-        only = kw.pop("methods", METHODS)
-        for m in methods:
-            if m not in only:
-                continue
-            r = fn(G, method=m, **kw)
-            results.append(r)
-            if progress is not None:
-                progress(r)
-    return results
+        warnings.warn(f"cogo.verify.theorems.{name} moved to cogo.verify.registry.{name}", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(importlib.import_module("cogo.verify.registry"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,144 @@
+"""The registry of the checks ``cogo verify`` runs: one row per theorem, its section, when it applies.
+
+Every theorem of SPEC 3-7 is a :class:`Row` of :data:`THEOREMS` (its number and title as printed, the
+SPEC section, the function of :mod:`cogo.verify.theorems` with its keyword arguments, and the rule that
+says whether it applies to a group, with the reason when it does not).  :func:`theorem_list`,
+:func:`skipped` and :func:`run_all` are queries over it, followed by the negative controls of
+:func:`cogo.verify.controls.controls_for`.  A new theorem is one row here and its function.
+
+The theorem functions never import this module, and the controls call the theorem functions
+directly, so the import graph of :mod:`cogo.verify` is acyclic.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets"
+   (CoGO), 2024: the theorems checked here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from cogo.algebra.spec import parse_group
+from cogo.threads import thread_policy as _thread_policy
+import cogo.verify.theorems as T
+from cogo.verify.controls import controls_for
+from cogo.verify.results import METHODS, TheoremResult
+
+__all__ = ["Row", "THEOREMS", "theorem_list", "skipped", "run_all"]
+
+_ODD = "need odd order: every k != 0 distinct from -k"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One theorem row: ``number``/``title`` as printed, ``section`` of SPEC, ``body`` the name of its function
+    in :mod:`cogo.verify.theorems` (``body(G, method=..., **kwargs)``; looked up at each run, so a patched
+    function is the one run), ``applies(G)`` (default: every group) and ``why_not`` (printed by
+    :func:`skipped` when it does not apply)."""
+
+    number: int
+    title: str
+    section: str
+    body: str
+    kwargs: dict = field(default_factory=dict)
+    applies: Callable[[Any], bool] = lambda G: True
+    why_not: str = ""
+
+    @property
+    def fn(self) -> Callable[..., TheoremResult]:
+        return getattr(T, self.body)
+
+
+def _odd(G: Any) -> bool:
+    return bool(G.is_odd)
+
+
+#: Every theorem row, in the order ``cogo verify`` prints them.
+THEOREMS: tuple[Row, ...] = (
+    Row(1, "semiring laws", "SPEC 3", "semiring_laws"),
+    Row(2, "potentials are ring homomorphisms", "SPEC 4", "homomorphism"),
+    Row(3, "exact loss decomposition", "SPEC 5", "loss_decomposition"),
+    Row(4, "composition of zero sets", "SPEC 6", "composition"),
+    Row(5, "membership table of SPEC 7", "SPEC 7", "membership_table"),
+    Row(6, "optimality of z_F6", "SPEC 7.1", "optimality", {"construction": "f6"}, _odd, _ODD),
+    Row(6, "optimality of z_F6 with z_{nu=i} * z_syn,ab blocks", "SPEC 7.2", "optimality",
+        {"construction": "f6-ab"}, _odd, _ODD),
+    Row(6, "optimality of z_F4/6 with the hat correction", "SPEC 7.3", "optimality", {"construction": "f46"},
+        _odd, _ODD),
+    Row(6, "optimality of z_M memorization", "SPEC 7.4", "optimality", {"construction": "mem"}),
+    Row(7, "node counts", "SPEC 7", "node_counts"),
+    Row(8, "Occam's razor", "SPEC 7", "occam"),
+)
+
+
+def theorem_list(group: Any, full_loss: bool = False) -> list:
+    """``(function, kwargs)`` for every check that applies to the group, theorems first, then controls.
+
+    Even groups get theorems 1-5, z_M optimality, node counts and Occam's razor
+    (with z_M); the order-6/4 constructions need odd order.  Every group runs at
+    least two negative controls (:func:`cogo.verify.controls.controls_for`).
+
+    >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
+    ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal
+    12
+    """
+    G = parse_group(group)
+    out = []
+    for row in THEOREMS:
+        if row.applies(G):
+            kw = dict(row.kwargs)
+            if row.body == "optimality":
+                kw["full_loss"] = full_loss
+            out.append((row.fn, kw))
+    out += controls_for(G, with_kwargs=True)  # kwargs {"methods": ("exact",)}: a control with no numeric form
+    return out
+
+
+def skipped(group: Any) -> list[str]:
+    """Checks that do not apply to the group (even order: the order-6/4 constructions).
+
+    >>> skipped(5), skipped(4)
+    ([], ['6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)'])
+    """
+    G = parse_group(group)
+    out = [row for row in THEOREMS if not row.applies(G)]
+    if not out:
+        return []
+    sections = [r.section.replace("SPEC ", "") for r in out]
+    names = {"7.1": "z_F6", "7.2": "7.2", "7.3": "z_F4/6"}
+    return [f"{out[0].number}. optimality of " + ", ".join(names.get(s, s) for s in sections)
+            + f" ({out[0].why_not})"]
+
+
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+def run_all(group: Any = 23, method: str = "both", progress: Callable | None = None,
+            full_loss: bool = False) -> list[TheoremResult]:
+    """Run every theorem (exact, numeric or both) and every negative control on ``group``.
+
+    Returns the list of :class:`TheoremResult`, in the order of
+    :func:`theorem_list`, exact before numeric.  ``progress(result)`` is
+    called after each check.  ``full_loss=True`` computes the exact general
+    loss of every construction even above :data:`cogo.verify.theorems.GENERAL_LOSS_MAX_ORDER`.
+
+    >>> results = run_all(2, method="numeric")              # Z_2: theorems and the two z_M controls
+    >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
+    (10, True, 2)
+    """
+    if method not in ("both", *METHODS):
+        raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
+    G = parse_group(group)
+    methods = list(METHODS) if method == "both" else [method]
+    results = []
+    for fn, kw in theorem_list(G, full_loss=full_loss):
+        kw = dict(kw)
+        only = kw.pop("methods", METHODS)
+        for m in methods:
+            if m not in only:
+                continue
+            r = fn(G, method=m, **kw)
+            results.append(r)
+            if progress is not None:
+                progress(r)
+    return results
