@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from cogo.solvers.naming import checkpoint_name
 from cogo.errors import CogoError
 
 __all__ = ["RESUME_FORMAT", "DEFAULT_RESUME_EVERY", "ResumeState", "state_path"]
@@ -52,8 +53,6 @@ def state_path(directory: str | os.PathLike, cfg: Any, models: list[tuple[float,
     >>> state_path("runs", TrainConfig(group="7", hidden=8), [(0.0, 1), (0.0, 2)]).name
     '.d7_q8_wd0_seed1.x2.resume.pt'
     """
-    from cogo.solvers.training import checkpoint_name
-
     wd, seed = models[0]
     stem = checkpoint_name(cfg.group, cfg.hidden, wd, seed)[:-3]
     return Path(directory) / f".{stem}.x{len(models)}.resume.pt"

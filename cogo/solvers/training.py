@@ -91,6 +91,7 @@ import numpy as np
 import torch
 
 from cogo._version import __version__
+from cogo.solvers.naming import _fmt_wd, checkpoint_name  # noqa: F401 (re-exported: a file name of a run)
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.checkpoints import WEIGHT_KEYS, atomic_write, atomic_write_text, save_checkpoint
@@ -958,19 +959,6 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
 
 
 # ---------------------------------------------------------------- output
-def _fmt_wd(wd: float) -> str:
-    return f"{wd:.6g}"
-
-
-def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> str:
-    """File name of one model's checkpoint, e.g. ``d23_q512_wd5e-05_seed1.pt``.
-
-    >>> checkpoint_name(23, 512, 5e-5, 1)
-    'd23_q512_wd5e-05_seed1.pt'
-    """
-    return f"d{parse_group(group).label}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
-
-
 def check_output_dir(out_dir: str | os.PathLike) -> Path:
     """Create ``out_dir`` if missing and check that files can be written in it.
 
