@@ -259,14 +259,16 @@ def test_membership_table_derived_from_partial_matches_spec7():
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_membership_row_fails_when_a_catalogue_factor_changes(method, monkeypatch):
     """z_nu with its second c entry doubled: a^2 c no longer vanishes, so Z(z_syn) | Z(z_nu) misses a^2 c."""
-    orig = T.z_nu
+    import cogo.solvers.partial as P
+
+    orig = P.z_nu
 
     def bad(nu=1, exact=None):
         x = orig(nu, exact=exact)
         x.c[1] = x.c[1] * 2
         return x
 
-    monkeypatch.setattr(T, "z_nu", bad)
+    monkeypatch.setattr(P, "z_nu", bad)  # the one definition the catalogue registry builds from
     r = T.membership_table(None, method)
     assert r.status == "FAIL" and r.residual > 0
     assert not r.details["checks"]["z_F6 block z_syn * z_nu (7.1): union of the factors' zero sets contains the sums "

@@ -43,6 +43,9 @@ Pipeline for one network (:func:`read_network`):
 
 Naming factors against the catalogue (SPEC 7)
 ---------------------------------------------
+The forms, their fits, canonical representatives, special cases and the
+named products are the records of :mod:`cogo.catalogue` (the one registry);
+this module loops over it.
 A normalized factor (first node ``(1, 1, 1)``) is only defined up to
 
 * the order of its nodes (any node may be the first one; the others are
@@ -100,6 +103,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo import catalogue as _cat
 from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
@@ -122,8 +126,6 @@ __all__ = [
     "MIX_THRESHOLD",
     "NAME_TOL",
     "OPT_TOL",
-    "FACTOR_NAMES",
-    "BLOCK_TYPES",
     "Settings",
     "FactorName",
     "BlockReport",
@@ -136,7 +138,6 @@ __all__ = [
     "classify_checkpoint",
     "classify_many",
     "summarize",
-    "PAPER_COLUMNS",
     "paper_column",
     "tolerance_curve",
     "CURVE_TOLERANCES",
@@ -152,22 +153,26 @@ EXACT_SLACK = 0.005
 #: Naming and factorization tolerance of the reference classifier (``--preset paper``).
 PAPER_TOL = 0.1
 
-W3 = np.exp(2j * np.pi / 3)
-FACTOR_NAMES = ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
-_ORDER = {n: i for i, n in enumerate(FACTOR_NAMES)}
-#: The two-factor families of SPEC 7, in precedence order: (type, role of each factor).
-FAMILIES = (
-    ("z_nu * z_syn", ("z_nu", "z_syn")),
-    ("z_nu=i * z_syn,ab", ("z_nu=i", "z_syn,ab")),
-    ("z_nu=i * z_xi", ("z_nu=i", "z_xi")),
-)
-BLOCK_TYPES = tuple(f[0] for f in FAMILIES) + ("other factorable", "non-factorable")
-#: Which factor names can play a family role (the special cases serve as the general forms).
-_SERVES = {"z_nu": ("z_nu", "z_nu=i"), "z_syn": ("z_syn",), "z_nu=i": ("z_nu=i",),
-           "z_syn,ab": ("z_syn,ab", "z_syn"), "z_xi": ("z_xi",)}
-_SPECIFIC = {"z_nu=i": 0, "z_syn": 0, "z_nu": 1, "z_xi": 1, "z_syn,ab": 1}
-_SPECIAL_OF = {"z_nu=i": "z_nu", "z_syn": "z_syn,ab"}
-_LO = -0.01  # canonical angles are read in [_LO, 2 pi + _LO)
+#: Names moved to :mod:`cogo.catalogue` (the one registry of the catalogue); kept here for one release.
+_MOVED = {"FACTOR_NAMES": ("factor_names()", _cat.factor_names), "BLOCK_TYPES": ("block_types()", _cat.block_types),
+          "PAPER_COLUMNS": ("PAPER_COLUMNS", lambda: _cat.PAPER_COLUMNS),
+          "FAMILIES": ("products()", lambda: tuple((p.name, p.roles) for p in _cat.products()))}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        import warnings
+
+        new, get = _MOVED[name]
+        warnings.warn(f"cogo.analysis.classify.{name} moved to cogo.catalogue.{new} (the catalogue registry); "
+                      "the old name will be removed in the next release", DeprecationWarning, stacklevel=2)
+        return get()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _specific(name: str) -> int:
+    """0 for a special case (``z_nu=i``, ``z_syn``), 1 for a general form: the naming precedence."""
+    return 0 if _cat.is_special(name) else 1
 
 
 @dataclass(frozen=True)
@@ -246,16 +251,11 @@ class FactorName:
     @property
     def special(self) -> str | None:
         """The parameter-free special case (``z_nu=i``, ``z_syn``) this factor is within tolerance of, if named so."""
-        return self.name if self.name in _SPECIAL_OF else None
+        return self.name if _cat.is_special(self.name) else None
 
     @property
     def size(self) -> int:
         return int(self.vectors.shape[1])
-
-
-def _angle(z: np.ndarray) -> np.ndarray:
-    """Angles in ``[_LO, 2 pi + _LO)``."""
-    return np.mod(np.angle(z) - _LO, 2 * np.pi) + _LO
 
 
 def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
@@ -300,28 +300,6 @@ def _variants_2(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
     return v.reshape(-1, 3)
 
 
-def _fit_2(V: np.ndarray) -> dict:
-    """Fits of the 2-node forms to variants ``V`` (N, 3): name -> (residuals (N,), params list)."""
-    x, y, z = V[:, 0], V[:, 1], V[:, 2]
-    out = {}
-    nu = (x - y) / 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pred = np.stack([nu, -nu, -1.0 / nu ** 2], axis=1)
-    out["z_nu"] = (np.sqrt(np.mean(np.abs(V - pred) ** 2, axis=1)), [{"nu": complex(v)} for v in nu])
-    pred_i = np.array([1j, -1j, 1.0])
-    out["z_nu=i"] = (np.sqrt(np.mean(np.abs(V - pred_i) ** 2, axis=1)), [{} for _ in nu])
-    res_xi, par_xi = [], []
-    for s in (1, -1):
-        xi_free = (x - s * 1j * np.conj(y)) / 2  # least squares over complex xi
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xi = xi_free / np.abs(xi_free)  # SPEC 7: |xi| = 1 (the fit is projected onto the circle)
-        pred = np.stack([xi, -s * 1j * np.conj(xi), np.full_like(xi, s * 1j)], axis=1)
-        res_xi.append(np.sqrt(np.mean(np.abs(V - pred) ** 2, axis=1)))
-        par_xi.extend({"xi": complex(v), "s": s, "|xi|": float(abs(f))} for v, f in zip(xi, xi_free))
-    out["z_xi"] = (np.concatenate(res_xi), par_xi)
-    return out
-
-
 def _variants_3(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
     """Nodes 1, 2 of every transformed version of a 3-node factor: (N, 2, 3)."""
     vs = []
@@ -342,44 +320,18 @@ def _variants_3(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
     return (base[:, None] * mult[None]).reshape(-1, 2, 3)
 
 
-def _fit_3(V: np.ndarray) -> dict:
-    x1, y1, z1 = V[:, 0, 0], V[:, 0, 1], V[:, 0, 2]
-    x2, y2, z2 = V[:, 1, 0], V[:, 1, 1], V[:, 1, 2]
-    w, w2 = W3, W3 ** 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        al_free = (x1 / w + w / y1) / 2
-        be_free = (x2 / w2 + w2 / y2) / 2
-        al = al_free / np.abs(al_free)  # SPEC 7: |alpha| = |beta| = 1 (projected onto the circle)
-        be = be_free / np.abs(be_free)
-        pred = np.stack([np.stack([al * w, w / al, np.full_like(al, w)], 1),
-                         np.stack([be * w2, w2 / be, np.full_like(be, w2)], 1)], 1)
-    flat = V.reshape(len(V), -1)
-    res = np.sqrt(np.mean(np.abs(flat - pred.reshape(len(V), -1)) ** 2, axis=1))
-    syn = np.array([[w, w, w], [w2, w2, w2]]).reshape(-1)
-    res_syn = np.sqrt(np.mean(np.abs(flat - syn) ** 2, axis=1))
-    return {"z_syn,ab": (np.nan_to_num(res, nan=np.inf), [{"alpha": complex(a), "beta": complex(b),
-                                                          "|alpha|": float(abs(fa)), "|beta|": float(abs(fb))}
-                                                         for a, b, fa, fb in zip(al, be, al_free, be_free)]),
-            "z_syn": (res_syn, [{} for _ in al])}
+def _fits(u: np.ndarray, stab: np.ndarray) -> dict:
+    """Every registered family of ``u``'s node count fitted to every disguise of ``u`` (:mod:`cogo.catalogue`).
 
-
-def _canonical(name: str, idx: np.ndarray, params: list) -> dict:
-    """The canonical representative among fitting variants (smallest angle rule, module docstring)."""
-    cands = [params[i] for i in idx]
-    if name == "z_nu":
-        ang = _angle(np.array([p["nu"] for p in cands]))
-        return cands[int(np.argmin(ang))]
-    if name == "z_xi":
-        pref = [p for p in cands if p["s"] == 1] or cands
-        ang = _angle(np.array([p["xi"] for p in pref]))
-        return pref[int(np.argmin(ang))]
-    if name == "z_syn,ab":
-        aa = _angle(np.array([p["alpha"] for p in cands]))
-        bb = _angle(np.array([p["beta"] for p in cands]))
-        m = aa.min()
-        near = np.flatnonzero(aa <= m + 0.02)
-        return cands[int(near[np.argmin(bb[near])])]
-    return dict(cands[0]) if cands else {}
+    Returns ``{name: (family, residuals (N,), params list)}`` in fitting order.
+    """
+    m = u.shape[1]
+    V = _variants_2(u, stab) if m == 2 else _variants_3(u, stab)
+    out = {}
+    for fam in _cat.fit_order(m):
+        res, params = fam.fit(V)
+        out[fam.name] = (fam, res, params)
+    return out
 
 
 def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
@@ -407,14 +359,11 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
     stab = stab / np.abs(stab)  # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
     if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
         return FactorName("unknown", {}, None, u)
-    if m == 2:
-        fits = _fit_2(_variants_2(u, stab))
-    else:
-        fits = _fit_3(_variants_3(u, stab))
+    fits = _fits(u, stab)
     alts = []
     closest = ("unknown", math.inf)
     fitted = {}
-    for name, (res, params) in fits.items():
+    for name, (fam, res, params) in fits.items():
         res = np.nan_to_num(np.asarray(res, dtype=float), nan=np.inf)
         best = float(res.min())
         i0 = int(np.argmin(res))
@@ -428,17 +377,17 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
             closest = (name, best)
         if best <= tol:
             idx = np.flatnonzero(res <= min(tol, 2 * best + 0.005))
-            alts.append((name, _canonical(name, idx, params), best))
+            alts.append((name, fam.representative([params[i] for i in idx]), best))
     # a special case is kept only when it fits about as well as its general form (module docstring)
     res_of = {n: r for n, _, r in alts}
-    for special, general in _SPECIAL_OF.items():
+    for special, general in ((f.name, f.special_of) for f in _cat.families() if f.special_of):
         if special in res_of and general in res_of and res_of[special] > 3 * res_of[general] + 0.01 \
                 and not special_within_tol:
             alts = [t for t in alts if t[0] != special]
     # a special case keeps the fitted parameters of its general form (the special name is a flag)
     gen_params = {n: p for n, p, _ in alts}
-    alts = [(n, dict(gen_params.get(_SPECIAL_OF[n], {})) if n in _SPECIAL_OF else p, r) for n, p, r in alts]
-    alts.sort(key=lambda t: (_SPECIFIC[t[0]], round(t[2], 9), _ORDER[t[0]]))  # ties: name order, not noise
+    alts = [(n, dict(gen_params.get(_cat.general_of(n), {})) if _cat.is_special(n) else p, r) for n, p, r in alts]
+    alts.sort(key=lambda t: (_specific(t[0]), round(t[2], 9), _cat.rank(t[0])))  # ties: name order, not noise
     if not alts:
         return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None, fitted)
     name, params, res = alts[0]
@@ -448,20 +397,21 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
 def _product_type(names: Sequence[str]) -> str:
     if any(n == "unknown" for n in names):
         return "other factorable"
-    return " * ".join(sorted(names, key=lambda n: _ORDER[n]))
+    return " * ".join(sorted(names, key=_cat.rank))
 
 
 def _choose_names(named: list[FactorName]) -> tuple[str, list[tuple[str, dict, float | None]], bool]:
     """Pick each factor's name so that the block forms a SPEC 7 family if it can; returns (type, names, family)."""
     if len(named) == 2 and all(f.alternatives for f in named):
-        for fam, roles in FAMILIES:
+        for prod in _cat.products():
+            fam, roles = prod.name, prod.roles
             for order in ((0, 1), (1, 0)):
                 picks = []
                 for fi, role in zip(order, roles):
-                    ok = [alt for alt in named[fi].alternatives if alt[0] in _SERVES[role]]
+                    ok = [alt for alt in named[fi].alternatives if alt[0] in _cat.serves(role)]
                     if not ok:
                         break
-                    ok.sort(key=lambda t: (_SPECIFIC[t[0]], round(t[2], 9), _ORDER[t[0]]))
+                    ok.sort(key=lambda t: (_specific(t[0]), round(t[2], 9), _cat.rank(t[0])))
                     picks.append((fi, ok[0]))
                 else:
                     picks.sort()
@@ -596,7 +546,7 @@ def _conditions(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, tol: flo
 
 def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
     d = {"name": name, "params": dict(params), "residual": residual, "vectors": np.asarray(vectors)}
-    if name in _SPECIAL_OF:
+    if _cat.is_special(name):
         d["special"] = name  # a flag: params hold the fitted general-form values
     if name == "unknown" and closest is not None:
         d["closest"] = {"name": closest[0], "residual": float(closest[1])}
@@ -643,7 +593,7 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     if x.shape[1]:
         amp = np.abs(x[0] * x[1] * x[2])
         rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
-    if rep.order in _family_forms():
+    if rep.order in _cat.nearest_forms():
         rep.nearest = nearest_family(a, b, c)
     elif _is_catalogue(rep.type):
         rep.nearest = _nearest_of(rep)
@@ -661,67 +611,6 @@ def _nearest_of(rep: BlockReport) -> dict:
     dist = max([rep.error or 0.0] + res)
     return {"type": rep.type, "distance": float(dist),
             "params": [{"name": f["name"], **f["params"]} for f in rep.factors], "method": "kronecker"}
-
-
-def _deg(t: float, period: float, mirror: bool) -> float:
-    """An angle (degrees) folded into ``[0, period)`` and, with ``mirror``, onto ``[0, period / 2]``."""
-    t = float(np.mod(t, period))
-    if t > period - 1e-9:
-        t = 0.0
-    return min(t, period - t) if mirror else t
-
-
-def _syn_ab_fold(t: tuple, period: float) -> tuple:
-    """The canonical ``(alpha, beta)`` (degrees) of a ``z_syn,ab`` factor: the smallest of its orbit.
-
-    Starting the factor at its second node (and renormalizing) maps ``(alpha, beta)`` to
-    ``(beta / alpha, 1 / alpha)``, so the orbit under node relabelling is the three angle pairs
-    ``(A, B)``, ``(B - A, -A)``, ``(-B, A - B)``; each angle is read modulo ``period`` (360, or
-    90 beside ``z_nu=i``, whose stabilizer multiplies any node by ``i``), rounded to 3 decimals,
-    and the lexicographically smallest pair is the representative.
-
-    >>> _syn_ab_fold((40.0, 70.0), 90.0), _syn_ab_fold((30.0, 50.0), 90.0), _syn_ab_fold((20.0, 60.0), 90.0)
-    ((20.0, 60.0), (20.0, 60.0), (20.0, 60.0))
-    """
-    A, B = float(t[0]), float(t[1])
-
-    def rd(v: float) -> float:
-        v = round(float(np.mod(v, period)), 3)
-        return 0.0 if v >= period else v + 0.0
-
-    return min((rd(A), rd(B)), (rd(B - A), rd(-A)), (rd(-B), rd(A - B)))
-
-
-def _u(deg: float) -> complex:
-    return complex(np.exp(1j * np.deg2rad(deg)))
-
-
-_FORMS: dict = {}
-
-
-def _family_forms() -> dict:
-    """The catalogue families fitted directly by :func:`nearest_family`, by block order.
-
-    Each: ``(type, model(degrees) -> PartialSolution, parameter names, coarse grid step in degrees,
-    period per parameter, canonical fold)``.  The forms are the catalogue's own
-    (:mod:`cogo.solvers.partial`); nothing is redefined here.
-    """
-    if not _FORMS:
-        from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
-
-        _FORMS.update({
-            2: [("z_nu", lambda t: z_nu(_u(t[0])), ("nu",), 4.0, (360.0,), lambda t: (_deg(t[0], 180, True),)),
-                ("z_xi", lambda t: z_xi(_u(t[0]), 1), ("xi",), 4.0, (360.0,), lambda t: (_deg(t[0], 360, False),))],
-            3: [("z_syn,ab", lambda t: z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 20.0, (360.0, 360.0),
-                 lambda t: _syn_ab_fold(t, 360.0))],
-            4: [("z_nu=i * z_xi", lambda t: z_nu_i() * z_xi(_u(t[0]), 1), ("xi",), 2.0, (90.0,),
-                 lambda t: (_deg(t[0], 90, False),))],
-            6: [("z_nu * z_syn", lambda t: z_nu(_u(t[0])) * z_syn(), ("nu",), 2.0, (60.0,),
-                 lambda t: (_deg(t[0], 60, True),)),
-                ("z_nu=i * z_syn,ab", lambda t: z_nu_i() * z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 15.0,
-                 (90.0, 90.0), lambda t: _syn_ab_fold(t, 90.0))],
-        })
-    return _FORMS
 
 
 _PERMS: dict = {}
@@ -759,6 +648,7 @@ _REFINE_ROUNDS = 7
 #: Node orders kept from the coarse grid for the refinement rounds.
 _KEEP_ORDERS = 24
 _COARSE: dict = {}
+_cat.on_change(_COARSE.clear)  # a registered form changes what the cached coarse grids mean
 
 
 def _models(model, cand: np.ndarray) -> np.ndarray:
@@ -807,7 +697,8 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
 
     x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
     q = x.shape[1]
-    forms = _family_forms()
+    forms = {q_: [(typ, nf.model, nf.params, nf.step, nf.period, nf.fold) for typ, nf in v]
+             for q_, v in _cat.nearest_forms().items()}
     none = {"type": None, "distance": None, "params": [], "method": "none"}
     if q not in forms or not np.all(np.isfinite(x)):
         return none
@@ -908,14 +799,14 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
         if len(fz.shape) != finest:
             continue
         typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper")
-        n_special = sum(1 for f in facs if f["name"] in _SPECIAL_OF)
+        n_special = sum(1 for f in facs if _cat.is_special(f["name"]))
         score = (-n_named, not fam, -n_special) + fz.sort_key
         if chosen is None or score < chosen[0]:
             chosen = (score, fz, typ, facs)
     _, fz, typ, facs = chosen
     # factors listed as the type names them (by size, then the name order of the module docstring; equal names
     # keep their canonical order), the grid's axes with them
-    order = sorted(range(len(facs)), key=lambda i: (fz.shape[i], _ORDER[facs[i]["name"]], i))
+    order = sorted(range(len(facs)), key=lambda i: (fz.shape[i], _cat.rank(facs[i]["name"]), i))
     facs = [facs[i] for i in order]
     rep.type = typ
     rep.factors = facs
@@ -1133,7 +1024,7 @@ def tolerance_curve(weights: Sequence[tuple], tolerances: Sequence[float] = CURV
 
     st = settings or Settings()
     types: dict = {}
-    cols: dict = {c: [] for c in PAPER_COLUMNS}
+    cols: dict = {c: [] for c in _cat.PAPER_COLUMNS}
     tols = [float(t) for t in tolerances]
     for i, t in enumerate(tols):
         sti = replace(st, name_tol=t, factor_tol=t)
@@ -1141,7 +1032,7 @@ def tolerance_curve(weights: Sequence[tuple], tolerances: Sequence[float] = CURV
         sm = summarize(reps)
         for name, d in sm["type_distribution"].items():
             types.setdefault(name, [0.0] * len(tols))[i] = d["mean"] or 0.0
-        for c in PAPER_COLUMNS:
+        for c in _cat.PAPER_COLUMNS:
             cols[c].append(sm["paper_columns"][c]["mean"])
     return {"tolerances": tols, "types": types, "paper_columns": cols}
 
@@ -1203,7 +1094,8 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
     for r in reports:
         for b in r.blocks:
             orders[b.order] = orders.get(b.order, 0) + 1
-    type_order = [t for t in BLOCK_TYPES if t in types] + sorted(types - set(BLOCK_TYPES))
+    known = _cat.block_types()
+    type_order = [t for t in known if t in types] + sorted(types - set(known))
     return {
         "checkpoints": len(reports),
         "blocks": int(sum(p["blocks"] for p in per)),
@@ -1218,12 +1110,8 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
         "type_distribution": {t: _mse([(p["types"] or {}).get(t, 0.0) if p["types"] is not None else None
                                        for p in per]) for t in type_order},
         "paper_columns": {c: _mse([p["paper"][c] if p["paper"] is not None else None for p in per])
-                          for c in PAPER_COLUMNS},
+                          for c in _cat.PAPER_COLUMNS},
     }
-
-
-#: The columns of the reference's table (fractions of the factorable blocks of order 4 and 6).
-PAPER_COLUMNS = ("nu=i*xi", "nu=i*syn_ab", "nu*syn", "others")
 
 
 def paper_column(b: "BlockReport") -> str | None:
@@ -1242,13 +1130,7 @@ def paper_column(b: "BlockReport") -> str | None:
 
     if b.order not in (4, 6) or not b.factorable:
         return None
-    if b.type == "z_nu=i * z_xi":
-        return "nu=i*xi"
-    if b.type == "z_nu=i * z_syn,ab":
-        return "nu=i*syn_ab"
-    if b.type == "z_nu * z_syn":
-        return "nu=i*syn_ab" if any(f["name"] == "z_nu=i" for f in b.factors) else "nu*syn"
-    return "others"
+    return _cat.paper_column(b.type, [f["name"] for f in b.factors])
 
 
 def _paper_columns(blocks: Sequence["BlockReport"]) -> dict | None:
@@ -1256,4 +1138,4 @@ def _paper_columns(blocks: Sequence["BlockReport"]) -> dict | None:
     cols = [c for c in cols if c is not None]
     if not cols:
         return None
-    return {c: cols.count(c) / len(cols) for c in PAPER_COLUMNS}
+    return {c: cols.count(c) / len(cols) for c in _cat.PAPER_COLUMNS}

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from cogo.analysis.classify import PAPER_COLUMNS, ClassifyResult, NetworkReport
+from cogo import catalogue as _cat
+from cogo.analysis.classify import ClassifyResult, NetworkReport
 from cogo.formatting import dumps_json, render_table, to_plain
 
 __all__ = [
@@ -45,12 +46,18 @@ __all__ = [
     "angle_histograms",
     "check_output_paths",
     "write_outputs",
-    "ANGLE_PARAMS",
     "tolerance_figure",
 ]
 
-#: Parameters whose angles are histogrammed, with the factor that carries them.
-ANGLE_PARAMS = {"xi": "z_xi", "nu": "z_nu", "alpha": "z_syn,ab", "beta": "z_syn,ab"}
+def __getattr__(name: str):
+    if name == "ANGLE_PARAMS":  # moved: the catalogue registry says which parameters are angles
+        import warnings
+
+        warnings.warn("cogo.analysis.report.ANGLE_PARAMS moved to cogo.catalogue.angle_params(); the old name will "
+                      "be removed in the next release", DeprecationWarning, stacklevel=2)
+        return _cat.angle_params()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _SUMMARY_ROWS = (
     ("frac_blocks_not_order_4_or_6", "blocks not of order 4 or 6 (fraction)"),
@@ -239,7 +246,7 @@ def _summary_rows(summary: dict) -> tuple[list[list[str]], list[list[str]]]:
 
 def _paper_rows(summary: dict) -> list[list[str]]:
     pc = summary.get("paper_columns") or {}
-    return [[c, *_ms(pc[c])] for c in PAPER_COLUMNS if c in pc]
+    return [[c, *_ms(pc[c])] for c in _cat.PAPER_COLUMNS if c in pc]
 
 
 _PAPER_NOTE = ("Columns of the reference table (fractions of the factorable order-4 and order-6 blocks; "
@@ -331,12 +338,13 @@ def render_markdown(result: ClassifyResult) -> str:
 # --------------------------------------------------------------------------- histograms
 def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
     """Canonical angles (degrees) of every named factor's parameters, per parameter name."""
-    out: dict[str, list[float]] = {k: [] for k in ANGLE_PARAMS}
+    params = _cat.angle_params()
+    out: dict[str, list[float]] = {k: [] for k in params}
     for r in result.reports:
         for b in r.blocks:
             for f in b.factors:
                 for k, v in f["params"].items():
-                    if k in out and f["name"] == ANGLE_PARAMS[k] and isinstance(v, (complex, np.complexfloating)):
+                    if k in out and f["name"] == params[k] and isinstance(v, (complex, np.complexfloating)):
                         out[k].append(math.degrees(math.atan2(v.imag, v.real)))
     return out
 
@@ -354,6 +362,7 @@ def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     from matplotlib.figure import Figure  # object API: no pyplot, no backend switch
 
     out = {}
+    params = _cat.angle_params()
     for k, vals in collect_angles(result).items():
         fig = Figure(figsize=(5, 3.2), dpi=100)
         ax = fig.add_subplot(1, 1, 1)
@@ -363,7 +372,7 @@ def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
             ax.text(0.5, 0.5, "no factors with this parameter", ha="center", va="center", transform=ax.transAxes)
         ax.set_xlabel(f"angle of {k} (degrees, canonical representative)")
         ax.set_ylabel("factors")
-        ax.set_title(f"{k} of {ANGLE_PARAMS[k]} ({len(vals)} factors)")
+        ax.set_title(f"{k} of {params[k]} ({len(vals)} factors)")
         fig.tight_layout()
         out[f"angles_{k}.png"] = _png(fig)
     return out
@@ -439,7 +448,7 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
     if plots_dir is not None:
         check_output_dir(plots_dir, create=False, label="--plots")
         if Path(plots_dir).is_dir():
-            outs += [("--plots", Path(plots_dir) / f"angles_{k}.png") for k in ANGLE_PARAMS]
+            outs += [("--plots", Path(plots_dir) / f"angles_{k}.png") for k in _cat.angle_params()]
     check_outputs(outs, inputs=inputs, force=force)
 
 

@@ -647,56 +647,32 @@ _RS = ["a^2 c", "b^2 c", "conj(a)^2 c", "conj(b)^2 c"]
 _RN = "|a|^2 c + |b|^2 c"
 #: The sums of the membership table: the eleven monomials of SPEC 6 and the R_n sum.
 TABLE_SUMS = MONOMIAL_NAMES + (_RN,)
-#: Exact rational points of the unit circle, and nonzero reals, tried in turn as witnesses that a sum is
-#: not identically 0.
-_UNIT_POINTS = (sympy.Rational(3, 5) + sympy.I * sympy.Rational(4, 5),
-                sympy.Rational(5, 13) + sympy.I * sympy.Rational(12, 13),
-                sympy.Rational(-8, 17) + sympy.I * sympy.Rational(15, 17))
-_REAL_POINTS = (sympy.Integer(2), sympy.Rational(-1, 3), sympy.Integer(5))
-#: The products of catalogue factors the constructions of SPEC 7 use, and the sums each must make vanish
-#: (by composition, row 4, a product's zero set contains the union of its factors' zero sets).
-CONSTRUCTION_BLOCKS = {
-    "z_F6 block z_syn * z_nu (7.1)": (("z_syn", "z_nu"), [m for m in TABLE_SUMS if m != "abc"]),
-    "7.2 block z_nu=i * z_syn,ab": (("z_nu=i", "z_syn,ab"), [m for m in TABLE_SUMS if m != "abc"]),
-    "z_F4/6 order-4 block z_nu=i * z_xi (7.3, R_n left to the hat)": (("z_nu=i", "z_xi"), _RC + _RS),
-}
+
+
+def construction_blocks() -> dict:
+    """The catalogue products a construction of SPEC 7 uses, and the sums each must make vanish.
+
+    ``{label: (roles, needed sums)}`` from the catalogue registry (:class:`cogo.catalogue.Product`:
+    ``construction`` and ``needs``); by composition (row 4) a product's zero set contains the union of
+    its factors' zero sets.
+    """
+    from cogo import catalogue
+
+    return {p.construction: (tuple(p.roles), list(p.needs)) for p in catalogue.products() if p.construction}
 
 
 def _catalogue_factors(method: str, rng) -> list:
-    """(row name, catalogue form, partial solution of cogo.solvers.partial, conj, witness points).
+    """(row name, family name, partial solution, conj, witness points) of every registered family.
 
-    Exact: symbolic parameters (alpha, beta, xi on the unit circle via ``conj(x) = 1/x``; nu any nonzero
-    number with an independent conjugate ``nu_bar``); ``points`` are the substitutions tried as witnesses
+    Each family's rows come from :class:`cogo.catalogue.Family` ``rows``.  Exact: symbolic
+    parameters (alpha, beta, xi on the unit circle via ``conj(x) = 1/x``; nu any nonzero number
+    with an independent conjugate ``nu_bar``); ``points`` are the substitutions tried as witnesses
     that a sum is not identically 0.  Numeric: random parameters.
     """
-    if method == "exact":
-        al, be, xi = sympy.symbols("alpha beta xi")
-        nu, nub = sympy.symbols("nu nu_bar")
+    from cogo import catalogue
 
-        def cj_nu(e):
-            return sympy.expand(sympy.conjugate(e).subs({sympy.conjugate(nu): nub}))
-
-        U = _UNIT_POINTS
-        nu_pts = [{nu: r, nub: r} for r in _REAL_POINTS] + [{nu: u, nub: sympy.conjugate(u)} for u in U]
-        return [
-            ("z_syn", "z_syn", z_syn(exact=True), None, [{}]),
-            ("z_syn,ab(alpha, beta), |alpha|=|beta|=1", "z_syn,ab", z_syn_ab(al, be), unit_conjugate(al, be),
-             [{al: u, be: v} for u in U for v in U]),
-            ("z_nu(nu), any nu != 0", "z_nu", z_nu(nu), cj_nu, nu_pts),
-            ("z_nu=i", "z_nu=i", z_nu_i(exact=True), None, [{}]),
-            ("z_xi(xi, +1), |xi|=1", "z_xi", z_xi(xi, 1), unit_conjugate(xi), [{xi: u} for u in U]),
-            ("z_xi(xi, -1), |xi|=1", "z_xi", z_xi(xi, -1), unit_conjugate(xi), [{xi: u} for u in U]),
-        ]
-    u = [complex(np.exp(1j * rng.uniform(-np.pi, np.pi))) for _ in range(4)]
-    nu = complex(rng.normal(), rng.normal())
-    return [
-        ("z_syn", "z_syn", z_syn(), None, None),
-        ("z_syn,ab(alpha, beta)", "z_syn,ab", z_syn_ab(u[0], u[1]), None, None),
-        ("z_nu(nu)", "z_nu", z_nu(nu), None, None),
-        ("z_nu=i", "z_nu=i", z_nu_i(), None, None),
-        ("z_xi(xi, +1)", "z_xi", z_xi(u[2], 1), None, None),
-        ("z_xi(xi, -1)", "z_xi", z_xi(u[3], -1), None, None),
-    ]
+    return [(row, fam.name, part, conj, points) for fam in catalogue.families() if fam.rows is not None
+            for row, part, conj, points in fam.rows(method, rng)]
 
 
 def _decide(value, points: list) -> tuple[str, Any]:
@@ -725,7 +701,7 @@ def membership_table(group: Any = None, method: str = "exact", seed: int = 0,
     set of a product contains the union of its factors', so
     ``Z(z_syn) | Z(z_nu)`` and ``Z(z_nu=i) | Z(z_syn,ab)`` must contain every
     sum but ``abc``, and ``Z(z_nu=i) | Z(z_xi)`` every R_c and R_* sum
-    (:data:`CONSTRUCTION_BLOCKS`).  Exact: symbolic parameters (alpha, beta,
+    (:func:`construction_blocks`).  Exact: symbolic parameters (alpha, beta,
     xi on the unit circle via ``conj(x) = 1/x``; nu a general nonzero symbol
     with an independent conjugate), so each entry holds for every parameter
     value.  Numeric: random parameters, a sum counts as vanishing below 1e-10.
@@ -762,7 +738,7 @@ def membership_table(group: Any = None, method: str = "exact", seed: int = 0,
             checks[f"{name}: every sum decided"] = not undecided
             computed[name] = {"nodes": part.q, "vanishing": vanish, "values": values}
             zero_sets.setdefault(form, []).append(set(vanish))
-        for label, (forms, need) in CONSTRUCTION_BLOCKS.items():
+        for label, (forms, need) in construction_blocks().items():
             if not all(f in zero_sets for f in forms):
                 continue
             # every row of a form must do (z_xi: both signs)
@@ -1273,4 +1249,10 @@ def __getattr__(name: str) -> Any:
         warnings.warn(f"cogo.verify.theorems.{name} moved to cogo.verify.registry.{name}", DeprecationWarning,
                       stacklevel=2)
         return getattr(importlib.import_module("cogo.verify.registry"), name)
+    if name == "CONSTRUCTION_BLOCKS":  # now a view of the catalogue registry
+        import warnings
+
+        warnings.warn("cogo.verify.theorems.CONSTRUCTION_BLOCKS is now construction_blocks() (from the catalogue "
+                      "registry); the old name will be removed in the next release", DeprecationWarning, stacklevel=2)
+        return construction_blocks()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
