@@ -538,3 +538,33 @@ def test_paper_preset_divides_nodes_by_their_amplitude():
     x = x * amp[None, :]  # every entry of node j times amp_j: |a b c| changes by amp_j^3
     assert classify_block(*x).type in ("non-factorable", "other factorable")
     assert classify_block(*x, settings=Settings.preset_named("paper")).type == "z_nu * z_syn"
+
+
+def test_a_rescaled_block_is_not_optimal_in_any_disguise():
+    """Issue 27: z_nu * z_syn scaled by 1.01 (|abc - 1| = 0.0303, by hand: 1.01^3 - 1) is an exact Kronecker product
+    (fit error ~1e-16), so its own tolerance is ~1e-14 and it is not optimal; node order, signs and the per-node gauge
+    (s a, s b, c / s^2) change nothing.  The same block unscaled is optimal in every disguise."""
+    from cogo.solvers.partial import z_nu, z_syn
+
+    rng = np.random.default_rng(27)
+    x = 6 ** (-1 / 3) * (z_nu(np.exp(0.4j)) * z_syn())
+    for scale, want in ((1.01, False), (1.0, True)):
+        for _ in range(6):
+            p = rng.permutation(6)
+            s = rng.choice([-1.0, 1.0], 6) * rng.uniform(0.5, 2.0, 6)
+            a, b, c = scale * x.a[p] * s, scale * x.b[p] * s, scale * x.c[p] / s ** 2
+            rep = classify_block(a, b, c, k=1)
+            assert rep.type == "z_nu * z_syn"
+            assert rep.optimal is want, (scale, rep.failed_conditions, rep.opt_tol)
+            assert rep.opt_tol < 1e-9
+            if not want:
+                assert rep.failed_conditions == ["R_g"] and abs(rep.residuals["R_g"] - (1.01 ** 3 - 1)) < 1e-9
+
+
+def test_a_fixed_optimality_tolerance_is_still_available():
+    """Settings(opt_tol=0.05): the rule before (one tolerance for every block) accepts the 1.01-scaled block."""
+    from cogo.solvers.partial import z_nu, z_syn
+
+    x = 1.01 * 6 ** (-1 / 3) * (z_nu(np.exp(0.4j)) * z_syn())
+    assert classify_block(x.a, x.b, x.c, k=1, settings=Settings(opt_tol=0.05)).optimal
+    assert not classify_block(x.a, x.b, x.c, k=1).optimal

@@ -36,7 +36,16 @@ Pipeline for one network (:func:`read_network`):
    Fourier values (gauge invariant) and ``optimal``: every condition of
    :func:`cogo.analysis.blocks.block_conditions` (``|abc - 1|``, the R_c
    sums, the R_n sum, the R_* sums; per block kind) has residual at most
-   ``opt_tol`` (default :data:`OPT_TOL` = 0.05).
+   the block's own tolerance ``opt_tol`` (reported per block):
+   ``3 max(e, 64 eps) s`` (:func:`cogo.analysis.verdict.block_tolerance`),
+   ``s = sum_j (|a_j|^2 + |b_j|^2) |c_j|`` the gauge-invariant mass of the
+   block's cubic monomials, ``e`` the error of its
+   reported reading (reconstruction error and naming residuals; 0 when it has
+   none), ``eps`` the unit roundoff of the weights' dtype.  So "optimal"
+   means "within what the block's own fit and rounding explain": a block
+   rescaled by 1.01 (``|abc - 1| = 0.03``, fit error 0) is not optimal.
+   ``Settings(opt_tol=t)`` judges every block with one tolerance ``t``
+   instead (the rule before 0.2, with ``t`` = :data:`OPT_TOL` = 0.05).
 9. **Network verdict** (:mod:`cogo.analysis.verdict`): the loss on all pairs
    and the largest residual of each SPEC 5 condition of the whole network,
    which sees what blocks alone cannot (cross-frequency terms of mixed nodes).
@@ -145,7 +154,8 @@ __all__ = [
 
 #: RMS deviation per entry up to which a factor matches a catalogue form.
 NAME_TOL = 0.05
-#: Tolerance of the optimality conditions of a block (SPEC 5-6).
+#: A fixed tolerance for the optimality conditions of every block (SPEC 5-6), ``Settings(opt_tol=OPT_TOL)``;
+#: the default is each block's own tolerance (module docstring, step 8).
 OPT_TOL = 0.05
 #: A finer grid is preferred only if its error is at most EXACT_RATIO * (best error) + EXACT_SLACK.
 EXACT_RATIO = 2.0
@@ -187,7 +197,9 @@ class Settings:
     mix_threshold: float = MIX_THRESHOLD
     factor_tol: float = FACTOR_TOL
     name_tol: float = NAME_TOL
-    opt_tol: float = OPT_TOL
+    #: None (default): each block's own tolerance (:func:`cogo.analysis.verdict.block_tolerance`); a number:
+    #: one tolerance for every block's residuals (the rule before 0.2: :data:`OPT_TOL`)
+    opt_tol: float | None = None
     #: ``"default"`` or ``"paper"`` (:func:`Settings.preset`); the paper preset names a special
     #: case (``z_nu=i``, ``z_syn``) whenever it fits within ``name_tol``.
     preset: str = "default"
@@ -216,7 +228,7 @@ class Settings:
         if self.preset not in ("default", "paper"):
             raise ValueError(f"unknown preset {self.preset!r}; choose 'default' or 'paper'")
         for k, v in self.__dict__.items():
-            if k == "preset":
+            if k == "preset" or (k == "opt_tol" and v is None):
                 continue
             if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
                 raise ValueError(f"{k.replace('_', '-')} must be a number strictly between 0 and 1, got {v!r}")
@@ -473,6 +485,8 @@ class BlockReport:
     amplitude_spread: float | None = None
     #: why the block was not factored (order above MAX_ORDER, or the search bound reached); None otherwise
     search_note: str | None = None
+    #: the tolerance ``optimal`` was judged with (module docstring, step 8)
+    opt_tol: float | None = None
 
 
 @dataclass
@@ -538,12 +552,6 @@ class ClassifyResult:
         return to_pandas(self)
 
 
-def _conditions(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, tol: float) -> tuple[list[str], dict]:
-    """Conditions of SPEC 5 that the block alone fails (SPEC 6, self-conjugate rules included), and the residuals."""
-    res = block_conditions(a, b, c, kind=kind)
-    return [name for name in CONDITIONS if res[name] > tol], res
-
-
 def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
     d = {"name": name, "params": dict(params), "residual": residual, "vectors": np.asarray(vectors)}
     if _cat.is_special(name):
@@ -569,7 +577,7 @@ def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool 
 
 def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
                    settings: Settings | None = None, self_conjugate: bool = False,
-                   mixed_nodes: int = 0, kind: str | None = None) -> BlockReport:
+                   mixed_nodes: int = 0, kind: str | None = None, dtype: str = "float64") -> BlockReport:
     """Factor, name and check one block; with ``nearest`` and ``amplitude_spread`` (near-miss diagnostics).
 
     ``nearest``: ``{type, distance, params, method}``.  For blocks of order
@@ -588,7 +596,7 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     >>> b.nearest["type"], round(b.nearest["distance"], 9)
     ('z_nu * z_syn', 0.0)
     """
-    rep = _classify_block(a, b, c, k, k_coords, nodes, settings, self_conjugate, mixed_nodes, kind)
+    rep = _classify_block(a, b, c, k, k_coords, nodes, settings, self_conjugate, mixed_nodes, kind, dtype)
     x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
     if x.shape[1]:
         amp = np.abs(x[0] * x[1] * x[2])
@@ -735,7 +743,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
 
 def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
                     settings: Settings | None = None, self_conjugate: bool = False,
-                    mixed_nodes: int = 0, kind: str | None = None) -> BlockReport:
+                    mixed_nodes: int = 0, kind: str | None = None, dtype: str = "float64") -> BlockReport:
     """Factor, name and check one block ``(a, b, c)`` (SPEC 6, 8.4-8.6); the values are those at frequency ``k``.
 
     ``kind`` (``"generic"``, ``"quarter"``, ``"self-conjugate"``; see
@@ -749,13 +757,45 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
     q = len(a)
     sums = block_sums(a, b, c) if q else {k_: 0j for k_ in list(MONOMIALS) + ["|a|^2 c + |b|^2 c"]}
     r = complex(np.sum(a * b * c))
-    failed, residuals = _conditions(a, b, c, kind, st.opt_tol) if q else (list(CONDITIONS), {})
-    optimal = not failed and q > 0
+    residuals = block_conditions(a, b, c, kind=kind) if q else {}
     rep = BlockReport(k=int(k), k_coords=tuple(k_coords), order=q, nodes=list(nodes if nodes is not None else range(q)),
                       type="non-factorable", factors=[], error=None, shape=None, factorable=False,
-                      optimal=optimal, failed_conditions=failed,
+                      optimal=False, failed_conditions=list(CONDITIONS),
                       r_kkk=r, sums=sums, mixed_nodes=int(mixed_nodes), self_conjugate=bool(self_conjugate),
                       kind=kind, residuals=residuals)
+    _read_block(rep, a, b, c, st)
+    _optimality_flag(rep, a, b, c, st, dtype)
+    return rep
+
+
+def _optimality_flag(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Settings, dtype: str) -> None:
+    """Set ``optimal``, ``failed_conditions`` and ``opt_tol`` of a read block (module docstring, step 8).
+
+    The tolerance is ``settings.opt_tol`` when given, else
+    :func:`cogo.analysis.verdict.block_tolerance` of the block's scale, the
+    error of its reported reading (the grid's reconstruction error and its
+    factors' naming residuals; 0 for a block with no reading) and the weights'
+    dtype: a block is optimal on its own only as far as its own fit and the
+    rounding of its weights can explain its residuals.
+    """
+    from cogo.analysis.verdict import block_scale, block_tolerance
+
+    if not rep.order:
+        return
+    if st.opt_tol is not None:
+        tol = float(st.opt_tol)
+    else:
+        fit = max([rep.error or 0.0] + [f["residual"] for f in rep.factors if f.get("residual") is not None]) \
+            if rep.factors else 0.0
+        tol = block_tolerance(block_scale(a, b, c), fit, dtype)
+    rep.opt_tol = tol
+    rep.failed_conditions = [name for name in CONDITIONS if rep.residuals[name] > tol]
+    rep.optimal = not rep.failed_conditions
+
+
+def _read_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Settings) -> None:
+    """Factor and name a block (SPEC 8.4-8.6): fills ``type``, ``factors``, ``error``, ``shape``, ``grid`` of ``rep``."""
+    q = rep.order
     if st.preset == "paper" and q:
         # the reference divides every node by (a_j b_j c_j)^(1/3) before factoring (SPEC 8.4), so unequal
         # node amplitudes are not seen; here by the modulus only (a complex cube root would pick branches)
@@ -772,9 +812,9 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
             if nf.name != "unknown":
                 rep.type = nf.name
                 rep.factors = [_factor_dict(nf.name, nf.params, nf.residual, u)]
-        return rep
+        return
     if q < 4:
-        return rep
+        return
     bf: BlockFactorization = factor_block(a, b, c, tol=st.factor_tol)
     rep.error = bf.min_error
     rep.search_note = bf.skipped
@@ -783,7 +823,7 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
         best = bf.best
         if best is not None:
             rep.shape = tuple(best.shape)
-        return rep
+        return
     # A coarser grid that fits exactly wins over a finer one that fits only within tolerance: the
     # eligible shapes fit within EXACT_RATIO times the best error plus EXACT_SLACK (noise of the
     # finer fit); among them the finest, and among its grids the best-named one.
@@ -816,12 +856,12 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
     rep.abc_scale = fz.abc_scale
     grid_nodes = np.asarray(rep.nodes)[np.transpose(fz.grid, order)]
     rep.grid = grid_nodes.tolist()
-    return rep
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None,
-                 path: str = "", meta: dict | None = None, with_verdict: bool = True) -> NetworkReport:
+                 path: str = "", meta: dict | None = None, with_verdict: bool = True,
+                 dtype: str | None = None) -> NetworkReport:
     """Analyse a 2-layer quadratic network from its real weights (SPEC 8; steps in the module docstring).
 
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
@@ -838,6 +878,9 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
 
     t0 = time.perf_counter()
     st = (settings or Settings()).validate()
+    from cogo.analysis.verdict import weights_dtype
+
+    dtype = dtype or weights_dtype(Wa, Wb, Wc)  # the file's dtype when read from one (LoadedWeights.dtype)
     # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
     # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below
     hidden = int(np.shape(Wa)[0])
@@ -849,13 +892,13 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     G = net.group
     split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
     blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=keep[bl.nodes].tolist(),
-                             settings=st, kind=bl.kind, mixed_nodes=int(bl.mixed.sum()))
+                             settings=st, kind=bl.kind, mixed_nodes=int(bl.mixed.sum()), dtype=dtype)
               for bl in split.blocks]
     verdict = None
     if with_verdict:
         from cogo.analysis.verdict import network_verdict
 
-        verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split)
+        verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split, dtype=dtype)
         verdict.hidden = hidden
         if not len(keep):
             verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")
@@ -912,7 +955,8 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Se
 
         return read_irreps(w.Wa, w.Wb, w.Wc, w.group, dead_threshold=(settings or Settings()).dead_threshold,
                            path=str(path), meta=_plain_meta(w.meta))
-    return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=settings, path=str(path), meta=_plain_meta(w.meta))
+    return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=settings, path=str(path), meta=_plain_meta(w.meta),
+                        dtype=w.dtype)
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
@@ -987,7 +1031,7 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
         try:
             with np.errstate(over="raise"):
                 reports.append(read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p),
-                                            meta=_plain_meta(w.meta)))
+                                            meta=_plain_meta(w.meta), dtype=w.dtype))
         except FloatingPointError as exc:
             raise CogoError(f"{p}: float64 arithmetic overflowed while reading the network ({exc}); "
                             "the weights are too large to analyse") from None

@@ -61,6 +61,13 @@ _ROLES = {"R_c": [k for k, v in MONOMIALS.items() if v == "R_c"],
 
 
 # --------------------------------------------------------------------------- one snapshot
+def _tol(st, bl) -> float:
+    """The optimality tolerance of a block not factored here: ``settings.opt_tol``, else its own (no fit: 0 error)."""
+    from cogo.analysis.verdict import block_scale, block_tolerance
+
+    return float(st.opt_tol) if st.opt_tol is not None else block_tolerance(block_scale(bl.a, bl.b, bl.c))
+
+
 def _block_residuals(b: Any) -> dict:
     """Largest residual of R_c, R_n, R_* of a block alone (SPEC 6), from the classifier's own numbers."""
     res = getattr(b, "residuals", None)
@@ -115,7 +122,7 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
         else:
             res = bl.conditions()
             row = {"k": int(bl.k), "order": bl.order, "type": NOT_FACTORED, "factorable": False,
-                   "optimal": bool(all(float(v) <= st.opt_tol for v in res.values()) and not bl.self_conjugate),
+                   "optimal": bool(all(float(v) <= _tol(st, bl) for v in res.values()) and not bl.self_conjugate),
                    "error": None, "r_kkk": complex(np.sum(np.asarray(bl.a) * np.asarray(bl.b) * np.asarray(bl.c))),
                    **{c: float(res[c]) for c in ("R_c", "R_n", "R_*") if c in res}, "nearest": None}
         blocks.append(row)

@@ -114,6 +114,7 @@ def _report_json(r: NetworkReport) -> dict:
             "shape": list(b.shape) if b.shape else None,
             "factorable": bool(b.factorable),
             "optimal": bool(b.optimal),
+            "opt_tol": _f(b.opt_tol),
             "failed_conditions": list(b.failed_conditions),
             "r_kkk": _c(b.r_kkk),
             "sums": {k: _c(v) for k, v in b.sums.items()},
@@ -300,7 +301,8 @@ def render_markdown(result: ClassifyResult) -> str:
     out = ["# Classification of trained networks (SPEC 8)", ""]
     out.append(f"Settings: dead threshold {st.dead_threshold:g} (relative node strength), mixed-frequency "
                f"threshold {st.mix_threshold:g}, factorization tolerance {st.factor_tol:g} (relative error), "
-               f"naming tolerance {st.name_tol:g}, optimality tolerance {st.opt_tol:g}.")
+               f"naming tolerance {st.name_tol:g}, optimality tolerance "
+               + (f"{st.opt_tol:g}." if st.opt_tol is not None else "per block, 3 max(fit error, 64 eps) sum_j (|a_j|^2 + |b_j|^2)|c_j|."))
     out.append("")
     rows, types = _summary_rows(s)
     orders = ", ".join(f"{k}: {v}" for k, v in s["order_counts"].items()) or "none"

@@ -58,7 +58,7 @@ import numpy as np
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
-           "LOSS_TOL_FACTOR", "default_loss_tol", "weights_dtype", "block_tolerance"]
+           "LOSS_TOL_FACTOR", "default_loss_tol", "weights_dtype", "block_tolerance", "block_scale"]
 
 #: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
 VERDICT_TOL = 0.05
@@ -99,23 +99,38 @@ def weights_dtype(*weights: Any) -> str:
     return worst
 
 
+def block_scale(a: Any, b: Any, c: Any) -> float:
+    """The mass of a block's cubic monomials, ``sum_j (|a_j|^2 + |b_j|^2) |c_j|`` (the ``scale`` of
+    :func:`block_tolerance`).
+
+    Every sum of SPEC 6 is a sum over the nodes of a cubic monomial bounded by
+    ``(|a_j|^2 + |b_j|^2) |c_j|``, and this mass is invariant under the per-node
+    gauge ``(s a, s b, c / s^2)`` (a catalogue block of ``r_kkk = 1`` has mass 2).
+
+    >>> block_scale([1, 1j], [1, -1j], [0.5, 0.5])
+    2.0
+    """
+    a, b, c = (np.abs(np.asarray(v, dtype=np.complex128)) for v in (a, b, c))
+    return float(np.sum((a ** 2 + b ** 2) * c))
+
+
 def block_tolerance(scale: float, fit_error: float = 0.0, dtype: str = "float64") -> float:
-    """Tolerance of a per-block "optimal" flag on its SPEC 6 residuals (stated: ``max(fit_error, 64 eps) *
-    (1 + scale^3)``).
+    """Tolerance of a per-block "optimal" flag on its SPEC 6 residuals: ``3 max(fit_error, 64 eps) scale``.
 
-    A block whose entries have magnitude ``scale`` has residuals that are sums
-    of triple products of its entries, so an error ``e`` relative to the entries
-    moves them by about ``3 e scale^3``; ``e`` is the fit's own relative error
-    (how far the block is from the named form it was fitted to) or the dtype's
-    rounding, whichever is larger.  A 1% rescaled block (relative error 0.01
-    in every residual) is therefore not optimal unless the fit itself is that
-    poor.
+    ``scale`` is :func:`block_scale`.  An error ``e`` relative to every entry
+    moves a cubic monomial by at most about ``3 e`` times its modulus, so each
+    sum of SPEC 6 (and ``|abc - 1|``: the 1 is exact) moves by at most
+    ``3 e scale`` to first order; ``e`` is the fit's own relative error (how
+    far the block is from the form it was read as) or the dtype's rounding,
+    whichever is larger.  Gauge invariant, like ``scale``.  A block rescaled
+    by 1.01 (an exact Kronecker product: fit error ~1e-16, ``|abc - 1| =
+    0.0303``) is therefore not optimal unless its fit is that poor.
 
-    >>> block_tolerance(1.0), round(block_tolerance(6 ** (-1 / 3), fit_error=1e-3), 6)
-    (2.842170943040401e-14, 0.001167)
+    >>> round(block_tolerance(2.0) / 2.0 ** -52, 6), round(block_tolerance(2.0, fit_error=1e-3), 9)
+    (384.0, 0.006)
     """
     e = max(float(fit_error), 64 * DTYPE_EPS[dtype])
-    return e * (1.0 + float(scale) ** 3)
+    return 3.0 * e * float(scale)
 
 
 #: The default loss tolerance for float64 weights (:func:`default_loss_tol`); a network given in another
@@ -314,8 +329,7 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
         bc = b.conditions()
         bt = tol
         if tied:  # the block's own scale and the dtype's rounding (block_tolerance), never below the loss's
-            scale = float(max(np.abs(b.a).max(initial=0.0), np.abs(b.b).max(initial=0.0), np.abs(b.c).max(initial=0.0)))
-            bt = max(tol, block_tolerance(scale, 0.0, dtype))
+            bt = max(tol, block_tolerance(block_scale(b.a, b.b, b.c), 0.0, dtype))
         block_tol[int(b.k)] = bt
         bad = [c for c in CONDITIONS if bc[c] > bt]
         if bad:
