@@ -660,7 +660,7 @@ def _add_classify(sub) -> None:
 def _cmd_classify(args) -> int:
     from cogo.algebra.spec import parse_group
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many
-    from cogo.analysis.report import check_output_paths, render_text, write_outputs
+    from cogo.analysis.report import check_output_paths
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
     group = parse_group(args.group) if args.group is not None else None
@@ -691,15 +691,13 @@ def _cmd_classify(args) -> int:
         result = classify_many(args.files, group=group,
                                settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
                                progress=not args.no_progress, on_loaded=abelian_only)
-    if hasattr(result, "render_text"):  # a non-Abelian group: the irreps reading (cogo.analysis.irreps, SPEC 9)
-        text, written = result.render_text(), result.write_outputs(args.json, args.markdown, args.plots)
-    else:
-        text = render_text(result)
-        written = write_outputs(result, args.json, args.markdown, args.plots, force=args.force)
-        if args.csv is not None:
-            from cogo.analysis.records import write_csv
+    # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading
+    text = result.render_text()
+    written = result.write_outputs(args.json, args.markdown, args.plots, force=args.force)
+    if args.csv is not None:  # Abelian only (refused above for the irreps reading)
+        from cogo.analysis.records import write_csv
 
-            written.append(write_csv(result, args.csv))
+        written.append(write_csv(result, args.csv))
     sys.stdout.write(text)
     for rep in getattr(result, "reports", None) or []:
         meta = getattr(rep, "meta", None) or {}

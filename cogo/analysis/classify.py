@@ -515,6 +515,12 @@ class NetworkReport:
     seconds: float = 0.0
     verdict: Any = None  # cogo.analysis.verdict.Verdict of the whole network
 
+    def to_dict(self) -> dict:
+        """This checkpoint's reading as plain JSON values (one entry of ``cogo classify --json``'s ``checkpoints``)."""
+        from cogo.analysis.report import report_json
+
+        return report_json(self)
+
 
 @dataclass
 class ClassifyResult:
@@ -538,6 +544,38 @@ class ClassifyResult:
     weights: list = field(default_factory=list, repr=False)
     #: :func:`tolerance_curve` output when computed (``cogo classify --plots``)
     tolerance: dict | None = None
+
+    # the reading contract (cogo.analysis.reading.Reading), shared with the irreps reading of SPEC 9
+    def to_dict(self) -> dict:
+        """Every value as plain JSON (:func:`cogo.analysis.report.to_json_dict`)."""
+        from cogo.analysis.report import to_json_dict
+
+        return to_json_dict(self)
+
+    def render_text(self) -> str:
+        """The per-block tables and the summary (:func:`cogo.analysis.report.render_text`)."""
+        from cogo.analysis.report import render_text
+
+        return render_text(self)
+
+    def render_markdown(self) -> str:
+        """The same as Markdown (:func:`cogo.analysis.report.render_markdown`)."""
+        from cogo.analysis.report import render_markdown
+
+        return render_markdown(self)
+
+    def render_json(self) -> str:
+        """Strict JSON text (:func:`cogo.analysis.report.render_json`)."""
+        from cogo.analysis.report import render_json
+
+        return render_json(self)
+
+    def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
+                      force: bool = False) -> list[str]:
+        """Check, render and write the requested outputs atomically (:func:`cogo.analysis.report.write_outputs`)."""
+        from cogo.analysis.report import write_outputs
+
+        return write_outputs(self, json_path, markdown_path, plots_dir, force=force)
 
     def to_records(self) -> list[dict]:
         """One dict per block, flat (:func:`cogo.analysis.records.to_records`; the table of ``cogo classify --csv``)."""
@@ -928,8 +966,13 @@ def _plain_meta(meta: dict) -> dict:
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
-def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Settings | None = None) -> NetworkReport:
+def classify_checkpoint(path: str | os.PathLike, group: Any = None,
+                        settings: Settings | None = None) -> "NetworkReport | IrrepReport":
     """Load a checkpoint (``.pt`` reference layout or ``.npz``, weights only) and analyse it.
+
+    Returns a :class:`NetworkReport` (the block reading, SPEC 8) for an Abelian
+    group and a :class:`cogo.analysis.irreps.IrrepReport` (SPEC 9) otherwise;
+    both are :class:`cogo.analysis.reading.Report`.
 
     Raises :class:`cogo.checkpoints.CheckpointError` (a ValueError, one line)
     for a missing, malformed, hostile or inconsistent file.
@@ -962,8 +1005,12 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None, settings: Se
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
-                  on_loaded: Any = None) -> ClassifyResult:
+                  on_loaded: Any = None) -> "ClassifyResult | IrrepsResult":
     """Load every checkpoint first (any bad file raises before analysis), analyse each, aggregate.
+
+    Returns a :class:`ClassifyResult` (Abelian groups, SPEC 8) or a
+    :class:`cogo.analysis.irreps.IrrepsResult` (SPEC 9): both implement
+    :class:`cogo.analysis.reading.Reading`.
 
     Refused (CogoError, one line): the same file given twice (it would count
     twice in the error bars), checkpoints of different groups (their

@@ -188,6 +188,17 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
 
 
 # --------------------------------------------------------------------------- many checkpoints
+class _Summary(dict):
+    """A dict that can still be called (``result.summary()``, the API before 0.2), with a DeprecationWarning."""
+
+    def __call__(self) -> dict:
+        import warnings
+
+        warnings.warn("IrrepsResult.summary is now a dict attribute, as ClassifyResult.summary; drop the call",
+                      DeprecationWarning, stacklevel=2)
+        return dict(self)
+
+
 @dataclass
 class IrrepsResult:
     """Irreducible-representation readings of several checkpoints, with text/JSON/Markdown rendering.
@@ -206,10 +217,16 @@ class IrrepsResult:
     def to_dict(self) -> dict:
         return {"format": "cogo-irreps/1", "note": CATALOGUE_NOTE, "dead_threshold": self.dead_threshold,
                 "mix_threshold": self.mix_threshold, "checkpoints": [r.to_dict() for r in self.reports],
-                "summary": self.summary()}
+                "summary": self._summary()}
 
+    @property
     def summary(self) -> dict:
-        """Per group: mean and standard error over checkpoints of the live nodes per family."""
+        """Per group: mean and standard error over checkpoints of the live nodes per family (a dict, as
+        :attr:`cogo.analysis.classify.ClassifyResult.summary`; calling it, the old method, still works for one
+        release)."""
+        return _Summary(self._summary())
+
+    def _summary(self) -> dict:
         out: dict = {}
         by_group: dict = {}
         for r in self.reports:
@@ -266,7 +283,7 @@ class IrrepsResult:
                     out.append(f"  ... {len(live) - 64} more live nodes (all in --json)")
             out.append("")
         if len(self.reports) > 1:
-            for lab, s in self.summary().items():
+            for lab, s in self._summary().items():
                 out.append(f"summary over {s['checkpoints']} checkpoints of {lab}: live {s['live_mean']:.1f}, "
                            f"mixing {s['mixed_mean']:.1f} (means)")
                 rows = [[f["name"], str(f["dim"]), f["kind"],
@@ -286,9 +303,17 @@ class IrrepsResult:
     def render_json(self) -> str:
         return dumps_json(self.to_dict())
 
-    def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None) -> list[str]:
-        """Write the requested outputs atomically (rendered in memory first); plots are not drawn for this reading."""
+    def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
+                      force: bool = False) -> list[str]:
+        """Check every path (:mod:`cogo.outputs`), render in memory, write atomically; no plots for this reading."""
+        from cogo.analysis.report import check_output_paths
         from cogo.checkpoints import atomic_write_text
+        from cogo.errors import CogoError
+
+        if plots_dir is not None:
+            raise CogoError("--plots needs the block reading of an Abelian group (SPEC 8); the irreps reading "
+                            "(SPEC 9) has no plots: drop --plots")
+        check_output_paths(json_path, markdown_path, None, force=force)
 
         files = []
         if json_path is not None:

@@ -91,7 +91,8 @@ def _factor_json(f: dict) -> dict:
     return d
 
 
-def _report_json(r: NetworkReport) -> dict:
+def report_json(r: NetworkReport) -> dict:
+    """One checkpoint's block reading as plain JSON values (:meth:`NetworkReport.to_dict`)."""
     return {
         "path": r.path,
         "group": r.group.label,
@@ -145,7 +146,7 @@ def to_json_dict(result: ClassifyResult) -> dict:
     return {
         "format": "cogo-classify/1",
         "settings": _plain(result.settings.__dict__),
-        "checkpoints": [_report_json(r) for r in result.reports],
+        "checkpoints": [report_json(r) for r in result.reports],
         "summary": _plain(result.summary),
         "tolerance_curve": _plain(result.tolerance) if result.tolerance is not None else None,
     }
