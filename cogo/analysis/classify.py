@@ -577,6 +577,12 @@ class ClassifyResult:
 
         return write_outputs(self, json_path, markdown_path, plots_dir, force=force)
 
+    def compute_tolerance_curve(self) -> dict | None:
+        """:func:`tolerance_curve` of the loaded weights, kept in ``tolerance`` (once; None without weights)."""
+        if self.tolerance is None and self.weights:
+            self.tolerance = tolerance_curve(self.weights, settings=self.settings)
+        return self.tolerance
+
     def to_records(self) -> list[dict]:
         """One dict per block, flat (:func:`cogo.analysis.records.to_records`; the table of ``cogo classify --csv``)."""
         from cogo.analysis.records import to_records

@@ -35,8 +35,10 @@ from typing import Any
 import numpy as np
 
 from cogo import catalogue as _cat
-from cogo.analysis.classify import ClassifyResult, NetworkReport
 from cogo.formatting import dumps_json, render_table, to_plain
+
+# ClassifyResult / NetworkReport (cogo.analysis.classify) appear in annotations only: the renderer never imports
+# the reading, whose results call it (the one contract, cogo.analysis.reading)
 
 __all__ = [
     "to_json_dict",
@@ -472,10 +474,8 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
     from cogo.checkpoints import atomic_write, atomic_write_text
 
     check_output_paths(json_path, markdown_path, plots_dir, force=force)
-    if plots_dir is not None and result.tolerance is None and result.weights:
-        from cogo.analysis.classify import tolerance_curve
-
-        result.tolerance = tolerance_curve(result.weights, settings=result.settings)
+    if plots_dir is not None:
+        result.compute_tolerance_curve()
     files: list[tuple[Path, Any]] = []
     if json_path is not None:
         files.append((Path(json_path), render_json(result)))
