@@ -346,7 +346,8 @@ def _verify_theorems(args) -> int:
         notes = skipped_li2(G)
     else:
         G = parse_group(args.group)
-        if not hasattr(G, "orders"):  # a cogo.algebra.finite_groups.FiniteGroup: SPEC 3-7 are about Z_d1 x ... x Z_dn
+        from cogo.algebra.groups import FiniteAbelianGroup
+        if not isinstance(G, FiniteAbelianGroup):  # a table group (SPEC 9): SPEC 3-7 are about Z_d1 x ... x Z_dn
             why = ("is Abelian but given by a name or table: write it as a product like 3x5"
                    if getattr(G, "is_abelian", False) else "is not Abelian")
             raise CogoError(f"the semiring theorems (SPEC 3-7) need a finite Abelian group Z_d1 x ... x Z_dn; "

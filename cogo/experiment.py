@@ -83,8 +83,9 @@ class ExperimentConfig:
         labels = [parse_group(g).label for g in self.groups]
         if len(set(labels)) != len(labels):
             raise CogoError(f"duplicate groups in {list(self.groups)}")
+        from cogo.algebra.groups import FiniteAbelianGroup
         for g in self.groups:  # the experiment's classify/verify steps are the Abelian ones (SPEC 3-8)
-            if not hasattr(parse_group(g), "orders"):
+            if not isinstance(parse_group(g), FiniteAbelianGroup):
                 raise CogoError(f"cogo experiment needs Abelian groups Z_d1 x ... x Z_dn; for {g} use cogo train "
                                 "and cogo classify (the irreducible-representation reading, SPEC 9)")
         if self.verify not in ("exact", "numeric", "both", "none"):

@@ -181,6 +181,25 @@ class FiniteAbelianGroup:
         s = (e[:, None, :] + e[None, :, :]) % np.asarray(self.orders)
         return np.ravel_multi_index(tuple(np.moveaxis(s, -1, 0)), self.orders).astype(np.int64)
 
+    # -- the group protocol (cogo.algebra.protocol.Group) ------------------
+    @property
+    def table(self) -> np.ndarray:
+        """``table[g, h]`` is the index of ``g + h`` (the protocol's name for :attr:`add_table`)."""
+        return self.add_table
+
+    @property
+    def identity(self) -> int:
+        """The index of ``0``."""
+        return 0
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """``inverse[g]`` is the index of ``-g`` (the protocol's name for :attr:`neg`)."""
+        return self.neg
+
+    #: ``Z_d1 x ... x Z_dn`` is Abelian.
+    is_abelian = True
+
     @cached_property
     def sub_table(self) -> np.ndarray:
         """``sub_table[m, k]`` is the index of ``m - k``; shape ``(n_G, n_G)``."""

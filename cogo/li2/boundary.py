@@ -55,7 +55,8 @@ def group_info(spec) -> dict:
         raise
     except ValueError as exc:
         raise CogoError(" ".join(str(exc).split())) from None
-    if hasattr(G, "orders"):
+    from cogo.algebra.groups import FiniteAbelianGroup
+    if isinstance(G, FiniteAbelianGroup):
         d_max = 1
     else:
         from cogo.algebra.representations import character_table

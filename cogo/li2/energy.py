@@ -111,6 +111,21 @@ class Li2Group:
     finite: Any = None  # the cogo.algebra.finite_groups.FiniteGroup, when given by name
     _components: list | None = field(default=None, repr=False)
 
+    # -- the group protocol (cogo.algebra.protocol.Group) ------------------
+    @cached_property
+    def identity(self) -> int:
+        """The index of the identity (the row of the table that is the identity map)."""
+        return int(np.flatnonzero((self.table == np.arange(self.order)[None, :]).all(1))[0])
+
+    @cached_property
+    def inverse(self) -> np.ndarray:
+        """``inverse[g]``: the index of ``g^-1``."""
+        return np.argmax(self.table == self.identity, axis=1).astype(np.int64)
+
+    @cached_property
+    def is_abelian(self) -> bool:
+        return bool(np.array_equal(self.table, self.table.T))
+
     @cached_property
     def ldiv(self) -> np.ndarray:
         """``ldiv[g, k]`` = index of ``g^{-1} k``, so ``(u * v)_k = sum_g u_g v_{ldiv[g, k]}``."""
