@@ -54,6 +54,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
+from cogo.algebra.block import Block  # the one block type (SPEC 6), shared with the readers
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.spec import parse_group
 from cogo.algebra.network import Network, is_zero_exact
@@ -96,25 +97,6 @@ DEFAULT_S = 1
 
 
 # --------------------------------------------------------------------------- designs
-@dataclass
-class Block:
-    """One block of SPEC 6: nodes with ``(a, b, c)`` at frequency ``k``, conjugates at ``-k``.
-
-    ``c_ext`` maps other frequency indices ``k'`` (positive representatives)
-    to the value that the block's output weights take there (conjugate at
-    ``-k'``): a scalar (the same for every node, the hat correction of SPEC
-    7.3) or a vector over the block's nodes.  It is empty for plain blocks.
-    """
-
-    k: int
-    part: PartialSolution
-    c_ext: dict = field(default_factory=dict)
-
-    @property
-    def q(self) -> int:
-        return self.part.q
-
-
 @dataclass
 class BlockDesign:
     """A network given as per-frequency blocks (SPEC 6), with its parameters.
