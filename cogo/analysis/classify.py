@@ -1008,6 +1008,25 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
                         dtype=w.dtype)
 
 
+def _load_checkpoints(paths: list, group: Any) -> list:
+    """Every checkpoint loaded (weights only), after refusing duplicates and what cannot fit (:mod:`cogo.limits`)."""
+    from cogo.checkpoints import load_weights, peek_shapes
+    from cogo.errors import CogoError
+    from cogo.limits import classify_estimate, require
+    from cogo.outputs import same_file
+
+    if not paths:
+        raise ValueError("no checkpoint files given")
+    for i, p in enumerate(paths):
+        for p0 in paths[:i]:
+            if same_file(p, p0):
+                raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+    for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
+        q_, n_ = peek_shapes(p, group=group)
+        require(classify_estimate(n_, q_))
+    return [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q))) for p in paths]
+
+
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
@@ -1040,26 +1059,11 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     >>> result.summary["checkpoints"], result.summary["order_counts"]
     (1, {'6': 2})
     """
-    from cogo.checkpoints import load_weights
     from cogo.errors import CogoError
-    from cogo.limits import classify_estimate, require
-    from cogo.outputs import same_file
 
     st = (settings or Settings()).validate()
     paths = list(paths)
-    if not paths:
-        raise ValueError("no checkpoint files given")
-    for i, p in enumerate(paths):
-        for p0 in paths[:i]:
-            if same_file(p, p0):
-                raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
-    from cogo.checkpoints import peek_shapes
-
-    for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
-        q_, n_ = peek_shapes(p, group=group)
-        require(classify_estimate(n_, q_))
-    loaded = [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
-              for p in paths]
+    loaded = _load_checkpoints(paths, group)
     labels = {}
     for w, p in zip(loaded, paths):
         labels.setdefault(str(w.group), []).append(str(p))
