@@ -25,6 +25,12 @@ entries are ``Q(zeta_24)`` or root-of-unity multiples of per-node real
 radicals, e.g. the constructions of SPEC 7, gauge-fixed to CycNumbers), and
 :func:`exact_real_loss` (the real-space loss of SPEC 1 of integer weights, a
 ``Fraction``).
+
+References
+----------
+.. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

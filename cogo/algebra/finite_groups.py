@@ -24,6 +24,12 @@ table in place of ``a + b``): :attr:`FiniteGroup.add_table` is the Cayley
 table, so the trainer treats both group kinds alike.  Index 0 is the
 identity for every group built here (tables given by the user keep their own
 numbering; :attr:`FiniteGroup.identity` says which index it is).
+
+References
+----------
+.. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

@@ -8,6 +8,11 @@ the residue itself.  Index 0 is the identity (the zero frequency).
 The character of frequency ``k`` at element ``m`` is
 ``chi(k, m) = exp(2 pi i sum_t k_t m_t / d_t)``; for ``Z_d`` this is
 ``exp(2 pi i k m / d)``, the kernel of the DFT in SPEC section 2.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -15,6 +15,11 @@ with ``C_p[m, k] = sum_k' r_p[k', m - k', k]``.  The published zero-mean form
 (:func:`published_loss`) drops the ``r`` terms with a 0 index; it is wrong for
 weights with nonzero mean.  Neither form builds the ``n^3`` potential tensor:
 the ``sum |r|^2`` term is a Gram-matrix contraction over node pairs.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -7,6 +7,11 @@ tensors are converted) or exact (a numpy object array of sympy expressions).
 
 ``+`` concatenates nodes, ``*`` is the Kronecker product along nodes (node
 order ``j = j1 * q2 + j2``), a scalar times a network scales every entry.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

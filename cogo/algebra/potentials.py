@@ -9,6 +9,11 @@ Each is a ring homomorphism Z -> C: ``r(1) = 1``, ``r(z1 + z2) = r(z1) + r(z2)``
 Whole tensors are computed as one matrix product over nodes (numeric) or
 with object-array broadcasting (exact); there is no Python loop over
 frequency triples.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

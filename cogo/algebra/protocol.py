@@ -24,6 +24,14 @@ the coordinates and characters of ``Z_d1 x ... x Z_dn`` asks
 >>> from cogo.algebra.finite_groups import named_group
 >>> [isinstance(G, Group) for G in (Cyclic(5), named_group("S3"))]
 [True, True]
+
+References
+----------
+.. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

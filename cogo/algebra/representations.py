@@ -40,6 +40,13 @@ Conventions (``M = |G|``, ``r`` classes, ``K = r`` irreducible characters):
 For :class:`cogo.algebra.groups.FiniteAbelianGroup` every class is one
 element and the irreducibles are the frequencies in index order (irrep ``k``
 is frequency ``k``, ``d_k = 1``, ``chi_k(m) = exp(2 pi i <k, m>)``).
+
+References
+----------
+.. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+.. [2] J. D. Dixon, "High speed computation of group characters", Numerische Mathematik 10, 1967.
+.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

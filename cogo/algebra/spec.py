@@ -10,6 +10,13 @@ name parses back to the same group.
 The group sources (named families, tables, GAP) live in their own modules; this module only dispatches,
 so they never import it and the import graph stays acyclic.  A new source is one branch of
 :func:`group_from_spec`.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

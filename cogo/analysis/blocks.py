@@ -46,6 +46,11 @@ Example
 [(2, 6, 'generic')]
 >>> max(split.blocks[0].conditions().values()) < 1e-12
 True
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

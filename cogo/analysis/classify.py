@@ -102,6 +102,13 @@ also covers ``z_nu=i * z_syn``), ``z_nu=i * z_syn,ab`` (7.2),
 the order ``z_nu=i, z_nu, z_xi, z_syn, z_syn,ab`` (e.g.
 ``z_nu=i * z_nu * z_syn`` for an order-12 block).  A block of order 2 or 3
 that is itself a catalogue factor is typed by that factor's name.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", in Linear Algebra for
+   Large Scale and Real-Time Applications, Kluwer, 1993.
 """
 from __future__ import annotations
 

@@ -27,6 +27,12 @@ energy of SPEC 9 live in one real irrep or one conjugate pair).
 This reading works for every finite group, Abelian ones included; the
 Kronecker-factor catalogue of SPEC 7 (:mod:`cogo.analysis.classify`) exists
 for Abelian groups only, and the report says so.
+
+References
+----------
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
+.. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 """
 from __future__ import annotations
 

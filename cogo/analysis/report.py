@@ -23,6 +23,11 @@ Complex numbers are ``[re, im]`` pairs (parameters ``nu``, ``xi``, ``alpha``,
 ``beta``; ``r_kkk``; the eleven ``sums``; factor ``vectors`` as
 ``{"a": [[re, im], ...], "b": ..., "c": ...}``); ``s`` is the integer +-1;
 undefined numbers (a standard error over one checkpoint) are ``null``.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -47,6 +47,11 @@ Example
 (True, [], True)
 >>> sorted(v.to_dict())[:3]
 ['block_failures', 'block_tol', 'cross_frequency']
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -21,6 +21,11 @@ the seeds as one batched program with :func:`cogo.solvers.training.train`
 (linear interpolation in ``x``; the median over ``M`` is the fitted constant).
 :func:`phase_diagram_png` draws test accuracy over ``(M, x)`` with the
 theoretical line ``x = 2.7482``.
+
+References
+----------
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

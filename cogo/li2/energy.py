@@ -37,6 +37,12 @@ SPEC 9 predicts no value for them.  The orthogonal projector of a component is
 the real part of ``sum_k P_k`` with ``P_k = (d_k / M) sum_g conj(chi_k(g)) R_g``
 over its irreps (SPEC 9).  The trivial irrep carries no energy (``r`` is
 centred).
+
+References
+----------
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
+.. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 """
 from __future__ import annotations
 

@@ -19,6 +19,11 @@ Every function returns :class:`cogo.verify.results.TheoremResult` rows;
   and ``G_F ~ K^-3/2`` in the limits.
 
 Tolerances (numeric rows) are stated in each row's ``statement``.
+
+References
+----------
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
+   (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

@@ -42,6 +42,11 @@ points ``((1 - t^2) + 2 t i) / (1 + t^2)`` of the unit circle for a rational
 a fraction with denominator at most 64), so the same seed gives the same
 construction numerically (``exact=False``) and exactly (``exact=True``).
 Explicit parameters given with a seed override the drawn ones.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -2,6 +2,11 @@
 
 One place for the naming rule, read by :mod:`cogo.solvers.training` (``save_run``),
 :mod:`cogo.solvers.resume` (the state beside the run) and :mod:`cogo.experiment`.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024-2025.
 """
 from __future__ import annotations
 

@@ -17,6 +17,11 @@ z_nu(nu)           2      (1,nu); (1,-nu); (1,-nu^-2)
 z_nu=i             2      (1,i); (1,-i); (1,1)
 z_xi(xi,s)         2      (1,xi); (1,-s i conj(xi)); (1, s i)
 =================  =====  ==================================================
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -26,6 +26,11 @@ initialization, denormals flushed on every thread, see :mod:`cogo.threads`),
 so the resumed run ends with weights, history and snapshots bit-identical to
 an uninterrupted run (``tests/test_resume.py``).  Without a saved state the
 run starts at epoch 0 and says so.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024-2025.
 """
 from __future__ import annotations
 

@@ -40,6 +40,12 @@ supports of every node) on the network itself.  Hence, at each ``k != 0``
 and the loss of SPEC 5 is ``(2/n) sum_{k in K+} l_k + 1 - 1/n`` with
 ``l_k = -2 Re(abc) + |abc|^2 + sum |R_c entries at c-frequency k|^2
 + |R_n|^2 / 4 + sum |R_* entries|^2 / 4``.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [2] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
 """
 from __future__ import annotations
 

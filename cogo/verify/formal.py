@@ -23,6 +23,11 @@ factors (unique factorization makes this injective), a polynomial is a dict
 codes of products of a few entries can also be formed with numpy integers
 (:meth:`FormalVariables.codes`), which gives an independent, vectorized
 statement of what a sum over nodes of products of entries must be.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

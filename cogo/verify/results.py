@@ -2,6 +2,11 @@
 
 Tables and JSON go through :mod:`cogo.formatting` (one renderer, one encoder;
 non-finite numbers become ``null``).
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 

@@ -33,6 +33,12 @@ is decided here, by exact algebra only:
 True
 >>> decide_zero(sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1) is None   # true, but not decided exactly here
 True
+
+References
+----------
+.. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
+   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
 """
 from __future__ import annotations
 
