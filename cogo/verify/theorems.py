@@ -170,6 +170,72 @@ def _node_identities_potential() -> dict:
 
 
 # --------------------------------------------------------------------------- 1. semiring laws
+def _ring_laws(x, y, w, zero, one, s) -> dict:
+    """The laws of row 1 as ``{name: (lhs, rhs)}`` on the library's operations (exact and numeric share them)."""
+    return {
+        "(x+y)+w = x+(y+w)": ((x + y) + w, x + (y + w)),
+        "x+y = y+x": (x + y, y + x),
+        "(x*y)*w = x*(y*w)": ((x * y) * w, x * (y * w)),
+        "x*y = y*x": (x * y, y * x),
+        "x*(y+w) = x*y + x*w": (x * (y + w), x * y + x * w),
+        "(x+y)*w = x*w + y*w": ((x + y) * w, x * w + y * w),
+        "x+0 = x": (x + zero, x),
+        "x*1 = x": (x * one, x),
+        "1*x = x": (one * x, x),
+        "0*x = 0": (zero * x, zero),
+        "s.(x*y) = (s.x)*y": (s * (x * y), (s * x) * y),
+        "s.(x+y) = s.x + s.y": (s * (x + y), s * x + s * y),
+    }
+
+
+def _semiring_exact(G: FiniteAbelianGroup) -> dict:
+    """Row 1, exact: the reduction on networks of indeterminates, then each law under an explicit node bijection."""
+    V = FormalVariables()
+    q1, q2, q3 = SYMBOLIC_NODES
+    x, y, w = (formal_network(G, q, V)[0] for q in SYMBOLIC_NODES)
+    s = Formal(V.new((1,))[1][0].t)
+    zero, one = Network.zero(G, exact=True), Network.one(G, exact=True)
+    red = {  # (i) the reduction, on the library's code
+        "x+y is the concatenation": _same((x + y).z, np.concatenate([x.z, y.z], axis=2)),
+        "x*y is the Kronecker product (node j1 q2 + j2)": _same((x * y).z, _kron_expected(x.z, y.z)),
+        "s.x scales every entry": _same((s * x).z, np.vectorize(lambda e: s * e, otypes=[object])(x.z)),
+        "1 is one node of ones": one.q == 1 and all(e == 1 for e in one.z.ravel().tolist()),
+        "0 has no nodes": zero.q == 0,
+    }
+    outcome = {f"reduction: {k}": bool(v) for k, v in red.items()}
+    # (ii) the laws on the library's outputs under explicit node bijections
+    perms = {"x*y = y*x": [j2 * q1 + j1 for j1 in range(q1) for j2 in range(q2)],  # node of y*x matching (j1, j2)
+             "x+y = y+x": list(range(q2, q1 + q2)) + list(range(q2)),
+             "x*(y+w) = x*y + x*w": [j1 * q2 + j if j < q2 else q1 * q2 + j1 * q3 + (j - q2) for j1 in range(q1)
+                                     for j in range(q2 + q3)]}
+    for name, (lhs, rhs) in _ring_laws(x, y, w, zero, one, s).items():
+        perm = perms.get(name)
+        rz = rhs.z if perm is None else rhs.z[:, :, perm]
+        outcome[name] = lhs.q == rhs.q and _same(lhs.z, rz)
+    hx, hy = _formal_hermitian(G, q1, V), _formal_hermitian(G, q2, V)
+    for name, net in (("x+y real", hx + hy), ("x*y real", hx * hy)):
+        outcome[name] = _same(net.z[:, G.neg, :], np.vectorize(lambda e: e.conjugate(), otypes=[object])(net.z))
+    outcome.update({f"per node: {k}": v for k, v in _node_identities_ring().items()})
+    return outcome
+
+
+def _semiring_numeric(G: FiniteAbelianGroup, seed: int) -> tuple[dict, float]:
+    """Row 1, numeric: random complex128 networks, per-entry tolerance :data:`NUM_TOL`."""
+    rng = np.random.default_rng(seed)
+    x, y, w = (_numeric_random_network(G, q, rng) for q in (3, 2, 2))
+    hx, hy = (_numeric_random_network(G, q, rng, hermitian=True) for q in (2, 2))
+    s = complex(rng.normal(), rng.normal())
+    outcome: dict = {}
+    worst = 0.0
+    for name, (lhs, rhs) in _ring_laws(x, y, w, Network.zero(G), Network.one(G), s).items():
+        outcome[name] = bool(lhs.equals(rhs, tol=NUM_TOL))
+        worst = max(worst, _match_residual(lhs, rhs))
+    for name, net in (("x+y real", hx + hy), ("x*y real", hx * hy)):
+        outcome[name] = bool(hx.is_real() and hy.is_real() and net.is_real())
+        worst = max(worst, float(np.abs(net.z - np.conj(net.z[:, G.neg, :])).max(initial=0.0)))
+    return outcome, worst
+
+
 def semiring_laws(group: Any, method: str = "exact", seed: int = 0) -> TheoremResult:
     """Theorem 1 (SPEC 3): the semiring laws, modulo a permutation of hidden nodes.
 
@@ -201,83 +267,15 @@ def semiring_laws(group: Any, method: str = "exact", seed: int = 0) -> TheoremRe
     method = check_method(method)
     G = parse_group(group)
     exact = method == "exact"
-    outcome: dict = {}
-    worst = 0.0
     with Timer() as t:
-        if exact:
-            V = FormalVariables()
-            q1, q2, q3 = SYMBOLIC_NODES
-            x, y, w = (formal_network(G, q, V)[0] for q in SYMBOLIC_NODES)
-            s = Formal(V.new((1,))[1][0].t)
-            zero, one = Network.zero(G, exact=True), Network.one(G, exact=True)
-            # (i) the reduction, on the library's code
-            red = {
-                "x+y is the concatenation": _same((x + y).z, np.concatenate([x.z, y.z], axis=2)),
-                "x*y is the Kronecker product (node j1 q2 + j2)": _same((x * y).z, _kron_expected(x.z, y.z)),
-                "s.x scales every entry": _same((s * x).z, np.vectorize(lambda e: s * e, otypes=[object])(x.z)),
-                "1 is one node of ones": one.q == 1 and all(e == 1 for e in one.z.ravel().tolist()),
-                "0 has no nodes": zero.q == 0,
-            }
-            outcome.update({f"reduction: {k}": bool(v) for k, v in red.items()})
-            # (ii) the laws on the library's outputs under explicit node bijections
-            comm_mul = [j2 * q1 + j1 for j1 in range(q1) for j2 in range(q2)]  # node of y*x matching (j1, j2)
-            comm_add = list(range(q2, q1 + q2)) + list(range(q2))
-            dist = [j1 * q2 + j if j < q2 else q1 * q2 + j1 * q3 + (j - q2) for j1 in range(q1)
-                    for j in range(q2 + q3)]
-            laws = {
-                "(x+y)+w = x+(y+w)": ((x + y) + w, x + (y + w), None),
-                "x+y = y+x": (x + y, y + x, comm_add),
-                "(x*y)*w = x*(y*w)": ((x * y) * w, x * (y * w), None),
-                "x*y = y*x": (x * y, y * x, comm_mul),
-                "x*(y+w) = x*y + x*w": (x * (y + w), x * y + x * w, dist),
-                "(x+y)*w = x*w + y*w": ((x + y) * w, x * w + y * w, None),
-                "x+0 = x": (x + zero, x, None),
-                "x*1 = x": (x * one, x, None),
-                "1*x = x": (one * x, x, None),
-                "0*x = 0": (zero * x, zero, None),
-                "s.(x*y) = (s.x)*y": (s * (x * y), (s * x) * y, None),
-                "s.(x+y) = s.x + s.y": (s * (x + y), s * x + s * y, None),
-            }
-            for name, (lhs, rhs, perm) in laws.items():
-                rz = rhs.z if perm is None else rhs.z[:, :, perm]
-                outcome[name] = lhs.q == rhs.q and _same(lhs.z, rz)
-            hx, hy = _formal_hermitian(G, q1, V), _formal_hermitian(G, q2, V)
-            for name, net in (("x+y real", hx + hy), ("x*y real", hx * hy)):
-                outcome[name] = _same(net.z[:, G.neg, :], np.vectorize(lambda e: e.conjugate(),
-                                                                        otypes=[object])(net.z))
-            outcome.update({f"per node: {k}": v for k, v in _node_identities_ring().items()})
-        else:
-            rng = np.random.default_rng(seed)
-            x, y, w = (_numeric_random_network(G, q, rng) for q in (3, 2, 2))
-            hx, hy = (_numeric_random_network(G, q, rng, hermitian=True) for q in (2, 2))
-            s = complex(rng.normal(), rng.normal())
-            zero, one = Network.zero(G), Network.one(G)
-            laws = {
-                "(x+y)+w = x+(y+w)": ((x + y) + w, x + (y + w)),
-                "x+y = y+x": (x + y, y + x),
-                "(x*y)*w = x*(y*w)": ((x * y) * w, x * (y * w)),
-                "x*y = y*x": (x * y, y * x),
-                "x*(y+w) = x*y + x*w": (x * (y + w), x * y + x * w),
-                "(x+y)*w = x*w + y*w": ((x + y) * w, x * w + y * w),
-                "x+0 = x": (x + zero, x),
-                "x*1 = x": (x * one, x),
-                "1*x = x": (one * x, x),
-                "0*x = 0": (zero * x, zero),
-                "s.(x*y) = (s.x)*y": (s * (x * y), (s * x) * y),
-                "s.(x+y) = s.x + s.y": (s * (x + y), s * x + s * y),
-            }
-            for name, (lhs, rhs) in laws.items():
-                outcome[name] = bool(lhs.equals(rhs, tol=NUM_TOL))
-                worst = max(worst, _match_residual(lhs, rhs))
-            for name, net in (("x+y real", hx + hy), ("x*y real", hx * hy)):
-                outcome[name] = bool(hx.is_real() and hy.is_real() and net.is_real())
-                worst = max(worst, float(np.abs(net.z - np.conj(net.z[:, G.neg, :])).max(initial=0.0)))
+        outcome, worst = (_semiring_exact(G), 0.0) if exact else _semiring_numeric(G, seed)
         passed = all(outcome.values())
         if exact and not passed:
             worst = 1.0  # an exact identity failed (no size is meaningful for indeterminates)
     stmt = ("Networks over " + G.label + " form a commutative semiring modulo node permutation (+ concatenates, "
             "* is the Kronecker product); scalars act; Hermitian (real) networks are closed under + and *")
     if exact:
+        q1, q2, q3 = SYMBOLIC_NODES
         stmt += (" -- proof for every number of nodes: (i) the library's + concatenates, * makes node j1*q2+j2 with "
                  "entries x[p,k,j1] y[p,k,j2], s. scales every entry, 1 is one node of ones, 0 has no nodes: checked "
                  f"entry by entry at every (p, k) of {G.label} on networks of {q1}, {q2}, {q3} nodes whose entries "
@@ -319,6 +317,76 @@ def _is_spec4_sum(value: Any, codes: np.ndarray) -> bool:
     return isinstance(value, Formal) and value.t == want
 
 
+def _potential_fns(p: str | None):
+    """The potential ``r`` (``p`` None) or ``r_p`` as a function of a network, with its printed label."""
+    label = "r" if p is None else f"r_{p}"
+    return label, (potentials if p is None else (lambda z, p=p: self_potentials(z, p)))
+
+
+def _homomorphism_exact(G: FiniteAbelianGroup, rng, all_triples: bool) -> tuple[dict, int]:
+    """Row 2, exact: the SPEC 4 sums and the four laws as polynomial identities on networks of indeterminates."""
+    V = FormalVariables()
+    qx, qy, _ = SYMBOLIC_NODES
+    (x, cx), (y, _) = formal_network(G, qx, V), formal_network(G, qy, V)
+    s = Formal(V.new((1,))[1][0].t)
+    one = Network.one(G, exact=True)
+    xy, xpy, sx = x * y, x + y, s * x
+    s3 = s * s * s
+    laws: dict = {}
+    if all_triples:  # the whole (n, n, n) tensors of the library's potentials
+        for p in (None, "a", "b"):
+            label, f = _potential_fns(p)
+            rx, ry = f(x), f(y)
+            spec = _spec4_codes(cx, p).reshape(-1, qx)
+            laws[f"{label}(x) = SPEC 4 sum over nodes (library)"] = all(
+                _is_spec4_sum(v, c) for v, c in zip(rx.ravel().tolist(), spec))
+            laws[f"{label}(1)"] = all(v == 1 for v in f(one).ravel().tolist())
+            laws[f"{label}(+)"] = _same(f(xpy), rx + ry)
+            laws[f"{label}(*)"] = _same(f(xy), rx * ry)
+            laws[f"{label}(s.)"] = _same(f(sx), np.vectorize(lambda e: s3 * e, otypes=[object])(rx))
+        ntriples = G.order ** 3
+    else:  # the library's potential() at listed triples
+        T = _listed_triples(G, rng)
+        ntriples = len(T)
+        for p in (None, "a", "b"):
+            label = _potential_fns(p)[0]
+            ok = {"x = SPEC 4 sum over nodes (library)": True, "1": True, "+": True, "*": True, "s.": True}
+            for (k1, k2, k) in T:
+                rx, ry = potential(x, k1, k2, k, p), potential(y, k1, k2, k, p)
+                ok["x = SPEC 4 sum over nodes (library)"] &= _is_spec4_sum(
+                    rx, _spec4_codes(cx[:, [k1, k2, k], :], p)[0, 1, 2])
+                ok["1"] &= potential(one, k1, k2, k, p) == 1
+                ok["+"] &= potential(xpy, k1, k2, k, p) == rx + ry
+                ok["*"] &= potential(xy, k1, k2, k, p) == rx * ry
+                ok["s."] &= potential(sx, k1, k2, k, p) == s3 * rx
+            laws.update({f"{label}({op})": bool(v) for op, v in ok.items()})
+    laws.update({f"per node: {k}": v for k, v in _node_identities_potential().items()})
+    return laws, ntriples
+
+
+def _homomorphism_numeric(G: FiniteAbelianGroup, rng) -> tuple[dict, float]:
+    """Row 2, numeric: full tensors of random complex128 networks, relative tolerance :data:`NUM_TOL`."""
+    x, y = _numeric_random_network(G, 3, rng), _numeric_random_network(G, 2, rng)
+    s = complex(rng.normal(), rng.normal())
+    one = Network.one(G)
+    laws: dict = {}
+    worst = 0.0
+    for p in (None, "a", "b"):
+        label, f = _potential_fns(p)
+        rx, ry = f(x), f(y)
+        scale = max(1.0, float(np.abs(rx).max() * np.abs(ry).max()))
+        checks = {
+            "1": np.abs(f(one) - 1.0).max(),
+            "+": np.abs(f(x + y) - rx - ry).max() / scale,
+            "*": np.abs(f(x * y) - rx * ry).max() / scale,
+            "s.": np.abs(f(s * x) - s**3 * rx).max() / scale,
+        }
+        for op, v in checks.items():
+            laws[f"{label}({op})"] = bool(v <= NUM_TOL)
+            worst = max(worst, float(v))
+    return laws, worst
+
+
 def homomorphism(group: Any, method: str = "exact", seed: int = 0) -> TheoremResult:
     """Theorem 2 (SPEC 4): each potential ``r``, ``r_a``, ``r_b`` is a ring homomorphism ``Z -> C``.
 
@@ -348,72 +416,18 @@ def homomorphism(group: Any, method: str = "exact", seed: int = 0) -> TheoremRes
     method = check_method(method)
     G = parse_group(group)
     rng = np.random.default_rng(seed)
-    laws: dict = {}
-    worst = 0.0
     n = G.order
     all_triples = n <= HOMOMORPHISM_ALL_TRIPLES_MAX
     with Timer() as t:
         if method == "exact":
-            V = FormalVariables()
-            qx, qy, _ = SYMBOLIC_NODES
-            (x, cx), (y, _) = formal_network(G, qx, V), formal_network(G, qy, V)
-            s = Formal(V.new((1,))[1][0].t)
-            one = Network.one(G, exact=True)
-            xy, xpy, sx = x * y, x + y, s * x
-            s3 = s * s * s
-            if all_triples:
-                ntriples = n ** 3
-                for p in (None, "a", "b"):
-                    label = "r" if p is None else f"r_{p}"
-                    f = potentials if p is None else (lambda z, p=p: self_potentials(z, p))
-                    rx, ry = f(x), f(y)
-                    spec = _spec4_codes(cx, p).reshape(-1, qx)
-                    laws[f"{label}(x) = SPEC 4 sum over nodes (library)"] = all(
-                        _is_spec4_sum(v, c) for v, c in zip(rx.ravel().tolist(), spec))
-                    laws[f"{label}(1)"] = all(v == 1 for v in f(one).ravel().tolist())
-                    laws[f"{label}(+)"] = _same(f(xpy), rx + ry)
-                    laws[f"{label}(*)"] = _same(f(xy), rx * ry)
-                    laws[f"{label}(s.)"] = _same(f(sx), np.vectorize(lambda e: s3 * e, otypes=[object])(rx))
-            else:
-                T = _listed_triples(G, rng)
-                ntriples = len(T)
-                for p in (None, "a", "b"):
-                    label = "r" if p is None else f"r_{p}"
-                    ok = {"x = SPEC 4 sum over nodes (library)": True, "1": True, "+": True, "*": True, "s.": True}
-                    for (k1, k2, k) in T:
-                        rx, ry = potential(x, k1, k2, k, p), potential(y, k1, k2, k, p)
-                        ok["x = SPEC 4 sum over nodes (library)"] &= _is_spec4_sum(
-                            rx, _spec4_codes(cx[:, [k1, k2, k], :], p)[0, 1, 2])
-                        ok["1"] &= potential(one, k1, k2, k, p) == 1
-                        ok["+"] &= potential(xpy, k1, k2, k, p) == rx + ry
-                        ok["*"] &= potential(xy, k1, k2, k, p) == rx * ry
-                        ok["s."] &= potential(sx, k1, k2, k, p) == s3 * rx
-                    laws.update({f"{label}({op})": bool(v) for op, v in ok.items()})
-            laws.update({f"per node: {k}": v for k, v in _node_identities_potential().items()})
-            if not all(laws.values()):
-                worst = 1.0
+            laws, ntriples = _homomorphism_exact(G, rng, all_triples)
+            worst = 0.0 if all(laws.values()) else 1.0
         else:
-            x, y = _numeric_random_network(G, 3, rng), _numeric_random_network(G, 2, rng)
-            s = complex(rng.normal(), rng.normal())
-            one = Network.one(G)
-            for p in (None, "a", "b"):
-                label = "r" if p is None else f"r_{p}"
-                f = potentials if p is None else (lambda z, p=p: self_potentials(z, p))
-                rx, ry = f(x), f(y)
-                scale = max(1.0, float(np.abs(rx).max() * np.abs(ry).max()))
-                checks = {
-                    "1": np.abs(f(one) - 1.0).max(),
-                    "+": np.abs(f(x + y) - rx - ry).max() / scale,
-                    "*": np.abs(f(x * y) - rx * ry).max() / scale,
-                    "s.": np.abs(f(s * x) - s**3 * rx).max() / scale,
-                }
-                for op, v in checks.items():
-                    laws[f"{label}({op})"] = bool(v <= NUM_TOL)
-                    worst = max(worst, float(v))
-            ntriples = n ** 3
+            (laws, worst), ntriples = _homomorphism_numeric(G, rng), n ** 3
         passed = all(laws.values())
     stmt = "r, r_a, r_b are ring homomorphisms: r(1)=1, r(x+y)=r(x)+r(y), r(x*y)=r(x)r(y), r(s.x)=s^3 r(x)"
     if method == "exact":
+        qx, qy, _ = SYMBOLIC_NODES
         stmt += (" -- proof: each potential is a sum over nodes of a product of three entries (SPEC 4); + "
                  "concatenates and * pairs nodes (row 1), so the laws reduce to the per-node factorization "
                  "(u_a v_a)(u_b v_b)(u_c v_c) = (u_a u_b u_c)(v_a v_b v_c) (and for r_p, s., 1), proven by sympy "
@@ -429,6 +443,7 @@ def homomorphism(group: Any, method: str = "exact", seed: int = 0) -> TheoremRes
     hmethod = method if method == "numeric" else ("exact" if all_triples else "exact-instances")
     return make_result("2. potentials are ring homomorphisms", stmt, hmethod, passed, worst, t,
                        laws=laws, triples=ntriples, group=G.label)
+
 
 # --------------------------------------------------------------------------- 3. loss decomposition
 def _int_weights(rng, q: int, n: int, zero_mean: bool = False) -> np.ndarray:
@@ -545,6 +560,68 @@ def _catalogue_instances(exact: bool, rng) -> list:
             z_nu_i(exact=exact), z_xi(u[3], 1, exact=exact), z_xi(u[4], -1, exact=exact)]
 
 
+def _composition_generic(Z: ZeroTest) -> dict:
+    """Row 4, exact: ``m(x*y) = m(x) m(y)`` and ``m(x+y) = m(x) + m(y)`` for 2-node x, y of independent symbols."""
+    syms = {v: sympy.symbols(f"{v}1:3") for v in ("xa", "xb", "xc", "ya", "yb", "yc")}
+    bars = {s: sympy.Symbol(f"{s.name}_bar") for group_ in syms.values() for s in group_}
+    repl = {sympy.conjugate(s): b for s, b in bars.items()}
+
+    def cj(e):
+        return sympy.expand(sympy.conjugate(e).subs(repl))
+
+    arr = {k: np.asarray(v, dtype=object) for k, v in syms.items()}
+    gx = PartialSolution("x", arr["xa"], arr["xb"], arr["xc"])
+    gy = PartialSolution("y", arr["ya"], arr["yb"], arr["yc"])
+    sx, sy = gx.sums(conj=cj), gy.sums(conj=cj)
+    sxy, sxpy = (gx * gy).sums(conj=cj), _concat(gx, gy).sums(conj=cj)
+    return {"generic: m(x*y) = m(x) m(y) for all 11 monomials": all(Z(sxy[m] - sx[m] * sy[m]) for m in MONOMIAL_NAMES),
+            "generic: m(x+y) = m(x) + m(y) for all 11 monomials": all(Z(sxpy[m] - sx[m] - sy[m])
+                                                                      for m in MONOMIAL_NAMES)}
+
+
+def _composition_pairs(facs: list, exact: bool, Z: ZeroTest, vanishes) -> tuple[dict, float]:
+    """Row 4 on every ordered pair of catalogue factors: sums compose, zero sets give unions and intersections."""
+    sums = [f.sums() for f in facs]
+    zsets = [{m for m in MONOMIAL_NAMES if vanishes(s[m])} for s in sums]
+    mult_ok = add_ok = union_ok = inter_ok = True
+    worst = 0.0
+    for i, x in enumerate(facs):
+        for j, y in enumerate(facs):
+            sp = (x * y).sums()
+            ss = _concat(x, y).sums()
+            for m in MONOMIAL_NAMES:
+                dm = sp[m] - sums[i][m] * sums[j][m]
+                da = ss[m] - sums[i][m] - sums[j][m]
+                if exact:
+                    mult_ok &= Z(dm)
+                    add_ok &= Z(da)
+                else:
+                    sc = max(1.0, abs(sums[i][m]) * abs(sums[j][m]))
+                    worst = max(worst, abs(dm) / sc, abs(da) / sc)
+                    mult_ok &= abs(dm) / sc <= NUM_TOL
+                    add_ok &= abs(da) / sc <= NUM_TOL
+            zp = {m for m in MONOMIAL_NAMES if vanishes(sp[m])}
+            zs = {m for m in MONOMIAL_NAMES if vanishes(ss[m])}
+            union_ok &= (zsets[i] | zsets[j]) <= zp
+            inter_ok &= (zsets[i] & zsets[j]) <= zs
+    return {"catalogue pairs: m(x*y) = m(x) m(y)": bool(mult_ok),
+            "catalogue pairs: m(x+y) = m(x) + m(y)": bool(add_ok),
+            "catalogue pairs: Z(x*y) contains Z(x) | Z(y)": bool(union_ok),
+            "catalogue pairs: Z(x+y) contains Z(x) & Z(y)": bool(inter_ok)}, worst
+
+
+def _rn_counterexample(exact: bool, vanishes) -> bool:
+    """R_n is a sum of two monomials, not inherited: x with |a|^2c = 1, |b|^2c = -1 and y with 1, 2 (by hand)."""
+    one, zero_ = (sympy.Integer(1), sympy.Integer(0)) if exact else (1.0, 0.0)
+    r2 = sympy.sqrt(2) if exact else np.sqrt(2.0)
+    vec = (lambda v: np.asarray(v, dtype=object)) if exact else (lambda v: np.asarray(v, dtype=np.complex128))
+    cx = PartialSolution("x", vec([one, zero_]), vec([zero_, one]), vec([one, -one]))
+    cy = PartialSolution("y", vec([one]), vec([r2]), vec([one]))
+    rn = lambda s: s["|a|^2 c + |b|^2 c"]  # noqa: E731
+    rx, ry, rxy = rn(cx.sums()), rn(cy.sums()), rn((cx * cy).sums())
+    return bool(vanishes(rx) and not vanishes(ry) and not vanishes(rxy))
+
+
 def composition(group: Any = None, method: str = "exact", seed: int = 0) -> TheoremResult:
     """Theorem 4 (SPEC 6): monomial sums compose.
 
@@ -565,68 +642,17 @@ def composition(group: Any = None, method: str = "exact", seed: int = 0) -> Theo
     method = check_method(method)
     rng = np.random.default_rng(seed)
     exact = method == "exact"
-    checks: dict = {}
-    worst = 0.0
     Z = ZeroTest()
+
+    def vanishes(v):
+        return is_zero_exact(v) if exact else abs(v) <= NUM_TOL
+
     with Timer() as t:
-        if exact:
-            syms = {v: sympy.symbols(f"{v}1:3") for v in ("xa", "xb", "xc", "ya", "yb", "yc")}
-            bars = {s: sympy.Symbol(f"{s.name}_bar") for group_ in syms.values() for s in group_}
-            repl = {sympy.conjugate(s): b for s, b in bars.items()}
-
-            def cj(e):
-                return sympy.expand(sympy.conjugate(e).subs(repl))
-
-            arr = {k: np.asarray(v, dtype=object) for k, v in syms.items()}
-            gx = PartialSolution("x", arr["xa"], arr["xb"], arr["xc"])
-            gy = PartialSolution("y", arr["ya"], arr["yb"], arr["yc"])
-            sx, sy = gx.sums(conj=cj), gy.sums(conj=cj)
-            sxy, sxpy = (gx * gy).sums(conj=cj), _concat(gx, gy).sums(conj=cj)
-            checks["generic: m(x*y) = m(x) m(y) for all 11 monomials"] = all(
-                Z(sxy[m] - sx[m] * sy[m]) for m in MONOMIAL_NAMES)
-            checks["generic: m(x+y) = m(x) + m(y) for all 11 monomials"] = all(
-                Z(sxpy[m] - sx[m] - sy[m]) for m in MONOMIAL_NAMES)
+        checks = _composition_generic(Z) if exact else {}
         facs = _catalogue_instances(exact, rng)
-        sums = [f.sums() for f in facs]
-
-        def vanishes(v):
-            return is_zero_exact(v) if exact else abs(v) <= NUM_TOL
-
-        zsets = [{m for m in MONOMIAL_NAMES if vanishes(s[m])} for s in sums]
-        mult_ok = add_ok = union_ok = inter_ok = True
-        for i, x in enumerate(facs):
-            for j, y in enumerate(facs):
-                sp = (x * y).sums()
-                ss = _concat(x, y).sums()
-                for m in MONOMIAL_NAMES:
-                    dm = sp[m] - sums[i][m] * sums[j][m]
-                    da = ss[m] - sums[i][m] - sums[j][m]
-                    if exact:
-                        mult_ok &= Z(dm)
-                        add_ok &= Z(da)
-                    else:
-                        sc = max(1.0, abs(sums[i][m]) * abs(sums[j][m]))
-                        worst = max(worst, abs(dm) / sc, abs(da) / sc)
-                        mult_ok &= abs(dm) / sc <= NUM_TOL
-                        add_ok &= abs(da) / sc <= NUM_TOL
-                zp = {m for m in MONOMIAL_NAMES if vanishes(sp[m])}
-                zs = {m for m in MONOMIAL_NAMES if vanishes(ss[m])}
-                union_ok &= (zsets[i] | zsets[j]) <= zp
-                inter_ok &= (zsets[i] & zsets[j]) <= zs
-        checks["catalogue pairs: m(x*y) = m(x) m(y)"] = bool(mult_ok)
-        checks["catalogue pairs: m(x+y) = m(x) + m(y)"] = bool(add_ok)
-        checks["catalogue pairs: Z(x*y) contains Z(x) | Z(y)"] = bool(union_ok)
-        checks["catalogue pairs: Z(x+y) contains Z(x) & Z(y)"] = bool(inter_ok)
-        # R_n is a sum of two monomials: not inherited.  x: |a|^2c = 1, |b|^2c = -1; y: |a|^2c = 1, |b|^2c = 2.
-        one, zero_ = (sympy.Integer(1), sympy.Integer(0)) if exact else (1.0, 0.0)
-        r2 = sympy.sqrt(2) if exact else np.sqrt(2.0)
-        vec = (lambda v: np.asarray(v, dtype=object)) if exact else (lambda v: np.asarray(v, dtype=np.complex128))
-        cx = PartialSolution("x", vec([one, zero_]), vec([zero_, one]), vec([one, -one]))
-        cy = PartialSolution("y", vec([one]), vec([r2]), vec([one]))
-        rn = lambda s: s["|a|^2 c + |b|^2 c"]  # noqa: E731
-        rx, ry, rxy = rn(cx.sums()), rn(cy.sums()), rn((cx * cy).sums())
-        counter = vanishes(rx) and not vanishes(ry) and not vanishes(rxy)
-        checks["R_n sum not inherited (counterexample: R_n(x)=0, R_n(x*y)=-1)"] = bool(counter)
+        pairs, worst = _composition_pairs(facs, exact, Z, vanishes)
+        checks.update(pairs)
+        checks["R_n sum not inherited (counterexample: R_n(x)=0, R_n(x*y)=-1)"] = _rn_counterexample(exact, vanishes)
         passed = all(checks.values())
         if exact:
             worst = Z.worst
@@ -637,8 +663,7 @@ def composition(group: Any = None, method: str = "exact", seed: int = 0) -> Theo
         stmt += ("; proven symbolically for 2-node x, y with independent symbolic entries and conjugates, checked "
                  "on every ordered pair of catalogue factors with exact unit-circle parameters (instances)")
     return make_result("4. composition of zero sets", stmt, "exact-instances" if exact else method, passed, worst, t,
-                       checks=checks,
-                   factors=[f.name for f in facs])
+                       checks=checks, factors=[f.name for f in facs])
 
 
 # --------------------------------------------------------------------------- 5. membership table
