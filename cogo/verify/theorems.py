@@ -862,6 +862,68 @@ GENERAL_LOSS_MAX_ORDER = 31
 MEM_GENERAL_LOSS_MAX_ORDER = 5
 
 
+def _optimality_mem(G: FiniteAbelianGroup, factors: tuple | None, full_loss: bool, details: dict) -> tuple:
+    """Row 6, exact, z_M: the character-sum certificate, and the general loss of the exact network for small n."""
+    C = _constructions()
+    Ua, Ub = factors if factors is not None else C.mem_factors(G)
+    cert = mem_certificate(Ua, Ub)
+    passed, residual = cert.optimal, cert.largest
+    details.update(failing_conditions=cert.failing, max_abs=cert.max_abs, **cert.details)
+    route = "homomorphism + exact character sums in Z[zeta_L]"
+    if G.order <= MEM_GENERAL_LOSS_MAX_ORDER or full_loss:
+        nt = Ua.to_network(True) * Ub.to_network(True) * (sympy.Integer(G.order) ** sympy.Rational(-2, 3)) \
+            if factors is not None else C.z_M(G, exact=True)
+        gl = general_loss_certificate(nt, extra_scales=(G.order,))
+        details["general_loss"] = str(gl["loss"])
+        passed = passed and gl["loss"] == 0
+        route += f"; general loss of SPEC 5 of the exact network in Q(zeta_{gl['L']}) = {gl['loss']}"
+    return passed, residual, route
+
+
+def _optimality_network(G: FiniteAbelianGroup, nt: Network, label: str, full_loss: bool, details: dict) -> tuple:
+    """Row 6, exact, an actual network: the general loss in ``Q(zeta_L)``, or above order 31 the block route."""
+    residual = 0.0
+    if G.order <= GENERAL_LOSS_MAX_ORDER or full_loss or not G.is_odd:
+        try:
+            gl = general_loss_certificate(nt, extra_scales=(G.order,))
+            passed = gl["loss"] == 0
+            details.update(loss_exact=str(gl["loss"] if gl["loss"] is not None else gl["value"]),
+                           gauge=gl["scales"], L=gl["L"])
+            if not passed:
+                residual = abs(complex(gl["value"]))
+        except ValueError as exc:
+            passed, residual = False, float("inf")
+            details["error"] = str(exc)
+        return passed, residual, f"general loss of SPEC 5 (fourier_loss) of the actual network ({label}) in exact Q(zeta_L)"
+    d, problems = design_from_network(nt)
+    cert = block_certificate(d)
+    cert.structure.extend(problems)
+    details.update(failing_conditions=cert.failing, loss_exact=str(cert.loss), structure=cert.structure,
+                   max_abs=cert.max_abs, block_types=cert.per_block_type)
+    return cert.optimal, cert.largest, (f"block route on the actual network ({label}): exact supports checked "
+                                        "(blocks do not interact), exact block certificate")
+
+
+def _optimality_numeric(G: FiniteAbelianGroup, construction: str, nname: str, net: Network | None,
+                        seed: int | None, details: dict) -> tuple:
+    """Row 6, numeric: the real-space loss of the real weights (default parameters and those of ``seed``)."""
+    C = _constructions()
+    nets = [("given", net)] if net is not None else \
+        [("default", getattr(C, nname)(G))] + \
+        ([(f"seed {seed}", getattr(C, nname)(G, seed=seed))] if construction != "mem" and seed is not None else [])
+    losses, reals, conds = {}, {}, {}
+    for label, nt in nets:
+        nt = nt.to_numeric() if nt.exact else nt
+        reals[label] = nt.is_real()
+        losses[label] = real_loss(*nt.to_weights(real=True), group=G) if reals[label] else float("inf")
+        if G.order ** 3 * nt.q <= 2 * 10**7:  # the dense residual tensors are n^3 x q
+            conds[label] = condition_residuals(nt).max_abs()
+    residual = max(losses.values())
+    details.update(real_space_loss=losses, real_weights=reals, condition_max_abs=conds,
+                   nodes={label: nt.q for label, nt in nets})
+    return all(reals.values()) and residual < LOSS_TOL, residual
+
+
 def optimality(group: Any, construction: str = "f6", method: str = "exact", net: Network | None = None,
                design: BlockDesign | None = None, factors: tuple | None = None, seed: int | None = 1,
                full_loss: bool = False) -> TheoremResult:
@@ -902,21 +964,8 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
     route = ""
     with Timer() as t:
         if method == "exact":
-            residual = 0.0
             if construction == "mem" and net is None and design is None:
-                Ua, Ub = factors if factors is not None else C.mem_factors(G)
-                cert = mem_certificate(Ua, Ub)
-                passed, residual = cert.optimal, cert.largest
-                details.update(failing_conditions=cert.failing, max_abs=cert.max_abs, **cert.details)
-                route = "homomorphism + exact character sums in Z[zeta_L]"
-                if G.order <= MEM_GENERAL_LOSS_MAX_ORDER or full_loss:
-                    from cogo.solvers.constructions import z_M as _zM
-                    nt = Ua.to_network(True) * Ub.to_network(True) * (sympy.Integer(G.order) ** sympy.Rational(-2, 3)) \
-                        if factors is not None else _zM(G, exact=True)
-                    gl = general_loss_certificate(nt, extra_scales=(G.order,))
-                    details["general_loss"] = str(gl["loss"])
-                    passed = passed and gl["loss"] == 0
-                    route += f"; general loss of SPEC 5 of the exact network in Q(zeta_{gl['L']}) = {gl['loss']}"
+                passed, residual, route = _optimality_mem(G, factors, full_loss, details)
             else:
                 if net is not None:
                     nt, label = net, "given network"
@@ -926,51 +975,14 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
                     nt = getattr(C, nname)(G, seed=seed, exact=True) if construction != "mem" else C.z_M(G, exact=True)
                     label = f"seed {seed}" if seed is not None else "default parameters"
                 details["parameters"] = label
-                if G.order <= GENERAL_LOSS_MAX_ORDER or full_loss or not G.is_odd:
-                    try:
-                        gl = general_loss_certificate(nt, extra_scales=(G.order,))
-                        passed = gl["loss"] == 0
-                        details.update(loss_exact=str(gl["loss"] if gl["loss"] is not None else gl["value"]),
-                                       gauge=gl["scales"], L=gl["L"])
-                        if not passed:
-                            residual = abs(complex(gl["value"]))
-                    except ValueError as exc:
-                        passed, residual = False, float("inf")
-                        details["error"] = str(exc)
-                    route = f"general loss of SPEC 5 (fourier_loss) of the actual network ({label}) in exact Q(zeta_L)"
-                else:
-                    d, problems = design_from_network(nt)
-                    cert = block_certificate(d)
-                    cert.structure.extend(problems)
-                    passed, residual = cert.optimal, cert.largest
-                    details.update(failing_conditions=cert.failing, loss_exact=str(cert.loss),
-                                   structure=cert.structure, max_abs=cert.max_abs, block_types=cert.per_block_type)
-                    route = (f"block route on the actual network ({label}): exact supports checked (blocks do not "
-                             "interact), exact block certificate")
+                passed, residual, route = _optimality_network(G, nt, label, full_loss, details)
                 if construction in _FAMILY_KINDS and net is None and design is None:
                     fam = family_certificate(construction)
                     details["family (every parameter value)"] = fam
                     passed = passed and all(fam.values())
             details["route"] = route
         else:
-            nets = [("given", net)] if net is not None else \
-                [("default", getattr(C, nname)(G))] + \
-                ([(f"seed {seed}", getattr(C, nname)(G, seed=seed))] if construction != "mem" and seed is not None
-                 else [])
-            losses, reals, conds = {}, {}, {}
-            for label, nt in nets:
-                nt = nt.to_numeric() if nt.exact else nt
-                reals[label] = nt.is_real()
-                if reals[label]:
-                    losses[label] = real_loss(*nt.to_weights(real=True), group=G)
-                else:
-                    losses[label] = float("inf")
-                if G.order ** 3 * nt.q <= 2 * 10**7:  # the dense residual tensors are n^3 x q
-                    conds[label] = condition_residuals(nt).max_abs()
-            residual = max(losses.values())
-            passed = all(reals.values()) and residual < LOSS_TOL
-            details.update(real_space_loss=losses, real_weights=reals, condition_max_abs=conds,
-                           nodes={label: nt.q for label, nt in nets})
+            passed, residual = _optimality_numeric(G, construction, nname, net, seed, details)
     stmt = (f"{title} is a global optimizer on {G}: "
             + (f"exact loss 0 by {route}" if method == "exact"
                else "its real weights (default parameters and seed {seed}) have real-space loss < 1e-20 on all "
@@ -1161,6 +1173,67 @@ def _balanced_exact(d: BlockDesign) -> bool:
     return True
 
 
+def _occam_exact(G: FiniteAbelianGroup, kind: str, zprime_design: BlockDesign | None) -> tuple[dict, float]:
+    """Row 8, exact: the prefactor's potentials are 1 identically in ``t``; z' certified; norms and balance of z_F6."""
+    C = _constructions()
+    checks: dict = {}
+    Z = ZeroTest()
+    t = sympy.Symbol("t", positive=True)
+    yv = sympy.Integer(2) ** sympy.Rational(-1, 3)
+    vals = [sympy.cbrt(t), sympy.cbrt(1 - t) * yv, sympy.cbrt(1 - t) * yv]
+    pref = Network(G, np.asarray([[vals] * G.order] * 3, dtype=object), exact=True)
+    k1 = int(G.positive_frequencies[0]) if len(G.positive_frequencies) else 1
+    trip = [(k1, k1, k1), (0, 0, 0), (k1, 0, int(G.neg[k1]))]
+    checks["r, r_a, r_b of the prefactor = t + (1-t) = 1 identically in t (library potential)"] = all(
+        Z(potential(pref, *tr, p) - 1) for tr in trip for p in (None, "a", "b"))
+    if kind == "f6":
+        d = zprime_design if zprime_design is not None else C.f6_design(G, exact=True)
+        cert = block_certificate(d)
+        checks["z' = z_F6 certified optimal (exact loss 0)"] = cert.optimal
+        ypart = PartialSolution("y", *(np.asarray([yv, yv], dtype=object) for _ in range(3)))
+        n1, n2 = _design_norm2(d), _design_norm2(_times_constant(d, ypart))
+        checks["||y*z'||^2 = 2^(1/3) ||z'||^2 (exact, Kronecker product of the design)"] = Z(n2 - sympy.cbrt(2) * n1)
+        checks["z' balanced (exact)"] = _balanced_exact(d)
+    else:
+        cert = mem_certificate(*C.mem_factors(G))
+        checks["z' = z_M certified optimal (exact character sums)"] = cert.optimal
+    return checks, Z.worst
+
+
+def _occam_numeric(G: FiniteAbelianGroup, kind: str, zprime: Network | None, points: int,
+                   seed: int) -> tuple[dict, float]:
+    """Row 8, numeric: real-space loss along the path, its endpoints, the norm ratio and 40 random ``y``."""
+    C = _constructions()
+    checks: dict = {}
+    zp = zprime if zprime is not None else (C.z_F6(G) if kind == "f6" else C.z_M(G))
+    zp = zp.to_numeric() if zp.exact else zp
+    y = Network(G, np.full((3, G.order, 2), 2.0 ** (-1.0 / 3.0), dtype=np.complex128))
+    one = Network.one(G)
+    losses = [real_loss(*((np.cbrt(tv) * one + np.cbrt(1.0 - tv) * y) * zp).to_weights(real=True), group=G)
+              for tv in np.linspace(0.0, 1.0, points)]
+    worst = max(losses)
+    checks[f"loss < 1e-20 at all {points} points"] = worst < LOSS_TOL
+    z1 = (one + 0.0 * y) * zp
+    z0 = (0.0 * one + y) * zp
+    checks["z(1) = z' + zero nodes"] = z1.equals(zp, tol=1e-12, drop_zero=True)
+    checks["z(0) = y * z' + zero nodes"] = z0.equals(y * zp, tol=1e-12, drop_zero=True)
+    n1 = float(np.sum(np.abs(zp.z) ** 2))
+    n2 = float(np.sum(np.abs((y * zp).z) ** 2))
+    checks["||y*z'||^2 / ||z'||^2 = 2^(1/3)"] = abs(n2 / n1 - 2 ** (1 / 3)) <= 1e-12
+    P = np.sum(np.abs(zp.z) ** 2, axis=2)  # (3, n)
+    checks["z' balanced"] = bool(np.abs(P - P[0:1]).max() <= 1e-10 * P.max())
+    rng = np.random.default_rng(seed)
+    ratios = []
+    for _ in range(40):
+        qy = int(rng.integers(1, 4))
+        Y = rng.normal(size=(3, G.order, qy)) + 1j * rng.normal(size=(3, G.order, qy))
+        rk = (Y[0] * Y[1] * Y[2]).sum(axis=1)
+        Y = Y * (rk ** (-1.0 / 3.0))[None, :, None]
+        ratios.append(float(np.sum(np.abs((Network(G, Y) * zp).z) ** 2)) / n1)
+    checks["||z'|| <= ||y*z'|| for 40 random y with r_kkk(y) = 1"] = min(ratios) >= 1 - 1e-12
+    return checks, worst
+
+
 def occam(group: Any, method: str = "exact", zprime: Network | None = None, points: int = 101,
           seed: int = 0, zprime_design: BlockDesign | None = None) -> TheoremResult:
     """Theorem 8 (SPEC 7.5): Occam's razor.
@@ -1190,71 +1263,17 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
     """
     method = check_method(method)
     G = parse_group(group)
-    C = _constructions()
     kind = "f6" if G.is_odd else "mem"
-    checks: dict = {}
-    worst = 0.0
     with Timer() as t_:
-        if method == "exact":
-            Z = ZeroTest()
-            t = sympy.Symbol("t", positive=True)
-            yv = sympy.Integer(2) ** sympy.Rational(-1, 3)
-            vals = [sympy.cbrt(t), sympy.cbrt(1 - t) * yv, sympy.cbrt(1 - t) * yv]
-            pref = Network(G, np.asarray([[vals] * G.order] * 3, dtype=object), exact=True)
-            k1 = int(G.positive_frequencies[0]) if len(G.positive_frequencies) else 1
-            trip = [(k1, k1, k1), (0, 0, 0), (k1, 0, int(G.neg[k1]))]
-            checks["r, r_a, r_b of the prefactor = t + (1-t) = 1 identically in t (library potential)"] = all(
-                Z(potential(pref, *tr, p) - 1) for tr in trip for p in (None, "a", "b"))
-            if kind == "f6":
-                d = zprime_design if zprime_design is not None else C.f6_design(G, exact=True)
-                cert = block_certificate(d)
-                checks["z' = z_F6 certified optimal (exact loss 0)"] = cert.optimal
-                ypart = PartialSolution("y", *(np.asarray([yv, yv], dtype=object) for _ in range(3)))
-                n1, n2 = _design_norm2(d), _design_norm2(_times_constant(d, ypart))
-                checks["||y*z'||^2 = 2^(1/3) ||z'||^2 (exact, Kronecker product of the design)"] = Z(
-                    n2 - sympy.cbrt(2) * n1)
-                checks["z' balanced (exact)"] = _balanced_exact(d)
-            else:
-                cert = mem_certificate(*C.mem_factors(G))
-                checks["z' = z_M certified optimal (exact character sums)"] = cert.optimal
-            worst = Z.worst
-        else:
-            zp = zprime if zprime is not None else (C.z_F6(G) if kind == "f6" else C.z_M(G))
-            zp = zp.to_numeric() if zp.exact else zp
-            y = Network(G, np.full((3, G.order, 2), 2.0 ** (-1.0 / 3.0), dtype=np.complex128))
-            one = Network.one(G)
-            ts = np.linspace(0.0, 1.0, points)
-            losses = []
-            for tv in ts:
-                zt = (np.cbrt(tv) * one + np.cbrt(1.0 - tv) * y) * zp
-                losses.append(real_loss(*zt.to_weights(real=True), group=G))
-            worst = max(losses)
-            checks[f"loss < 1e-20 at all {points} points"] = worst < LOSS_TOL
-            z1 = (one + 0.0 * y) * zp
-            z0 = (0.0 * one + y) * zp
-            checks["z(1) = z' + zero nodes"] = z1.equals(zp, tol=1e-12, drop_zero=True)
-            checks["z(0) = y * z' + zero nodes"] = z0.equals(y * zp, tol=1e-12, drop_zero=True)
-            n1 = float(np.sum(np.abs(zp.z) ** 2))
-            n2 = float(np.sum(np.abs((y * zp).z) ** 2))
-            checks["||y*z'||^2 / ||z'||^2 = 2^(1/3)"] = abs(n2 / n1 - 2 ** (1 / 3)) <= 1e-12
-            P = np.sum(np.abs(zp.z) ** 2, axis=2)  # (3, n)
-            checks["z' balanced"] = bool(np.abs(P - P[0:1]).max() <= 1e-10 * P.max())
-            rng = np.random.default_rng(seed)
-            ratios = []
-            for _ in range(40):
-                qy = int(rng.integers(1, 4))
-                Y = rng.normal(size=(3, G.order, qy)) + 1j * rng.normal(size=(3, G.order, qy))
-                rk = (Y[0] * Y[1] * Y[2]).sum(axis=1)
-                Y = Y * (rk ** (-1.0 / 3.0))[None, :, None]
-                yn = Network(G, Y)
-                ratios.append(float(np.sum(np.abs((yn * zp).z) ** 2)) / n1)
-            checks["||z'|| <= ||y*z'|| for 40 random y with r_kkk(y) = 1"] = min(ratios) >= 1 - 1e-12
+        checks, worst = _occam_exact(G, kind, zprime_design) if method == "exact" else \
+            _occam_numeric(G, kind, zprime, points, seed)
         passed = all(checks.values())
     stmt = ("z(t) = (t^(1/3).1 + (1-t)^(1/3).y) * z' has loss 0 for all t in [0,1] (y = two nodes 2^(-1/3)), joins "
             "y*z' to z', and ||z'|| <= ||y*z'|| for balanced z'"
             + ("" if method == "exact" else f"; real-space loss < 1e-20 at {points} points, float64"))
     return make_result("8. Occam's razor", stmt, method, passed, worst, t_, checks=checks,
-                   zprime="z_F6" if kind == "f6" else "z_M")
+                       zprime="z_F6" if kind == "f6" else "z_M")
+
 
 
 def clear_caches() -> None:
