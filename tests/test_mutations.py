@@ -169,6 +169,12 @@ MUTANTS += [
        "verdict[title.split(\" (\")[0]] = True")], False),
     ("node counts: the count taken from the design, not the network", T, "node_counts",
      [("nt = (nets or {}).get(kind) or d.to_network()", "nt = d.to_network()")], False),
+    # the z_M entry of row 7 (cosmic-ray's surviving `==` -> `is not`): killed by the z_M node-count control
+    ("node counts: z_M's node count compared by identity", T, "_mem_onehot_exact",
+     [("return q == n * n and all(o[0] for o in onehot) and where_ok, q",
+       "return q is not n * n and all(o[0] for o in onehot) and where_ok, q")], True),
+    ("node counts: z_M's one-hot positions compared by identity", T, "_mem_onehot_exact",
+     [("where_ok = (onehot[0][1] == j1.tolist()", "where_ok = (onehot[0][1] is not j1.tolist()")], True),
     ("Occam: balance always passes", T, "_occam_exact",
      [("checks[\"z' balanced (exact)\"] = _balanced_exact(d)", "checks[\"z' balanced (exact)\"] = True")], False),
     ("Occam: optimality of z' not checked", T, "_occam_exact",

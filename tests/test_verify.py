@@ -35,8 +35,9 @@ def test_run_all_product_group(results_3x5):
     controls = [r for r in res if r.negative_control]
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
-    # controls, zero test, formal, Occam (exact), rows 6 and 7 (both methods): 12 + 10 + 2 + 2 + 1 + 4 = 31
-    assert len(controls) == 31 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
+    # controls, zero test, formal, z_M node counts, Occam (exact), rows 6 and 7 (both methods):
+    # 12 + 10 + 2 + 2 + 1 + 1 + 4 = 32
+    assert len(controls) == 32 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
@@ -405,13 +406,15 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
                 handed = K._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
         if fn is K.control_node_counts:
             r = fn(7, method, nets={"f6": C.z_F6(7, exact=method == "exact")})  # intact: nothing to catch
+        elif fn is K.control_mem_node_counts:
+            r = fn(7, method, factors=[("intact", C.mem_factors(7))])
         elif fn is K.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
         else:
             r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
-    assert ran == (16 if method == "exact" else 13)
+    assert ran == (17 if method == "exact" else 13)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -449,9 +452,9 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
-    assert [f.__name__ for f in fns[-2:]] == ["control_exact_zero_test", "control_formal"]
-    assert all(f(group).status == "CAUGHT" for f in fns[-2:])
-    fns = fns[:-2]  # then the two z_M controls (no pair k != -k: no block-route control)
+    assert [f.__name__ for f in fns[-3:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts"]
+    assert all(f(group).status == "CAUGHT" for f in fns[-3:])
+    fns = fns[:-3]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -607,7 +610,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 6 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 7 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 

@@ -64,7 +64,7 @@ from cogo.verify.results import COND_TOL, TheoremResult, Timer, check_method, ma
 
 __all__ = ["CONTROLS", "controls_for", "run_control", "EXACT_LOSS_MAX_ORDER", "control_z_nu_blocks",
            "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
-           "control_mem_dropped", "MemControl"]
+           "control_mem_dropped", "control_mem_node_counts", "MemControl"]
 
 #: Up to this order the exact loss of a control is the general loss in Q(zeta_L); above, odd groups use
 #: the block certificate and even groups the general loss all the same (the controls are sparse).
@@ -308,9 +308,9 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
 
     >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
-    ['control_exact_zero_test', 'control_formal']
-    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + rows 6, 7, 8
-    18
+    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts']
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + z_M counts + rows 6, 7, 8
+    19
     """
     G = parse_group(group)
     out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
@@ -320,6 +320,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
                 if BLOCK_CONTROLS[name][1] is not None or (G.is_odd and len(G.positive_frequencies) >= 2)]
     out.append((_zero_fn, {"methods": ("exact",)}))
     out.append((control_formal, {"methods": ("exact",)}))
+    out.append((control_mem_node_counts, {"methods": ("exact",)}))  # row 7's z_M entry: every group
     if G.is_odd:  # rows 6-8 handed broken objects; their constructions need odd n
         out += [(control_optimality_row, {}), (control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
     return out if with_kwargs else [fn for fn, _ in out]
@@ -660,6 +661,50 @@ def control_node_counts(group: Any, method: str = "exact", nets: dict | None = N
                        method, caught, 0.0, t, negative_control=True, constructions=v,
                        failing_conditions=sorted(k for k, ok in v.items() if not ok), expected_failing=["z_F6"],
                        loss="n/a", expected_loss="n/a")
+
+
+# * node counts of z_M (exact): the row is handed z_M's factors with one defect each, derived by hand.
+#   - U_a without its last node: U_a * U_b has n (n - 1) nodes, not n^2 (every node is still one-hot, at the right
+#     places), so only the count fails;
+#   - U_a with node 0's a row replaced by node 1's: every node is still one-hot and there are n^2 nodes, but node
+#     (0, j2) has a at 1 instead of 0 (it is no longer the network of SPEC 7.4: its output c sits at j2, not 1 + j2),
+#     so only the positions fail.
+#   Each is CAUGHT iff the row's z_M entry fails; other constructions are not run by the control.
+_MEM_COUNT_CONTROL = "node counts: z_M with one defective factor node"
+
+
+def control_mem_node_counts(group: Any, method: str = "exact", factors: list | None = None) -> TheoremResult:
+    """The node-count row handed z_M's factors with a node dropped, then with a node's one-hot moved (see above).
+
+    ``factors`` (a list of ``(label, (U_a, U_b))``) replaces the two defective pairs (testing the control).
+
+    >>> r = control_mem_node_counts(5)
+    >>> r.status, r.details["z_M entry"]
+    ('CAUGHT', {'U_a without its last node': False, "U_a node 0's a row moved to node 1's": False})
+    """
+    from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
+    from cogo.verify.theorems import node_counts
+
+    G = parse_group(group)
+    with Timer() as t:
+        if factors is None:
+            Ua, Ub = mem_factors(G)
+            dropped = RootOfUnityNetwork(G, Ua.E[:, :, :-1], Ua.L)
+            E = Ua.E.copy()
+            E[0, :, 0] = E[0, :, 1]  # node 0's a row is node 1's: one-hot at 1
+            moved = RootOfUnityNetwork(G, E, Ua.L)
+            factors = [("U_a without its last node", (dropped, Ub)), ("U_a node 0's a row moved to node 1's", (moved, Ub))]
+        entry = {}
+        for label, pair in factors:
+            r = node_counts(G, "exact", mem=pair)
+            entry[label] = bool(r.details["constructions"]["z_M"])
+        caught = not any(entry.values())
+    return make_result(_MEM_COUNT_CONTROL, "the node-count row handed z_M's factors with one defect each (U_a "
+                       "without its last node: n(n-1) nodes; node 0's a row moved to node 1's: a one-hot at the "
+                       "wrong place): CAUGHT iff the row's z_M entry fails both times", "exact", caught, 0.0, t,
+                       negative_control=True, **{"z_M entry": entry},
+                       failing_conditions=sorted(k for k, ok in entry.items() if not ok),
+                       expected_failing=sorted(entry), loss="n/a", expected_loss="n/a")
 
 
 def control_occam(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:

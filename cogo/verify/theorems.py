@@ -1064,7 +1064,8 @@ def _support_counts(net: Network) -> tuple[dict, int]:
     return per, total
 
 
-def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> TheoremResult:
+def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
+                mem: tuple | None = None) -> TheoremResult:
     """Theorem 7 (SPEC 7): node counts.
 
     z_F6 and its 7.2 variant: 6 nodes per frequency, ``3 (n - 1)`` in all;
@@ -1079,7 +1080,7 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
     dominant frequency, SPEC 8.3), and real weights with one entry above 1e-9 per
     node.  Odd-order constructions are skipped for even groups.
     ``nets`` (kind -> network; exact networks for ``exact``) replaces the constructions (not z_M's for
-    ``exact``).
+    ``exact``); ``mem`` (z_M's factors ``(U_a, U_b)``, exact) replaces z_M's for ``exact``.
 
     >>> r = node_counts(5)                                  # 3 (n - 1) = 12 for z_F6, n^2 = 25 one-hot nodes for z_M
     >>> r.name, r.passed
@@ -1094,7 +1095,7 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None) -> 
     with Timer() as t:
         for kind in kinds:
             if kind == "mem":
-                Ua, Ub = C.mem_factors(G)
+                Ua, Ub = mem if mem is not None else C.mem_factors(G)
                 if method == "exact":
                     ok, q = _mem_onehot_exact(G, Ua, Ub)
                 else:
