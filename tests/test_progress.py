@@ -375,3 +375,46 @@ def test_dynamics_of_a_relu_run_writes_the_progress_measures(tmp_path, capsys):
     run = json.loads((dyn / "dynamics.json").read_text())["runs"][0]
     assert run["progress"]["activation"] == "relu" and len(run["progress"]["restricted_loss"]) == 4
     assert all(s["blocks"] == [] for s in run["snapshots"])          # no block reading for relu
+
+
+def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
+    """cogo train records the Li^2 kernel statistics at every snapshot epoch; they equal the statistics recomputed
+    from the snapshots by the one definition (bit for bit: the same float64 features), and dynamics uses them."""
+    from cogo.analysis.dynamics import analyse_run
+    from cogo.analysis.progress import LI2_STATS, li2_statistics_of, ridge_eta
+    from cogo.snapshots import open_snapshots
+    from cogo.solvers.training import TrainConfig, save_run, train
+
+    cfg = TrainConfig(group="7", hidden=12, epochs=30, log_every=10, snapshots=5, snapshot_spacing="log")
+    res = train(cfg, seeds=[1], weight_decays=[5e-4], progress=False, threads=1)
+    path = save_run(res, tmp_path)[0]
+    from cogo.checkpoints import load_weights
+
+    rec = load_weights(path).meta["snapshots"]["li2"]
+    snaps = open_snapshots(path)
+    assert rec["epoch"] == [int(e) for e in snaps.epochs] and len(rec["epoch"]) == 5
+    tr = res[0].train_idx.numpy()
+    assert rec["eta"] == ridge_eta(5e-4, len(tr))
+    for i in range(len(snaps)):
+        Wa, Wb, _ = snaps.load(i)
+        st = li2_statistics_of(Wa, Wb, 7, tr, rec["eta"])
+        for k in LI2_STATS:
+            assert np.array_equal(np.asarray([rec[k][i]]), st[k], equal_nan=True), (k, i)
+    # the features moved: the statistics are not constant over training (a record that ignored the epoch would be)
+    assert len(set(rec["FtF_diag"])) == 5
+    run = analyse_run(path, workers=1)
+    assert run["progress"]["li2"]["source"].startswith("recorded")
+    assert run["progress"]["li2"]["FtF_diag"] == pytest.approx(rec["FtF_diag"], rel=0, abs=0)
+
+
+def test_a_damaged_li2_record_is_refused():
+    from cogo.analysis.progress import recorded_li2
+
+    good = {"epoch": [0, 5], "eta": 0.1, **{k: [1.0, 2.0] for k in ("FtF_diag", "FtF_offdiag", "FFt_diag",
+                                                                      "FFt_offdiag", "G_F_norm", "G_F_cos")}}
+    assert recorded_li2({"snapshots": {"li2": good}}, [0, 5])["FtF_diag"].tolist() == [1.0, 2.0]
+    assert recorded_li2({"snapshots": {}}, [0, 5]) is None
+    for bad in ({**good, "epoch": [0, 6]}, {**good, "FtF_diag": [1.0]}, {**good, "eta": -1.0},
+                {**good, "G_F_norm": ["x", 1.0]}):
+        with pytest.raises(ValueError, match="damaged"):
+            recorded_li2({"snapshots": {"li2": bad}}, [0, 5])

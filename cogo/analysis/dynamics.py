@@ -260,7 +260,9 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     pots = {key: [] for key in ("r_kkk", "R_c", "R_n", "R_*")}
     ks = None
     hits = 0
-    abelian = hasattr(G, "characters")
+    from cogo.algebra.groups import FiniteAbelianGroup
+
+    abelian = isinstance(G, FiniteAbelianGroup)
     prog = _ProgressReader(snaps, G)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation

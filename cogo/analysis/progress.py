@@ -57,7 +57,8 @@ from cogo.analysis.records import Records
 
 __all__ = ["ACTIVATIONS", "KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
            "family_basis", "family_energy", "node_ipr", "progress_measures", "key_families", "key_epochs",
-           "li2_statistics", "li2_stage", "ridge_eta", "fall_epoch", "progress_table"]
+           "li2_statistics", "li2_statistics_of", "LI2_STATS", "recorded_li2", "li2_stage", "ridge_eta", "fall_epoch",
+           "progress_table"]
 
 #: A family is key when its logit FVE is at least this fraction of its share of the target.
 KEY_FRACTION = 0.5
@@ -363,6 +364,41 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
     return out
 
 
+#: The Li^2 kernel statistics of :func:`li2_statistics`, in the order they are recorded and reported.
+LI2_STATS = ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos")
+
+
+def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, activation: str = "sqr") -> dict:
+    """:func:`li2_statistics` of a network's hidden features on its training pairs (SPEC 9).
+
+    ``Wa``, ``Wb``: (S, q, M) or (q, M); ``train_idx``: the training pairs
+    ``a M + b``; the features are ``F = sigma(W_a[:, a] + W_b[:, b])`` over the
+    training pairs grouped by answer, exactly as :func:`progress_measures`
+    forms them (so the values agree to the last bit).  Called by the trainer
+    at every snapshot epoch (``cogo train --snapshots``; the checkpoint's
+    ``meta["snapshots"]["li2"]``) and by the progress measures.
+
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> st = li2_statistics_of(Wa, Wb, 5, range(25), eta=0.0)
+    >>> sorted(st) == sorted(LI2_STATS), st["FtF_diag"].shape
+    (True, (1,))
+    """
+    from cogo.algebra.spec import parse_group
+
+    G = parse_group(group)
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+    Wa, Wb = _as_stack(Wa), _as_stack(Wb)
+    M = Wa.shape[2]
+    a, b, ab, _ = _tables(G)
+    tr = np.asarray(list(train_idx) if not hasattr(train_idx, "__array__") else train_idx, dtype=np.int64).reshape(-1)
+    trc = tr[np.argsort(ab[tr], kind="stable")]                    # grouped by answer, as progress_measures
+    H = Wa[:, :, a[trc]] + Wb[:, :, b[trc]]                        # (S, q, n)
+    F = np.swapaxes(ACTIVATIONS[activation](H), 1, 2)              # (S, n, q)
+    return li2_statistics(F, ab[trc], M, eta)
+
+
 def li2_stage(feature_move: np.ndarray, G_F_cos: np.ndarray) -> list:
     """The stage of training at each snapshot (Li^2; the rule of docs/dynamics.md).
 
@@ -403,7 +439,8 @@ def _as_stack(W: Any) -> np.ndarray:
 
 def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = None, loss: str = "mse",
                       key: Sequence[int] | None = None, eta: float | None = None, weight_decay: float | None = None,
-                      W0: tuple | None = None, dead_threshold: float = 0.01, activation: str = "sqr") -> dict:
+                      W0: tuple | None = None, dead_threshold: float = 0.01, activation: str = "sqr",
+                      li2: dict | None = None) -> dict:
     """Every progress measure of a stack of snapshots (module docstring), as arrays over snapshots.
 
     ``Wa``, ``Wb``: (S, q, M) (or (q, M)); ``Wc``: (S, M, q).  ``train_idx``:
@@ -414,7 +451,9 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     weights at epoch 0 for the feature movement (default: the first snapshot);
     ``activation``: the hidden activation ``sigma`` (:data:`ACTIVATIONS`; ``"sqr"``
     is SPEC 1's network; the measures are defined for any, with
-    ``F = sigma(W_a[:, a] + W_b[:, b])`` and ``L = F W_c^T``).
+    ``F = sigma(W_a[:, a] + W_b[:, b])`` and ``L = F W_c^T``); ``li2``: the
+    :data:`LI2_STATS` of these snapshots as the trainer recorded them (arrays of
+    length S, :func:`li2_statistics_of`), used instead of computing them again.
 
     Returns a dict of numpy arrays: ``restricted_loss``, ``excluded_loss``,
     ``fve_logits`` (S, F), ``fve_Wa``, ``fve_Wb``, ``fve_Wc`` (S, F), ``key_at``
@@ -488,7 +527,10 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
         parts["restricted_loss"].append(_losses(Lk, ab, loss).mean(-1))
         parts["excluded_loss"].append(_losses((L - Lk)[:, tr], ab[tr], loss).mean(-1))
         del L, Lk
-        st = li2_statistics(Fh[:, trc], ab[trc], M, eta)
+        if li2 is None:
+            st = li2_statistics(Fh[:, trc], ab[trc], M, eta)
+        else:  # recorded by the trainer at these epochs (the same definition, li2_statistics_of)
+            st = {k2: np.asarray(li2[k2], dtype=np.float64)[s0:s0 + len(Fh)] for k2 in LI2_STATS}
         for k2, v in st.items():
             parts[k2].append(v)
     for k2 in names:
@@ -557,6 +599,35 @@ def progress_table(run: dict) -> Records:
 _QUANTILES = (10, 25, 50, 75, 90)
 
 
+def recorded_li2(meta: dict, epochs: Sequence[int]) -> dict | None:
+    """The Li^2 statistics a checkpoint recorded at its snapshot epochs (``meta["snapshots"]["li2"]``), checked.
+
+    Returns ``{stat: float64 array (S,), "eta": float}`` when the record holds
+    every :data:`LI2_STATS` entry at exactly ``epochs``; None when there is none
+    (runs trained before it was recorded); a malformed record raises
+    ValueError (one line): a checkpoint is untrusted input.
+    """
+    snaps = meta.get("snapshots") if isinstance(meta, dict) else None
+    rec = snaps.get("li2") if isinstance(snaps, dict) else None
+    if rec is None:
+        return None
+    S = len(epochs)
+    ok = isinstance(rec, dict) and [int(e) for e in rec.get("epoch", [])] == [int(e) for e in epochs] \
+        and isinstance(rec.get("eta"), (int, float)) and math.isfinite(rec["eta"]) and rec["eta"] >= 0
+    out: dict = {}
+    for k in LI2_STATS if ok else ():
+        v = rec.get(k)
+        if not isinstance(v, (list, tuple)) or len(v) != S or not all(isinstance(x, (int, float)) for x in v):
+            ok = False
+            break
+        out[k] = np.asarray(v, dtype=np.float64)
+    if not ok:
+        raise ValueError("the checkpoint's recorded Li^2 statistics (meta['snapshots']['li2']) do not match its "
+                         f"{S} snapshot epochs; the file is damaged")
+    out["eta"] = float(rec["eta"])
+    return out
+
+
 class ProgressReader:
     """Accumulates :func:`progress_measures` over the chunks of a run's snapshots (:mod:`cogo.analysis.dynamics`).
 
@@ -579,16 +650,24 @@ class ProgressReader:
         act = meta.get("activation", "sqr")
         self.activation = act if act in ACTIVATIONS else "sqr"
         self.epochs = [int(e) for e in snaps.epochs]
+        self.recorded = recorded_li2(meta, self.epochs)
+        self.eta = self.recorded["eta"] if self.recorded is not None else None
         self.W0 = snaps.load(0)
         last = snaps.load(len(snaps) - 1)
-        self.key = progress_measures(*last, self.G, train_idx=self.train_idx, loss=self.loss,
-                                     weight_decay=self.weight_decay, W0=self.W0, activation=self.activation)["key"]
+        tail = None if self.recorded is None else {k: self.recorded[k][-1:] for k in LI2_STATS}
+        self.key = progress_measures(*last, self.G, train_idx=self.train_idx, loss=self.loss, eta=self.eta,
+                                     weight_decay=self.weight_decay, W0=self.W0, activation=self.activation,
+                                     li2=tail)["key"]
         self.parts: list = []
+        self._pos = 0
 
     def add(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray) -> None:
+        S = len(Wa)
+        li2 = None if self.recorded is None else {k: self.recorded[k][self._pos:self._pos + S] for k in LI2_STATS}
+        self._pos += S
         self.parts.append(progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss,
-                                            key=self.key, weight_decay=self.weight_decay, W0=self.W0,
-                                            activation=self.activation))
+                                            key=self.key, eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
+                                            activation=self.activation, li2=li2))
 
     def result(self, run: dict | None = None) -> dict:
         B = self.basis
@@ -614,6 +693,8 @@ class ProgressReader:
                     **{k: cat(k).tolist() for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag",
                                                      "G_F_norm", "G_F_cos", "feature_move")},
                     "stage": [s for p in self.parts for s in p["stage"]],
+                    "source": "recorded by the trainer at the snapshot epochs" if self.recorded is not None
+                    else "computed from the snapshots",
                     "rule": f"lazy: feature_move < {LAZY_MOVE}; else independent: G_F_cos >= {INDEPENDENT_COS}; "
                             f"else interactive"},
         }

@@ -70,7 +70,13 @@ the weights do not depend on it) and ``denormals`` (how float32 denormals were t
 ``format`` ("cogo-snapshots/1") and ``dir``, the name of the directory beside
 the checkpoint holding one safetensors file per snapshot (see
 :mod:`cogo.snapshots`), or, when kept in memory, the three weight keys holding
-stacked tensors ``(S, q, n)``, ``(S, q, n)``, ``(S, n, q)``.
+stacked tensors ``(S, q, n)``, ``(S, q, n)``, ``(S, n, q)``; and ``li2``: the Li^2
+kernel statistics recorded at those epochs (docs/li2.md; as the reference code
+records them every epoch): a dict with ``epoch``, ``eta`` and one list of floats
+per :data:`cogo.analysis.progress.LI2_STATS` entry (mean diagonal and
+off-diagonal of ``F~^T F~`` and ``F F^T``, ``||G_F||`` and ``cos(G_F, Y~Y~^T F~)``),
+computed by :func:`cogo.analysis.progress.li2_statistics_of` on the model's
+training pairs; ``cogo dynamics`` reads them instead of recomputing.
 
 A ``summary.json`` beside the checkpoints lists every model's final metrics.
 """
@@ -463,6 +469,7 @@ class TrainResult:
         }
         if self.snapshots is not None:
             meta["snapshots"] = {k: (v.clone() if isinstance(v, torch.Tensor) else v if isinstance(v, str)
+                                     else json.loads(json.dumps(v)) if isinstance(v, dict)  # li2: plain copy
                                      else list(v)) for k, v in self.snapshots.items()}
         return meta
 
@@ -910,13 +917,14 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
         log = epoch % cfg.log_every == 0 or epoch == cfg.epochs or epoch in snap_at
         if epoch in snap_at:
             snap_epochs.append(epoch)
+            W = batch.weights()
+            _record_li2(cfg, batch, models, W, history, epoch)
             if writers:  # streamed: one snapshot of each model in memory at a time
-                W = batch.weights()
                 for m, wr in enumerate(writers):
                     wr.write(epoch, W[0][m], W[1][m], W[2][m])
-                del W
             else:
-                snaps.append(batch.weights())
+                snaps.append(W)
+            del W
         if epoch == cfg.epochs:
             vals = batch.evaluate()
         else:
@@ -943,6 +951,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     results = []
     for m, (wd, seed) in enumerate(models):
         final = {k: history[m][k][-1] for k in _METRICS}
+        li2 = history[m].pop("li2", None)
         snapshots = None
         if writers:
             snapshots = {"format": "cogo-snapshots/1", "dir": writers[m].dir.name, "epoch": list(snap_epochs)}
@@ -950,12 +959,36 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
             snapshots = {"epoch": list(snap_epochs)}
             for i, key in enumerate(WEIGHT_KEYS):
                 snapshots[key] = torch.stack([s[i][m] for s in snaps])
+        if snapshots is not None and li2 is not None:
+            snapshots["li2"] = li2
         tr, te = batch.splits[seed]
         results.append(TrainResult(cfg, seed, wd, Wa[m].clone(), Wb[m].clone(), Wc[m].clone(), tr.clone(),
                                    te.clone(), history[m], final, snapshots, wall, batch.kernel))
     if hasattr(batch, "finish"):
         batch.finish(results)
     return results
+
+
+def _record_li2(cfg: TrainConfig, batch: Any, models: list, W: tuple, history: list, epoch: int) -> None:
+    """Record the Li^2 kernel statistics of every model at a snapshot epoch (``history[m]["li2"]``).
+
+    :func:`cogo.analysis.progress.li2_statistics_of` (the one definition) of
+    the model's hidden features on its training pairs, with ``eta`` the ridge
+    constant of ``--top ridge`` or else :func:`cogo.analysis.progress.ridge_eta`
+    of the model's weight decay.  Reads the weights only: training is unchanged.
+    The history travels with the resumable state; at the end it moves to the
+    checkpoint's ``meta["snapshots"]["li2"]``.
+    """
+    from cogo.analysis.progress import LI2_STATS, li2_statistics_of, ridge_eta
+
+    for m, (wd, seed) in enumerate(models):
+        tr = batch.splits[seed][0].cpu().numpy()
+        eta = float(cfg.ridge) if cfg.top == "ridge" else ridge_eta(wd, len(tr))
+        st = li2_statistics_of(W[0][m].numpy(), W[1][m].numpy(), cfg.group, tr, eta, cfg.activation)
+        rec = history[m].setdefault("li2", {"epoch": [], "eta": eta, **{k: [] for k in LI2_STATS}})
+        rec["epoch"].append(int(epoch))
+        for k in LI2_STATS:
+            rec[k].append(float(st[k][0]))
 
 
 # ---------------------------------------------------------------- output
