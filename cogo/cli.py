@@ -484,6 +484,24 @@ def _cmd_construct(args) -> int:
 
 
 # ---------------------------------------------------------------- train
+def _training_option_flags(p) -> None:
+    """The training options beyond the reference setting (cogo.solvers.training_options), one definition for
+    cogo train, cogo experiment and cogo demo."""
+    p.add_argument("--activation", default="sqr", choices=("sqr", "relu", "silu", "relusqr"),
+                   help="sigma of the hidden layer (default sqr = x^2; recorded in the checkpoint; other activations "
+                        "get the per-node frequency report, never a catalogue name)")
+    p.add_argument("--batch-size", type=_int_type("batch size", 0), default=0, metavar="B",
+                   help="minibatches of B training pairs, a fresh order every epoch (default 0: full batch)")
+    p.add_argument("--label-noise", type=_float_type("label noise", 0.0, 1.0), default=0.0, metavar="P",
+                   help="give a fraction P of the training pairs a wrong label (recorded; accuracy on clean and "
+                        "corrupted pairs reported apart)")
+    p.add_argument("--top", choices=("trained", "ridge"), default="trained",
+                   help="output layer: trained (default) or the ridge solution on the current features at every "
+                        "step (the Li^2 setting; --loss mse)")
+    p.add_argument("--ridge", type=_float_type("ridge", 0.0, lo_open=True), default=1e-3, metavar="ETA",
+                   help="regularization of --top ridge (default 1e-3)")
+
+
 def _add_train(sub) -> None:
     p = sub.add_parser(
         "train", help="train quadratic networks on group addition",
@@ -531,18 +549,7 @@ def _add_train(sub) -> None:
     p.add_argument("--kernel", default="auto", choices=KERNELS,
                    help="gradient kernel: all-pairs grid or training-pair gather (default auto); same results")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
-    p.add_argument("--activation", default="sqr", choices=("sqr", "relu", "silu", "relusqr"),
-                   help="sigma of the hidden layer (default sqr = x^2; recorded in the checkpoint)")
-    p.add_argument("--batch-size", type=_int_type("batch size", 0), default=0, metavar="B",
-                   help="minibatches of B training pairs, a fresh order every epoch (default 0: full batch)")
-    p.add_argument("--label-noise", type=_float_type("label noise", 0.0, 1.0), default=0.0, metavar="P",
-                   help="give a fraction P of the training pairs a wrong label (recorded; accuracy on clean and "
-                        "corrupted pairs reported apart)")
-    p.add_argument("--top", choices=("trained", "ridge"), default="trained",
-                   help="output layer: trained (default) or the ridge solution on the current features at every "
-                        "step (the Li^2 setting; --loss mse)")
-    p.add_argument("--ridge", type=_float_type("ridge", 0.0, lo_open=True), default=1e-3, metavar="ETA",
-                   help="regularization of --top ridge (default 1e-3)")
+    _training_option_flags(p)
     p.add_argument("--plot", action="store_true", help="write the training curves to DIR/curves.png")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run from the state it saved in DIR (same command otherwise); the "
@@ -796,7 +803,9 @@ def _experiment_flags(p, demo: bool) -> None:
     p.add_argument("--test-fraction", type=_float_type("test fraction", 0.0, 1.0, lo_open=True),
                    default=d.test_fraction, help="held-out pairs, in (0, 1) (default 0.1)")
     p.add_argument("--loss", choices=LOSSES, default=d.loss, help="training loss (default mse)")
-    p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer, help="default adam")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer,
+                   help="adam (default), adamw, sgd or muon (Muon on the hidden layer, Adam on the output layer)")
+    _training_option_flags(p)
     p.add_argument("--device", type=_device_type, default=d.device, help=DEVICE_HELP)
     p.add_argument("--verify", choices=["exact", "numeric", "both", "none"], default=d.verify,
                    help="which theorem checks to run per group (default both)")
@@ -830,7 +839,8 @@ def _experiment_config(args):
     return ExperimentConfig(groups=_flat_groups(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
                             hidden=args.hidden, epochs=args.epochs, lr=args.lr, test_fraction=args.test_fraction,
                             loss=args.loss, optimizer=args.optimizer, device=args.device, verify=args.verify,
-                            dynamics=args.dynamics, threads=args.threads)
+                            dynamics=args.dynamics, threads=args.threads, activation=args.activation,
+                            batch_size=args.batch_size, label_noise=args.label_noise, top=args.top, ridge=args.ridge)
 
 
 def _run_and_print(cfg, out, args, command: str) -> int:

@@ -41,8 +41,13 @@ from cogo.formatting import dumps_json, render_table
 
 __all__ = ["ExperimentConfig", "run_experiment", "DEMO_CONFIG", "fresh_directory"]
 
+#: The training options of cogo.solvers.training_options and their defaults (named in the report when changed).
+_OPTION_DEFAULTS = {"activation": "sqr", "batch_size": 0, "label_noise": 0.0, "top": "trained", "ridge": 1e-3}
 #: Hyperparameters whose recorded value must match for a checkpoint to be reused.
-_MATCH_KEYS = ("hidden", "lr", "epochs", "test_fraction", "loss", "optimizer", "dtype")
+#: (The label-noise fraction is not among them: the checkpoint records the corrupted pairs under that key; the
+#: report's grid check, :data:`_GRID_KEYS`, holds the fraction.)
+_MATCH_KEYS = ("hidden", "lr", "epochs", "test_fraction", "loss", "optimizer", "dtype", "activation", "batch_size",
+               "top", "ridge")
 
 
 @dataclass
@@ -64,6 +69,12 @@ class ExperimentConfig:
     log_every: int = 50
     dynamics: int = 0  # > 0: snapshot every N epochs and read each run over time (cogo.analysis.dynamics)
     threads: int | None = None  # CPU threads; None: the policy of cogo.threads (results do not depend on it)
+    #: the training options of cogo.solvers.training_options (cogo train's flags of the same names)
+    activation: str = "sqr"
+    batch_size: int = 0
+    label_noise: float = 0.0
+    top: str = "trained"
+    ridge: float = 1e-3
 
     def train_config(self, group: str, weight_decay: float | None = None):
         from cogo.solvers.training import TrainConfig
@@ -72,7 +83,8 @@ class ExperimentConfig:
                            weight_decay=self.weight_decays[0] if weight_decay is None else weight_decay,
                            epochs=self.epochs, test_fraction=self.test_fraction, loss=self.loss,
                            optimizer=self.optimizer, dtype=self.dtype, device=self.device,
-                           log_every=self.log_every, snapshot_every=int(self.dynamics))
+                           log_every=self.log_every, snapshot_every=int(self.dynamics), activation=self.activation,
+                           batch_size=self.batch_size, label_noise=self.label_noise, top=self.top, ridge=self.ridge)
 
     def validate(self) -> "ExperimentConfig":
         """Raise ValueError (one line) on any bad value; nothing is trained or written."""
@@ -121,7 +133,7 @@ def fresh_directory(prefix: str = "cogo-demo", parent: str | os.PathLike = ".") 
 # --------------------------------------------------------------------------- training with resume
 #: Settings of the grid that a resumed experiment must repeat exactly (``report.json`` ``config``).
 _GRID_KEYS = ("groups", "seeds", "weight_decays", "hidden", "epochs", "lr", "test_fraction", "loss", "optimizer",
-              "dtype", "log_every", "dynamics")
+              "dtype", "log_every", "dynamics", "activation", "batch_size", "label_noise", "top", "ridge")
 
 
 def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = False) -> None:
@@ -154,8 +166,9 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
         new = {**asdict(cfg), "groups": labels, "seeds": list(cfg.seeds),
                "weight_decays": [float(w) for w in cfg.weight_decays]}
         diff = []
+        defaults = asdict(ExperimentConfig())  # a report of an earlier release lacks the keys added since
         for k in _GRID_KEYS:
-            a, b = old.get(k), new.get(k)
+            a, b = old.get(k, defaults.get(k) if k not in ("dynamics",) else None), new.get(k)
             if isinstance(b, list):
                 same = isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
             else:
@@ -373,7 +386,9 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
     out.append(f"Setting (SPEC 1): groups {', '.join('Z_' + g for g in cfg['groups'])}; q = {cfg['hidden']} hidden "
                f"nodes; {cfg['optimizer']} lr {cfg['lr']}, weight decay {', '.join(f'{w:g}' for w in cfg['weight_decays'])}; "
                f"{cfg['epochs']} full-batch epochs; {cfg['loss']} loss; test fraction {cfg['test_fraction']}; "
-               f"seeds {', '.join(map(str, cfg['seeds']))}.")
+               f"seeds {', '.join(map(str, cfg['seeds']))}."
+               + "".join(f" {k.replace('_', ' ')} {cfg[k]};" for k, v in _OPTION_DEFAULTS.items()
+                         if k in cfg and cfg[k] != v).rstrip(";"))
     out.append("")
     out.append("## Training")
     out.append("")
@@ -385,6 +400,10 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
     out.append("")
     out.append("## Classification (SPEC 8)")
     for g in report["groups"]:
+        if g.get("nodes"):  # another activation: the per-node reading
+            out += ["", f"### Z_{g['group']}", "", class_md[g["group"]], "",
+                    f"Per-node tables: [`{g['classification_markdown']}`]({g['classification_markdown']})."]
+            continue
         s = g["classification"]["summary"]
         out.append("")
         out.append(f"### Z_{g['group']}")
@@ -475,6 +494,13 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
             training.append({"group": label, "seed": m["seed"], "weight_decay": m["weight_decay"],
                              "path": os.path.relpath(p, out), "wall_time_s": m.get("wall_time_s"),
                              **{k: fin.get(k) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}})
+        if cfg.activation != "sqr":  # no catalogue form for another activation: the per-node report (SPEC 8.3)
+            groups_out.append(_node_reading(cfg, label, paths, run_dir, out, metas, class_md, log))
+            if cfg.dynamics:
+                groups_out[-1]["dynamics"] = _dynamics(paths, run_dir, out, label, log)
+            if cfg.verify != "none":
+                verification[label] = _verify(label, cfg, progress, log)
+            continue
         log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
         from cogo.threads import choose_threads, thread_limit
 
@@ -509,23 +535,9 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
             "figures": figs,
         })
         if cfg.dynamics:
-            from cogo.analysis.dynamics import aggregate, analyse_run, write_dynamics
-
-            log(f"[dynamics] Z_{label}: reading the snapshots of {len(paths)} run(s)")
-            runs = [analyse_run(p, cache_dir=run_dir / "dynamics" / "cache") for p in paths]
-            written = write_dynamics(runs, run_dir / "dynamics")
-            groups_out[-1]["dynamics"] = {"json": os.path.relpath(written[0], out),
-                                          "figures": [os.path.relpath(w, out) for w in written[1:]],
-                                          "aggregate": aggregate(runs)}
+            groups_out[-1]["dynamics"] = _dynamics(paths, run_dir, out, label, log)
         if cfg.verify != "none":
-            from cogo.limits import progress_callback
-            from cogo.verify.registry import run_all, theorem_list
-
-            log(f"[verify] Z_{label} ({cfg.verify})")
-            G = parse_group(label)
-            tick = progress_callback(len(theorem_list(G)) * (2 if cfg.verify == "both" else 1), f"verify {G}",
-                                     off=not progress)
-            verification[label] = [r.to_dict() for r in run_all(G, cfg.verify, progress=tick)]
+            verification[label] = _verify(label, cfg, progress, log)
 
     report = {
         "format": "cogo-experiment/1",
@@ -544,6 +556,54 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     return report
 
 
+def _dynamics(paths: list, run_dir: Path, out: Path, label: str, log: Callable) -> dict:
+    """Read every run over time (cogo dynamics) into ``run_dir/dynamics``; the report's entry."""
+    from cogo.analysis.dynamics import aggregate, analyse_run, write_dynamics
+
+    log(f"[dynamics] Z_{label}: reading the snapshots of {len(paths)} run(s)")
+    runs = [analyse_run(p, cache_dir=run_dir / "dynamics" / "cache") for p in paths]
+    written = write_dynamics(runs, run_dir / "dynamics")
+    return {"json": os.path.relpath(written[0], out), "figures": [os.path.relpath(w, out) for w in written[1:]],
+            "aggregate": aggregate(runs)}
+
+
+def _verify(label: str, cfg: ExperimentConfig, progress: bool, log: Callable) -> list[dict]:
+    """The theorem verifier on one group (SPEC 3-7), as plain dicts."""
+    from cogo.limits import progress_callback
+    from cogo.verify.registry import run_all, theorem_list
+
+    log(f"[verify] Z_{label} ({cfg.verify})")
+    G = parse_group(label)
+    tick = progress_callback(len(theorem_list(G)) * (2 if cfg.verify == "both" else 1), f"verify {G}",
+                             off=not progress)
+    return [r.to_dict() for r in run_all(G, cfg.verify, progress=tick)]
+
+
+def _node_reading(cfg: ExperimentConfig, label: str, paths: list, run_dir: Path, out: Path, metas: list,
+                  class_md: dict, log: Callable) -> dict:
+    """The per-node frequency reading of a non-``sqr`` group (:mod:`cogo.analysis.nodes`): no catalogue name."""
+    from cogo.analysis.nodes import activation_reports, catalogue_refusal
+    from cogo.checkpoints import atomic_write_text
+
+    log(f"[nodes] Z_{label}: {len(paths)} checkpoint(s), activation {cfg.activation}")
+    text, dicts = activation_reports([str(p) for p in paths], "experiment")
+    note = catalogue_refusal(cfg.activation, "experiment").rsplit(".", 1)[0] + "."
+    cmd_path = run_dir / "classification.md"
+    atomic_write_text(run_dir / "classification.json", dumps_json({"format": "cogo-nodes/1", "note": note,
+                                                                   "checkpoints": dicts}))
+    atomic_write_text(cmd_path, f"# Per-node reading (activation {cfg.activation})\n\n```text\n{text}```\n")
+    rows = [[os.path.basename(d["path"]), str(d["live"]), f"{d['single_frequency_fraction']:.3f}",
+             f"{np.mean([n['ipr'] for n in d['nodes']]) if d['nodes'] else 0.0:.3f}", f"{d['accuracy']:.4f}"]
+            for d in dicts]
+    class_md[label] = note + "\n\n" + _md_table(["checkpoint", "live nodes", "single-frequency fraction", "mean IPR",
+                                                  "accuracy (all pairs)"], rows)
+    figs = {"curves": f"figures/curves_d{label}.png", "orders": None, "angles": {}}
+    _curves(metas, cfg.train_config(label), out / figs["curves"])
+    return {"group": label, "checkpoints": [os.path.relpath(p, out) for p in paths], "order_histogram": {},
+            "classification": None, "nodes": {"activation": cfg.activation, "note": note, "checkpoints": dicts},
+            "classification_markdown": os.path.relpath(cmd_path, out), "figures": figs}
+
+
 def summary_text(report: dict) -> str:
     """A short plain-text digest of a report for the terminal."""
     lines = []
@@ -551,6 +611,13 @@ def summary_text(report: dict) -> str:
     head = ["group", "seed", "wd", "train loss", "test loss", "train acc", "test acc", "wall s"]
     lines += _plain_table(head, rows)
     for g in report["groups"]:
+        if g.get("nodes"):  # another activation: no catalogue name, the per-node reading
+            lines += ["", f"Z_{g['group']}: {g['nodes']['note']}"]
+            lines += _plain_table(["checkpoint", "live", "single-frequency", "accuracy"],
+                                  [[os.path.basename(d["path"]), str(d["live"]),
+                                    f"{d['single_frequency_fraction']:.3f}", f"{d['accuracy']:.4f}"]
+                                   for d in g["nodes"]["checkpoints"]])
+            continue
         s = g["classification"]["summary"]
         lines.append("")
         lines.append(f"Z_{g['group']}: {s['blocks']} blocks, orders "

@@ -203,3 +203,43 @@ def test_force_runs_a_new_grid_in_an_old_folder(tiny_run, tmp_path, capsys):
     report = json.loads((out / "report.json").read_text())
     assert report["config"]["hidden"] == 16 and [g["group"] for g in report["groups"]] == ["7"]
     assert all("_q16_" in t["path"] for t in report["training"])  # the report describes only the new grid
+
+
+def test_experiment_takes_the_training_options_and_names_no_catalogue_form_for_relu(tmp_path, capsys):
+    """cogo experiment --activation relu (and the other options of cogo train): the checkpoints record them, and the
+    report gives the per-node reading with no catalogue name (the catalogue holds for x^2 only)."""
+    from cogo.checkpoints import load_weights
+
+    out = tmp_path / "ex"
+    rc = main(["experiment", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "30", "--activation",
+               "relu", "--batch-size", "16", "--label-noise", "0.1", "--verify", "none", "--out", str(out),
+               "--no-progress"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "no catalogue form is named" in text
+    (ck,) = sorted((out / "d7").glob("*.pt"))
+    meta = load_weights(ck).meta
+    assert (meta["activation"], meta["batch_size"]) == ("relu", 16)
+    assert len(meta["label_noise"]["pairs"]) == round(0.1 * len(meta["train_idx"]))  # the corrupted pairs, recorded
+    report = json.loads((out / "report.json").read_text())
+    (g,) = report["groups"]
+    assert g["classification"] is None and g["nodes"]["activation"] == "relu"
+    assert report["config"]["activation"] == "relu"
+    for f in ("report.md", "report.json", "d7/classification.md", "d7/classification.json"):
+        assert not re.search(r"z_(nu|syn|xi)", (out / f).read_text()), f
+    # the same grid with x^2: catalogue names appear (the check above is not vacuous)
+    out2 = tmp_path / "sq"
+    assert main(["experiment", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "30", "--verify",
+                 "none", "--out", str(out2), "--no-progress"]) == 0
+    assert json.loads((out2 / "report.json").read_text())["groups"][0]["classification"] is not None
+
+
+def test_demo_accepts_the_training_options():
+    from cogo.cli import build_parser
+
+    args = build_parser().parse_args(["demo", "--activation", "silu", "--optimizer", "muon", "--top", "ridge",
+                                      "--ridge", "0.01"])
+    from cogo.cli import _experiment_config
+
+    cfg = _experiment_config(args)
+    tc = cfg.train_config("23")
+    assert (tc.activation, tc.optimizer, tc.top, tc.ridge) == ("silu", "muon", "ridge", 0.01)
