@@ -216,9 +216,10 @@ def test_reading_is_resumable_from_the_cache(tmp_path):
     path, _ = _fake_run(tmp_path)
     cache = tmp_path / "cache"
     first = analyse_run(path, cache_dir=cache, workers=1)
-    assert first["cached_snapshots"] == 0 and len(list(cache.iterdir())) == 5
+    assert first["cached_snapshots"] == 0 and len(list(cache.glob("*.json"))) == 5
+    assert (cache / "progress").is_dir()  # the progress measures' own cache (test below)
     # a corrupt cache entry is recomputed, the others are reused
-    victim = sorted(cache.iterdir())[0]
+    victim = sorted(cache.glob("*.json"))[0]
     victim.write_text("{broken")
     again = analyse_run(path, cache_dir=cache, workers=1)
     assert again["cached_snapshots"] == 4 and again["snapshots"] == first["snapshots"]
@@ -266,3 +267,27 @@ def test_experiment_dynamics_reads_every_run(tmp_path):
     rep = json.loads((out / "report.json").read_text())
     assert rep["groups"][0]["dynamics"]["json"] == "d7/dynamics/dynamics.json"
     assert (out / "d7" / "dynamics" / "figures" / "dynamics_types.png").is_file()
+
+
+def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, monkeypatch):
+    """cogo dynamics caches the progress measures per snapshot: reading a run again computes none of them, and gives
+    the same result; a changed run (other weights) is not served from the cache."""
+    import cogo.analysis.progress as P
+    from cogo.analysis.dynamics import analyse_run
+    from cogo.solvers.training import save_run
+
+    cfg = TrainConfig(group="7", hidden=8, epochs=20, log_every=10, snapshots=4)
+    path = save_run(train(cfg, [3], progress=False, threads=1), tmp_path / "run")[0]
+    first = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)
+    assert first["progress_cached_snapshots"] == 0
+
+    def boom(*a, **k):
+        raise AssertionError("progress_measures recomputed")
+
+    monkeypatch.setattr(P, "progress_measures", boom)
+    again = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)
+    assert again["progress_cached_snapshots"] == 4 and again["progress"] == first["progress"]
+    # another run (another seed: other weights) misses the cache and must compute
+    other = save_run(train(cfg, [4], progress=False, threads=1), tmp_path / "run2")[0]
+    with pytest.raises(AssertionError, match="recomputed"):
+        analyse_run(other, cache_dir=tmp_path / "cache", workers=1)

@@ -54,7 +54,7 @@ __all__ = ["DYNAMICS_FORMAT", "snapshot_record", "frequency_potentials", "analys
 
 DYNAMICS_FORMAT = "cogo-dynamics/1"
 #: Bumped whenever a cached per-snapshot record would change meaning.
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "2"  # 2: the per-block "optimal" flag is judged with the block's own tolerance
 _METRICS = ("train_loss", "test_loss", "train_acc", "test_acc")
 _ROLES = {"R_c": [k for k, v in MONOMIALS.items() if v == "R_c"],
           "R_*": [k for k, v in MONOMIALS.items() if v == "R_*"]}
@@ -263,7 +263,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     from cogo.algebra.groups import FiniteAbelianGroup
 
     abelian = isinstance(G, FiniteAbelianGroup)
-    prog = _ProgressReader(snaps, G)
+    prog = _ProgressReader(snaps, G, cache_dir=cache_dir)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation
     read_blocks = abelian and prog.activation == "sqr"
@@ -322,6 +322,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     }
     out["formation"] = formation(out)
     out["progress"] = prog.result(out)
+    out["progress_cached_snapshots"] = int(prog.hits)
     return to_plain(out)
 
 

@@ -302,8 +302,11 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
     ``G_F = eta (F~F~^T + eta I)^-1 Y~Y~^T F~ (F~^T F~ + eta I)^-1``, computed
     as ``R C^T`` (``C = (F~^T F~ + eta)^-1 F~^T Y~`` the ridge top layer,
     ``R = Y~ - F~ C`` its residual; Woodbury; ``eta = 0``: least squares, the
-    limit), and ``G_F_cos`` = ``cos(G_F, Y~ Y~^T F~)`` (1: the independent
-    regime of Lemma 1).
+    limit, of minimum norm, through the eigenvalues of ``F~^T F~``: those below
+    :data:`GRAM_RCOND` times the largest count as null, i.e. singular values of
+    ``F~`` below ``1e-6`` of the largest), and ``G_F_cos`` =
+    ``cos(G_F, Y~ Y~^T F~)`` (1: the independent regime of Lemma 1).  Cost per
+    snapshot ``O(n q^2 + q^3)``; no ``n x n`` matrix and no SVD of ``F~``.
 
     >>> import numpy as np
     >>> from cogo.li2.theorems import gradient_ridge
@@ -345,15 +348,14 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
                 C = np.linalg.solve(K + eta * np.eye(q), FY)
             except np.linalg.LinAlgError:  # pragma: no cover - K + eta I is positive definite
                 C = np.linalg.lstsq(K + eta * np.eye(q), FY, rcond=None)[0]
-            # R = Y~ - F~ C is never formed: R^T R and R^T Y~ from the q x q and q x M products
-            FYC = FY.T @ C
-            RtR = YtY - FYC - FYC.T + C.T @ (K @ C)
-            RtY = YtY - C.T @ FY
-        else:
-            ft = f - mu
-            C = np.linalg.lstsq(ft, Yt, rcond=None)[0]
-            R = Yt - ft @ C
-            RtR, RtY = R.T @ R, R.T @ Yt
+        else:  # least squares of minimum norm through the q x q Gram matrix (pinv(F~) = pinv(K) F~^T)
+            lam, V = np.linalg.eigh(K)
+            keep = lam > GRAM_RCOND * max(float(lam.max(initial=0.0)), 0.0)
+            C = (V[:, keep] / lam[keep]) @ (V[:, keep].T @ FY)
+        # R = Y~ - F~ C is never formed: R^T R and R^T Y~ from the q x q and q x M products
+        FYC = FY.T @ C
+        RtR = YtY - FYC - FYC.T + C.T @ (K @ C)
+        RtY = YtY - C.T @ FY
         g2 = float(np.sum(RtR * (C.T @ C)))
         A2 = FY.T                                                   # Y~^T F~ (M, q)
         ref2 = float(np.sum((A2.T @ YtY) * A2.T))                   # ||Y~ Y~^T F~||^2
@@ -364,6 +366,8 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
     return out
 
 
+#: ``eta = 0`` in :func:`li2_statistics`: eigenvalues of ``F~^T F~`` below this times the largest are null.
+GRAM_RCOND = 1e-12
 #: The Li^2 kernel statistics of :func:`li2_statistics`, in the order they are recorded and reported.
 LI2_STATS = ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos")
 
@@ -628,15 +632,83 @@ def recorded_li2(meta: dict, epochs: Sequence[int]) -> dict | None:
     return out
 
 
+class _ProgressCache:
+    """Per-snapshot progress measures on disk (:class:`ProgressReader`): ``.npz`` files, written atomically."""
+
+    def __init__(self, directory: Any, reader: "ProgressReader"):
+        import hashlib
+        from pathlib import Path
+
+        self.dir = Path(directory) / "progress"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        h = hashlib.sha256(f"{PROGRESS_CACHE_VERSION}|{reader.G.label}|{reader.loss}|{reader.activation}|"
+                           f"{reader.weight_decay!r}|{reader.eta!r}".encode())
+        for a in ([] if reader.train_idx is None else [reader.train_idx]) + list(reader.W0):
+            h.update(str(np.shape(a)).encode())
+            h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+        self.context = h
+
+    def _hash(self, tag: str, W: Sequence[np.ndarray], li2: dict | None) -> str:
+        h = self.context.copy()
+        h.update(tag.encode())
+        for w in W:
+            h.update(str(np.shape(w)).encode())
+            h.update(np.ascontiguousarray(w, dtype=np.float64).tobytes())
+        if li2 is not None:
+            h.update(np.asarray([np.asarray(li2[k], dtype=np.float64).ravel() for k in LI2_STATS]).tobytes())
+        return h.hexdigest()
+
+    def key(self, last: Sequence[np.ndarray], li2: dict | None) -> list | None:
+        got = self.load("key-" + self._hash("key", last, li2))
+        return None if got is None else [int(f) for f in got["key"]]
+
+    def save_key(self, last: Sequence[np.ndarray], li2: dict | None, key: list) -> None:
+        self.save("key-" + self._hash("key", last, li2), {"key": np.asarray(key, dtype=np.int64)})
+
+    def name(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, li2: dict | None) -> str:
+        return self._hash("snapshot", (Wa, Wb, Wc), li2)
+
+    def load(self, name: str) -> dict | None:
+        path = self.dir / f"{name}.npz"
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except (OSError, ValueError, KeyError):
+            return None  # absent or unreadable: recompute
+
+    def save(self, name: str, arrays: dict) -> None:
+        import io
+
+        from cogo.checkpoints import atomic_write
+
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        with atomic_write(self.dir / f"{name}.npz", "wb") as fh:
+            fh.write(buf.getvalue())
+
+
+#: Bump when the progress measures change meaning: cached values of an older version are not reused.
+PROGRESS_CACHE_VERSION = "1"
+#: The per-snapshot entries of :func:`progress_measures` (arrays with the snapshot as first axis).
+_PER_SNAPSHOT = ("restricted_loss", "excluded_loss", "fve_logits", "fve_Wa", "fve_Wb", "fve_Wc", "key_at", "ipr",
+                 "live", *LI2_STATS, "feature_move")
+
+
 class ProgressReader:
     """Accumulates :func:`progress_measures` over the chunks of a run's snapshots (:mod:`cogo.analysis.dynamics`).
 
     The key families are fixed first, from the last snapshot; the feature
     movement is measured from the first snapshot (epoch 0 when the run kept it).
-    ``result(run)`` gives the JSON-ready ``run["progress"]``.
+    ``result(run)`` gives the JSON-ready ``run["progress"]``.  With
+    ``cache_dir`` every snapshot's measures are kept there (one ``.npz`` per
+    snapshot, named by a SHA-256 of the weights and of everything the
+    measures depend on: group, loss, activation, ridge constant, training
+    pairs, the first snapshot, the key families and the recorded Li^2
+    statistics), so reading a run again computes nothing it has read before;
+    ``hits`` counts the snapshots read from it.
     """
 
-    def __init__(self, snaps: Any, group: Any):
+    def __init__(self, snaps: Any, group: Any, cache_dir: Any = None):
         from cogo.algebra.spec import parse_group
 
         self.G = parse_group(group)
@@ -653,21 +725,39 @@ class ProgressReader:
         self.recorded = recorded_li2(meta, self.epochs)
         self.eta = self.recorded["eta"] if self.recorded is not None else None
         self.W0 = snaps.load(0)
+        self.cache = None if cache_dir is None else _ProgressCache(cache_dir, self)
         last = snaps.load(len(snaps) - 1)
         tail = None if self.recorded is None else {k: self.recorded[k][-1:] for k in LI2_STATS}
-        self.key = progress_measures(*last, self.G, train_idx=self.train_idx, loss=self.loss, eta=self.eta,
-                                     weight_decay=self.weight_decay, W0=self.W0, activation=self.activation,
-                                     li2=tail)["key"]
+        self.key = self.cache.key(last, tail) if self.cache is not None else None
+        if self.key is None:
+            self.key = progress_measures(*last, self.G, train_idx=self.train_idx, loss=self.loss, eta=self.eta,
+                                         weight_decay=self.weight_decay, W0=self.W0, activation=self.activation,
+                                         li2=tail)["key"]
+            if self.cache is not None:
+                self.cache.save_key(last, tail, self.key)
         self.parts: list = []
         self._pos = 0
+        self.hits = 0
 
     def add(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray) -> None:
         S = len(Wa)
         li2 = None if self.recorded is None else {k: self.recorded[k][self._pos:self._pos + S] for k in LI2_STATS}
         self._pos += S
-        self.parts.append(progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss,
-                                            key=self.key, eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
-                                            activation=self.activation, li2=li2))
+        names = [self.cache.name(Wa[i], Wb[i], Wc[i], None if li2 is None else {k: v[i] for k, v in li2.items()})
+                 for i in range(S)] if self.cache is not None else None
+        got = [self.cache.load(nm) for nm in names] if names is not None else None
+        if got is not None and all(g is not None for g in got):
+            self.hits += S
+            part = {k: np.stack([g[k] for g in got]) for k in _PER_SNAPSHOT}
+            part.update(stage=[str(g["stage"]) for g in got], eta=float(got[0]["eta"]), key=list(self.key))
+        else:
+            part = progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss, key=self.key,
+                                     eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
+                                     activation=self.activation, li2=li2)
+            for i, nm in enumerate(names or []):
+                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in _PER_SNAPSHOT},
+                                     "stage": np.asarray(part["stage"][i]), "eta": np.asarray(part["eta"])})
+        self.parts.append(part)
 
     def result(self, run: dict | None = None) -> dict:
         B = self.basis
