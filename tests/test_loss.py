@@ -143,3 +143,18 @@ def test_exact_conditions():
     assert held["R_g"] and held["R_c"] and held["R_n"] and not held["R_*"]
     with pytest.raises(ValueError):
         condition_residuals(z.to_numeric()).exactly_zero()
+
+
+def test_real_loss_names_the_valid_pair_range():
+    """A pair index outside 0..n^2-1 is refused with the range written out (n = 5: 0..24; pairs as (a, b): 0..4)."""
+    import numpy as np
+    import pytest
+
+    from cogo.algebra.loss import real_loss
+    from cogo.solvers.constructions import z_F6
+
+    Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    with pytest.raises(ValueError, match=r"^pair indices must lie in 0\.\.24$"):
+        real_loss(Wa, Wb, Wc, pairs=np.array([0, 25]), group=5)
+    with pytest.raises(ValueError, match=r"^pair elements must lie in 0\.\.4$"):
+        real_loss(Wa, Wb, Wc, pairs=np.array([[0, 5]]), group=5)

@@ -175,6 +175,12 @@ MUTANTS += [
        "return q is not n * n and all(o[0] for o in onehot) and where_ok, q")], True),
     ("node counts: z_M's one-hot positions compared by identity", T, "_mem_onehot_exact",
      [("where_ok = (onehot[0][1] == j1.tolist()", "where_ok = (onehot[0][1] is not j1.tolist()")], True),
+    # cosmic-ray's sample (docs/verify.md): the family proof of another construction, and z_M's certificate
+    # accumulating nothing; killed by row 6's statement list and by the control handing z_M a moved node
+    ("optimality: the family proof of f46 answered by f6-ab's", T, "family_certificate",
+     [("    elif kind == \"f6-ab\":", "    elif kind != \"f6-ab\":")], False),
+    ("z_M certificate: no k1 accumulated", cert_mod, "mem_certificate",
+     [("    for k1 in range(n):", "    for k1 in []:")], True),
     ("Occam: balance always passes", T, "_occam_exact",
      [("checks[\"z' balanced (exact)\"] = _balanced_exact(d)", "checks[\"z' balanced (exact)\"] = True")], False),
     ("Occam: optimality of z' not checked", T, "_occam_exact",

@@ -35,9 +35,9 @@ def test_run_all_product_group(results_3x5):
     controls = [r for r in res if r.negative_control]
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
-    # controls, zero test, formal, z_M node counts, Occam (exact), rows 6 and 7 (both methods):
-    # 12 + 10 + 2 + 2 + 1 + 1 + 4 = 32
-    assert len(controls) == 32 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
+    # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 6 and 7 (both methods):
+    # 12 + 10 + 2 + 2 + 2 + 1 + 4 = 33
+    assert len(controls) == 33 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
@@ -408,13 +408,15 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             r = fn(7, method, nets={"f6": C.z_F6(7, exact=method == "exact")})  # intact: nothing to catch
         elif fn is K.control_mem_node_counts:
             r = fn(7, method, factors=[("intact", C.mem_factors(7))])
+        elif fn is K.control_mem_certificate:
+            r = fn(7, method, factors=C.mem_factors(7))
         elif fn is K.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
         else:
             r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
-    assert ran == (17 if method == "exact" else 13)
+    assert ran == (18 if method == "exact" else 13)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -452,9 +454,10 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
-    assert [f.__name__ for f in fns[-3:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts"]
-    assert all(f(group).status == "CAUGHT" for f in fns[-3:])
-    fns = fns[:-3]  # then the two z_M controls (no pair k != -k: no block-route control)
+    assert [f.__name__ for f in fns[-4:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
+                                              "control_mem_certificate"]
+    assert all(f(group).status == "CAUGHT" for f in fns[-4:])
+    fns = fns[:-4]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -610,7 +613,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 7 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 8 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 
@@ -853,3 +856,11 @@ def test_block_control_closed_forms_match_the_real_space_loss(group):
         assert abs(num.details["loss"] - float(Fraction(ex.details["loss"]))) < 1e-9
         ran += 1
     assert ran == (5 if G.is_odd else 4)
+
+
+def test_row6_refuses_a_family_proof_of_other_statements(monkeypatch):
+    """Row 6 requires the family certificate to prove its construction's statements (SPEC 7.3 for f46), not another's."""
+    good = T.family_certificate("f6-ab")
+    monkeypatch.setattr(T, "family_certificate", lambda kind: good)
+    r = T.optimality(7, "f46", "exact")
+    assert not r.passed and r.details["family (every parameter value)"] == good

@@ -64,7 +64,7 @@ from cogo.verify.results import COND_TOL, TheoremResult, Timer, check_method, ma
 
 __all__ = ["CONTROLS", "controls_for", "run_control", "EXACT_LOSS_MAX_ORDER", "control_z_nu_blocks",
            "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
-           "control_mem_dropped", "control_mem_node_counts", "MemControl"]
+           "control_mem_dropped", "control_mem_node_counts", "control_mem_certificate", "MemControl"]
 
 #: Up to this order the exact loss of a control is the general loss in Q(zeta_L); above, odd groups use
 #: the block certificate and even groups the general loss all the same (the controls are sparse).
@@ -308,9 +308,9 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
 
     >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
-    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts']
-    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + z_M counts + rows 6, 7, 8
-    19
+    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate']
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + rows 6, 7, 8
+    20
     """
     G = parse_group(group)
     out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
@@ -321,6 +321,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     out.append((_zero_fn, {"methods": ("exact",)}))
     out.append((control_formal, {"methods": ("exact",)}))
     out.append((control_mem_node_counts, {"methods": ("exact",)}))  # row 7's z_M entry: every group
+    out.append((control_mem_certificate, {"methods": ("exact",)}))  # row 6's z_M certificate: every group
     if G.is_odd:  # rows 6-8 handed broken objects; their constructions need odd n
         out += [(control_optimality_row, {}), (control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
     return out if with_kwargs else [fn for fn, _ in out]
@@ -705,6 +706,42 @@ def control_mem_node_counts(group: Any, method: str = "exact", factors: list | N
                        negative_control=True, **{"z_M entry": entry},
                        failing_conditions=sorted(k for k, ok in entry.items() if not ok),
                        expected_failing=sorted(entry), loss="n/a", expected_loss="n/a")
+
+
+# * the z_M certificate (row 6's homomorphism route, every order) handed z_M with U_a's node 0 reading a at element 1
+#   (its c row unchanged): by hand, the n nodes (0, j2) contribute conj chi(k, 1) instead of 1 to
+#   r[k,k,k] = n^-2 sum_{j1,j2} conj chi(k,j1) conj chi(k,j2) chi(k,j1+j2), so r[k,k,k] = 1 + (conj chi(k,1) - 1)/n
+#   != 1 wherever chi(k, 1) != 1: R_g fails and the network is not optimal (pairs (0, j2) lost their node).
+_MEM_CERT_CONTROL = "optimality row: z_M with node 0 of U_a reading a at 1"
+
+
+def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | None = None) -> TheoremResult:
+    """Row 6's z_M certificate handed a network that is not z_M (see above): CAUGHT iff not optimal, R_g failing.
+
+    ``factors`` (``(U_a, U_b)``) replaces the defective pair (testing the control).
+
+    >>> r = control_mem_certificate(5)
+    >>> r.status, "R_g" in r.details["failing_conditions"]
+    ('CAUGHT', True)
+    """
+    from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
+    from cogo.verify.theorems import optimality
+
+    G = parse_group(group)
+    with Timer() as t:
+        if factors is None:
+            Ua, Ub = mem_factors(G)
+            E = Ua.E.copy()
+            E[0, :, 0] = E[0, :, 1]
+            factors = (RootOfUnityNetwork(G, E, Ua.L), Ub)
+        r = optimality(G, "mem", "exact", factors=factors)
+        failing = list(r.details.get("failing_conditions", []))
+        caught = not r.passed and "R_g" in failing
+    return make_result(_MEM_CERT_CONTROL, "the z_M certificate (homomorphism route) handed U_a * U_b with node 0 of "
+                       "U_a reading a at element 1: by hand r[k,k,k] = 1 + (conj chi(k,1) - 1)/n, so CAUGHT iff the "
+                       "row fails with R_g among its failing conditions", "exact", caught, 0.0, t,
+                       negative_control=True, failing_conditions=failing, expected_failing=["R_g", "..."],
+                       loss="n/a", expected_loss="n/a")
 
 
 def control_occam(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:

@@ -81,8 +81,8 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + z_M counts
-    13
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows
+    14
     """
     G = parse_group(group)
     out = []
