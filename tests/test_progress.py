@@ -418,3 +418,25 @@ def test_a_damaged_li2_record_is_refused():
                 {**good, "G_F_norm": ["x", 1.0]}):
         with pytest.raises(ValueError, match="damaged"):
             recorded_li2({"snapshots": {"li2": bad}}, [0, 5])
+
+
+def test_nodes_without_inputs_are_dropped_without_changing_any_measure():
+    """Nodes whose input weights are 0 at every snapshot have features sigma(0) = 0: dropping them (before the
+    q x M^2 features are formed) changes no measure; the reference keeps them with inputs of 1e-300 instead."""
+    rng = np.random.default_rng(3)
+    S, q, M = 3, 10, 7
+    Wa, Wb, Wc = rng.normal(size=(S, q, M)), rng.normal(size=(S, q, M)), rng.normal(size=(S, M, q))
+    Wa[:, [2, 5]] = 0.0
+    Wb[:, [2, 5]] = 0.0
+    ref_a = Wa.copy()
+    ref_a[:, [2, 5], 0] = 1e-300  # not exactly 0: kept, features ~1e-600 = 0
+    tr = rng.choice(M * M, 35, replace=False)
+    for eta in (0.0, 0.5):
+        got = progress_measures(Wa, Wb, Wc, "7", train_idx=tr, eta=eta)
+        ref = progress_measures(ref_a, Wb, Wc, "7", train_idx=tr, eta=eta)
+        for k in ("restricted_loss", "excluded_loss", "fve_logits", "FtF_diag", "FtF_offdiag", "FFt_diag",
+                  "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
+            assert np.allclose(got[k], ref[k], rtol=1e-12, atol=0), (k, eta)
+        assert np.array_equal(got["live"], ref["live"]) and not got["live"][:, [2, 5]].any()
+    empty = progress_measures(np.zeros((2, q, M)), np.zeros((2, q, M)), np.zeros((2, M, q)), "7")
+    assert empty["FtF_diag"].tolist() == [0.0, 0.0] and not empty["live"].any()

@@ -196,7 +196,7 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
     na, nb = np.linalg.norm(Wa, axis=-1), np.linalg.norm(Wb, axis=-1)
     nc = np.linalg.norm(Wc, axis=-2)
     strength = np.cbrt(np.maximum(na, nb) ** 2 * nc)
-    top = strength.max(axis=-1, keepdims=True)
+    top = strength.max(axis=-1, keepdims=True, initial=0.0)
     live = (strength > dead_threshold * top) & (top > 0)
     return ipr, live
 
@@ -334,7 +334,7 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
         G = f.T @ f                                                 # F^T F (syrk); F~^T F~ = F^T F - n mu mu^T
         K = G - n * np.outer(mu, mu)
         d = np.trace(K)
-        out["FtF_diag"][s] = d / q
+        out["FtF_diag"][s] = d / q if q else 0.0
         out["FtF_offdiag"][s] = (K.sum() - d) / (q * (q - 1)) if q > 1 else 0.0
         rows = np.trace(G)                                          # sum_i |F_i|^2
         tot = n * mu                                                # sum_i F_i
@@ -484,6 +484,19 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     if activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
     sigma = ACTIVATIONS[activation]
+    out: dict = {}
+    A0, B0 = (Wa[0], Wb[0]) if W0 is None else (np.asarray(W0[0], dtype=np.float64), np.asarray(W0[1], dtype=np.float64))
+    base = math.sqrt(float(np.sum(A0 * A0) + np.sum(B0 * B0)))
+    move = np.sqrt(((Wa - A0) ** 2).sum((1, 2)) + ((Wb - B0) ** 2).sum((1, 2)))
+    out["feature_move"] = move / base if base > 0 else np.full(S, np.inf)
+    # nodes with no input weight at any snapshot of the stack have features sigma(0) = 0 (every activation here) and
+    # change no measure: they are dropped before anything of size q x M^2 is formed, and put back below
+    q_all = q
+    idle = ~(np.any(Wa != 0, axis=(0, 2)) | np.any(Wb != 0, axis=(0, 2)))
+    keep = np.flatnonzero(~idle)
+    if len(keep) < q:
+        Wa, Wb, Wc = Wa[:, keep], Wb[:, keep], Wc[:, :, keep]
+        q = len(keep)
     a, b, ab, cx = _tables(G)
     P = M * M
     tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
@@ -495,17 +508,18 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     # weights: FVE per family and IPR (one matmul per layer for the whole stack)
     E = family_energy(Wa, Wb, Wc, B)
     nt = np.arange(len(B)) != B.trivial
-    out: dict = {}
     for name, En in zip(("fve_Wa", "fve_Wb", "fve_Wc"), E):
         tot = En.sum(1)                                            # (S, F) summed over nodes
         den = tot[:, nt].sum(-1, keepdims=True)
         out[name] = np.where(nt, tot / np.where(den > 0, den, 1.0), 0.0)
-    out["ipr"], out["live"] = node_ipr(Wa, Wb, Wc, G, dead_threshold, energies=E)
+    ipr, live = node_ipr(Wa, Wb, Wc, G, dead_threshold, energies=E)
+    out["ipr"], out["live"] = np.zeros((S, q_all)), np.zeros((S, q_all), dtype=bool)
+    out["ipr"][:, keep], out["live"][:, keep] = ipr, live
     # logits, a sub-stack at a time; the key families first (from the last snapshot) unless given
     step = max(1, MAX_ELEMENTS // max(1, P * max(q, M)))
 
     def logits(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        H = (Wa[sl][:, :, :, None] + Wb[sl][:, :, None, :]).reshape(-1, q, P)   # (s, q, P), pair p = a M + b
+        H = (Wa[sl][:, :, :, None] + Wb[sl][:, :, None, :]).reshape(len(Wa[sl]), q, P)   # (s, q, P), p = a M + b
         Fh = np.swapaxes(sigma(H), 1, 2)                           # hidden features (s, P, q)
         return Fh, Fh @ np.swapaxes(Wc[sl], 1, 2)                  # logits (s, P, M)
 
@@ -539,12 +553,11 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
             parts[k2].append(v)
     for k2 in names:
         out[k2] = np.concatenate(parts[k2])
+    if li2 is None and q < q_all:  # the dropped nodes' zero rows and columns of F~^T F~ count in its means
+        out["FtF_diag"] = out["FtF_diag"] * q / q_all
+        out["FtF_offdiag"] = out["FtF_offdiag"] * (q * (q - 1)) / (q_all * (q_all - 1)) if q_all > 1 else 0.0 * out["FtF_offdiag"]
     out["key_at"] = key_families(out["fve_logits"], B)
     out["eta"] = float(eta)
-    A0, B0 = (Wa[0], Wb[0]) if W0 is None else (np.asarray(W0[0], dtype=np.float64), np.asarray(W0[1], dtype=np.float64))
-    base = math.sqrt(float(np.sum(A0 * A0) + np.sum(B0 * B0)))
-    move = np.sqrt(((Wa - A0) ** 2).sum((1, 2)) + ((Wb - B0) ** 2).sum((1, 2)))
-    out["feature_move"] = move / base if base > 0 else np.full(S, np.inf)
     out["stage"] = li2_stage(out["feature_move"], out["G_F_cos"])
     return out
 
