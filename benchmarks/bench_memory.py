@@ -12,8 +12,13 @@ baseline).  A run that does not fit must be refused: exit 2, one line, in under 
 
     nice -n 10 python benchmarks/bench_memory.py [--quick] [--limit 4G] [--out benchmarks/results/memory.json]
 
-Not covered: ``cogo dynamics`` (it reads snapshot series written by ``cogo train --snapshot-every``, not
-single checkpoints; see the closing note of issue 20).
+``cogo dynamics`` is measured on synthetic runs of the same sizes (a ``.pt`` checkpoint and three snapshots
+written as ``cogo train --snapshots`` writes them, the same live fraction), ``--workers 1`` (one process, so its
+peak is the whole command's), against :func:`cogo.limits.dynamics_estimate`; its baseline also imports torch
+(reading a ``.pt`` file does).  A run the estimate refuses gets no snapshot files (it must be refused from the
+checkpoint's shapes before any snapshot is read; its one line must quote the estimate).
+
+    nice -n 10 python benchmarks/bench_memory.py --commands dynamics --merge benchmarks/results/memory.json
 """
 from __future__ import annotations
 
@@ -82,13 +87,39 @@ def write_case(path: Path, d: int, q: int, live: float, seed: int = 0) -> int:
     return n_live
 
 
+def write_run(directory: Path, d: int, q: int, live: float, snapshots: bool = True, seed: int = 0) -> Path:
+    """A synthetic training run: the checkpoint and three snapshots (epochs 0, 50, 100) as ``cogo train`` writes them."""
+    from cogo.checkpoints import save_checkpoint
+    from cogo.snapshots import SnapshotWriter
+
+    directory.mkdir(parents=True, exist_ok=True)
+    f = directory / "w.npz"
+    write_case(f, d, q, live, seed)
+    with np.load(f) as z:
+        W = [z["Wa"], z["Wb"], z["Wc"]]
+    f.unlink()
+    epochs = [0, 50, 100]
+    if snapshots:
+        wr = SnapshotWriter(directory / "run.snapshots", str(d), d, q, "float32")
+        for e in epochs:
+            wr.write(e, *((0.5 + e / 200.0) * w for w in W))
+    path = directory / "run.pt"
+    save_checkpoint(path, *W, {"group": str(d), "seed": 1, "history": {"epoch": epochs},
+                               "snapshots": {"format": "cogo-snapshots/1", "dir": "run.snapshots", "epoch": epochs}})
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="d in (23, 128), q in (512, 4096) only")
     ap.add_argument("--limit", default="4G", help="COGO_MEMORY_LIMIT for the commands (default 4G)")
     ap.add_argument("--out", default="benchmarks/results/memory.json")
+    ap.add_argument("--commands", nargs="+", default=["classify", "verify", "dynamics"],
+                    choices=["classify", "verify", "dynamics"], help="which commands to measure (default all)")
+    ap.add_argument("--merge", default=None, metavar="JSON",
+                    help="keep the rows of the other commands from this earlier result")
     args = ap.parse_args(argv)
-    from cogo.limits import _parse_bytes, classify_estimate, verify_checkpoint_estimate
+    from cogo.limits import _parse_bytes, classify_estimate, dynamics_estimate, verify_checkpoint_estimate
 
     ds = (23, 128) if args.quick else (23, 128, 1024)
     qs = (512, 4096) if args.quick else (512, 4096, 65536)
@@ -99,6 +130,7 @@ def main(argv=None) -> int:
     # the baseline: the interpreter with numpy and cogo.cli (what every command imports first); what the commands
     # import lazily beyond that is part of the estimate (cogo.limits.MODULES_BYTES)
     base_cls = base_ver = run_child(["-c", "import numpy, cogo.cli"], env)
+    base_dyn = run_child(["-c", "import numpy, torch, cogo.cli"], env)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for d in ds:
@@ -106,11 +138,19 @@ def main(argv=None) -> int:
                 for live in lives:
                     f = Path(tmp) / f"w_{d}_{q}_{live}.npz"
                     n_live = write_case(f, d, q, live)
-                    for cmd, est, base in (
-                            ("classify", classify_estimate(d, q), base_cls),
-                            ("verify --checkpoint", verify_checkpoint_estimate(d, q), base_ver)):
-                        argv_ = (["classify", str(f), "--threads", "1"] if cmd == "classify"
-                                 else ["verify", "--checkpoint", str(f)])
+                    cases = [c for c in (("classify", classify_estimate(d, q), base_cls),
+                                         ("verify --checkpoint", verify_checkpoint_estimate(d, q), base_ver),
+                                         ("dynamics", dynamics_estimate(d, q, workers=1), base_dyn))
+                             if c[0].split()[0] in args.commands]
+                    for cmd, est, base in cases:
+                        if cmd == "dynamics":
+                            run = write_run(Path(tmp) / f"run_{d}_{q}_{live}", d, q, live,
+                                            snapshots=est.bytes <= limit)
+                            argv_ = ["dynamics", str(run), "--out", str(run.parent / "dyn"), "--workers", "1",
+                                     "--threads", "1", "--no-figures", "--no-progress"]
+                        else:
+                            argv_ = (["classify", str(f), "--threads", "1"] if cmd == "classify"
+                                     else ["verify", "--checkpoint", str(f)])
                         r = run_child(argv_, env)
                         fits = est.bytes <= limit
                         row = {"command": cmd, "d": d, "q": q, "live_fraction": live, "live_nodes": n_live,
@@ -120,16 +160,21 @@ def main(argv=None) -> int:
                             row["ratio"] = round((r["peak_bytes"] - base["peak_bytes"]) / est.bytes, 4)
                             row["ok"] = r["rc"] in (0, 1) and row["ratio"] <= 1.0
                         else:
-                            row["ok"] = r["rc"] == 2 and r["stderr_lines"] == 1
+                            row["ok"] = r["rc"] == 2 and r["stderr_lines"] == 1 and "needs about" in r["stderr"]
                             row["refused_under_1s"] = r["seconds"] < 1.0
                         rows.append(row)
                         print(f"{cmd:20s} d={d:5d} q={q:6d} live={live:<5} rc={r['rc']} {r['seconds']:7.2f} s "
                               f"peak {r['peak_bytes'] / 2**20:8.1f} MiB est {est.bytes / 2**20:10.1f} MiB "
                               f"{'ratio ' + str(row.get('ratio')) if fits else 'refused'} ok={row['ok']}", flush=True)
                     f.unlink()
+    if args.merge:
+        import json
+
+        old = json.loads(Path(args.merge).read_text())
+        rows = [r for r in old["rows"] if r["command"].split()[0] not in args.commands] + rows
     write_json(args.out, {"machine": machine_info(), "command": "benchmarks/bench_memory.py " + " ".join(argv or sys.argv[1:]),
                           "memory_limit": args.limit, "prlimit_as": CAP,
-                          "baseline": {"classify": base_cls, "verify": base_ver}, "rows": rows,
+                          "baseline": {"classify": base_cls, "verify": base_ver, "dynamics": base_dyn}, "rows": rows,
                           "all_ok": all(r["ok"] for r in rows), "max_ratio": max((r.get("ratio", 0) for r in rows))})
     return 0 if all(r["ok"] for r in rows) else 1
 

@@ -758,6 +758,15 @@ def _cmd_dynamics(args) -> int:
 
     set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
+    from cogo.checkpoints import peek_shapes
+    from cogo.limits import dynamics_estimate, require
+
+    import os
+
+    workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
+    for f in args.files:  # what cannot fit is refused from the shapes alone, before any snapshot is read
+        q_, n_ = peek_shapes(f, group=args.group)
+        require(dynamics_estimate(n_, q_, workers))
     for f in args.files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
     with _user_input():
@@ -769,7 +778,7 @@ def _cmd_dynamics(args) -> int:
     if got is not None:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
-    runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=args.workers, group=args.group,
+    runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers, group=args.group,
                         log=None if args.no_progress else (lambda s: print(s, flush=True)),
                         max_order=args.max_order) for f in args.files]
     written = write_dynamics(runs, out, figures=not args.no_figures)

@@ -29,6 +29,10 @@ baseline, float64/complex128 arrays) of the current algorithms, rounded up:
   dropped before the Fourier transform, so an all-dead network costs only
   its reading.
 
+* ``cogo dynamics``: :func:`dynamics_estimate` (a chunk of snapshots, the
+  progress measures' family basis ``16 n^3`` and feature sub-stacks, the
+  workers), checked from the checkpoint's shapes before any snapshot is read.
+
 ``COGO_MEMORY_LIMIT`` (bytes, or with a suffix K, M, G) overrides the
 available memory, e.g. to keep a shared machine safe.
 """
@@ -41,7 +45,7 @@ from cogo.errors import CogoError
 
 __all__ = ["Estimate", "available_memory", "require", "construct_estimate", "verify_estimate",
            "classify_estimate", "load_estimate", "fmt_bytes", "fmt_seconds", "verdict_bytes",
-           "verify_checkpoint_estimate"]
+           "verify_checkpoint_estimate", "dynamics_estimate"]
 
 #: Flops per second assumed for the time estimates (a conservative single core).
 FLOPS = 1e9
@@ -254,6 +258,40 @@ def classify_estimate(n: int, q: int, checkpoints: int = 1) -> Estimate:
     """
     return Estimate(MODULES_BYTES + 200.0 * n * q + verdict_bytes(n, q), checkpoints * (60.0 * n * q * 3 / FLOPS + 0.1),
                     f"classifying {checkpoints} checkpoint(s) with q={q} hidden nodes on a group of order {n}")
+
+
+#: Elements of one sub-stack of the progress measures' features and logits (cogo.analysis.progress.MAX_ELEMENTS).
+PROGRESS_ELEMENTS = 1 << 23
+#: A worker process of cogo dynamics beyond the work it is given: an interpreter with numpy and cogo's analysis.
+WORKER_BYTES = 160 * 2**20
+
+
+def dynamics_estimate(n: int, q: int, workers: int = 1, chunk: int = 16) -> Estimate:
+    """Estimate for ``cogo dynamics`` on a run of ``q`` hidden nodes on a group of order ``n`` (peak, all processes).
+
+    The main process holds a chunk of ``chunk`` snapshots in float64 with the first and last one
+    (``(24 chunk + 60) n q``), their Fourier coordinates and potentials (about ``120 chunk n q``), the
+    irrep-family basis of the progress measures (the isotypic projectors, ``16 n^3``), one sub-stack of
+    features and logits (at most ``max(2^23, n^2 max(q, n))`` elements, about 7 float64 copies) and the
+    ``q x q`` kernel of the Li^2 statistics (``32 q^2``); every worker process (with ``workers = 1`` the main
+    process itself) classifies one snapshot at a time: ``WORKER_BYTES`` plus about ``224 n q``.  Every node
+    is assumed live (checked from the shapes alone, before any array is read); nodes without input weights
+    are dropped before the features are formed.  Measured by ``benchmarks/bench_memory.py``.
+
+    >>> e = dynamics_estimate(127, 512, workers=2)
+    >>> round(e.bytes / 2**20), e.what
+    (1030, 'reading the snapshots of a run with q=512 hidden nodes on a group of order 127 (2 workers)')
+    >>> dynamics_estimate(1024, 512).bytes > 16 * 1024**3     # the family basis alone is 16 n^3 bytes
+    True
+    """
+    nq = float(n) * q
+    sub = max(float(PROGRESS_ELEMENTS), float(n) * n * max(q, n))
+    main = MODULES_BYTES + (24.0 * chunk + 60.0) * nq + 120.0 * chunk * nq + 16.0 * float(n) ** 3 + 56.0 * sub \
+        + 32.0 * float(q) ** 2
+    per_worker = 224.0 * nq
+    total = main + (per_worker if workers <= 1 else workers * (WORKER_BYTES + per_worker))
+    return Estimate(total, 0.0, f"reading the snapshots of a run with q={q} hidden nodes on a group of order {n}"
+                    + (f" ({workers} workers)" if workers > 1 else ""))
 
 
 def load_estimate(n: int, q: int) -> Estimate:

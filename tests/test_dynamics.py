@@ -291,3 +291,27 @@ def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, m
     other = save_run(train(cfg, [4], progress=False, threads=1), tmp_path / "run2")[0]
     with pytest.raises(AssertionError, match="recomputed"):
         analyse_run(other, cache_dir=tmp_path / "cache", workers=1)
+
+
+def test_dynamics_refuses_what_cannot_fit_before_reading_a_snapshot(tmp_path, monkeypatch, capsys):
+    """The estimate (cogo.limits.dynamics_estimate) is checked from the checkpoint's shapes: with too little memory
+    the command exits 2 with one line quoting it, writes nothing, and never opens a snapshot (there is none here)."""
+    from cogo.checkpoints import save_checkpoint
+    from cogo.cli import main
+    from cogo.limits import dynamics_estimate
+
+    W = [np.zeros((8, 7), np.float32), np.zeros((8, 7), np.float32), np.zeros((7, 8), np.float32)]
+    run = tmp_path / "run.pt"
+    save_checkpoint(run, *W, {"group": "7", "snapshots": {"format": "cogo-snapshots/1", "dir": "missing.snapshots",
+                                                          "epoch": [0, 10]}})
+    need = dynamics_estimate(7, 8, workers=1).bytes
+    monkeypatch.setenv("COGO_MEMORY_LIMIT", str(int(need) - 1))
+    out = tmp_path / "dyn"
+    assert main(["dynamics", str(run), "--out", str(out), "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "needs about" in err[0] and "q=8" in err[0]
+    assert not out.exists()
+    # with enough memory the same file gets past the estimate and fails on its missing snapshots instead
+    monkeypatch.setenv("COGO_MEMORY_LIMIT", str(int(need) + 1))
+    assert main(["dynamics", str(run), "--out", str(out), "--workers", "1"]) == 2
+    assert "needs about" not in capsys.readouterr().err
