@@ -453,6 +453,10 @@ def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
     if p.suffix == ".npz":
         _check_npz_headers(p, where, lambda q, n: got.append((q, n)))
         return got[0]
+    shapes = _pt_shapes_without_torch(p)  # the common case, in milliseconds: no torch import
+    if shapes is not None:
+        _check_shapes(*shapes, where)
+        return int(shapes[0][0]), int(shapes[0][1])
     import torch
 
     try:
@@ -465,6 +469,53 @@ def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
     shapes = [tuple(getattr(state[k], "shape", ())) for k in WEIGHT_KEYS]
     _check_shapes(*shapes, where)
     return int(shapes[0][0]), int(shapes[0][1])
+
+
+class _ShapeOnly:
+    """What the restricted unpickler of :func:`_pt_shapes_without_torch` makes of a tensor: its shape."""
+
+    def __init__(self, shape: tuple):
+        self.shape = tuple(int(x) for x in shape)
+
+
+def _pt_shapes_without_torch(p: Path) -> list | None:
+    """The three weight shapes of a cogo ``.pt`` file from its pickle alone (no torch, no tensor data), or None.
+
+    A ``.pt`` file is a zip holding ``data.pkl``; its tensors are rebuilt by
+    ``torch._utils._rebuild_tensor_v2(storage, offset, size, ...)``.  A restricted unpickler
+    allows exactly that, the storage classes and ``collections.OrderedDict``, and keeps only
+    each tensor's ``size``; anything else (another layout, another class) returns None and the
+    caller falls back to ``torch.load(weights_only=True)``.  Safe on hostile input: no other
+    global can be loaded, nothing is executed.
+    """
+    import pickle
+    import zipfile
+
+    class _Restricted(pickle.Unpickler):
+        def find_class(self, module: str, name: str):
+            if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+                return lambda storage, offset, size, *rest: _ShapeOnly(size)
+            if module == "torch" and name.endswith("Storage"):
+                return object
+            if (module, name) == ("collections", "OrderedDict"):
+                return dict
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed")
+
+        def persistent_load(self, pid):
+            return None
+
+    try:
+        with zipfile.ZipFile(p) as z:
+            names = [n for n in z.namelist() if n.endswith("/data.pkl")]
+            if len(names) != 1 or z.getinfo(names[0]).file_size > 64 * 2**20:
+                return None
+            obj = _Restricted(__import__("io").BytesIO(z.read(names[0]))).load()
+    except Exception:  # noqa: BLE001 - not this simple layout: torch.load decides
+        return None
+    state = obj.get("model", obj) if isinstance(obj, dict) else None
+    if not isinstance(state, dict) or not all(isinstance(state.get(k), _ShapeOnly) for k in WEIGHT_KEYS):
+        return None
+    return [state[k].shape for k in WEIGHT_KEYS]
 
 
 def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int = 4096) -> np.ndarray:

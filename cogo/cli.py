@@ -750,10 +750,6 @@ def _add_dynamics(sub) -> None:
 
 def _cmd_dynamics(args) -> int:
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings
-    from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics
-    from cogo.snapshots import open_snapshots
-    from cogo.solvers.training import check_output_dir
-
     from cogo.threads import set_threads
 
     set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
@@ -767,6 +763,10 @@ def _cmd_dynamics(args) -> int:
     for f in args.files:  # what cannot fit is refused from the shapes alone, before any snapshot is read
         q_, n_ = peek_shapes(f, group=args.group)
         require(dynamics_estimate(n_, q_, workers))
+    from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
+    from cogo.snapshots import open_snapshots
+    from cogo.solvers.training import check_output_dir
+
     for f in args.files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
     with _user_input():

@@ -1,6 +1,7 @@
 """cogo.checkpoints: untrusted files are refused with one clear line; writes are atomic."""
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -109,3 +110,35 @@ def test_atomic_write_gives_the_usual_mode(tmp_path):
     os.umask(mask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
     assert target.read_text() == "ok"
+
+
+def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_path):
+    """peek_shapes reads a cogo .pt file's weight shapes from its pickle alone (a restricted unpickler): the same
+    shapes as torch.load, for a trained checkpoint with tensors in its meta; a pickle naming any other global is not
+    unpickled (a hostile file gets None here, then torch's weights-only refusal)."""
+    import io
+    import pickle
+    import zipfile
+
+    import torch
+
+    from cogo.checkpoints import _pt_shapes_without_torch, load_weights
+    from cogo.solvers.training import TrainConfig, save_run, train
+
+    path = save_run(train(TrainConfig(group="5", hidden=6, epochs=3, log_every=1), [1], progress=False,
+                          threads=1), tmp_path)[0]
+    w = load_weights(path)
+    assert _pt_shapes_without_torch(Path(path)) == [tuple(w.Wa.shape), tuple(w.Wb.shape), tuple(w.Wc.shape)]
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("owned",))
+
+    bad = tmp_path / "evil.pt"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps({"layera.weight": Evil()}))
+    assert _pt_shapes_without_torch(bad) is None
+    assert _pt_shapes_without_torch(tmp_path / "nothing.pt") is None
+    ref = tmp_path / "ref.pt"
+    torch.save({"W.weight": torch.zeros(4, 10), "V.weight": torch.zeros(5, 4)}, ref)
+    assert _pt_shapes_without_torch(ref) is None  # another layout: torch.load decides (cogo.readers)
