@@ -13,9 +13,8 @@ from cogo.algebra import Network
 from cogo.checkpoints import save_checkpoint
 from cogo.cli import main
 from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue import block_types, factor_names
 from cogo.analysis.classify import (
-    BLOCK_TYPES,
-    FACTOR_NAMES,
     Settings,
     classify_block,
     classify_checkpoint,
@@ -28,6 +27,8 @@ from cogo.analysis.classify import (
 from cogo.analysis.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
 
 from strategies import angles, seeds, signs  # noqa: E402
+
+BLOCK_TYPES, FACTOR_NAMES = block_types(), factor_names()  # the catalogue registry (cogo.catalogue)
 W = np.exp(2j * np.pi / 3)
 
 
