@@ -237,6 +237,28 @@ def test_mutant_is_killed_on_z24(mid, owner, attr, edits, even, monkeypatch):
     assert _killed(24, "both") is not None, f"mutant survived on Z_24: {mid}"
 
 
+#: Mutants of code that only groups above order 31 run (the z_M entry of row 7 checks U_a and U_b themselves there,
+#: instead of their n^2-node product): killed on Z_35 (exact). From cosmic-ray's sample of the current code
+#: (`and` -> `or` in the structure check: U_a's zero b row alone passed it).
+MUTANTS_ABOVE_31 = [
+    ("node counts above 31: z_M's structure check passed by U_a's b row alone", T, "_mem_onehot_exact",
+     [("structure = (not np.any(Ua.E[1] % L) and not np.any(Ub.E[0] % L)",
+       "structure = (not np.any(Ua.E[1] % L) or not np.any(Ub.E[0] % L)")]),
+    ("node counts above 31: z_M's c rows not compared with the phase of j1 + j2", T, "_mem_onehot_exact",
+     [("and np.array_equal((Ua.E[2][:, :, None] + Ub.E[2][:, None, :]) % L, ph[:, G.add_table]))",
+       "and True)")]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mid,owner,attr,edits", MUTANTS_ABOVE_31, ids=[m[0] for m in MUTANTS_ABOVE_31])
+def test_mutant_is_killed_on_z35(mid, owner, attr, edits, monkeypatch):
+    """`cogo verify --group 35 --exact` reports a FAIL or MISSED row."""
+    T.clear_caches()
+    _mutate(monkeypatch, owner, attr, edits)
+    assert _killed(35, "exact") is not None, f"mutant survived on Z_35: {mid}"
+
+
 def test_unmutated_library_passes_until_the_end_of_a_fast_prefix():
     # the harness itself: without a mutant, the first rows pass (a killed mutant is not an artefact)
     rows = [T.semiring_laws(23, "exact"), T.loss_decomposition(23, "exact"), T.optimality(23, "mem", "exact")]

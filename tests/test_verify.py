@@ -864,3 +864,21 @@ def test_row6_refuses_a_family_proof_of_other_statements(monkeypatch):
     monkeypatch.setattr(T, "family_certificate", lambda kind: good)
     r = T.optimality(7, "f46", "exact")
     assert not r.passed and r.details["family (every parameter value)"] == good
+
+
+def test_catalogue_instances_include_z_nu_off_the_unit_circle():
+    # row 4's exact catalogue claims z_nu "also off" the unit circle: its fourth factor is z_nu(2), by SPEC 7
+    # a = (1, 2), b = (1, -2), c = (1, -2^-2) (cosmic-ray's surviving `Integer(2)` -> `Integer(1)`)
+    inst = T._catalogue_instances(True, np.random.default_rng(0))[3]
+    assert [list(inst.a), list(inst.b), list(inst.c)] == [[1, 2], [1, -2], [1, sympy.Rational(-1, 4)]]
+
+
+@pytest.mark.parametrize("c_moduli,balanced", [((np.sqrt(2.0), 0.0), True), ((np.sqrt(2.0), 1.0), False)])
+def test_occam_numeric_balance_is_a_balance_of_squared_moduli(c_moduli, balanced):
+    # a, b with moduli (1, 1) at every frequency: sum |a|^2 = sum |b|^2 = 2; c with moduli (sqrt 2, 0) gives
+    # sum |c|^2 = 2 (balanced, though sum |c| = sqrt 2 != 2 = sum |a|), (sqrt 2, 1) gives 3 (not balanced); by hand
+    n = 5
+    z = np.ones((3, n, 2), dtype=np.complex128)
+    z[2, :, :] = np.asarray(c_moduli)  # real and the same at k and -k: Hermitian, a real network
+    r = T.occam(n, "numeric", zprime=Network(parse_group(n), z), points=3)
+    assert r.details["checks"]["z' balanced"] is balanced

@@ -669,19 +669,25 @@ def control_node_counts(group: Any, method: str = "exact", nets: dict | None = N
 #     places), so only the count fails;
 #   - U_a with node 0's a row replaced by node 1's: every node is still one-hot and there are n^2 nodes, but node
 #     (0, j2) has a at 1 instead of 0 (it is no longer the network of SPEC 7.4: its output c sits at j2, not 1 + j2),
-#     so only the positions fail.
+#     so only the positions fail;
+#   - U_a with node 0's c row replaced by node 1's (a and b rows untouched): n^2 nodes, a and b one-hot at the right
+#     places, but node (0, j2) has c = chi(k, 1 + j2) instead of chi(k, j2) = chi(k, 0 + j2): its output one-hot sits
+#     at 1 + j2, not at j1 + j2 = j2, so only the c positions fail (the product route's c one-hot positions and the
+#     route above order 31's check c(U_a) + c(U_b) = phase of j1 + j2 must both refuse it).
 #   Each is CAUGHT iff the row's z_M entry fails; other constructions are not run by the control.
 _MEM_COUNT_CONTROL = "node counts: z_M with one defective factor node"
 
 
 def control_mem_node_counts(group: Any, method: str = "exact", factors: list | None = None) -> TheoremResult:
-    """The node-count row handed z_M's factors with a node dropped, then with a node's one-hot moved (see above).
+    """The node-count row handed z_M's factors with a node dropped, then with a node's a, then c, one-hot moved.
 
-    ``factors`` (a list of ``(label, (U_a, U_b))``) replaces the two defective pairs (testing the control).
+    ``factors`` (a list of ``(label, (U_a, U_b))``) replaces the three defective pairs (testing the control).
 
     >>> r = control_mem_node_counts(5)
-    >>> r.status, r.details["z_M entry"]
-    ('CAUGHT', {'U_a without its last node': False, "U_a node 0's a row moved to node 1's": False})
+    >>> r.status, sorted(r.details["z_M entry"].values())
+    ('CAUGHT', [False, False, False])
+    >>> sorted(r.details["z_M entry"])[0]
+    "U_a node 0's a row moved to node 1's"
     """
     from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
     from cogo.verify.theorems import node_counts
@@ -694,15 +700,20 @@ def control_mem_node_counts(group: Any, method: str = "exact", factors: list | N
             E = Ua.E.copy()
             E[0, :, 0] = E[0, :, 1]  # node 0's a row is node 1's: one-hot at 1
             moved = RootOfUnityNetwork(G, E, Ua.L)
-            factors = [("U_a without its last node", (dropped, Ub)), ("U_a node 0's a row moved to node 1's", (moved, Ub))]
+            E = Ua.E.copy()
+            E[2, :, 0] = E[2, :, 1]  # node 0's c row is node 1's: node (0, j2) outputs at 1 + j2
+            moved_c = RootOfUnityNetwork(G, E, Ua.L)
+            factors = [("U_a without its last node", (dropped, Ub)), ("U_a node 0's a row moved to node 1's", (moved, Ub)),
+                       ("U_a node 0's c row moved to node 1's", (moved_c, Ub))]
         entry = {}
         for label, pair in factors:
             r = node_counts(G, "exact", mem=pair)
             entry[label] = bool(r.details["constructions"]["z_M"])
         caught = not any(entry.values())
     return make_result(_MEM_COUNT_CONTROL, "the node-count row handed z_M's factors with one defect each (U_a "
-                       "without its last node: n(n-1) nodes; node 0's a row moved to node 1's: a one-hot at the "
-                       "wrong place): CAUGHT iff the row's z_M entry fails both times", "exact", caught, 0.0, t,
+                       "without its last node: n(n-1) nodes; node 0's a row, then its c row, moved to node 1's: a "
+                       "one-hot at the wrong place): CAUGHT iff the row's z_M entry fails every time", "exact", caught,
+                       0.0, t,
                        negative_control=True, **{"z_M entry": entry},
                        failing_conditions=sorted(k for k, ok in entry.items() if not ok),
                        expected_failing=sorted(entry), loss="n/a", expected_loss="n/a")
