@@ -1334,6 +1334,48 @@ def canonical_factorization(fz: Factorization) -> Factorization:
                          fz.balance, fz.exact_grid)
 
 
+#: Decimals (relative to the block's rounded mean node size) to which the balanced nodes are read before the search.
+SNAP_DECIMALS = 10
+
+#: Grids whose error on the canonically read nodes is at most this are refitted to the nodes as given.
+REFIT_ERROR = 1e-9
+
+
+def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]]:
+    """The balanced nodes ``x`` (3, q) read canonically: ``(x', F', flip, keys)``.
+
+    Every node's sign gauge ``(-a, -b, c)`` is fixed so that ``a`` has angle in ``[0, 180)`` degrees
+    (read by :func:`_feature_key`; ``flip`` holds the signs applied), and every entry is rounded to
+    :data:`SNAP_DECIMALS` decimals relative to the block's mean node size (itself rounded to 10
+    significant digits).  Two copies of one block that differ by node order, the per-node gauge and
+    float noise (a real checkpoint's Fourier transform: ~1e-16) then give bit-identical nodes, so the
+    heuristic search (:class:`_Search`, the fits) makes the same decisions on both and nodes equal to
+    that precision are interchangeable in any order; ``keys`` are the rounded nodes (a total order's
+    tie-break).  Changes each entry by at most ``5e-11`` of the mean node size.  :func:`_factor`
+    chooses the grids on ``x'``; an exact one (error at most :data:`REFIT_ERROR`: a rank-one fit that
+    is well conditioned) has its factors refitted to the nodes as given, so its error stays at machine
+    precision; an inexact one keeps the fit to ``x'`` (near-degenerate fits are ill conditioned, and
+    their parameters would otherwise move with the noise at the 1e-4 level).
+    """
+    x = np.asarray(x, dtype=np.complex128)
+    q = x.shape[1]
+    flip = np.ones(q)
+    for j in range(q):
+        if abs(x[0, j]) > 0 and _feature_key(x[0, j])[0] >= 180.0:
+            flip[j] = -1.0
+    y = x.copy()
+    y[:2] *= flip
+    prod = np.abs(y[0] * y[1] * y[2])
+    s = float(np.cbrt(prod.mean())) if q and prod.mean() > 0 else 1.0
+    s = float(f"{s:.10g}") if s > 0 else 1.0
+    re_ = np.round(y.real / s, SNAP_DECIMALS) + 0.0
+    im_ = np.round(y.imag / s, SNAP_DECIMALS) + 0.0
+    y = (re_ + 1j * im_) * s
+    keys = [tuple(np.concatenate([re_[:, j], im_[:, j]]).tolist()) for j in range(q)]
+    F = node_features(y[0] / s, y[1] / s, y[2] / s)
+    return y, F, flip, keys
+
+
 def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int,
             budget: int) -> BlockFactorization:
     """:func:`_factor_ordered` on the block's nodes in canonical order (:func:`canonical_node_order`).
@@ -1342,16 +1384,24 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     (:func:`canonical_factorization`), so the answer is a function of the block up to node
     order and the per-node gauge, not of the order the nodes came in.
     """
-    x, F, t = prepared
-    perm = canonical_node_order(F)
-    res = _factor_ordered((x[:, perm], F[perm], t[perm]), shapes, tol, match_tol, max_alternatives, budget)
+    x0, F0, t = prepared
+    x, F, flip, rkeys = _snap(x0)
     nkeys = [_feature_key(f) for f in F]
+    perm = np.array(sorted(range(len(nkeys)), key=lambda j: (nkeys[j], rkeys[j])), dtype=np.int64)
+    res = _factor_ordered((x[:, perm], F[perm], t[perm]), shapes, tol, match_tol, max_alternatives, budget)
     for shape, alts in res.by_shape.items():
         out = []
         for fz in alts:
-            signs = np.empty_like(np.asarray(fz.signs, dtype=float))
-            signs[perm] = fz.signs
-            fz = Factorization(fz.shape, perm[fz.grid], fz.factors, fz.scale, fz.error, signs, t, fz.exact_grid)
+            if fz.error <= REFIT_ERROR:
+                # an exact grid (well conditioned): its factors fitted to the nodes as given (machine precision)
+                g, facs, scale, signs, err = fit_grid(x0, F0, perm[fz.grid], reassign=False)
+                fz = Factorization(fz.shape, g, [Factor(*f) for f in facs], scale, err, signs, t, fz.exact_grid)
+            else:
+                # an inexact fit (ill conditioned near degenerate values): kept as fitted to the canonical nodes
+                signs = np.empty_like(np.asarray(fz.signs, dtype=float))
+                signs[perm] = np.asarray(fz.signs, dtype=float) * flip[perm]
+                fz = Factorization(fz.shape, perm[fz.grid], fz.factors, fz.scale, fz.error, signs, t,
+                                   fz.exact_grid)
             out.append(canonical_factorization(fz))
         out.sort(key=lambda f: f.sort_key)
         seen, uniq = set(), []
