@@ -181,6 +181,10 @@ MUTANTS += [
      [("    elif kind == \"f6-ab\":", "    elif kind != \"f6-ab\":")], False),
     ("z_M certificate: no k1 accumulated", cert_mod, "mem_certificate",
      [("    for k1 in range(n):", "    for k1 in []:")], True),
+    # row 5's union check turned around: with the right catalogue the sets are equal, so only the control that
+    # hands row 5 a wrong catalogue (membership row: z_nu with its second c doubled) can kill it
+    ("membership: union check turned around", T, "membership_table",
+     [("union_ok = all(set(need) <= (z1 | z2)", "union_ok = all(set(need) >= (z1 | z2)")], True),
     ("Occam: balance always passes", T, "_occam_exact",
      [("checks[\"z' balanced (exact)\"] = _balanced_exact(d)", "checks[\"z' balanced (exact)\"] = True")], False),
     ("Occam: optimality of z' not checked", T, "_occam_exact",

@@ -35,9 +35,9 @@ def test_run_all_product_group(results_3x5):
     controls = [r for r in res if r.negative_control]
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
-    # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 6 and 7 (both methods):
-    # 12 + 10 + 2 + 2 + 2 + 1 + 4 = 33
-    assert len(controls) == 33 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
+    # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 5, 6 and 7 (both methods):
+    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35
+    assert len(controls) == 35 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
@@ -74,7 +74,7 @@ def test_table_and_json(results_3x5):
 def test_even_group_runs_what_applies():
     res = R.run_all(4, "numeric")
     assert all(r.passed for r in res)
-    assert sum(r.negative_control for r in res) == 8  # z_nu, order-4, two z_M, four block-route single-condition
+    assert sum(r.negative_control for r in res) == 9  # z_nu, order-4, two z_M, four block-route single-condition, row 5
     assert [r.name for r in res if r.name.startswith("6.")] == ["6. optimality of z_M memorization"]
     assert R.skipped(4) and not R.skipped(5)
 
@@ -410,13 +410,15 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             r = fn(7, method, factors=[("intact", C.mem_factors(7))])
         elif fn is K.control_mem_certificate:
             r = fn(7, method, factors=C.mem_factors(7))
+        elif fn is K.control_membership:
+            r = fn(7, method, factors=T._catalogue_factors(method, np.random.default_rng(0)))
         elif fn is K.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
         else:
             r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
-    assert ran == (18 if method == "exact" else 13)
+    assert ran == (19 if method == "exact" else 14)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -454,10 +456,10 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
-    assert [f.__name__ for f in fns[-4:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
-                                              "control_mem_certificate"]
-    assert all(f(group).status == "CAUGHT" for f in fns[-4:])
-    fns = fns[:-4]  # then the two z_M controls (no pair k != -k: no block-route control)
+    assert [f.__name__ for f in fns[-5:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
+                                              "control_mem_certificate", "control_membership"]
+    assert all(f(group).status == "CAUGHT" for f in fns[-5:])
+    fns = fns[:-5]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -562,7 +564,7 @@ def test_cli_verify_numeric_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert all(row["method"] == "numeric" for row in data)
     # 6 general-loss/z_M controls, 5 block-route ones with a numeric form, rows 6 and 7 handed broken objects
-    assert sum(row["negative_control"] for row in data) == 13
+    assert sum(row["negative_control"] for row in data) == 14  # with row 5 handed a wrong catalogue
     assert all(row["passed"] for row in data)
 
 
@@ -605,15 +607,16 @@ def test_cli_verify_even_group_runs_controls(capsys):
     assert main(["verify", "--group", "24", "--numeric"]) == 0
     out = capsys.readouterr().out
     # numeric controls on an even group: z_nu blocks, order-4 blocks without hat, the two z_M controls and the
-    # four block-route controls that isolate one condition (R_g, R_c, R_n, R_*); the others are exact-only
-    assert "skipped" in out and out.count("CAUGHT") == 8 and "MISSED" not in out
+    # four block-route controls that isolate one condition (R_g, R_c, R_n, R_*), and row 5 handed a wrong catalogue;
+    # the others are exact-only
+    assert "skipped" in out and out.count("CAUGHT") == 9 and "MISSED" not in out
 
 
 @pytest.mark.parametrize("group", ["2", "2x2"])
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 8 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 10 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 

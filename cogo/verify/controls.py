@@ -64,7 +64,7 @@ from cogo.verify.results import COND_TOL, TheoremResult, Timer, check_method, ma
 
 __all__ = ["CONTROLS", "controls_for", "run_control", "EXACT_LOSS_MAX_ORDER", "control_z_nu_blocks",
            "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
-           "control_mem_dropped", "control_mem_node_counts", "control_mem_certificate", "MemControl"]
+           "control_mem_dropped", "control_mem_node_counts", "control_mem_certificate", "control_membership", "MemControl"]
 
 #: Up to this order the exact loss of a control is the general loss in Q(zeta_L); above, odd groups use
 #: the block certificate and even groups the general loss all the same (the controls are sparse).
@@ -308,9 +308,9 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
 
     >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
-    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate']
-    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + rows 6, 7, 8
-    20
+    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate', 'control_membership']
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8
+    21
     """
     G = parse_group(group)
     out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
@@ -322,6 +322,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     out.append((control_formal, {"methods": ("exact",)}))
     out.append((control_mem_node_counts, {"methods": ("exact",)}))  # row 7's z_M entry: every group
     out.append((control_mem_certificate, {"methods": ("exact",)}))  # row 6's z_M certificate: every group
+    out.append((control_membership, {}))  # row 5 handed a wrong catalogue: every group, both methods
     if G.is_odd:  # rows 6-8 handed broken objects; their constructions need odd n
         out += [(control_optimality_row, {}), (control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
     return out if with_kwargs else [fn for fn, _ in out]
@@ -751,8 +752,50 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
     return make_result(_MEM_CERT_CONTROL, "the z_M certificate (homomorphism route) handed U_a * U_b with node 0 of "
                        "U_a reading a at element 1: by hand r[k,k,k] = 1 + (conj chi(k,1) - 1)/n, so CAUGHT iff the "
                        "row fails with R_g among its failing conditions", "exact", caught, 0.0, t,
-                       negative_control=True, failing_conditions=failing, expected_failing=["R_g", "..."],
+                       negative_control=True, failing_conditions=failing, expected_failing=["R_g (at least)"],
                        loss="n/a", expected_loss="n/a")
+
+
+# * the membership table (row 5) handed the catalogue with z_nu's second c entry doubled: by hand
+#   sum a^2 c = 1 * 1 + nu^2 * (-2 nu^-2) = -1 (was 0), and z_syn's a^2 c is 3, so the union Z(z_syn) | Z(z_nu) no
+#   longer contains a^2 c: exactly the 7.1 union check fails (Z(z_nu=i) | Z(z_syn,ab) and Z(z_nu=i) | Z(z_xi) do not
+#   involve z_nu); every sum is still decided.
+_MEMBERSHIP_CONTROL = "membership row: z_nu with its second c doubled"
+_MEMBERSHIP_FAILS = ["z_F6 block z_syn * z_nu (7.1): union of the factors' zero sets contains the sums it needs"]
+
+
+def control_membership(group: Any, method: str = "exact", factors: list | None = None) -> TheoremResult:
+    """Row 5 handed a wrong catalogue (see above): CAUGHT iff exactly the 7.1 union check fails.
+
+    ``factors`` (rows as :func:`cogo.verify.theorems.membership_table` takes them) replaces the broken catalogue.
+
+    >>> control_membership(7, "numeric").status
+    'CAUGHT'
+    """
+    import numpy as np
+
+    from cogo.solvers.partial import PartialSolution
+    from cogo.verify.theorems import _catalogue_factors, membership_table
+
+    method = check_method(method)
+    G = parse_group(group)
+    with Timer() as t:
+        if factors is None:
+            factors = []
+            for name, form, part, conj, points in _catalogue_factors(method, np.random.default_rng(0)):
+                if form == "z_nu":
+                    c = part.c.copy()
+                    c[1] = c[1] * 2
+                    part = PartialSolution(part.name, part.a, part.b, c, part.params)
+                factors.append((name, form, part, conj, points))
+        r = membership_table(G, method, factors=factors)
+        failing = sorted(k for k, ok in r.details["checks"].items() if not ok)
+        caught = failing == _MEMBERSHIP_FAILS
+    return make_result(_MEMBERSHIP_CONTROL, "the membership table handed the catalogue with z_nu's second c entry "
+                       "doubled (a^2 c = -1, by hand): CAUGHT iff exactly the union check of the z_F6 block "
+                       "z_syn * z_nu fails", method, caught, 0.0, t, negative_control=True,
+                       failing_conditions=failing, expected_failing=_MEMBERSHIP_FAILS, loss="n/a",
+                       expected_loss="n/a")
 
 
 def control_occam(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:

@@ -81,8 +81,8 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows
-    14
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows + row 5
+    15
     """
     G = parse_group(group)
     out = []
@@ -122,9 +122,9 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     called after each check.  ``full_loss=True`` computes the exact general
     loss of every construction even above :data:`cogo.verify.theorems.GENERAL_LOSS_MAX_ORDER`.
 
-    >>> results = run_all(2, method="numeric")              # Z_2: theorems and the two z_M controls
+    >>> results = run_all(2, method="numeric")              # Z_2: theorems, the two z_M controls and row 5's
     >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
-    (10, True, 2)
+    (11, True, 3)
     """
     if method not in ("both", *METHODS):
         raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
