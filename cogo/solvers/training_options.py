@@ -120,7 +120,7 @@ def corrupt_labels(c_train: torch.Tensor, n: int, p: float, seed: int) -> tuple[
     >>> len(pos), bool((lab != (torch.arange(20) % 5)[pos]).all())
     (5, True)
     """
-    from cogo.solvers.training import _derived_seed
+    from cogo.solvers.batch import _derived_seed
 
     N = int(c_train.numel())
     k = int(round(p * N))
@@ -132,7 +132,7 @@ def corrupt_labels(c_train: torch.Tensor, n: int, p: float, seed: int) -> tuple[
 
 def minibatch_order(N: int, seed: int) -> torch.Generator:
     """The generator whose ``torch.randperm(N)`` each epoch orders a model's training pairs."""
-    from cogo.solvers.training import _derived_seed
+    from cogo.solvers.batch import _derived_seed
 
     return torch.Generator(device="cpu").manual_seed(_derived_seed(seed, 4))
 
@@ -265,7 +265,7 @@ def _make(base: type) -> type:
             h, h2, o = self._forward_rows(0, n)
             vals = None
             if metrics:
-                from cogo.solvers.training import _loss_and_correct
+                from cogo.solvers.batch import _loss_and_correct
 
                 vals = self._metrics(*_loss_and_correct(o, self.T_all, self.c_all, self.cfg.loss))
             g = self._residual_(o, self._targets()).mul_(self.gscale)
@@ -373,7 +373,7 @@ def options_batch_class() -> type:
     """The class :func:`OptionsBatch` builds (a subclass of the trainer's ``_Batch``)."""
     global _CLASS
     if _CLASS is None:
-        from cogo.solvers.training import _Batch
+        from cogo.solvers.batch import _Batch
 
         _CLASS = _make(_Batch)
     return _CLASS
