@@ -1,0 +1,112 @@
+"""Docstrings in one style (numpydoc), checked without importing cogo.
+
+* Every function a module lists in ``__all__`` says what it returns in a numpydoc ``Returns`` (or
+  ``Yields``) section, unless it is annotated ``-> None``.
+* Every numpydoc section header is underlined with dashes of its own length.
+* Every citation ``.. [n] ...`` in a docstring is one line, and that line is one of the one-line
+  citations of ``docs/references.md``: the bibliography is defined in one place.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = ("Parameters", "Returns", "Yields", "Raises", "Warns", "See Also", "Notes", "References",
+            "Examples", "Attributes", "Other Parameters", "Methods")
+_HEADER = re.compile(r"^(\s*)(" + "|".join(SECTIONS) + r")\s*\n\1(-+)\s*$", re.M)
+_CITE = re.compile(r"^\s*\.\. \[\d+\] (.*)$")
+
+
+def _modules():
+    return sorted((ROOT / "cogo").rglob("*.py"))
+
+
+def _public_functions(tree: ast.Module):
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            names = {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+    return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in names]
+
+
+def _returns_none(fn: ast.FunctionDef) -> bool:
+    r = fn.returns
+    return isinstance(r, ast.Constant) and r.value is None or (isinstance(r, ast.Constant) and r.value == "None")
+
+
+def missing_returns(source: str) -> list[str]:
+    """The public functions of a module's source whose docstring has no Returns/Yields section."""
+    out = []
+    for fn in _public_functions(ast.parse(source)):
+        doc = ast.get_docstring(fn) or ""
+        heads = {m.group(2) for m in _HEADER.finditer(doc)}
+        if not _returns_none(fn) and not heads & {"Returns", "Yields"}:
+            out.append(fn.name)
+    return out
+
+
+def bad_underlines(doc: str) -> list[str]:
+    """Section headers whose dash line is not as long as the header."""
+    return [m.group(2) for m in _HEADER.finditer(doc) if len(m.group(3)) != len(m.group(2))]
+
+
+def citation_lines(doc: str) -> list[tuple[str, str | None]]:
+    """``(citation, following line)`` for every ``.. [n]`` entry of a docstring."""
+    lines = doc.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = _CITE.match(line)
+        if m:
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            cont = nxt if nxt.strip() and not _CITE.match(nxt) and nxt.startswith(" " * (len(line) - len(line.lstrip()) + 3)) else None
+            out.append((m.group(1).strip(), cont))
+    return out
+
+
+def _bibliography() -> set[str]:
+    text = (ROOT / "docs" / "references.md").read_text()
+    return set(re.findall(r"^\| \w+ \| `(.+)` \|$", text, re.M))
+
+
+def _docstrings(tree: ast.Module):
+    yield "module", ast.get_docstring(tree) or ""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name, ast.get_docstring(node) or ""
+
+
+# ------------------------------------------------------------------ the checks can fail
+def test_the_checks_catch_what_they_are_for():
+    src = 'def f(x):\n    """Twice x."""\n    return 2 * x\n__all__ = ["f"]\n'
+    assert missing_returns(src) == ["f"]
+    good = 'def f(x):\n    """Twice x.\n\n    Returns\n    -------\n    int\n    """\n    return 2 * x\n__all__ = ["f"]\n'
+    assert missing_returns(good) == []
+    assert missing_returns('def g() -> None:\n    """Nothing."""\n__all__ = ["g"]\n') == []
+    assert bad_underlines("Returns\n----\nint") == ["Returns"]
+    assert citation_lines('.. [1] A. B., "T",\n   second line.') == [('A. B., "T",', "   second line.")]
+    assert "not a citation" not in _bibliography()
+    assert len(_bibliography()) >= 10
+
+
+# ------------------------------------------------------------------ the tree
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_public_functions_state_what_they_return(path):
+    assert missing_returns(path.read_text()) == [], f"{path.relative_to(ROOT)}: add a numpydoc Returns section"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_sections_and_citations_are_numpydoc(path):
+    bib = _bibliography()
+    problems = []
+    for name, doc in _docstrings(ast.parse(path.read_text())):
+        problems += [f"{name}: underline of {h}" for h in bad_underlines(doc)]
+        for cite, cont in citation_lines(doc):
+            if cont is not None:
+                problems.append(f"{name}: citation on two lines ({cite[:40]}...)")
+            elif cite not in bib:
+                problems.append(f"{name}: citation not in docs/references.md: {cite[:60]}")
+    assert problems == []
