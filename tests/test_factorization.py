@@ -1,5 +1,6 @@
 """Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.analysis.factorization."""
 import itertools
+from pathlib import Path
 import time
 
 import numpy as np
@@ -253,7 +254,9 @@ def test_order8_xi_near_1_nu_near_i_pairs_not_swapped(params):
 
 
 def test_order8_xi_near_1_nu_near_i_finds_the_true_grid():
-    from cogo.analysis.factorization import CLUSTER_TOL, _prepare, _rel_dist, fit_grid
+    from cogo.analysis.factorization import _prepare, fit_grid
+    from cogo.analysis.kronecker import _rel_dist
+    from cogo.analysis.tiling import CLUSTER_TOL
 
     x, perm = scrambled(z_nu_i() * z_xi(unit(np.pi), 1) * z_nu(unit(np.pi / 2 + 0.02)), 1)
     true_grid = np.argsort(perm).reshape(2, 2, 2)
@@ -527,3 +530,61 @@ def test_search_budget_is_enforced_and_reported():
     assert not bf.factorable and "search bound" in bf.skipped
     big = np.ones(MAX_ORDER + 1)
     assert "exceeds" in factor_block(big, big, big).skipped
+
+
+# --------------------------------------------------------------------------- each pass is needed
+# cogo.analysis.factor_passes runs named passes over a pool of candidate grids.  For every pass that is not the
+# search itself, a block (found by dropping the pass over a few hundred random catalogue products and
+# near-degenerate sweeps, docs/analysis.md "How a block is factored") whose answer the pass makes right: with
+# all passes the grid fits as well as the true grid (known from the construction), without it clearly worse.
+def _product_and_shape(*factors):
+    ps = factors[0]
+    for f in factors[1:]:
+        ps = ps * f
+    return ps, tuple(len(f.a) for f in factors)
+
+
+PASS_CASES = {
+    # two z_nu within 0.01 rad of 1 times z_syn: ratio sets that nearly form a group, the assemblies all wrong
+    "translates": (lambda: _product_and_shape(z_nu(unit(0.00324)), z_nu(unit(0.00843)), z_syn()), 0, 0.0, None),
+    # z_xi near -1 with z_nu=i: near-equal nodes in each other's cells, a fixed point of the reassignment
+    "swap": (lambda: _product_and_shape(z_xi(unit(np.pi + 0.015197), 1), z_nu_i(), z_xi(unit(1.5639), 1)), 0, 0.0,
+             None),
+    # z_nu(nu) 0.025 rad from i: the best 2 x 4 grid's 4-node factor is no product, another 2 x 4 grid splits
+    "split": (lambda: _product_and_shape(z_nu_i(), z_xi(unit(0.0), -1), z_nu(unit(np.pi / 2 - 0.025))), 1, 1e-3, None),
+    # the same block asked for 2 x 2 x 2 alone: the 2 x 4 grids to split from must be searched
+    "coarser shapes": (lambda: _product_and_shape(z_nu_i(), z_xi(unit(0.0), -1), z_nu(unit(np.pi / 2 - 0.025))), 1,
+                       1e-3, [(2, 2, 2)]),
+    # four z_nu at 1% noise: the tiling finds no 4 x 4 grid, the finer exact grid merged up is one
+    "merge": (lambda: _product_and_shape(z_nu(unit(0.5)), z_nu(unit(2.0)), z_nu(unit(3.0)), z_nu(unit(4.5))), 2, 1e-2,
+              None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PASS_CASES))
+def test_each_pass_is_needed(monkeypatch, name):
+    from cogo.analysis import factor_passes
+    from cogo.analysis.factorization import _prepare, fit_grid
+
+    build, seed, noise, shapes = PASS_CASES[name]
+    ps, true_shape = build()
+    x, perm = scrambled(ps, seed, noise=noise)
+    X, F, _ = _prepare(*x)
+    true_err = fit_grid(X, F, np.argsort(perm).reshape(true_shape), reassign=False).error
+    full = factor_block(*x, shapes=shapes)
+    assert full.best.shape == tuple(sorted(true_shape)) and full.best.error <= 1.5 * true_err + 1e-12
+    assert name in [p.name for p in factor_passes.PASSES]
+    monkeypatch.setattr(factor_passes, "PASSES", tuple(p for p in factor_passes.PASSES if p.name != name))
+    cut = factor_block(*x, shapes=shapes)
+    worse = [s for s, alts in full.by_shape.items()
+             if not cut.by_shape.get(s) or cut.by_shape[s][0].error > 2 * alts[0].error + 1e-9]
+    assert worse, f"the {name} pass changes nothing on its case"
+
+
+def test_passes_are_documented():
+    from cogo.analysis import factor_passes
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    for p in factor_passes.PASSES:
+        assert f"``{p.name}``" in factor_passes.__doc__ and f"`{p.name}`" in doc, p.name
+        assert p.run.__doc__ and p.contract and p.cost

@@ -1,0 +1,718 @@
+"""Kronecker products over a node grid: the factors, the fit of a grid, the canonical answer (SPEC 8.4-8.5).
+
+A block of order ``q`` is three vectors ``(a, b, c)`` in ``C^q`` (SPEC 6).  A Kronecker product
+``u (x) v`` of two partial solutions with ``q1`` and ``q2`` nodes (SPEC 3) has node ``(j1, j2)``
+equal to ``(u_a[j1] v_a[j2], u_b[j1] v_b[j2], u_c[j1] v_c[j2])``: arranged on a ``q1 x q2`` grid,
+each of the three vectors is a rank-1 matrix.  This module holds what a *given* grid means: the
+result types (:class:`Factor`, :class:`Factorization`, :class:`BlockFactorization`), the fit of
+factors to a grid (:func:`fit_grid`, with its reassignment of nodes to cells) and the canonical
+representative of a factorization (:func:`canonical_factorization`).  Where grids come from is
+:mod:`cogo.analysis.tiling` and :mod:`cogo.analysis.factor_passes`; the entry points are in
+:mod:`cogo.analysis.factorization`.
+
+Gauge (SPEC 8.4)
+----------------
+A node ``(a, b, c)`` and ``(t a, t b, c / t^2)`` (real ``t != 0``) compute the same function, so
+before factoring every node is *balanced* (:func:`balance_gauge`): ``t > 0`` is chosen so that
+``|t a| |t b| = |c / t^2|^2``.  Balancing is multiplicative under ``*``, so a balanced block of a
+product is the product of the balanced factors.  The remaining sign ``t = -1`` is handled by
+working, while a grid is searched, with the sign-invariant node *features* ``(a^2, a b, b^2, c)``
+(:func:`node_features`): ``x = u (x) v`` up to per-node signs iff the features are a Kronecker
+product; the per-node signs are recovered afterwards from the fitted factors.
+
+The factors are normalized as SPEC 8.4: per factor and per ``p``, the first node (grid cell 0) is
+1, and the block is ``scale_p * (u^(1) (x) ... )_p``; ``scale_a scale_b scale_c`` is the common
+per-node product ``a_j b_j c_j`` (``1/q`` for the catalogue's global blocks).  The reported
+*error* is ``||x - x_hat|| / ||x||`` over the ``3 q`` entries of the balanced, sign-fixed block
+``x`` and its Kronecker reconstruction ``x_hat``.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", Linear Algebra for Large Scale and Real-Time Applications, 1993.
+.. [3] L. De Lathauwer, B. De Moor, J. Vandewalle, "On the best rank-1 and rank-(R1, ..., RN) approximation of higher-order tensors", SIAM J. Matrix Anal. Appl. 21, 2000.
+.. [4] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+__all__ = [
+    "FACTOR_TOL",
+    "ERROR_DECIMALS",
+    "KEY_DECIMALS",
+    "Factor",
+    "Factorization",
+    "BlockFactorization",
+    "GridFit",
+    "balance_gauge",
+    "node_features",
+    "kron_vectors",
+    "factor_shapes",
+    "linear_assignment",
+    "rank1",
+    "rank1_batch",
+    "fit_grid",
+    "canonical_node_order",
+    "canonical_factorization",
+]
+
+
+#: A factorization whose relative reconstruction error is at most this counts as exact.
+FACTOR_TOL = 0.05
+
+
+_TINY = 1e-300
+
+
+#: Decimals to which errors are read when factorizations are ranked (float noise of 1e-16 decides nothing).
+ERROR_DECIMALS = 9
+
+
+#: Decimals to which feature values are read in canonical keys (node order, anchor, factor orientation).
+KEY_DECIMALS = 6
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class Factor:
+    """One Kronecker factor ``(a, b, c)`` in ``C^m``, normalized so that its first node is ``(1, 1, 1)``.
+
+    >>> import numpy as np
+    >>> from cogo.analysis.factorization import factor_block
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1)
+    >>> f2, f3 = factor_block(x.a, x.b, x.c).best.factors
+    >>> len(f2.a), len(f3.a), bool(np.allclose([f3.a[0], f3.b[0], f3.c[0]], 1))
+    (2, 3, True)
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+
+    @property
+    def q(self) -> int:
+        return int(len(self.a))
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """The factor as an array of shape ``(3, m)``."""
+        return np.stack([self.a, self.b, self.c])
+
+    def to_partial(self, name: str = "factor", params: dict | None = None):
+        """This factor as a :class:`cogo.solvers.partial.PartialSolution`."""
+        from cogo.solvers.partial import PartialSolution
+
+        return PartialSolution(name, self.a.copy(), self.b.copy(), self.c.copy(), dict(params or {}))
+
+
+class GridFit(NamedTuple):
+    """What :func:`fit_grid` returns: a refined grid and the factors fitted on it.
+
+    Attributes
+    ----------
+    grid : int array
+        The grid (``grid[cell]`` = node), of the shape asked for.
+    factors : list of complex arrays (3, m_i)
+        The factor vectors, normalized to first node 1 (SPEC 8.4).
+    scale : complex array (3,)
+        ``(scale_a, scale_b, scale_c)``.
+    signs : float array (q,)
+        The per-node sign gauge that was fixed.
+    error : float
+        Relative reconstruction error of the balanced, sign-fixed block.
+    """
+
+    grid: np.ndarray
+    factors: list
+    scale: np.ndarray
+    signs: np.ndarray
+    error: float
+
+
+@dataclass
+class Factorization:
+    """A block written as a Kronecker product over a node grid (SPEC 8.5).
+
+    Attributes
+    ----------
+    shape : tuple of int
+        Factor sizes ``(m_1, ..., m_k)``; their product is the block order.
+    grid : int array of shape ``shape``
+        ``grid[j_1, ..., j_k]`` is the block node (index into the block's
+        vectors) at that cell; node ``(j_1, ..., j_k)`` of the product
+        ``factors[0] * ... * factors[-1]``.
+    factors : list of :class:`Factor`
+        Normalized factors (first node 1, SPEC 8.4).
+    scale : complex array (3,)
+        ``(scale_a, scale_b, scale_c)``: the balanced, sign-fixed block is
+        ``scale_p * kron(factors)_p`` in grid order.
+    error : float
+        Relative reconstruction error of the balanced, sign-fixed block.
+    signs, balance : arrays (q,)
+        The per-node gauge that was undone: node ``j`` of the block equals
+        ``(signs_j a'_j / balance_j, signs_j b'_j / balance_j, c'_j balance_j^2)``
+        with ``(a', b', c')`` its balanced, sign-fixed form.
+    exact_grid : bool
+        True when the grid came from an exact tiling (:mod:`cogo.analysis.tiling`),
+        False when it came from local search only.
+
+    >>> from cogo.analysis.factorization import factor_block
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # z_nu=i * z_syn: a 2 x 3 Kronecker product
+    >>> f = factor_block(x.a, x.b, x.c).best
+    >>> f.shape, f.grid.tolist(), round(f.error, 9), f.exact_grid
+    ((2, 3), [[0, 2, 1], [4, 3, 5]], 0.0, True)
+
+    The grid is the canonical representative (:func:`canonical_factorization`): the product
+    has several exact grids (the stabilizer of ``z_syn`` moves nodes between them) and each
+    factor may start at any of its elements; the rule picks one by the values alone, so the
+    same block with its nodes permuted and gauge-transformed gets the same grid, relabelled:
+
+    >>> import numpy as np
+    >>> perm, s = np.array([3, 5, 0, 4, 1, 2]), np.array([-1.0, 2.0, 0.5, -3.0, 1.0, -0.25])
+    >>> g = factor_block(s * x.a[perm], s * x.b[perm], x.c[perm] / s**2).best
+    >>> perm[g.grid].tolist()
+    [[0, 2, 1], [4, 3, 5]]
+    """
+
+    shape: tuple[int, ...]
+    grid: np.ndarray
+    factors: list[Factor]
+    scale: np.ndarray
+    error: float
+    signs: np.ndarray
+    balance: np.ndarray
+    exact_grid: bool = True
+
+    @classmethod
+    def from_fit(cls, fit: GridFit, balance: np.ndarray, exact_grid: bool,
+                 shape: tuple[int, ...] | None = None) -> "Factorization":
+        """The factorization of a :func:`fit_grid` result on a block balanced by ``balance``.
+
+        Returns
+        -------
+        Factorization
+            Of ``shape`` (default: the fitted grid's shape).
+        """
+        shape = tuple(fit.grid.shape) if shape is None else tuple(shape)
+        return cls(shape, fit.grid, [Factor(*f) for f in fit.factors], fit.scale, fit.error, fit.signs,
+                   balance, exact_grid)
+
+    @property
+    def q(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def sort_key(self) -> tuple:
+        """How factorizations are ranked: the error to :data:`ERROR_DECIMALS` decimals, then the
+        canonical key of the factors (:func:`canonical_factorization`), so equally good grids are
+        ranked by what they are, not by float noise or the order they were found in."""
+        return (round(float(self.error), ERROR_DECIMALS),
+                tuple(tuple(_feature_key(f.vectors[:, e]) for e in range(f.q)) for f in self.factors))
+
+    @property
+    def abc_scale(self) -> complex:
+        """``scale_a scale_b scale_c``: the per-node product ``a_j b_j c_j`` of the reconstruction."""
+        return complex(np.prod(self.scale))
+
+    def kron(self) -> np.ndarray:
+        """``scale_p * kron(factors)_p`` in grid (cell) order, shape ``(3, q)``."""
+        return self.scale[:, None] * kron_vectors([f.vectors for f in self.factors])
+
+    def reconstruct(self) -> np.ndarray:
+        """The reconstruction in the block's own gauge and node order, shape ``(3, q)``."""
+        cells = self.kron()
+        out = np.empty_like(cells)
+        out[:, self.grid.reshape(-1)] = cells
+        t, s = self.balance, self.signs
+        out[0] *= s / t
+        out[1] *= s / t
+        out[2] *= t ** 2
+        return out
+
+
+@dataclass
+class BlockFactorization:
+    """All factorizations tried for one block: per shape, the grids found (best first).
+
+    >>> from cogo.analysis.factorization import factor_block
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> bf = factor_block(x.a, x.b, x.c)
+    >>> bf.q, bf.factorable, sorted(bf.by_shape), bf.skipped
+    (6, True, [(2, 3)], None)
+    """
+
+    q: int
+    tol: float
+    by_shape: dict = field(default_factory=dict)
+    skipped: str | None = None
+
+    @property
+    def shapes(self) -> list[tuple[int, ...]]:
+        return list(self.by_shape)
+
+    def best_for(self, shape: tuple[int, ...]) -> Factorization | None:
+        alts = self.by_shape.get(tuple(shape)) or []
+        return alts[0] if alts else None
+
+    @property
+    def exact(self) -> list[Factorization]:
+        """Every factorization with error at most ``tol``, finest shape first, then by error."""
+        out = [f for alts in self.by_shape.values() for f in alts if f.error <= self.tol]
+        return sorted(out, key=lambda f: (-len(f.shape),) + f.sort_key)
+
+    @property
+    def best(self) -> Factorization | None:
+        """The finest factorization within ``tol`` (ties: smallest error); else the smallest error found."""
+        ex = self.exact
+        if ex:
+            return ex[0]
+        allf = [alts[0] for alts in self.by_shape.values() if alts]
+        return min(allf, key=lambda f: f.sort_key) if allf else None
+
+    @property
+    def factorable(self) -> bool:
+        return bool(self.exact)
+
+    @property
+    def min_error(self) -> float | None:
+        allf = [alts[0] for alts in self.by_shape.values() if alts]
+        return min(f.error for f in allf) if allf else None
+
+
+# --------------------------------------------------------------------------- basic pieces
+def _vec(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        arr = arr.astype(np.complex128)
+    arr = np.asarray(arr, dtype=np.complex128).reshape(-1)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"block vector {name} contains NaN or infinite values")
+    return arr
+
+
+def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Undo the per-node gauge ``(t a, t b, c / t^2)`` (SPEC 8.4) by balancing every node.
+
+    Returns ``(t a, t b, c / t^2, t)`` with ``t = (|c| / sqrt(|a| |b|))^(1/3) > 0``
+    per node, so that ``|t a| |t b| = |c / t^2|^2``; nodes with a zero entry
+    keep ``t = 1``.
+
+    >>> import numpy as np
+    >>> a, b, c = np.array([1.0, 2.0]), np.array([3.0, 1.0]), np.array([0.5, 4.0])
+    >>> ga, gb, gc, t = balance_gauge(5 * a, 5 * b, c / 25)   # gauge-transformed with t = 5
+    >>> ua, ub, uc, _ = balance_gauge(a, b, c)
+    >>> bool(np.allclose([ga, gb, gc], [ua, ub, uc]))        # the same balanced node: the gauge is undone
+    True
+    >>> bool(np.allclose(np.abs(ua * ub), np.abs(uc) ** 2))
+    True
+    """
+    a, b, c = _vec(a, "a"), _vec(b, "b"), _vec(c, "c")
+    ma, mb, mc = np.abs(a), np.abs(b), np.abs(c)
+    ok = (ma > 0) & (mb > 0) & (mc > 0)
+    t = np.ones(len(a))
+    t[ok] = np.cbrt(mc[ok] / np.sqrt(ma[ok] * mb[ok]))
+    return a * t, b * t, c / t ** 2, t
+
+
+def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Sign-invariant node features ``(a^2, a b, b^2, c)``, shape ``(q, 4)``.
+
+    ``(a, b, c)`` is a Kronecker product up to per-node signs ``(-a, -b, c)``
+    iff its features are a Kronecker product (channel by channel).
+
+    >>> import numpy as np
+    >>> F = node_features(np.array([1, -1]), np.array([2, -2]), np.array([3, 3]))
+    >>> F.real.tolist()                                 # (a, b, c) and (-a, -b, c) look the same
+    [[1, 2, 4, 3], [1, 2, 4, 3]]
+    """
+    return np.stack([a * a, a * b, b * b, c], axis=1)
+
+
+def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
+    """Kronecker product along nodes of arrays ``(C, m_i)``: ``(C, prod m_i)``, node order row-major (SPEC 3).
+
+    >>> import numpy as np
+    >>> kron_vectors([np.array([[1, 2]]), np.array([[1, 10, 100]])]).real.tolist()
+    [[1.0, 10.0, 100.0, 2.0, 20.0, 200.0]]
+    """
+    out = np.asarray(factors[0], dtype=np.complex128)
+    for f in factors[1:]:
+        f = np.asarray(f, dtype=np.complex128)
+        out = (out[:, :, None] * f[:, None, :]).reshape(out.shape[0], -1)
+    return out
+
+
+def factor_shapes(q: int) -> list[tuple[int, ...]]:
+    """Every factorization of ``q`` into at least two factors of size >= 2, as non-decreasing tuples.
+
+    >>> factor_shapes(12)
+    [(2, 2, 3), (2, 6), (3, 4)]
+    """
+    out: list[tuple[int, ...]] = []
+
+    def rec(rest: int, lo: int, acc: list[int]) -> None:
+        if rest == 1:
+            if len(acc) >= 2:
+                out.append(tuple(acc))
+            return
+        for m in range(lo, rest + 1):
+            if rest % m == 0:
+                rec(rest // m, m, acc + [m])
+
+    if q >= 4:
+        rec(q, 2, [])
+    return sorted(out)
+
+
+def linear_assignment(cost: np.ndarray) -> np.ndarray:
+    """Minimum-cost perfect assignment of a square cost matrix (Hungarian algorithm, ``O(n^3)``).
+
+    Returns ``col`` with ``col[i]`` the column assigned to row ``i``.
+
+    >>> import numpy as np
+    >>> cost = np.array([[4.0, 1, 3], [2, 0, 5], [3, 2, 2]])
+    >>> col = linear_assignment(cost)
+    >>> col.tolist(), float(cost[[0, 1, 2], col].sum())   # 1 + 2 + 2 is the minimum total
+    ([1, 0, 2], 5.0)
+    """
+    cost = np.asarray(cost, dtype=float)
+    n = cost.shape[0]
+    if cost.shape != (n, n):
+        raise ValueError(f"cost matrix must be square, got {cost.shape}")
+    u = np.zeros(n + 1)
+    v = np.zeros(n + 1)
+    p = np.zeros(n + 1, dtype=np.int64)  # p[j]: row matched to column j (1-based; 0 = none)
+    way = np.zeros(n + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = np.full(n + 1, np.inf)
+        used = np.zeros(n + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            free = ~used[1:]
+            cur = cost[i0 - 1] - u[i0] - v[1:]
+            upd = free & (cur < minv[1:])
+            mv = minv[1:]
+            mv[upd] = cur[upd]
+            w = way[1:]
+            w[upd] = j0
+            cand = np.where(free, minv[1:], np.inf)
+            j1 = int(np.argmin(cand)) + 1
+            delta = cand[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[~used] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    col = np.empty(n, dtype=np.int64)
+    col[p[1:] - 1] = np.arange(n)
+    return col
+
+
+def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, list[np.ndarray]]:
+    """Best rank-1 approximation ``T ~ lam * u_1 (x) ... (x) u_k`` of a complex tensor (unit ``u_i``).
+
+    Two modes: the leading singular pair.  More modes: higher-order power
+    iteration started from the leading left singular vectors of the mode
+    unfoldings (HOSVD), which converges in a few steps for the near rank-1
+    tensors of interest.
+
+    >>> import numpy as np
+    >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
+    >>> lam, (u1, u2) = rank1(T)                         # exactly rank 1: lam u1 (x) u2 = T
+    >>> bool(np.allclose(lam * np.multiply.outer(u1, u2), T)), round(abs(lam), 9)
+    (True, 15.811388301)
+    """
+    T = np.asarray(T, dtype=np.complex128)
+    k = T.ndim
+    if k == 1:
+        nrm = float(np.linalg.norm(T))
+        return complex(nrm), [T / nrm if nrm > 0 else np.eye(len(T), 1, dtype=complex)[:, 0]]
+    if k == 2:
+        U, S, Vh = np.linalg.svd(T)
+        return complex(S[0]), [U[:, 0], Vh[0]]
+    us = []
+    for i in range(k):
+        unf = np.moveaxis(T, i, 0).reshape(T.shape[i], -1)
+        U, _, _ = np.linalg.svd(unf, full_matrices=False)
+        us.append(U[:, 0])
+    letters = "abcdefghij"[:k]
+    prev = None
+    for _ in range(iters):
+        for i in range(k):
+            ops = [np.conj(us[j]) for j in range(k) if j != i]
+            sub = ",".join(letters[j] for j in range(k) if j != i)
+            w = np.einsum(f"{letters},{sub}->{letters[i]}", T, *ops)
+            nrm = np.linalg.norm(w)
+            us[i] = w / nrm if nrm > 0 else us[i]
+        lam = complex(np.einsum(f"{letters},{','.join(letters)}->", T, *[np.conj(x) for x in us]))
+        if prev is not None and abs(lam - prev) <= tol * max(1.0, abs(lam)):
+            break
+        prev = lam
+    lam = complex(np.einsum(f"{letters},{','.join(letters)}->", T, *[np.conj(x) for x in us]))
+    return lam, us
+
+
+def rank1_batch(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[np.ndarray, list[np.ndarray]]:
+    """:func:`rank1` for a stack of tensors ``T[c]`` at once: returns ``lam`` (C,) and ``u_i`` (C, m_i).
+
+    >>> import numpy as np
+    >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
+    >>> lam, us = rank1_batch(np.stack([T, 2 * T]))
+    >>> np.round(np.abs(lam), 9).tolist(), [u.shape for u in us]
+    ([15.811388301, 31.622776602], [(2, 2), (2, 3)])
+    """
+    T = np.asarray(T, dtype=np.complex128)
+    C, shape = T.shape[0], T.shape[1:]
+    k = len(shape)
+    if k == 1:
+        nrm = np.linalg.norm(T, axis=1)
+        return nrm.astype(np.complex128), [T / np.where(nrm == 0, 1.0, nrm)[:, None]]
+    if k == 2:
+        U, S, Vh = np.linalg.svd(T)
+        return S[:, 0].astype(np.complex128), [U[:, :, 0], Vh[:, 0, :]]
+    us = []
+    for i in range(k):
+        unf = np.moveaxis(T, i + 1, 1).reshape(C, shape[i], -1)
+        U, _, _ = np.linalg.svd(unf, full_matrices=False)
+        us.append(U[:, :, 0])
+    L = "abcdefghij"[:k]
+    full = "z" + L + "," + ",".join("z" + ch for ch in L) + "->z"
+    prev = None
+    for _ in range(iters):
+        for i in range(k):
+            ops = [np.conj(us[j]) for j in range(k) if j != i]
+            sub = ",".join("z" + L[j] for j in range(k) if j != i)
+            w = np.einsum(f"z{L},{sub}->z{L[i]}", T, *ops)
+            nrm = np.linalg.norm(w, axis=1, keepdims=True)
+            us[i] = np.where(nrm > 0, w / np.where(nrm == 0, 1.0, nrm), us[i])
+        lam = np.einsum(full, T, *[np.conj(u) for u in us])
+        if prev is not None and np.all(np.abs(lam - prev) <= tol * np.maximum(1.0, np.abs(lam))):
+            break
+        prev = lam
+    return lam, us
+
+
+def _kron_batch(lam: np.ndarray, us: list[np.ndarray]) -> np.ndarray:
+    """``lam[c] * kron(u_1[c], ..., u_k[c])`` for every c: (C, prod m_i)."""
+    out = us[0]
+    for u in us[1:]:
+        out = (out[:, :, None] * u[:, None, :]).reshape(out.shape[0], -1)
+    return lam[:, None] * out
+
+
+def _rank1_cells(T: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Rank-1 reconstruction of each channel of ``T`` (cells, C) over the grid ``shape``; returns (cells, C)."""
+    lam, us = rank1_batch(T.T.reshape((T.shape[1],) + tuple(shape)))
+    return _kron_batch(lam, us).T
+
+
+def _rel_dist(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``||X_i - Y_j|| / max(||X_i||, ||Y_j||)`` for feature rows ``X`` (n, 4) and ``Y`` (m, 4): (n, m)."""
+    nx_ = np.linalg.norm(X, axis=1)
+    ny = np.linalg.norm(Y, axis=1)
+    d = np.linalg.norm(X[:, None, :] - Y[None, :, :], axis=-1)
+    return d / np.maximum(np.maximum(nx_[:, None], ny[None, :]), _TINY)
+
+
+def _ekey(f) -> float:
+    return round(float(f.error), ERROR_DECIMALS)
+
+
+def _feature_key(f: np.ndarray) -> tuple:
+    """A canonical, noise-robust sort key of one node's features ``(a^2, a b, b^2, c)`` (or any complex vector).
+
+    Per entry: the angle in degrees read in ``[0, 360)`` and the log-modulus, both rounded to
+    :data:`KEY_DECIMALS` decimals (an angle within ``1e-6`` degrees of 360 reads as 0), so two
+    nodes equal up to float noise get the same key and the order does not depend on node order.
+    """
+    f = np.asarray(f, dtype=np.complex128).reshape(-1)
+    mag = np.abs(f)
+    ang = np.round(np.mod(np.degrees(np.angle(f)), 360.0), KEY_DECIMALS)
+    ang = np.where(ang >= 360.0, 0.0, ang) + 0.0
+    lm = np.round(np.log(np.maximum(mag, _TINY)), KEY_DECIMALS) + 0.0
+    ang = np.where(mag > 0, ang, 0.0)
+    return tuple(float(v) for pair in zip(ang, lm) for v in pair)
+
+
+def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = True,
+             max_rounds: int = 10) -> GridFit:
+    """Refine a grid and fit Kronecker factors to the balanced block ``x`` (3, q) with features ``F``.
+
+    Alternates rank-1 fits of the feature channels with an optimal
+    reassignment of nodes to cells (Hungarian algorithm), then fixes the
+    per-node signs and fits each of ``a, b, c`` by a rank-1 tensor (SPEC 8.5).
+    Returns ``(grid, factor_vectors, scale, signs, error)`` with
+    ``factor_vectors[i]`` of shape ``(3, m_i)`` normalized to first node 1.
+
+    >>> import numpy as np
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> X = np.stack(balance_gauge(x.a, x.b, x.c)[:3])
+    >>> grid, facs, scale, signs, err = fit_grid(X, node_features(*X), np.arange(6).reshape(2, 3))
+    >>> grid.tolist(), [f.shape for f in facs], round(err, 9)   # the 2 x 3 grid fits exactly
+    ([[0, 1, 2], [3, 4, 5]], [(3, 2), (3, 3)], 0.0)
+    """
+    shape = grid.shape
+    q = grid.size
+    flat = grid.reshape(-1).copy()
+    for _ in range(max_rounds if reassign else 1):
+        pred = _rank1_cells(F[flat], shape)  # (cells, 4)
+        if not reassign:
+            break
+        cost = np.round((np.abs(F[:, None, :] - pred[None, :, :]) ** 2).sum(-1), ERROR_DECIMALS)  # (nodes, cells)
+        col = linear_assignment(cost)
+        new = np.empty(q, dtype=np.int64)
+        new[col] = np.arange(q)
+        if np.array_equal(new, flat):
+            break
+        flat = new
+    # signs: predicted a, b up to a common sign per node from the feature fit
+    # square roots taken factor by factor (per cell they would carry arbitrary signs)
+    lam, uu = rank1_batch(F[flat, :2].T.reshape((2,) + tuple(shape)))
+    ra = [np.sqrt(u[0]) for u in uu]
+    rb = [u[1] / np.where(r == 0, _TINY, r) for u, r in zip(uu, ra)]
+    l2 = np.sqrt(lam[0])
+    ahat = l2 * kron_vectors([r[None, :] for r in ra])[0]
+    bhat = lam[1] / (l2 if l2 != 0 else _TINY) * kron_vectors([r[None, :] for r in rb])[0]
+    xa, xb = x[0, flat], x[1, flat]
+    score = np.real(np.conj(ahat) * xa + np.conj(bhat) * xb)
+    sg = np.where(score < 0, -1.0, 1.0)
+    cells = np.stack([xa * sg, xb * sg, x[2, flat]])  # (3, cells)
+    k = len(shape)
+    facs = [np.empty((3, m), dtype=np.complex128) for m in shape]
+    scale = np.empty(3, dtype=np.complex128)
+    recon = np.empty_like(cells)
+    lams, uss = rank1_batch(cells.reshape((3,) + tuple(shape)))
+    for p in range(3):
+        lam = lams[p]
+        for i in range(k):
+            u = uss[i][p]
+            piv = u[0] if abs(u[0]) > 1e-12 * max(1.0, np.abs(u).max()) else u[np.argmax(np.abs(u))]
+            facs[i][p] = u / piv
+            lam *= piv
+        scale[p] = lam
+        recon[p] = lam * kron_vectors([f[p][None, :] for f in facs])[0]
+    nrm = np.linalg.norm(cells)
+    err = float(np.linalg.norm(cells - recon) / nrm) if nrm > 0 else 0.0
+    signs = np.empty(q)
+    signs[flat] = sg
+    return GridFit(flat.reshape(shape), facs, scale, signs, err)
+
+
+def canonical_node_order(F: np.ndarray) -> np.ndarray:
+    """The canonical order of a block's nodes: by :func:`_feature_key` of their balanced features (stable).
+
+    The features ``(a^2, a b, b^2, c)`` of the balanced nodes are invariant under the per-node gauge
+    ``(s a, s b, c / s^2)`` (signs included), so the order is a function of the block up to node
+    permutation; nodes equal to :data:`KEY_DECIMALS` decimals keep their relative order (they are
+    interchangeable).
+
+    >>> import numpy as np
+    >>> F = np.array([[2, 1, 1, 1], [1, 1, 1, 1], [1j, 1, 1, 1]], dtype=complex)
+    >>> canonical_node_order(F).tolist()              # angle 0 before 90 degrees; modulus 1 before 2
+    [1, 0, 2]
+    """
+    keys = [_feature_key(f) for f in np.asarray(F)]
+    return np.array(sorted(range(len(keys)), key=lambda j: keys[j]), dtype=np.int64)
+
+
+def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
+    """Canonical orientation of one factor ``V`` (3, m): ``(base, signs per element, element order)``.
+
+    For every choice of the *base* element the factor is divided by it (per ``p``); every other
+    element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
+    degrees; the others are sorted by :func:`_feature_key`; the base whose sorted key sequence is
+    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).
+    """
+    m = V.shape[1]
+    best = None
+    for base in range(m):
+        if np.any(np.abs(V[:, base]) < _TINY):
+            continue
+        N = V / V[:, base:base + 1]
+        sig = np.ones(m)
+        for e in range(m):
+            if e != base and _feature_key(N[0, e])[0] >= 180.0:
+                sig[e] = -1.0
+        N2 = N.copy()
+        N2[:2] *= sig
+        others = sorted((e for e in range(m) if e != base), key=lambda e: _feature_key(N2[:, e]))
+        key = tuple(_feature_key(N2[:, e]) for e in others)
+        if best is None or key < best[0]:
+            best = (key, base, sig, others)
+    if best is None:
+        return None
+    _, base, sig, others = best
+    return base, sig, [base] + others
+
+
+def canonical_factorization(fz: Factorization) -> Factorization:
+    """The canonical representative of a factorization (docs/analysis.md, "Canonical answers").
+
+    The same block has many equal factorizations: every factor may start at any of its elements
+    (the factors are normalized to their first element), each element's sign gauge ``(-a, -b, c)``
+    is free, and factors of equal size may be listed in either order.  The representative: each
+    factor oriented by :func:`_orient_factor`, ``scale_a`` at an angle in ``[0, 180)`` degrees (the
+    sign gauge of all nodes at once), then the factors sorted by size and, for equal sizes, by
+    their key sequence.  The reconstruction (:meth:`Factorization.reconstruct`), the
+    error and the node partition are unchanged; the grid, the factors, ``scale`` and ``signs``
+    move together.
+
+    >>> import numpy as np
+    >>> from cogo.analysis.factorization import factor_block
+    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> f = factor_block(x.a, x.b, x.c).best             # already canonical: a second pass changes nothing
+    >>> g = canonical_factorization(f)
+    >>> g.grid.tolist() == f.grid.tolist(), bool(np.allclose(g.reconstruct(), f.reconstruct()))
+    (True, True)
+    """
+    grid = fz.grid.copy()
+    signs = np.array(fz.signs, dtype=float).copy()
+    scale = np.array(fz.scale, dtype=np.complex128).copy()
+    vecs = []
+    keys = []
+    for i, f in enumerate(fz.factors):
+        V = np.asarray(f.vectors, dtype=np.complex128)
+        o = _orient_factor(V)
+        if o is None:
+            vecs.append(V)
+            keys.append(())
+            continue
+        base, sig, order = o
+        for e in range(V.shape[1]):
+            if sig[e] < 0:
+                signs[np.take(grid, e, axis=i).reshape(-1)] *= -1.0
+        scale = scale * V[:, base]
+        N = V / V[:, base:base + 1]
+        N[:2] *= sig
+        N = N[:, order]
+        grid = np.take(grid, order, axis=i)
+        vecs.append(N)
+        keys.append(tuple(_feature_key(N[:, e]) for e in range(1, N.shape[1])))
+    if abs(scale[0]) > 0 and _feature_key(scale[0])[0] >= 180.0:
+        # the global sign gauge (-a, -b, c) of every node at once: scale_a at an angle in [0, 180) degrees
+        scale[:2] *= -1.0
+        signs = -signs
+    ax = sorted(range(len(vecs)), key=lambda i: (vecs[i].shape[1], keys[i]))
+    grid = np.transpose(grid, ax).copy()
+    vecs = [vecs[i] for i in ax]
+    return Factorization(tuple(grid.shape), grid, [Factor(*v) for v in vecs], scale, fz.error, signs,
+                         fz.balance, fz.exact_grid)
+
+
