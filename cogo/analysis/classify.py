@@ -105,10 +105,9 @@ that is itself a catalogue factor is typed by that factor's name.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
-.. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", in Linear Algebra for
-   Large Scale and Real-Time Applications, Kluwer, 1993.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", Linear Algebra for Large Scale and Real-Time Applications, 1993.
+.. [3] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
 """
 from __future__ import annotations
 
@@ -284,6 +283,13 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
     ``lam V`` has a distinct partner in ``V`` within relative feature distance
     ``tol``.  Always contains ``(1, 1, 1)``.
 
+    Returns
+    -------
+    complex array (S, 3)
+        One row ``lam`` per multiplier that maps the node set to itself (``(1, 1, 1)`` included).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> w = np.exp(2j * np.pi / 3)
     >>> S = stabilizer(np.array([[1, w, w * w]] * 3))   # z_syn: multiplying by w permutes its nodes
@@ -364,6 +370,17 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
     ``partner`` is the product of the block's other factors, shape (3, n),
     whose stabilizer may move this factor's nodes; None for a lone factor.
 
+    Returns
+    -------
+    FactorName
+        The catalogue name of the factor (or None), its parameters and the fit diagnostics.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> w = np.exp(2j * np.pi / 3)
     >>> f = name_factor(np.array([[1, w, w * w]] * 3))  # z_syn of SPEC 7
@@ -639,6 +656,17 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     naming residuals, and its factors' parameters (``"kronecker"``); any other
     block ``None`` (``"none"``).
 
+    Returns
+    -------
+    BlockReport
+        The block's factorization, catalogue type, condition residuals, optimality flag and near-miss diagnostics.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1)
     >>> b = classify_block(x.a, x.b, x.c, k=1)
@@ -917,6 +945,17 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
 
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
 
+    Returns
+    -------
+    NetworkReport
+        The network's blocks, each read (:func:`classify_block`), its verdict (SPEC 5) and the frequency summary.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F46
     >>> Wa, Wb, Wc = z_F46(7).to_weights(real=True)    # z_F4/6 (SPEC 7.3) in real space
     >>> rep = read_network(Wa, Wb, Wc, group=7)
@@ -990,6 +1029,18 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     Raises :class:`cogo.checkpoints.CheckpointError` (a ValueError, one line)
     for a missing, malformed, hostile or inconsistent file.
 
+    Returns
+    -------
+    NetworkReport or IrrepReport
+        The reading of the network: per-frequency blocks for an Abelian group, irreducible
+        representations otherwise (both honour :class:`cogo.analysis.reading.Reading`).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> from cogo.solvers.constructions import z_F6, to_checkpoint
     >>> with tempfile.TemporaryDirectory() as d:
@@ -1053,6 +1104,14 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     loaded checkpoint (:class:`cogo.checkpoints.LoadedWeights`) before any analysis (a command's
     last checks).
 
+    Returns
+    -------
+    ClassifyResult or IrrepsResult
+        The per-checkpoint readings and their aggregate with error bars (both honour
+        :class:`cogo.analysis.reading.Report`).
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> from cogo.solvers.constructions import z_F6, to_checkpoint
     >>> with tempfile.TemporaryDirectory() as d:
@@ -1122,6 +1181,13 @@ def tolerance_curve(weights: Sequence[tuple], tolerances: Sequence[float] = CURV
     (``paper_columns``), averaged over the networks.  Cost: one analysis per
     tolerance and network (no network verdict).
 
+    Returns
+    -------
+    dict
+        ``{"tolerances": [...], "types": {type: [mean fraction per t]}, "paper_columns": {column: [...]}}``.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
     >>> curve = tolerance_curve([(Wa, Wb, Wc, 5)], tolerances=(0.05, 0.2))
@@ -1165,6 +1231,13 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
     A per-checkpoint statistic that is undefined (e.g. no order-4 block) is
     left out of that statistic's mean; ``n`` says how many checkpoints count.
 
+    Returns
+    -------
+    dict
+        Each statistic's mean, standard error and per-checkpoint values.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6, z_F46
     >>> reps = [read_network(*z.to_weights(real=True), group=7, with_verdict=False) for z in (z_F6(7), z_F46(7))]
     >>> s = summarize(reps)
@@ -1230,6 +1303,17 @@ def paper_column(b: "BlockReport") -> str | None:
     case ``z_nu=i``: the reference counts it here); ``nu*syn``: the other
     ``z_nu * z_syn`` blocks; ``others``: every other factorable block.
 
+    Returns
+    -------
+    str or None
+        ``'nu=i*xi'``, ``'nu=i*syn_ab'``, ``'nu*syn'`` or ``'others'``; None when the block is not counted.
+
+    References
+    ----------
+    .. [1] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F46
     >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7, with_verdict=False)
     >>> [paper_column(b) for b in rep.blocks]

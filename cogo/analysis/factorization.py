@@ -110,6 +110,13 @@ def factor_block_shape(a: Any, b: Any, c: Any, shape: Sequence[int], match_tol: 
     else the single best grid found by local search (error > ``tol``
     typically).
 
+    Returns
+    -------
+    list of Factorization
+        The exact grids of ``shape`` (error <= ``tol``), best first, else the single best grid found.
+
+    Examples
+    --------
     >>> from cogo.solvers.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
     >>> fs = factor_block_shape(x.a, x.b, x.c, (2, 3))
@@ -139,6 +146,18 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
     candidate sets without an exact grid says so (``.skipped`` says why in
     both cases; the bound is in :mod:`cogo.analysis.factor_passes`).
 
+    Returns
+    -------
+    BlockFactorization
+        Per shape the grids found, best first; ``.best``, ``.factorable``, ``.skipped``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+    .. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", Linear Algebra for Large Scale and Real-Time Applications, 1993.
+
+    Examples
+    --------
     >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # order 6 = 2 x 3 (SPEC 8.5)
     >>> bf = factor_block(x.a, x.b, x.c)

@@ -161,6 +161,8 @@ class Factorization:
         True when the grid came from an exact tiling (:mod:`cogo.analysis.tiling`),
         False when it came from local search only.
 
+    Examples
+    --------
     >>> from cogo.analysis.factorization import factor_block
     >>> from cogo.solvers.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # z_nu=i * z_syn: a 2 x 3 Kronecker product
@@ -304,6 +306,17 @@ def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     per node, so that ``|t a| |t b| = |c / t^2|^2``; nodes with a zero entry
     keep ``t = 1``.
 
+    Returns
+    -------
+    tuple of 4 arrays (q,)
+        ``(t a, t b, c / t^2, t)``: the balanced node vectors and the per-node balance ``t > 0``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> a, b, c = np.array([1.0, 2.0]), np.array([3.0, 1.0]), np.array([0.5, 4.0])
     >>> ga, gb, gc, t = balance_gauge(5 * a, 5 * b, c / 25)   # gauge-transformed with t = 5
@@ -327,6 +340,13 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     ``(a, b, c)`` is a Kronecker product up to per-node signs ``(-a, -b, c)``
     iff its features are a Kronecker product (channel by channel).
 
+    Returns
+    -------
+    complex array (q, 4)
+        The features ``(a_j^2, a_j b_j, b_j^2, c_j)`` of every node ``j``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> F = node_features(np.array([1, -1]), np.array([2, -2]), np.array([3, 3]))
     >>> F.real.tolist()                                 # (a, b, c) and (-a, -b, c) look the same
@@ -338,6 +358,13 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
     """Kronecker product along nodes of arrays ``(C, m_i)``: ``(C, prod m_i)``, node order row-major (SPEC 3).
 
+    Returns
+    -------
+    complex array (C, prod m_i)
+        The channels' Kronecker products, node order row-major (the first factor slowest).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> kron_vectors([np.array([[1, 2]]), np.array([[1, 10, 100]])]).real.tolist()
     [[1.0, 10.0, 100.0, 2.0, 20.0, 200.0]]
@@ -352,6 +379,13 @@ def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
 def factor_shapes(q: int) -> list[tuple[int, ...]]:
     """Every factorization of ``q`` into at least two factors of size >= 2, as non-decreasing tuples.
 
+    Returns
+    -------
+    list of tuple of int
+        The non-decreasing factor-size tuples whose product is ``q`` (empty for ``q < 4`` and primes).
+
+    Examples
+    --------
     >>> factor_shapes(12)
     [(2, 2, 3), (2, 6), (3, 4)]
     """
@@ -376,6 +410,17 @@ def linear_assignment(cost: np.ndarray) -> np.ndarray:
 
     Returns ``col`` with ``col[i]`` the column assigned to row ``i``.
 
+    Returns
+    -------
+    int array (n,)
+        ``col[i]``: the column assigned to row ``i`` in a minimum-cost perfect assignment.
+
+    References
+    ----------
+    .. [1] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> cost = np.array([[4.0, 1, 3], [2, 0, 5], [3, 2, 2]])
     >>> col = linear_assignment(cost)
@@ -431,6 +476,17 @@ def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, 
     unfoldings (HOSVD), which converges in a few steps for the near rank-1
     tensors of interest.
 
+    Returns
+    -------
+    tuple ``(lam, us)``
+        ``lam`` complex, ``us`` the unit vectors ``u_1, ..., u_k``, one per mode.
+
+    References
+    ----------
+    .. [1] L. De Lathauwer, B. De Moor, J. Vandewalle, "On the best rank-1 and rank-(R1, ..., RN) approximation of higher-order tensors", SIAM J. Matrix Anal. Appl. 21, 2000.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
     >>> lam, (u1, u2) = rank1(T)                         # exactly rank 1: lam u1 (x) u2 = T
@@ -470,6 +526,13 @@ def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, 
 def rank1_batch(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[np.ndarray, list[np.ndarray]]:
     """:func:`rank1` for a stack of tensors ``T[c]`` at once: returns ``lam`` (C,) and ``u_i`` (C, m_i).
 
+    Returns
+    -------
+    tuple ``(lam, us)``
+        ``lam`` complex array (C,), ``us[i]`` complex array (C, m_i) of unit vectors.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
     >>> lam, us = rank1_batch(np.stack([T, 2 * T]))
@@ -559,6 +622,20 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     Returns ``(grid, factor_vectors, scale, signs, error)`` with
     ``factor_vectors[i]`` of shape ``(3, m_i)`` normalized to first node 1.
 
+    Returns
+    -------
+    GridFit
+        ``(grid, factors, scale, signs, error)``: the refined grid, the factor vectors ``(3, m_i)``
+        normalized to first node 1, the per-channel scale, the per-node signs fixed, the relative error.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+    .. [2] L. De Lathauwer, B. De Moor, J. Vandewalle, "On the best rank-1 and rank-(R1, ..., RN) approximation of higher-order tensors", SIAM J. Matrix Anal. Appl. 21, 2000.
+    .. [3] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.solvers.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
@@ -622,6 +699,13 @@ def canonical_node_order(F: np.ndarray) -> np.ndarray:
     permutation; nodes equal to :data:`KEY_DECIMALS` decimals keep their relative order (they are
     interchangeable).
 
+    Returns
+    -------
+    int array (q,)
+        The node indices in canonical order.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> F = np.array([[2, 1, 1, 1], [1, 1, 1, 1], [1j, 1, 1, 1]], dtype=complex)
     >>> canonical_node_order(F).tolist()              # angle 0 before 90 degrees; modulus 1 before 2
@@ -673,6 +757,13 @@ def canonical_factorization(fz: Factorization) -> Factorization:
     error and the node partition are unchanged; the grid, the factors, ``scale`` and ``signs``
     move together.
 
+    Returns
+    -------
+    Factorization
+        The same factorization (same reconstruction, error and node partition) in canonical form.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.analysis.factorization import factor_block
     >>> from cogo.solvers.partial import z_nu_i, z_syn
