@@ -2,7 +2,8 @@
 
 * Every function a module lists in ``__all__`` says what it returns in a numpydoc ``Returns`` (or
   ``Yields``) section, unless it is annotated ``-> None``.
-* Every numpydoc section header is underlined with dashes of its own length.
+* Every numpydoc section header is underlined with dashes of its own length, and doctest examples
+  that follow a section are in the ``Examples`` section (numpydoc puts it last).
 * Every citation ``.. [n] ...`` in a docstring is one line, and that line is one of the one-line
   citations of ``docs/references.md``: the bibliography is defined in one place.
 """
@@ -54,6 +55,15 @@ def bad_underlines(doc: str) -> list[str]:
     return [m.group(2) for m in _HEADER.finditer(doc) if len(m.group(3)) != len(m.group(2))]
 
 
+def examples_outside_examples(doc: str) -> bool:
+    """Whether doctest lines follow a numpydoc section other than ``Examples`` (they would render inside it)."""
+    heads = list(_HEADER.finditer(doc))
+    if not heads:
+        return False
+    last = heads[-1]
+    return last.group(2) != "Examples" and ">>>" in doc[last.end():]
+
+
 def citation_lines(doc: str) -> list[tuple[str, str | None]]:
     """``(citation, following line)`` for every ``.. [n]`` entry of a docstring."""
     lines = doc.splitlines()
@@ -88,6 +98,9 @@ def test_the_checks_catch_what_they_are_for():
     assert missing_returns('def g() -> None:\n    """Nothing."""\n__all__ = ["g"]\n') == []
     assert bad_underlines("Returns\n----\nint") == ["Returns"]
     assert citation_lines('.. [1] A. B., "T",\n   second line.') == [('A. B., "T",', "   second line.")]
+    assert examples_outside_examples("Text.\n\nReturns\n-------\nint\n\n>>> f(1)\n2")
+    assert not examples_outside_examples("Text.\n\nReturns\n-------\nint\n\nExamples\n--------\n>>> f(1)\n2")
+    assert not examples_outside_examples(">>> f(1)\n2")
     assert "not a citation" not in _bibliography()
     assert len(_bibliography()) >= 10
 
@@ -104,6 +117,8 @@ def test_sections_and_citations_are_numpydoc(path):
     problems = []
     for name, doc in _docstrings(ast.parse(path.read_text())):
         problems += [f"{name}: underline of {h}" for h in bad_underlines(doc)]
+        if examples_outside_examples(doc):
+            problems.append(f"{name}: examples after a section other than Examples")
         for cite, cont in citation_lines(doc):
             if cont is not None:
                 problems.append(f"{name}: citation on two lines ({cite[:40]}...)")
