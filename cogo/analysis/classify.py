@@ -375,10 +375,6 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
     FactorName
         The catalogue name of the factor (or None), its parameters and the fit diagnostics.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> import numpy as np

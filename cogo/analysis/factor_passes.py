@@ -398,6 +398,20 @@ class Pass(NamedTuple):
     cost: str
 
 
+#: The passes, in the order they run (the order they are defined in below); each reads and extends the pool.
+PASSES: list[Pass] = []
+
+
+def _register(name: str, contract: str, cost: str) -> Callable:
+    """Add the decorated function to :data:`PASSES` as the pass ``name`` (contract and cost stated here)."""
+    def add(run: Callable[[GridPool], None]) -> Callable[[GridPool], None]:
+        PASSES.append(Pass(name, run, contract, cost))
+        return run
+    return add
+
+
+@_register("tiling", "exact grids of every shape the tiling finds, refitted",
+           "SEARCH_BUDGET O(C^3) candidate solves + MAX_ALTERNATIVES O(q^3) refinements")
 def tiling_pass(pool: GridPool) -> None:
     """The exact grids of the tiling search (:mod:`cogo.analysis.tiling`), each refined by :func:`_fit_reoriented`."""
     pool.search = TilingSearch(pool.F, pool.match_tol, pool.budget)
@@ -405,6 +419,8 @@ def tiling_pass(pool: GridPool) -> None:
         pool.fits.append(pool.make(_fit_reoriented(pool.x, pool.F, grid), True))
 
 
+@_register("translates", "2-factor grids of untried tiling sets that fit SPLIT_GAIN x better",
+           "UNTRIED_MAX O(q^2) fits, one refinement each kept")
 def translate_pass(pool: GridPool) -> None:
     """The 2-factor grids of the translates of the factor sets no assembly started from.
 
@@ -457,6 +473,8 @@ def _shape_alternatives(pool: GridPool, shape: tuple[int, ...]) -> list[Factoriz
     return alts[:1]
 
 
+@_register("shapes", "every shape asked for has its exact grids, else its best local-search grid",
+           "per shape: merges O(q) or MATCHING starts (O(q^4) up to order 16) with O(q^3) refinements")
 def shape_pass(pool: GridPool) -> None:
     """Every shape asked for: its exact grids (tiling, or merged from a finer one), else the best local search."""
     pool.fits.sort(key=lambda f: (-len(f.shape), _ekey(f)))
@@ -469,6 +487,8 @@ def shape_pass(pool: GridPool) -> None:
             pool.result.by_shape[shape] = alts
 
 
+@_register("coarser shapes", "coarser shapes to split from, for finer shapes asked alone",
+           "as 'shapes', only when a finer shape has no exact grid")
 def coarser_shape_pass(pool: GridPool) -> None:
     """The coarser shapes a finer shape without an exact grid can be split from, when not asked for.
 
@@ -485,12 +505,16 @@ def coarser_shape_pass(pool: GridPool) -> None:
             res.by_shape[shape] = alts
 
 
+@_register("split", "finer shapes read from a coarser exact grid whose factor is a product",
+           "per shape and axis one sub-search of order <= q/2 (+ spare grids up to MAX_ALTERNATIVES)")
 def split_pass(pool: GridPool) -> None:
     """Coarse to fine: a finer shape is also built by splitting a coarser exact grid (:func:`_split_from_coarser`)."""
     for shape in sorted(pool.shapes + pool.helpers, key=len):  # a split grid can be split again
         _split_from_coarser(pool, shape)
 
 
+@_register("swap", "each shape's best grid with near-equal nodes swapped, when better",
+           "SWAP_ROUNDS_MAX batched fits of SWAP_PAIRS_MAX swaps, one refinement each")
 def swap_pass(pool: GridPool) -> None:
     """The best grid of each shape with near-equal nodes swapped between cells, when that fits better.
 
@@ -507,6 +531,8 @@ def swap_pass(pool: GridPool) -> None:
             res.by_shape[shape] = sorted([pool.make(fit, fz.exact_grid, shape)] + alts[1:], key=_ekey)
 
 
+@_register("merge", "coarser shapes at least as good as the best finer exact grid",
+           "one O(q) fit per shape")
 def merge_pass(pool: GridPool) -> None:
     """Fine to coarse: a shape without an exact grid, or with a worse one than a finer exact grid, gets it merged.
 
@@ -527,6 +553,8 @@ def merge_pass(pool: GridPool) -> None:
                 res.by_shape[shape] = [pool.make(fit, finer[0].exact_grid, shape)] + keep[:pool.max_alternatives - 1]
 
 
+@_register("finish", "helper shapes dropped; an exhausted search bound is said",
+           "O(1)")
 def finish_pass(pool: GridPool) -> None:
     """Drop the helper shapes; say when the search bound, not the block, ended the search."""
     for shape in pool.helpers:
@@ -537,24 +565,6 @@ def finish_pass(pool: GridPool) -> None:
                                f"sets, {len(search.G)} distinct nodes)")
 
 
-#: The passes, in the order they run; each reads and extends the pool (docs/analysis.md, "The passes").
-PASSES: tuple[Pass, ...] = (
-    Pass("tiling", tiling_pass, "exact grids of every shape the tiling finds, refitted",
-         "SEARCH_BUDGET O(C^3) candidate solves + MAX_ALTERNATIVES O(q^3) refinements"),
-    Pass("translates", translate_pass, "2-factor grids of untried tiling sets that fit SPLIT_GAIN x better",
-         "UNTRIED_MAX O(q^2) fits, one refinement each kept"),
-    Pass("shapes", shape_pass, "every shape asked for has its exact grids, else its best local-search grid",
-         "per shape: merges O(q) or MATCHING starts (O(q^4) up to order 16) with O(q^3) refinements"),
-    Pass("coarser shapes", coarser_shape_pass, "coarser shapes to split from, for finer shapes asked alone",
-         "as 'shapes', only when a finer shape has no exact grid"),
-    Pass("split", split_pass, "finer shapes read from a coarser exact grid whose factor is a product",
-         "per shape and axis one sub-search of order <= q/2 (+ spare grids up to MAX_ALTERNATIVES)"),
-    Pass("swap", swap_pass, "each shape's best grid with near-equal nodes swapped, when better",
-         "SWAP_ROUNDS_MAX batched fits of SWAP_PAIRS_MAX swaps, one refinement each"),
-    Pass("merge", merge_pass, "coarser shapes at least as good as the best finer exact grid",
-         "one O(q) fit per shape"),
-    Pass("finish", finish_pass, "helper shapes dropped; an exhausted search bound is said", "O(1)"),
-)
 
 
 def run_passes(x: np.ndarray, F: np.ndarray, t: np.ndarray, shapes: list, tol: float, match_tol: float,

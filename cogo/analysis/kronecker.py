@@ -311,10 +311,6 @@ def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     tuple of 4 arrays (q,)
         ``(t a, t b, c / t^2, t)``: the balanced node vectors and the per-node balance ``t > 0``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> import numpy as np
