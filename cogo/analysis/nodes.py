@@ -99,7 +99,7 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
     References
     ----------
     .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
-    .. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+    .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 
     Examples
     --------

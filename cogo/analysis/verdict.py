@@ -89,7 +89,7 @@ def default_loss_tol(dtype: str = "float64") -> float:
     Raises
     ------
     ValueError
-        For a dtype outside :data:`DTYPE_EPS`.
+        When ``dtype`` is not a key of :data:`DTYPE_EPS` (no known unit roundoff).
 
     Examples
     --------
