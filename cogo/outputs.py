@@ -87,7 +87,7 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     Returns
     -------
     bool
-        Whether ``a`` and ``b`` are one file (False when neither can be resolved).
+        Whether ``a`` and ``b`` are one file (False when they differ or cannot be resolved).
 
     Examples
     --------
@@ -148,8 +148,8 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
     Raises
     ------
     cogo.errors.CogoError
-        One line, when writing there would overwrite an input, an existing file (without ``force``), a link, a
-        directory, a FIFO, device or socket, or when the directory is missing or not writable.
+        One line, when writing there would overwrite an input, a directory or a link to one, an existing file,
+        link, FIFO, device or socket (without ``force``), or when the directory is missing or not writable.
 
     Examples
     --------
