@@ -87,6 +87,18 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
 
     If the body raises, the temporary file is removed and ``path`` is untouched.
 
+    Yields
+    ------
+    file object
+        The temporary file, opened with ``mode``; it becomes ``path`` when the ``with`` body completes.
+
+    Raises
+    ------
+    ValueError
+        When the directory of ``path`` does not exist.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     path = os.path.join(d, "out.txt")
@@ -444,6 +456,11 @@ def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
     ``mmap=True, weights_only=True`` (tensors are mapped, not read).  Bad files raise
     :class:`CheckpointError` (one line), as :func:`load_weights` would.  A layout other than cogo's own
     (:mod:`cogo.readers`) is read by :func:`load_weights` with ``group`` (which may settle its orientation).
+
+    Returns
+    -------
+    tuple of int
+        ``(q, n)``: the number of hidden nodes and of group elements (the shape of ``Wa``, SPEC 1).
     """
     where = str(path)
     p = Path(path)
@@ -527,6 +544,13 @@ def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int
     case counts.  Read in chunks of ``chunk`` nodes, so no copy of the weights is made: readers drop these
     nodes before anything of size ``q x n`` complex (or ``q x n^2``) is allocated.
 
+    Returns
+    -------
+    numpy.ndarray
+        Bool array of length ``q``: True where hidden node ``j`` is inert.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> Wa = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]); Wc = np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
     >>> inert_nodes(Wa, Wa, Wc).tolist(), inert_nodes(Wa, Wa, Wc, keep_inputs=True).tolist()
@@ -570,6 +594,97 @@ def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> Finit
     return G
 
 
+def _check_file(p: Path, where: str) -> None:
+    """Refuse a directory, a missing, empty or too large file, and a zip whose members are too large."""
+    if p.is_dir():
+        raise CheckpointError(f"{where}: is a directory, not a checkpoint file (give the .pt or .npz files in it)")
+    if not p.is_file():
+        raise CheckpointError(f"{where}: no such file")
+    size = p.stat().st_size
+    if size == 0:
+        raise CheckpointError(f"{where}: empty file")
+    if size > MAX_CHECKPOINT_BYTES:
+        raise CheckpointError(f"{where}: file of {size} bytes exceeds the {MAX_CHECKPOINT_BYTES}-byte limit")
+    _check_uncompressed(p, where, size)
+
+
+def _read_npz_weights(p: Path, where: str, on_shapes: Callable[[int, int], None] | None) -> tuple[list, dict]:
+    """The raw ``Wa, Wb, Wc`` of an ``.npz`` holding exactly those arrays (headers checked first), and its meta."""
+    meta: dict = {"layout": "npz"}
+    _check_npz_headers(p, where, on_shapes)
+    try:
+        with np.load(p, allow_pickle=False) as data:
+            missing = [k for k in ("Wa", "Wb", "Wc") if k not in data.files]
+            if missing:
+                raise CheckpointError(f"{where}: .npz lacks arrays {missing} (needs Wa, Wb, Wc)")
+            raw = [data[k] for k in ("Wa", "Wb", "Wc")]
+            if "group" in data.files:
+                meta["group"] = str(data["group"])
+    except CheckpointError:
+        raise
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
+        raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    return raw, meta
+
+
+def _torch_load(p: Path, where: str) -> Any:
+    """``torch.load(weights_only=True)`` of the file, every failure turned into a one-line CheckpointError."""
+    import pickle
+
+    import torch
+
+    import struct
+
+    try:
+        return torch.load(p, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+        if (head.startswith(b"PK") or b"PK\x03\x04".startswith(head)) and not zipfile.is_zipfile(p):
+            # the start of a zip archive (a torch checkpoint), cut short
+            raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \
+                from None
+        if "weights only" in str(exc).lower():
+            raise CheckpointError(
+                f"{where}: refused: the file holds objects other than tensors and plain containers, "
+                "which cogo never unpickles (checkpoints are untrusted input)") from None
+        raise CheckpointError(f"{where}: not a torch checkpoint (unreadable pickle data)") from None
+    except (RuntimeError, EOFError, OSError, ValueError, AttributeError, TypeError, KeyError, IndexError,
+            zipfile.BadZipFile, UnicodeDecodeError, struct.error, MemoryError, OverflowError) as exc:
+        text = str(exc)
+        if any(t in text for t in ("central directory", "PytorchStreamReader", "zip archive")):
+            raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \
+                from None
+        if not zipfile.is_zipfile(p):
+            raise CheckpointError(f"{where}: not a torch checkpoint (neither a torch zip archive nor a "
+                                  "legacy torch file)") from None
+        msg = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        raise CheckpointError(f"{where}: not a loadable weights-only checkpoint ({msg[:160]})") from None
+
+
+def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], None] | None) -> tuple[list, dict]:
+    """The three raw matrices and the file's meta (its ``layout`` recorded), by the file's suffix."""
+    meta: dict = {}
+    if p.suffix == ".safetensors":
+        state = _read_safetensors(p, where)
+        raw, layout = _read_layout(state, where, meta, group)
+    elif p.suffix == ".npz":
+        if _npz_has_own_keys(p, where):  # anything but Wa, Wb, Wc: the layouts of cogo.readers
+            raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group)
+            meta = {"layout": layout}
+        else:
+            raw, meta = _read_npz_weights(p, where, on_shapes)
+    else:
+        obj = _torch_load(p, where)
+        state, wrapper = _unwrap(obj, where)
+        m = obj.get("meta", {}) if wrapper is not None else {}
+        meta = m if isinstance(m, dict) else {}
+        raw, layout = _read_layout(state, where, meta, group)
+    if p.suffix != ".npz":
+        meta = {**meta, "layout": layout}
+    return raw, meta
+
+
 def load_weights(path: str | os.PathLike, group: Any = None,
                  on_shapes: Callable[[int, int], None] | None = None) -> LoadedWeights:
     """Load ``(Wa, Wb, Wc)`` and the group from a ``.pt`` checkpoint or ``.npz`` file.
@@ -588,6 +703,23 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     Finite weights so large that the network's squared output overflows
     float64 are refused (:func:`max_weight_magnitude`).
 
+    Returns
+    -------
+    LoadedWeights
+        The float64 matrices ``Wa, Wb`` (``q x n``) and ``Wc`` (``n x q``) of the layout of SPEC 1, the
+        group, the file's meta (with its ``layout`` and ``activation``), the path and the stored dtype.
+
+    Raises
+    ------
+    CheckpointError
+        For a missing, unreadable, malformed, inconsistent, too large or non-finite file.
+
+    References
+    ----------
+    .. [1] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> import numpy as np
     >>> from cogo.solvers.constructions import z_F6
@@ -604,77 +736,8 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     """
     where = str(path)
     p = Path(path)
-    if p.is_dir():
-        raise CheckpointError(f"{where}: is a directory, not a checkpoint file (give the .pt or .npz files in it)")
-    if not p.is_file():
-        raise CheckpointError(f"{where}: no such file")
-    size = p.stat().st_size
-    if size == 0:
-        raise CheckpointError(f"{where}: empty file")
-    if size > MAX_CHECKPOINT_BYTES:
-        raise CheckpointError(f"{where}: file of {size} bytes exceeds the {MAX_CHECKPOINT_BYTES}-byte limit")
-    _check_uncompressed(p, where, size)
-    meta: dict = {}
-    if p.suffix == ".safetensors":
-        state = _read_safetensors(p, where)
-        raw, layout = _read_layout(state, where, meta, group)
-    elif p.suffix == ".npz":
-        if _npz_has_own_keys(p, where):  # anything but Wa, Wb, Wc: the layouts of cogo.readers
-            raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group)
-            meta = {"layout": layout}
-        else:
-            meta = {"layout": "npz"}
-            _check_npz_headers(p, where, on_shapes)
-            try:
-                with np.load(p, allow_pickle=False) as data:
-                    missing = [k for k in ("Wa", "Wb", "Wc") if k not in data.files]
-                    if missing:
-                        raise CheckpointError(f"{where}: .npz lacks arrays {missing} (needs Wa, Wb, Wc)")
-                    raw = [data[k] for k in ("Wa", "Wb", "Wc")]
-                    if "group" in data.files:
-                        meta["group"] = str(data["group"])
-            except CheckpointError:
-                raise
-            except (ValueError, OSError, zipfile.BadZipFile, EOFError, MemoryError) as exc:
-                raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
-    else:
-        import pickle
-
-        import torch
-
-        import struct
-
-        try:
-            obj = torch.load(p, map_location="cpu", weights_only=True)
-        except pickle.UnpicklingError as exc:
-            with open(p, "rb") as fh:
-                head = fh.read(4)
-            if (head.startswith(b"PK") or b"PK\x03\x04".startswith(head)) and not zipfile.is_zipfile(p):
-                # the start of a zip archive (a torch checkpoint), cut short
-                raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \
-                    from None
-            if "weights only" in str(exc).lower():
-                raise CheckpointError(
-                    f"{where}: refused: the file holds objects other than tensors and plain containers, "
-                    "which cogo never unpickles (checkpoints are untrusted input)") from None
-            raise CheckpointError(f"{where}: not a torch checkpoint (unreadable pickle data)") from None
-        except (RuntimeError, EOFError, OSError, ValueError, AttributeError, TypeError, KeyError, IndexError,
-                zipfile.BadZipFile, UnicodeDecodeError, struct.error, MemoryError, OverflowError) as exc:
-            text = str(exc)
-            if any(t in text for t in ("central directory", "PytorchStreamReader", "zip archive")):
-                raise CheckpointError(f"{where}: truncated or corrupt checkpoint (not a readable torch zip archive)") \
-                    from None
-            if not zipfile.is_zipfile(p):
-                raise CheckpointError(f"{where}: not a torch checkpoint (neither a torch zip archive nor a "
-                                      "legacy torch file)") from None
-            msg = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-            raise CheckpointError(f"{where}: not a loadable weights-only checkpoint ({msg[:160]})") from None
-        state, wrapper = _unwrap(obj, where)
-        m = obj.get("meta", {}) if wrapper is not None else {}
-        meta = m if isinstance(m, dict) else {}
-        raw, layout = _read_layout(state, where, meta, group)
-    if p.suffix != ".npz":
-        meta = {**meta, "layout": layout}
+    _check_file(p, where)
+    raw, meta = _read_raw(p, where, group, on_shapes)
     meta = _record_activation(meta, where)
     shapes = [tuple(getattr(x, "shape", ())) for x in raw]
     for x, k in zip(raw, WEIGHT_KEYS):

@@ -239,6 +239,18 @@ def _positive(name: str, lo: int = 1):
 def settings_from_args(args, out: str | Path) -> ExecutorSettings:
     """The :class:`ExecutorSettings` of parsed command-line flags; job files in ``OUT/jobs``; validated.
 
+    Returns
+    -------
+    ExecutorSettings
+        The validated settings (:meth:`ExecutorSettings.validate`), with ``folder`` = ``OUT/jobs``.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        One line, on a bad setting or a missing submitit / sbatch.
+
+    Examples
+    --------
     >>> import argparse, os, tempfile
     >>> parser = argparse.ArgumentParser()
     >>> add_arguments(parser)

@@ -120,7 +120,13 @@ DEMO_CONFIG = ExperimentConfig(groups=("23",), seeds=(1, 2, 3, 4, 5))
 
 
 def fresh_directory(prefix: str = "cogo-demo", parent: str | os.PathLike = ".") -> Path:
-    """A directory name that does not exist yet: ``PREFIX-YYYYmmdd-HHMMSS`` (with a suffix if needed)."""
+    """A directory name that does not exist yet: ``PREFIX-YYYYmmdd-HHMMSS`` (with a suffix if needed).
+
+    Returns
+    -------
+    pathlib.Path
+        ``PARENT/PREFIX-YYYYmmdd-HHMMSS`` (or with ``-1``, ``-2``, ... appended), which does not exist yet.
+    """
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = Path(parent) / f"{prefix}-{stamp}"
     path, i = base, 1
@@ -467,11 +473,26 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
 
     Raises ValueError (one line) before any work if the configuration, device
     or output directory is bad.  See the module docstring for the layout.
+
+    Returns
+    -------
+    dict
+        The report written to ``OUT/report.json`` (format ``cogo-experiment/1``): the configuration, one
+        ``training`` row per model, per group the checkpoints, the classification (SPEC 8) or per-node reading,
+        the figures and the dynamics, and the ``verification`` results of each group (SPEC 3-7).
+
+    Raises
+    ------
+    ValueError
+        One line (a :class:`cogo.errors.CogoError`), before any work, for a bad configuration, device, output
+        directory or a resume with other settings.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
-    from cogo.checkpoints import atomic_write, atomic_write_text, load_weights
+    from cogo.checkpoints import load_weights
     from cogo.solvers.training import check_output_dir
-    from cogo.analysis.classify import classify_many
-    from cogo.analysis.report import angle_histograms, render_markdown, to_json_dict
 
     t0 = time.perf_counter()
     cfg.validate()
@@ -489,55 +510,75 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
         log(f"[train] Z_{label}")
         paths = _train_group(cfg, label, run_dir, progress, log, force=force)
         metas = [load_weights(p).meta for p in paths]
-        for p, m in zip(paths, metas):
-            fin = m.get("final", {})
-            training.append({"group": label, "seed": m["seed"], "weight_decay": m["weight_decay"],
-                             "path": os.path.relpath(p, out), "wall_time_s": m.get("wall_time_s"),
-                             **{k: fin.get(k) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}})
+        training += _training_entries(label, paths, metas, out)
         if cfg.activation != "sqr":  # no catalogue form for another activation: the per-node report (SPEC 8.3)
             groups_out.append(_node_reading(cfg, label, paths, run_dir, out, metas, class_md, log))
-            if cfg.dynamics:
-                groups_out[-1]["dynamics"] = _dynamics(paths, run_dir, out, label, log)
-            if cfg.verify != "none":
-                verification[label] = _verify(label, cfg, progress, log)
-            continue
-        log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
-        from cogo.threads import choose_threads, thread_limit
-
-        with thread_limit(cfg.threads or choose_threads("classify")):
-            result = classify_many([str(p) for p in paths], progress=progress)
-        cjson = to_json_dict(result)
-        cmd_path = run_dir / "classification.md"
-        atomic_write_text(run_dir / "classification.json", dumps_json(cjson))
-        atomic_write_text(cmd_path, render_markdown(result))
-        class_md[label] = _summary_md(result.summary)
-
-        figs = {"curves": f"figures/curves_d{label}.png", "orders": f"figures/orders_d{label}.png", "angles": {}}
-        _curves(metas, cfg.train_config(label), out / figs["curves"])
-        png = _order_histogram(result.reports, label)
-        if png is None:  # no block in any model: no empty figure
-            figs["orders"] = None
         else:
-            with atomic_write(out / figs["orders"], "wb") as fh:
-                fh.write(png)
-        for name, data in angle_histograms(result).items():
-            rel = f"figures/{name.replace('.png', '')}_d{label}.png"
-            with atomic_write(out / rel, "wb") as fh:
-                fh.write(data)
-            figs["angles"][name.replace(".png", "")] = rel
-        counts = _order_counts(result.reports)
-        groups_out.append({
-            "group": label,
-            "checkpoints": [os.path.relpath(p, out) for p in paths],
-            "order_histogram": {str(k): counts[k] for k in sorted(counts)},
-            "classification": {"summary": cjson["summary"], "checkpoints": cjson["checkpoints"]},
-            "classification_markdown": os.path.relpath(cmd_path, out),
-            "figures": figs,
-        })
+            groups_out.append(_classify_group(cfg, label, paths, run_dir, out, metas, class_md, progress, log))
         if cfg.dynamics:
             groups_out[-1]["dynamics"] = _dynamics(paths, run_dir, out, label, log)
         if cfg.verify != "none":
             verification[label] = _verify(label, cfg, progress, log)
+    return _write_report(cfg, out, labels, command, training, groups_out, verification, class_md, t0)
+
+
+def _training_entries(label: str, paths: list, metas: list[dict], out: Path) -> list[dict]:
+    """The report's ``training`` rows of one group: seed, weight decay, path, wall time and final losses."""
+    rows = []
+    for p, m in zip(paths, metas):
+        fin = m.get("final", {})
+        rows.append({"group": label, "seed": m["seed"], "weight_decay": m["weight_decay"],
+                     "path": os.path.relpath(p, out), "wall_time_s": m.get("wall_time_s"),
+                     **{k: fin.get(k) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}})
+    return rows
+
+
+def _classify_group(cfg: ExperimentConfig, label: str, paths: list, run_dir: Path, out: Path, metas: list,
+                    class_md: dict, progress: bool, log: Callable) -> dict:
+    """Classify one group's checkpoints (SPEC 8), write their reports and figures; the report's group entry."""
+    from cogo.checkpoints import atomic_write, atomic_write_text
+    from cogo.analysis.classify import classify_many
+    from cogo.analysis.report import angle_histograms, render_markdown, to_json_dict
+
+    log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
+    from cogo.threads import choose_threads, thread_limit
+
+    with thread_limit(cfg.threads or choose_threads("classify")):
+        result = classify_many([str(p) for p in paths], progress=progress)
+    cjson = to_json_dict(result)
+    cmd_path = run_dir / "classification.md"
+    atomic_write_text(run_dir / "classification.json", dumps_json(cjson))
+    atomic_write_text(cmd_path, render_markdown(result))
+    class_md[label] = _summary_md(result.summary)
+
+    figs = {"curves": f"figures/curves_d{label}.png", "orders": f"figures/orders_d{label}.png", "angles": {}}
+    _curves(metas, cfg.train_config(label), out / figs["curves"])
+    png = _order_histogram(result.reports, label)
+    if png is None:  # no block in any model: no empty figure
+        figs["orders"] = None
+    else:
+        with atomic_write(out / figs["orders"], "wb") as fh:
+            fh.write(png)
+    for name, data in angle_histograms(result).items():
+        rel = f"figures/{name.replace('.png', '')}_d{label}.png"
+        with atomic_write(out / rel, "wb") as fh:
+            fh.write(data)
+        figs["angles"][name.replace(".png", "")] = rel
+    counts = _order_counts(result.reports)
+    return {
+        "group": label,
+        "checkpoints": [os.path.relpath(p, out) for p in paths],
+        "order_histogram": {str(k): counts[k] for k in sorted(counts)},
+        "classification": {"summary": cjson["summary"], "checkpoints": cjson["checkpoints"]},
+        "classification_markdown": os.path.relpath(cmd_path, out),
+        "figures": figs,
+    }
+
+
+def _write_report(cfg: ExperimentConfig, out: Path, labels: list[str], command: str, training: list,
+                  groups_out: list, verification: dict, class_md: dict, t0: float) -> dict:
+    """Assemble the report dict, write ``report.json`` and ``report.md`` (atomically); return the dict."""
+    from cogo.checkpoints import atomic_write_text
 
     report = {
         "format": "cogo-experiment/1",

@@ -18,6 +18,14 @@ def render_table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown
                  indent: str = "") -> str:
     """Render ``rows`` under ``head`` as an aligned plain-text table or a Markdown table.
 
+    Returns
+    -------
+    str
+        The table's lines joined by newlines (no trailing newline); plain text with columns two spaces apart, or
+        Markdown with ``|`` escaped in the cells.
+
+    Examples
+    --------
     >>> print(render_table(["k", "type"], [["1", "z_F6"], ["10", "other"]]))
     k   type
     --  -----
@@ -47,6 +55,13 @@ def _float(x: float) -> float | None:
 def to_plain(obj: Any) -> Any:
     """``obj`` with numpy, complex and sympy values turned into JSON values (non-finite -> ``None``).
 
+    Returns
+    -------
+    object
+        Dicts (string keys), lists, bools, ints, finite floats, strings and ``None`` only: what ``json`` writes.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> to_plain({"x": np.float64("nan"), "z": 1 + 2j, "v": np.arange(2)})
     {'x': None, 'z': [1.0, 2.0], 'v': [0, 1]}
@@ -73,5 +88,11 @@ def to_plain(obj: Any) -> Any:
 
 
 def dumps_json(obj: Any, indent: int = 1) -> str:
-    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline."""
+    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline.
+
+    Returns
+    -------
+    str
+        The JSON text of ``to_plain(obj)``, ending in a newline.
+    """
     return json.dumps(to_plain(obj), indent=indent, allow_nan=False) + "\n"

@@ -70,6 +70,13 @@ class Estimate:
 def fmt_bytes(n: float) -> str:
     """A byte count for messages, in binary units.
 
+    Returns
+    -------
+    str
+        ``n`` in bytes, KiB, MiB, GiB or TiB (one decimal; three significant digits from 1024 TiB).
+
+    Examples
+    --------
     >>> fmt_bytes(512), fmt_bytes(1536), fmt_bytes(2**30)
     ('512 bytes', '1.5 KiB', '1.0 GiB')
     """
@@ -84,6 +91,13 @@ def fmt_bytes(n: float) -> str:
 def fmt_seconds(s: float) -> str:
     """A duration for messages, rounded to the unit that reads best.
 
+    Returns
+    -------
+    str
+        ``s`` in seconds, minutes, hours or days, or ``'under a second'``.
+
+    Examples
+    --------
     >>> fmt_seconds(0.2), fmt_seconds(45), fmt_seconds(3600), fmt_seconds(3 * 86400)
     ('under a second', '45 s', '60 min', '3 days')
     """
@@ -112,6 +126,18 @@ def _parse_bytes(text: str) -> int:
 def available_memory() -> int | None:
     """Bytes of memory available to a new allocation (``MemAvailable``), or ``COGO_MEMORY_LIMIT``; None if unknown.
 
+    Returns
+    -------
+    int or None
+        Bytes available: ``COGO_MEMORY_LIMIT`` if set, else ``MemAvailable`` (or the free pages); None if unknown.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        When ``COGO_MEMORY_LIMIT`` is not a size.
+
+    Examples
+    --------
     >>> import os
     >>> saved = os.environ.pop("COGO_MEMORY_LIMIT", None)
     >>> os.environ["COGO_MEMORY_LIMIT"] = "2M"           # the override, with a suffix
@@ -143,6 +169,18 @@ def available_memory() -> int | None:
 def require(est: Estimate) -> Estimate:
     """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available.
 
+    Returns
+    -------
+    Estimate
+        ``est`` itself, when it fits in :func:`available_memory`.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        When ``est.bytes`` exceeds the available memory (the message quotes the estimate).
+
+    Examples
+    --------
     >>> import os
     >>> saved = os.environ.pop("COGO_MEMORY_LIMIT", None)
     >>> os.environ["COGO_MEMORY_LIMIT"] = str(2**20)     # pretend 1 MiB is available
@@ -174,6 +212,13 @@ def construct_estimate(kind: str, n: int, exact: bool = False, loss: bool = True
     :func:`cogo.solvers.constructions.z_M` checks).  The catalogue kinds are checked
     only by the CLI (their estimate includes its loss).
 
+    Returns
+    -------
+    Estimate
+        Peak bytes and seconds of building the construction ``kind`` (and, with ``loss``, the CLI's loss).
+
+    Examples
+    --------
     >>> e = construct_estimate("mem", 23)                # z_M: about 200 n^3 bytes
     >>> e.bytes == 200 * 23**3, e.what
     (True, 'z_M on a group of order 23 (529 nodes)')
@@ -195,6 +240,13 @@ def construct_estimate(kind: str, n: int, exact: bool = False, loss: bool = True
 def verify_estimate(n: int, method: str, even: bool) -> Estimate:
     """Estimate for ``cogo verify`` on a group of order ``n`` with ``method`` (exact, numeric, both).
 
+    Returns
+    -------
+    Estimate
+        Peak bytes of the verification (its time is not modelled: 0 seconds).
+
+    Examples
+    --------
     >>> verify_estimate(23, "numeric", False).bytes == 3000 * 23**3   # odd n: about 3000 n^3 bytes
     True
     >>> verify_estimate(24, "numeric", True).bytes == 192 * 24**5     # even n: the potentials of y * z_M
@@ -228,6 +280,13 @@ def verdict_bytes(n: int, q: int) -> float:
     coordinates ``3 x n x q`` complex and the float64 weights (``72 n q``) and one loss chunk.  Measured by
     ``benchmarks/bench_memory.py`` (benchmarks/results/memory.json): every measured peak is below it.
 
+    Returns
+    -------
+    float
+        Peak bytes of the network verdict (SPEC 5 residuals, Fourier coordinates, one loss chunk), with a 25% margin.
+
+    Examples
+    --------
     >>> verdict_bytes(23, 512) > 16 * 23**2 * 512
     True
     """
@@ -237,6 +296,13 @@ def verdict_bytes(n: int, q: int) -> float:
 def verify_checkpoint_estimate(n: int, q: int) -> Estimate:
     """Estimate for ``cogo verify --checkpoint`` on ``q`` hidden nodes of a group of order ``n``: the verdict.
 
+    Returns
+    -------
+    Estimate
+        Peak bytes (the imported modules, the verdict, the weights) and seconds of the verdict.
+
+    Examples
+    --------
     >>> e = verify_checkpoint_estimate(1024, 40000)       # the n^3 potentials alone are 16 GiB
     >>> e.bytes > 48 * 1024**3, e.what
     (True, 'verifying a checkpoint with q=40000 hidden nodes on a group of order 1024')
@@ -253,6 +319,13 @@ def classify_estimate(n: int, q: int, checkpoints: int = 1) -> Estimate:
     every node assumed live (nodes that contribute nothing are dropped before any of this is allocated,
     so the estimate bounds the peak whatever the file holds).
 
+    Returns
+    -------
+    Estimate
+        Peak bytes of classifying one checkpoint and the seconds for ``checkpoints`` of them.
+
+    Examples
+    --------
     >>> classify_estimate(23, 512).bytes == MODULES_BYTES + 200 * 23 * 512 + verdict_bytes(23, 512)
     True
     """
@@ -278,6 +351,13 @@ def dynamics_estimate(n: int, q: int, workers: int = 1, chunk: int = 16) -> Esti
     is assumed live (checked from the shapes alone, before any array is read); nodes without input weights
     are dropped before the features are formed.  Measured by ``benchmarks/bench_memory.py``.
 
+    Returns
+    -------
+    Estimate
+        Peak bytes of all the processes of ``cogo dynamics`` (its time is not modelled: 0 seconds).
+
+    Examples
+    --------
     >>> e = dynamics_estimate(127, 512, workers=2)
     >>> round(e.bytes / 2**20), e.what
     (1030, 'reading the snapshots of a run with q=512 hidden nodes on a group of order 127 (2 workers)')
@@ -297,6 +377,13 @@ def dynamics_estimate(n: int, q: int, workers: int = 1, chunk: int = 16) -> Esti
 def load_estimate(n: int, q: int) -> Estimate:
     """Estimate for reading the weights of one checkpoint into float64 arrays (three copies).
 
+    Returns
+    -------
+    Estimate
+        Bytes of three float64 copies of the weights (time: 0 seconds).
+
+    Examples
+    --------
     >>> print(load_estimate(23, 512))
     reading weights of shape (512, 23): about 828.0 KiB of memory and under a second
     """

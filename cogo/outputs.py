@@ -46,6 +46,18 @@ INPUT_ATTR = "cogo_input"
 def mark_output(action, kind: str = "file"):
     """Tag an argparse action as an output option of kind ``'file'`` or ``'dir'``; returns the action.
 
+    Returns
+    -------
+    argparse.Action
+        ``action``, with the attribute :data:`OUTPUT_ATTR` set to ``kind``.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is neither ``'file'`` nor ``'dir'``.
+
+    Examples
+    --------
     >>> import argparse
     >>> a = mark_output(argparse.ArgumentParser().add_argument("--json"), "file")
     >>> getattr(a, OUTPUT_ATTR)
@@ -58,7 +70,13 @@ def mark_output(action, kind: str = "file"):
 
 
 def mark_input(action):
-    """Tag an argparse action whose value may name an input file; returns the action."""
+    """Tag an argparse action whose value may name an input file; returns the action.
+
+    Returns
+    -------
+    argparse.Action
+        ``action``, with the attribute :data:`INPUT_ATTR` set to True.
+    """
     setattr(action, INPUT_ATTR, True)
     return action
 
@@ -66,6 +84,13 @@ def mark_input(action):
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """True if ``a`` and ``b`` name the same file (same inode, or the same resolved path).
 
+    Returns
+    -------
+    bool
+        Whether ``a`` and ``b`` are one file (False when they differ or cannot be resolved).
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     same_file(os.path.join(d, "a"), os.path.join(d, ".", "a")), same_file(os.path.join(d, "a"), os.path.join(d, "b"))
@@ -115,6 +140,19 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
     ``force`` (only for a command's own resumable report files).
     ``label`` names the flag in messages (``--json``, ``-o``, ...).
 
+    Returns
+    -------
+    pathlib.Path
+        ``path``, checked writable (nothing is written).
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        One line, when writing there would overwrite an input, a directory or a link to one, an existing file,
+        link, FIFO, device or socket (without ``force``), or when the directory is missing or not writable.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> tmp = tempfile.TemporaryDirectory()
     >>> check_output_file(os.path.join(tmp.name, "report.json")).name   # writable: nothing is written
@@ -177,6 +215,18 @@ def check_output_dir(path: str | os.PathLike, create: bool = True, label: str = 
     the link itself is never replaced).  Nothing stays behind but the
     directory itself.
 
+    Returns
+    -------
+    pathlib.Path
+        The directory (created when ``create``), checked writable.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        One line, when ``path`` is empty, is not a directory, or cannot be created or written in.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     p = check_output_dir(os.path.join(d, "runs"))      # created
@@ -211,6 +261,18 @@ def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike | None]],
     ``outputs``: ``(label, path)`` pairs; ``None`` paths are skipped.
     Returns the checked paths in order.
 
+    Returns
+    -------
+    list of pathlib.Path
+        The checked paths, in the order of ``outputs`` (``None`` ones left out).
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        As :func:`check_output_file`, or when two outputs name the same file.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> tmp = tempfile.TemporaryDirectory()
     >>> [p.name for p in check_outputs([("--json", os.path.join(tmp.name, "r.json")), ("--markdown", None)])]

@@ -34,11 +34,13 @@ otherwise shapes decide the orientation when only one reading fits (and the
 group order, when known, must be the group axis); else one line lists the keys
 and shapes found and what to pass.
 
+The layouts ``ba2de90`` and ``head`` are those of the papers' reference code [1]_ (CoGO [2]_, Li^2 [3]_).
+
 References
 ----------
-Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of
-grokking" (Li^2) and "Composing global optimizers ... (CoGO)": the reference code
-``facebookresearch/luckmatters``, ``ssl/real-dataset/cogo/``.
+.. [1] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -77,7 +79,13 @@ _OPTIONS: contextvars.ContextVar[ReadOptions] = contextvars.ContextVar("cogo_rea
 
 
 def current_options() -> ReadOptions:
-    """The :class:`ReadOptions` in force (set by :func:`read_options`)."""
+    """The :class:`ReadOptions` in force (set by :func:`read_options`).
+
+    Returns
+    -------
+    ReadOptions
+        The options of the innermost :func:`read_options` block, else the defaults (no key map).
+    """
     return _OPTIONS.get()
 
 
@@ -86,6 +94,18 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
                  activation: str | None = None) -> Iterator[ReadOptions]:
     """Read every checkpoint inside the block with these options (what ``--keys`` etc. set).
 
+    Yields
+    ------
+    ReadOptions
+        The options in force inside the block (``keys`` parsed by :func:`parse_key_map`).
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        For a key map that cannot be read or an activation outside :data:`ACTIVATIONS`.
+
+    Examples
+    --------
     >>> with read_options(keys="Wa=enc,Wb=enc2,Wc=dec") as o:
     ...     dict(o.keys)
     {'Wa': 'enc', 'Wb': 'enc2', 'Wc': 'dec'}
@@ -105,6 +125,18 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
 def parse_key_map(text: str, shared_embedding: bool = False) -> dict[str, str]:
     """Parse ``Wa=KEY,Wb=KEY,Wc=KEY`` (or ``W=KEY,Wc=KEY``; ``Wa=KEY,Wc=KEY`` with a shared embedding).
 
+    Returns
+    -------
+    dict of str to str
+        The matrix names of SPEC 1 (``Wa``, ``Wb``, ``Wc`` or ``W``) to the state-dict keys (with any ``:T``/``:N``).
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        For a part that cannot be read, a name given twice, or a set of names that does not make a network.
+
+    Examples
+    --------
     >>> parse_key_map("Wa=emb.weight,Wc=out.weight:T", shared_embedding=True)
     {'Wa': 'emb.weight', 'Wc': 'out.weight:T'}
     >>> parse_key_map("Wa=x")
@@ -134,7 +166,18 @@ def parse_key_map(text: str, shared_embedding: bool = False) -> dict[str, str]:
 
 
 def unwrap_state(obj: Any, where: str) -> tuple[dict, str | None]:
-    """The state dict inside ``obj`` (itself, or its ``model`` / ``state_dict`` entry) and the wrapper's name."""
+    """The state dict inside ``obj`` (itself, or its ``model`` / ``state_dict`` entry) and the wrapper's name.
+
+    Returns
+    -------
+    tuple of (dict, str or None)
+        ``(state, wrapper)``: the state dict and ``"model"`` / ``"state_dict"``, or None when ``obj`` is bare.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        When ``obj`` or its wrapped entry is not a dict.
+    """
     if not isinstance(obj, dict):
         raise CogoError(f"{where}: checkpoint holds a {type(obj).__name__}, not a dict")
     for w in _WRAPPERS:
@@ -242,6 +285,23 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
     when no layout fits, the orientation is ambiguous, or the state dict holds
     anything outside the model.
 
+    Returns
+    -------
+    tuple of (list, str)
+        ``([Wa, Wb, Wc], layout)``: the raw matrices ``W_a`` (q, n), ``W_b`` (q, n), ``W_c`` (n, q) of SPEC 1, as
+        stored (tensors or arrays), and the name of the layout in :data:`LAYOUTS`.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        When no layout fits, the orientation is ambiguous, or the state dict holds anything outside the model.
+
+    References
+    ----------
+    .. [1] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> W, V = np.zeros((8, 10)), np.zeros((5, 8))                # HEAD: W (q, 2n), V (n, q)
     >>> (Wa, Wb, Wc), layout = read_state({"W.weight": W, "V.weight": V}, "f.pt")
@@ -260,50 +320,65 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
         raise CogoError(f"{where}: --shared-embedding given but the file is in the {layout} layout "
                         "(two embeddings); leave the flag out")
     if layout in ("cogo", "ba2de90"):
-        ks = ["layera.weight", "layerb.weight", "layerc.weight"]
-        used = set(ks)
-        Wa, Wb = state[ks[0]], state[ks[1]]
-        if "embedding.weight" in state:    # the reference code keeps its fixed one-hot embedding in the state
-            _need_2d(state, ks, where)
-            Wa, Wb = _embedding(state, used, Wa, Wb, _shape(Wa)[1], where)
-        _refuse_extras(state, used, where, layout)
-        return [Wa, Wb, state[ks[2]]], layout
+        return _read_reference(state, where, layout), layout
     if layout == "head":
-        ks = ["W.weight", "V.weight"]
-        _need_2d(state, ks, where)
-        used = set(ks)
-        W, V = state["W.weight"], state["V.weight"]
-        q, two_n = _shape(W)
-        if two_n % 2 or _shape(V) != (two_n // 2, q):
-            raise CogoError(f"{where}: HEAD layout needs W.weight (q, 2n) and V.weight (n, q), got W.weight "
-                            f"{_shape(W)}, V.weight {_shape(V)} (a network with more than two operands or "
-                            "another hidden layer is outside the model)")
-        n = two_n // 2
-        Wa, Wb = W[:, :n], W[:, n:]
-        if "embedding.weight" in state:
-            Wa, Wb = _embedding(state, used, Wa, Wb, n, where)
-        _refuse_extras(state, used, where, layout)
-        return [Wa, Wb, V], layout
+        return _read_head(state, where, layout), layout
     if layout == "shared":
-        if {"W_E", "W_U"} <= set(state):
-            E, U, used = state["W_E"], _t(state["W_U"]), {"W_E", "W_U"}
-            _need_2d(state, ["W_E", "W_U"], where)
-        else:
-            out = [k for k in _SHARED_OUT if k in state]
-            if len(out) > 1:
-                raise CogoError(f"{where}: shared-embedding layout with several output layers {out}; "
-                                "name one with --keys Wa=embedding.weight,Wc=KEY --shared-embedding")
-            _need_2d(state, ["embedding.weight", out[0]], where)
-            E, U, used = state["embedding.weight"], state[out[0]], {"embedding.weight", out[0]}
-        n, q = _shape(E)
-        if _shape(U) != (n, q):
-            raise CogoError(f"{where}: shared embedding {_shape(E)} (n, q) and output {_shape(U)} (expected "
-                            f"({n}, {q}) as torch.nn stores it) do not fit")
-        _refuse_extras(state, used, where, "shared-embedding")
-        Wa = _t(E)
-        return [Wa, Wa, U], "shared"
+        return _read_shared(state, where), "shared"
     raise CogoError(f"{where}: no known checkpoint layout; found {_listing(state) or 'no keys'}; pass "
                     "--keys Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY; add --shared-embedding for one embedding)")
+
+
+def _read_reference(state: Mapping[str, Any], where: str, layout: str) -> list[Any]:
+    """``[Wa, Wb, Wc]`` of the ``cogo`` / ``ba2de90`` layouts (a stored one-hot embedding composed in)."""
+    ks = ["layera.weight", "layerb.weight", "layerc.weight"]
+    used = set(ks)
+    Wa, Wb = state[ks[0]], state[ks[1]]
+    if "embedding.weight" in state:    # the reference code keeps its fixed one-hot embedding in the state
+        _need_2d(state, ks, where)
+        Wa, Wb = _embedding(state, used, Wa, Wb, _shape(Wa)[1], where)
+    _refuse_extras(state, used, where, layout)
+    return [Wa, Wb, state[ks[2]]]
+
+
+def _read_head(state: Mapping[str, Any], where: str, layout: str) -> list[Any]:
+    """``[Wa, Wb, Wc]`` of the ``head`` layout: ``W.weight`` (q, 2n) split in two, ``V.weight`` (n, q)."""
+    ks = ["W.weight", "V.weight"]
+    _need_2d(state, ks, where)
+    used = set(ks)
+    W, V = state["W.weight"], state["V.weight"]
+    q, two_n = _shape(W)
+    if two_n % 2 or _shape(V) != (two_n // 2, q):
+        raise CogoError(f"{where}: HEAD layout needs W.weight (q, 2n) and V.weight (n, q), got W.weight "
+                        f"{_shape(W)}, V.weight {_shape(V)} (a network with more than two operands or "
+                        "another hidden layer is outside the model)")
+    n = two_n // 2
+    Wa, Wb = W[:, :n], W[:, n:]
+    if "embedding.weight" in state:
+        Wa, Wb = _embedding(state, used, Wa, Wb, n, where)
+    _refuse_extras(state, used, where, layout)
+    return [Wa, Wb, V]
+
+
+def _read_shared(state: Mapping[str, Any], where: str) -> list[Any]:
+    """``[Wa, Wa, Wc]`` of the ``shared`` layout: one embedding for both operands, and its output layer."""
+    if {"W_E", "W_U"} <= set(state):
+        E, U, used = state["W_E"], _t(state["W_U"]), {"W_E", "W_U"}
+        _need_2d(state, ["W_E", "W_U"], where)
+    else:
+        out = [k for k in _SHARED_OUT if k in state]
+        if len(out) > 1:
+            raise CogoError(f"{where}: shared-embedding layout with several output layers {out}; "
+                            "name one with --keys Wa=embedding.weight,Wc=KEY --shared-embedding")
+        _need_2d(state, ["embedding.weight", out[0]], where)
+        E, U, used = state["embedding.weight"], state[out[0]], {"embedding.weight", out[0]}
+    n, q = _shape(E)
+    if _shape(U) != (n, q):
+        raise CogoError(f"{where}: shared embedding {_shape(E)} (n, q) and output {_shape(U)} (expected "
+                        f"({n}, {q}) as torch.nn stores it) do not fit")
+    _refuse_extras(state, used, where, "shared-embedding")
+    Wa = _t(E)
+    return [Wa, Wa, U]
 
 
 def _read_keys(state: Mapping[str, Any], where: str, opts: ReadOptions, n_hint: int | None

@@ -67,6 +67,19 @@ def snapshot_epochs(epochs: int, every: int = 0, count: int = 0, spacing: str = 
     to place, so that the early epochs, where most of the change happens, are
     taken one by one until the geometric step exceeds 1.  Neither: ``[]``.
 
+    Returns
+    -------
+    list of int
+        The snapshot epochs in increasing order, ``0`` and ``epochs`` included (``[]`` when neither ``every`` nor
+        ``count`` is given).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``spacing``, or when both ``every`` and ``count`` are given.
+
+    Examples
+    --------
     >>> snapshot_epochs(10000, count=12)
     [0, 1, 3, 7, 17, 42, 105, 261, 649, 1615, 4019, 10000]
     >>> snapshot_epochs(100, count=5, spacing="uniform"), snapshot_epochs(100, every=40)
@@ -98,7 +111,13 @@ def snapshot_epochs(epochs: int, every: int = 0, count: int = 0, spacing: str = 
 
 
 def snapshot_dir_name(checkpoint_name: str) -> str:
-    """``d23_q512_wd5e-05_seed1.pt`` -> ``d23_q512_wd5e-05_seed1.snapshots``."""
+    """``d23_q512_wd5e-05_seed1.pt`` -> ``d23_q512_wd5e-05_seed1.snapshots``.
+
+    Returns
+    -------
+    str
+        The name of the snapshot directory kept beside the checkpoint.
+    """
     stem = checkpoint_name[:-3] if checkpoint_name.endswith(".pt") else checkpoint_name
     return stem + ".snapshots"
 
@@ -225,6 +244,17 @@ def open_snapshots(path: str | os.PathLike, group: Any = None) -> Snapshots:
 
     Raises :class:`cogo.checkpoints.CheckpointError` (one line) when the
     checkpoint has no snapshots or they are malformed.
+
+    Returns
+    -------
+    Snapshots
+        The snapshot epochs, their files (or in-memory arrays), the group, ``n``, ``q``, the checkpoint's meta and
+        final weights.
+
+    Raises
+    ------
+    cogo.checkpoints.CheckpointError
+        One line, when the checkpoint has no snapshots or they are malformed.
     """
     w = load_weights(path, group=group)
     where = str(path)

@@ -119,6 +119,13 @@ def cgroup_cpu_quota(proc_root: str | os.PathLike = "/proc", cgroup_root: str | 
     cgroup v2: the smallest ``cpu.max`` along the process's cgroup path (``max`` = unlimited);
     cgroup v1: ``cpu.cfs_quota_us / cpu.cfs_period_us`` (quota ``-1`` = unlimited).
 
+    Returns
+    -------
+    float or None
+        The smallest quota found, in CPUs (``quota / period``); None when no quota limits this process.
+
+    Examples
+    --------
     >>> import tempfile
     >>> from pathlib import Path
     >>> with tempfile.TemporaryDirectory() as d:             # a fake /proc and cgroup v2 tree: quota 150000/100000
@@ -167,6 +174,13 @@ def cgroup_cpu_quota(proc_root: str | os.PathLike = "/proc", cgroup_root: str | 
 def available_cores(proc_root: str | os.PathLike = "/proc", cgroup_root: str | os.PathLike = "/sys/fs/cgroup") -> int:
     """CPUs this process may use: its affinity set, capped by the cgroup quota (rounded down, at least 1).
 
+    Returns
+    -------
+    int
+        The CPUs of the affinity set (or ``os.cpu_count()``), capped by ``floor`` of the cgroup quota; at least 1.
+
+    Examples
+    --------
     >>> import os
     >>> 1 <= available_cores() <= len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else True
     True
@@ -188,6 +202,13 @@ def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | o
     ``samples`` reads ``interval`` seconds apart; this process counts for one runnable
     task while it measures.  Returns 0.0 where /proc is unavailable.
 
+    Returns
+    -------
+    float
+        Cores busy with other work, ``>= 0``: the larger of the 1-minute load average and the mean runnable tasks.
+
+    Examples
+    --------
     >>> background_load(samples=2, interval=0.001) >= 0.0
     True
     """
@@ -215,6 +236,13 @@ def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | o
 def training_elements(n: int, hidden: int, models: int, rows: int | None = None) -> int:
     """Work of one batched training operation: ``models * rows * hidden`` (rows default ``n^2``).
 
+    Returns
+    -------
+    int
+        ``models * rows * hidden``, the elements of one operation (compared with :data:`PARALLEL_MIN_ELEMENTS`).
+
+    Examples
+    --------
     >>> training_elements(23, 512, 4) == 4 * 23**2 * 512, training_elements(23, 512, 4, rows=476)   # grid / gather
     (True, 974848)
     """
@@ -243,6 +271,18 @@ def _parse_env(text: str | None) -> int | None:
 def threads_override() -> int | None:
     """The thread count set by :func:`set_threads` / :func:`threads` / ``COGO_THREADS``, or None (the rule).
 
+    Returns
+    -------
+    int or None
+        The override in force, else ``COGO_THREADS``, else None (the rule of :func:`choose_threads` applies).
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        When ``COGO_THREADS`` is not a positive integer.
+
+    Examples
+    --------
     >>> with threads(3):
     ...     threads_override()
     3
@@ -270,6 +310,13 @@ def set_threads(n: int | None) -> None:
 def threads(n: int | None) -> Iterator[int | None]:
     """Within the block, cogo's entry points use ``n`` threads (None: the rule); the previous override returns after.
 
+    Yields
+    ------
+    int or None
+        ``n``, the override in force inside the block.
+
+    Examples
+    --------
     >>> from cogo.algebra.representations import irreps
     >>> with threads(1):
     ...     len(irreps("S3"))
@@ -291,6 +338,14 @@ def thread_policy(kind: str = "classify"):
     rule: the small-matrix work of classification, representations,
     verification and the SPEC 9 energy checks.
 
+    Returns
+    -------
+    callable
+        A decorator; the function it wraps runs inside :func:`thread_limit` and carries the attribute
+        ``__cogo_thread_policy__ = kind``.
+
+    Examples
+    --------
     >>> @thread_policy("classify")
     ... def work():
     ...     import torch
@@ -322,6 +377,11 @@ def limit_process(n: int | None = None) -> int:
 
     For scripts that call many small library functions outside the entry points
     (the benchmarks do, through ``benchmarks/_common.py``).  Returns the count.
+
+    Returns
+    -------
+    int
+        The thread count set: ``n``, else the override, else 1.
     """
     n = int(n or threads_override() or 1)
     torch = sys.modules.get("torch")
@@ -345,6 +405,19 @@ def choose_threads(kind: str = "train", elements: int = 0, cores: int | None = N
     ``load`` to :func:`background_load` (measured only when the size would allow
     more than one thread).
 
+    Returns
+    -------
+    int
+        1, or ``min(free cores, MAX_THREADS)`` for training operations of at least
+        :data:`PARALLEL_MIN_ELEMENTS` elements with at least 2 free cores.
+
+    Raises
+    ------
+    ValueError
+        For a ``kind`` other than ``'train'`` and ``'classify'``.
+
+    Examples
+    --------
     >>> choose_threads("classify", cores=8, load=0.0)                       # always 1
     1
     >>> choose_threads("train", elements=10_000, cores=8, load=0.0)         # small operations: 1
@@ -375,6 +448,18 @@ def thread_limit(threads: int) -> Iterator[int]:
     reading an ``.npz`` checkpoint needs no torch); a torch imported inside the
     block keeps its own default.
 
+    Yields
+    ------
+    int
+        ``threads``, the limit in force inside the block.
+
+    Raises
+    ------
+    ValueError
+        When ``threads < 1``.
+
+    Examples
+    --------
     >>> import torch
     >>> before = torch.get_num_threads()
     >>> with thread_limit(1):
@@ -436,6 +521,13 @@ def set_flush_denormal_all(mode: bool, threads: int | None = None) -> bool:
     Returns True if every thread got the flag (always for ``threads == 1``), False if the
     CPU does not support flushing or the runtime is not GNU OpenMP.
 
+    Returns
+    -------
+    bool
+        True if this thread and every pool thread now flush denormals as ``mode`` says; False otherwise.
+
+    Examples
+    --------
     >>> set_flush_denormal_all(False, threads=1) in (True, False)   # True where the CPU supports flushing
     True
     """
@@ -471,6 +563,13 @@ def flush_denormals(threads: int) -> tuple[int, str]:
     so that no element is ever computed with another thread's rounding.
     Undo with ``set_flush_denormal_all(False, threads)``.
 
+    Returns
+    -------
+    tuple of (int, str)
+        ``(threads, mode)``: the thread count to train with and how denormals are treated.
+
+    Examples
+    --------
     >>> import torch
     >>> threads, mode = flush_denormals(1)
     >>> threads, mode in ("flushed on every thread", "not flushed")

@@ -49,8 +49,7 @@ True
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -129,6 +128,15 @@ class BlockSplit:
 def frequency_classes(group: Any) -> tuple[np.ndarray, np.ndarray]:
     """Representative (smaller index) of each class ``{k, -k}``, and the class id of every frequency index.
 
+    Returns
+    -------
+    reps : numpy.ndarray
+        The representative of each class, increasing (class 0 is ``{0}``).
+    cls : numpy.ndarray
+        For every frequency index, the position of its class in ``reps``.
+
+    Examples
+    --------
     >>> from cogo.algebra import Cyclic
     >>> reps, cls = frequency_classes(Cyclic(5))        # classes {0}, {1, 4}, {2, 3}
     >>> reps.tolist(), cls.tolist()
@@ -143,6 +151,17 @@ def frequency_classes(group: Any) -> tuple[np.ndarray, np.ndarray]:
 def block_kind(group: Any, k: int) -> str:
     """``"self-conjugate"`` (``k = -k``), ``"quarter"`` (``2k = -2k`` only) or ``"generic"`` (SPEC 6).
 
+    Returns
+    -------
+    str
+        ``"self-conjugate"``, ``"quarter"`` or ``"generic"``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.algebra import Cyclic
     >>> [block_kind(Cyclic(8), k) for k in (1, 2, 3, 4)]   # 2 + 2 = -(2 + 2) in Z_8; 4 = -4
     ['generic', 'quarter', 'generic', 'self-conjugate']
@@ -163,6 +182,23 @@ def extract_blocks(net: Any, dead_threshold: float = DEAD_THRESHOLD,
     ``dead_threshold``: relative strength in ``[0, 1)``; 0 keeps every node
     that is not exactly zero.  Cost ``O(n_G q)``.
 
+    Returns
+    -------
+    BlockSplit
+        Which nodes are live, their strength, dominant frequency and mixing, and the blocks (one per
+        frequency class holding a live node), each with its nodes' own values.
+
+    Raises
+    ------
+    ValueError
+        When ``dead_threshold`` is outside ``[0, 1)``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F46
     >>> split = extract_blocks(z_F46(7))                # one order-6 block (with the hat: mixed) and two order-4
     >>> split.counts(), [b.kind for b in split.blocks], split.mixed_nodes

@@ -98,6 +98,18 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
     with its ``r_kkk`` and condition residuals.  ``max_order=None`` factors
     every block as ``cogo classify`` does.
 
+    Returns
+    -------
+    dict
+        ``live_nodes``, ``dead_nodes``, ``zero_frequency_nodes``, ``mixed_nodes`` and one ``blocks`` row per block of
+        SPEC 8 (the keys above), as plain JSON values.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F46
     >>> rec = snapshot_record(*z_F46(7).to_weights(real=True), group=7)
     >>> rec["live_nodes"], [(b["k"], b["order"], b["type"], b["optimal"]) for b in rec["blocks"]]
@@ -182,6 +194,17 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     largest modulus of the SPEC 6 monomial sums of that condition over all
     ``q`` nodes at frequency ``k`` (module docstring).
 
+    Returns
+    -------
+    dict
+        ``k`` (K,) and ``r_kkk`` (complex), ``R_c``, ``R_n``, ``R_*`` (real), each of shape (S, K).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.solvers.constructions import z_F6
     >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)     # a stack of one network
@@ -237,6 +260,20 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     at a time; ``max_order``: see :func:`snapshot_record`.  Returns the JSON-ready record of the run (``format``
     "cogo-dynamics/1", ``snapshots``, ``frequencies``, ``formation``).
 
+    Returns
+    -------
+    dict
+        The run's record (format ``cogo-dynamics/1``), plain JSON values: the settings, ``epochs``, ``history``,
+        ``snapshots`` (one :func:`snapshot_record` each, with the epoch's losses and accuracies), ``frequencies``
+        (:func:`frequency_potentials` and the block order per ``k``), ``formation``, ``progress`` (the progress
+        measures of :mod:`cogo.analysis.progress`) and the counts of cached snapshots.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import tempfile
     >>> from cogo.solvers.training import TrainConfig, save_run, train
     >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)   # a 20-epoch run
@@ -247,26 +284,60 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     ('cogo-dynamics/1', [0, 10, 20], True)
     """
     from cogo.snapshots import open_snapshots
+    from cogo.algebra.groups import FiniteAbelianGroup
 
     st = (settings or Settings()).validate()
     snaps = open_snapshots(path, group=group)
     G = snaps.group
-    n, q = snaps.n, snaps.hidden
+    q = snaps.hidden
     workers = max(1, int(workers if workers is not None else min(2, os.cpu_count() or 1)))
     if cache_dir is not None:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     S = len(snaps)
-    records: list = [None] * S
-    pots = {key: [] for key in ("r_kkk", "R_c", "R_n", "R_*")}
-    ks = None
-    hits = 0
-    from cogo.algebra.groups import FiniteAbelianGroup
-
     abelian = isinstance(G, FiniteAbelianGroup)
     prog = _ProgressReader(snaps, G, cache_dir=cache_dir)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation
     read_blocks = abelian and prog.activation == "sqr"
+    records, pots, ks, hits = _read_snapshots(path, snaps, st, prog, read_blocks, workers, chunk, cache_dir,
+                                              max_order, log)
+    hist = _history_at(snaps.meta, snaps.epochs)
+    rows = []
+    for e, rec, hrow in zip(snaps.epochs, records, hist):
+        rows.append({"epoch": int(e), **hrow, **(rec if rec is not None else {"blocks": []})})
+    meta = snaps.meta
+    out = {
+        "format": DYNAMICS_FORMAT,
+        "path": str(path),
+        "group": G.label,
+        "hidden": q,
+        "seed": meta.get("seed"),
+        "weight_decay": meta.get("weight_decay"),
+        "settings": dict(st.__dict__),
+        "max_order": max_order,
+        "epochs": [int(e) for e in snaps.epochs],
+        "history": {k: list(v) for k, v in meta.get("history", {}).items()} if isinstance(meta.get("history"), dict) else None,
+        "snapshots": rows,
+        "frequencies": _frequency_table(records, pots, ks, read_blocks, S),
+        "cached_snapshots": int(hits),
+    }
+    out["formation"] = formation(out)
+    out["progress"] = prog.result(out)
+    out["progress_cached_snapshots"] = int(prog.hits)
+    return to_plain(out)
+
+
+def _read_snapshots(path: str | os.PathLike, snaps: Any, st: Settings, prog: Any, read_blocks: bool, workers: int,
+                    chunk: int, cache_dir: str | os.PathLike | None, max_order: int | None,
+                    log: Callable[[str], None] | None) -> tuple[list, dict, Any, int]:
+    """Read the snapshots a chunk at a time: progress measures, potentials, block records (in ``workers``)."""
+    G = snaps.group
+    n, q = snaps.n, snaps.hidden
+    S = len(snaps)
+    records: list = [None] * S
+    pots = {key: [] for key in ("r_kkk", "R_c", "R_n", "R_*")}
+    ks = None
+    hits = 0
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         for idx, Wa, Wb, Wc in snaps.chunks(chunk):
@@ -288,10 +359,11 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     finally:
         if pool is not None:
             pool.shutdown()
-    hist = _history_at(snaps.meta, snaps.epochs)
-    rows = []
-    for e, rec, hrow in zip(snaps.epochs, records, hist):
-        rows.append({"epoch": int(e), **hrow, **(rec if rec is not None else {"blocks": []})})
+    return records, pots, ks, hits
+
+
+def _frequency_table(records: list, pots: dict, ks: Any, read_blocks: bool, S: int) -> dict:
+    """The run's ``frequencies``: each ``k``, the order of its block and its potentials, per snapshot."""
     if not read_blocks:
         ks = np.zeros(0, dtype=int)
         pots = {key: [np.zeros((S, 0))] for key in pots}
@@ -302,28 +374,9 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
         for b in (rec or {"blocks": []})["blocks"]:
             if b["k"] in kpos:
                 order[s_, kpos[b["k"]]] = b["order"]
-    meta = snaps.meta
-    out = {
-        "format": DYNAMICS_FORMAT,
-        "path": str(path),
-        "group": G.label,
-        "hidden": q,
-        "seed": meta.get("seed"),
-        "weight_decay": meta.get("weight_decay"),
-        "settings": dict(st.__dict__),
-        "max_order": max_order,
-        "epochs": [int(e) for e in snaps.epochs],
-        "history": {k: list(v) for k, v in meta.get("history", {}).items()} if isinstance(meta.get("history"), dict) else None,
-        "snapshots": rows,
-        "frequencies": {"k": [int(k) for k in ks], "order": order.tolist(),
-                        "r_kkk": P["r_kkk"].tolist(), "R_c": P["R_c"].tolist(), "R_n": P["R_n"].tolist(),
-                        "R_*": P["R_*"].tolist()},
-        "cached_snapshots": int(hits),
-    }
-    out["formation"] = formation(out)
-    out["progress"] = prog.result(out)
-    out["progress_cached_snapshots"] = int(prog.hits)
-    return to_plain(out)
+    return {"k": [int(k) for k in ks], "order": order.tolist(),
+            "r_kkk": P["r_kkk"].tolist(), "R_c": P["R_c"].tolist(), "R_n": P["R_n"].tolist(),
+            "R_*": P["R_*"].tolist()}
 
 
 def formation(run: dict) -> list[dict]:
@@ -333,6 +386,13 @@ def formation(run: dict) -> list[dict]:
     a block at the same frequency has the final type; ``first``: the first
     epoch at which it had that type at all.
 
+    Returns
+    -------
+    list of dict
+        One ``{k, type, order, settled, first}`` per block of the last snapshot (``[]`` for a run without snapshots).
+
+    Examples
+    --------
     >>> def snap(epoch, typ, order):                    # the block at k = 1 of one snapshot
     ...     return {"epoch": epoch, "blocks": [{"k": 1, "type": typ, "order": order}]}
     >>> run = {"snapshots": [snap(0, "non-factorable", 9), snap(100, "z_nu * z_syn", 6),
@@ -381,6 +441,14 @@ def aggregate(runs: Sequence[dict]) -> dict:
     where it is defined; ``n`` counts them.  Also the grokking epoch (test
     accuracy >= 0.99) and the epoch at which the last block settles.
 
+    Returns
+    -------
+    dict
+        ``runs``, per block type ``first_appearance``, ``settled`` and ``final_blocks`` (each ``{mean, se, n}``),
+        ``grokking_epoch``, ``all_settled_epoch`` and, when the runs have them, the aggregated ``progress``.
+
+    Examples
+    --------
     >>> def snap(epoch, typ, order):
     ...     return {"epoch": epoch, "blocks": [{"k": 1, "type": typ, "order": order}]}
     >>> run = {"snapshots": [snap(0, "non-factorable", 9), snap(100, "z_nu * z_syn", 6), snap(200, "z_nu * z_syn", 6)],
@@ -432,6 +500,13 @@ def figure_run(run: dict):
     per frequency (R_g asks for 1); the largest R_c, R_n, R_* potential over
     frequencies; the block order per frequency (image, frequency against epoch).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels sharing the epoch axis (not saved).
+
+    Examples
+    --------
     >>> import tempfile
     >>> from cogo.solvers.training import TrainConfig, save_run, train
     >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)
@@ -451,16 +526,26 @@ def figure_run(run: dict):
     ax = fig.subplots(4, 1, sharex=True)
     title = f"Z_{run['group']}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
     fig.suptitle(title)
-    # 1. loss and accuracy, formation moments
+    _panel_training(ax[0], run)
+    _panel_r_kkk(ax[1], ep, fr["r_kkk"], ks)
+    _panel_conditions(ax[2], ep, fr)
+    _panel_orders(fig, ax[3], ep, fr["order"], ks)
+    for a in ax:
+        _xaxis(a, run["epochs"])
+    return fig
+
+
+def _panel_training(ax, run: dict) -> None:
+    """Panel 1 of :func:`figure_run`: loss and accuracy, and the moment each final block settles."""
     h = run.get("history") or {}
     he = np.asarray(h.get("epoch", []), dtype=float)
     arr = lambda k: np.asarray([np.nan if v is None else v for v in h.get(k, [])], dtype=float)
     if len(he):
-        ax[0].plot(he, arr("train_loss"), color="C0", lw=1.2, label="train loss")
-        ax[0].plot(he, arr("test_loss"), color="C1", lw=1.2, label="test loss")
-        ax[0].set_yscale("log")
-    ax[0].set_ylabel("loss (SPEC 1)")
-    tw = ax[0].twinx()
+        ax.plot(he, arr("train_loss"), color="C0", lw=1.2, label="train loss")
+        ax.plot(he, arr("test_loss"), color="C1", lw=1.2, label="test loss")
+        ax.set_yscale("log")
+    ax.set_ylabel("loss (SPEC 1)")
+    tw = ax.twinx()
     if len(he):
         tw.plot(he, arr("test_acc"), color="C2", lw=1.0, ls=":", label="test accuracy")
     form = run["formation"]
@@ -475,49 +560,63 @@ def figure_run(run: dict):
                     label=f"settles: {t}")
     tw.set_ylim(-0.06 - 0.03 * len(types), 1.05)
     tw.set_ylabel("accuracy / fraction")
-    l1, n1 = ax[0].get_legend_handles_labels()
+    l1, n1 = ax.get_legend_handles_labels()
     l2, n2 = tw.get_legend_handles_labels()
-    ax[0].legend(l1 + l2, n1 + n2, fontsize=7, loc="lower left")
-    ax[0].set_title("loss, test accuracy and the moment each block reaches its final type", fontsize=9)
-    # 2. r_kkk per frequency
-    r = np.asarray(fr["r_kkk"], dtype=float)
+    ax.legend(l1 + l2, n1 + n2, fontsize=7, loc="lower left")
+    ax.set_title("loss, test accuracy and the moment each block reaches its final type", fontsize=9)
+
+
+def _panel_r_kkk(ax, ep: np.ndarray, r_kkk: list, ks: list) -> None:
+    """Panel 2 of :func:`figure_run`: the potential ``r_kkk`` per frequency (R_g asks for 1)."""
+    r = np.asarray(r_kkk, dtype=float)
     rk = r[..., 0] if r.ndim == 3 else r
     from matplotlib import colormaps
 
     cmap = colormaps["viridis"]
     for i, k in enumerate(ks):
-        ax[1].plot(ep, rk[:, i], color=cmap(i / max(len(ks) - 1, 1)), lw=0.9, label=f"k={k}" if len(ks) <= 12 else None)
-    ax[1].axhline(1.0, color="k", lw=0.6, ls="--", label="R_g: r_kkk = 1")
-    ax[1].set_ylabel("Re r[k,k,k]")
-    ax[1].set_title("potential r_kkk per frequency (colour: k)", fontsize=9)
-    ax[1].legend(fontsize=6, ncol=4 if len(ks) <= 12 else 1, loc="upper left")
-    # 3. other conditions
+        ax.plot(ep, rk[:, i], color=cmap(i / max(len(ks) - 1, 1)), lw=0.9, label=f"k={k}" if len(ks) <= 12 else None)
+    ax.axhline(1.0, color="k", lw=0.6, ls="--", label="R_g: r_kkk = 1")
+    ax.set_ylabel("Re r[k,k,k]")
+    ax.set_title("potential r_kkk per frequency (colour: k)", fontsize=9)
+    ax.legend(fontsize=6, ncol=4 if len(ks) <= 12 else 1, loc="upper left")
+
+
+def _panel_conditions(ax, ep: np.ndarray, fr: dict) -> None:
+    """Panel 3 of :func:`figure_run`: the largest and median R_c, R_n, R_* potentials over frequencies."""
     for j, c in enumerate(("R_c", "R_n", "R_*")):
         v = np.asarray(fr[c], dtype=float)
-        ax[2].plot(ep, np.nanmax(v, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k")
-        ax[2].plot(ep, np.nanmedian(v, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k")
-    ax[2].set_yscale("log")
-    ax[2].set_ylabel("|potential| (should be 0)")
-    ax[2].set_title("same-frequency potentials of R_c, R_n, R_* (SPEC 5-6)", fontsize=9)
-    ax[2].legend(fontsize=7, ncol=3)
-    # 4. order per frequency
-    order = np.asarray(fr["order"], dtype=float).T  # (K, S)
+        ax.plot(ep, np.nanmax(v, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k")
+        ax.plot(ep, np.nanmedian(v, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k")
+    ax.set_yscale("log")
+    ax.set_ylabel("|potential| (should be 0)")
+    ax.set_title("same-frequency potentials of R_c, R_n, R_* (SPEC 5-6)", fontsize=9)
+    ax.legend(fontsize=7, ncol=3)
+
+
+def _panel_orders(fig, ax, ep: np.ndarray, orders: list, ks: list) -> None:
+    """Panel 4 of :func:`figure_run`: the block order per frequency, an image against epoch."""
+    order = np.asarray(orders, dtype=float).T  # (K, S)
     edges = np.concatenate([ep[:1], (ep[1:] + ep[:-1]) / 2, ep[-1:]]) if len(ep) > 1 else np.array([ep[0] - .5, ep[0] + .5])
-    im = ax[3].pcolormesh(edges, np.arange(len(ks) + 1) - 0.5, order, cmap="magma_r", shading="flat",
-                          vmin=0, vmax=max(8, float(order.max(initial=0))))
-    fig.colorbar(im, ax=ax[3], label="block order (nodes)")
-    ax[3].set_ylabel("frequency index")
-    ax[3].set_yticks(np.arange(len(ks))[:: max(1, len(ks) // 12)])
-    ax[3].set_yticklabels([str(ks[i]) for i in range(0, len(ks), max(1, len(ks) // 12))])
-    ax[3].set_title("block order against epoch, per frequency", fontsize=9)
-    for a in ax:
-        _xaxis(a, run["epochs"])
-    return fig
+    im = ax.pcolormesh(edges, np.arange(len(ks) + 1) - 0.5, order, cmap="magma_r", shading="flat",
+                       vmin=0, vmax=max(8, float(order.max(initial=0))))
+    fig.colorbar(im, ax=ax, label="block order (nodes)")
+    ax.set_ylabel("frequency index")
+    ax.set_yticks(np.arange(len(ks))[:: max(1, len(ks) // 12)])
+    ax.set_yticklabels([str(ks[i]) for i in range(0, len(ks), max(1, len(ks) // 12))])
+    ax.set_title("block order against epoch, per frequency", fontsize=9)
 
 
 def figure_seeds(agg: dict):
     """When each block type appears and settles, mean +- standard error over runs (a Figure).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Per block type, the mean epochs of first appearance and of settling with their standard errors, and the
+        mean grokking epoch (not saved).
+
+    Examples
+    --------
     >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
     >>> run["formation"] = formation(run)
     >>> type(figure_seeds(aggregate([run]))).__name__
@@ -556,6 +655,13 @@ def _save(fig, path: Path) -> str:
 def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
     """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``.
 
+    Returns
+    -------
+    list of str
+        The paths written: ``dynamics.json`` first, then the figures.
+
+    Examples
+    --------
     >>> import json, os, tempfile
     >>> from pathlib import Path
     >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
@@ -592,6 +698,13 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
 def render_text(runs: Sequence[dict]) -> str:
     """A plain-text summary: per run and block type, how many final blocks and when they settled.
 
+    Returns
+    -------
+    str
+        One header line and a table (block type, final blocks, first appears, settles, runs), ending in a newline.
+
+    Examples
+    --------
     >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
     >>> run["formation"] = formation(run)
     >>> print(render_text([run]).splitlines()[0])

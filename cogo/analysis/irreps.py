@@ -30,8 +30,7 @@ for Abelian groups only, and the report says so.
 
 References
 ----------
-.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 """
 from __future__ import annotations
@@ -63,6 +62,18 @@ CATALOGUE_NOTE = ("the Kronecker-factor catalogue of SPEC 7 is defined for Abeli
 def irrep_families(G: Any) -> list[list[int]]:
     """Irreps grouped as real weights see them: each irrep with its complex conjugate, in table order.
 
+    Returns
+    -------
+    list of list of int
+        The families, as lists of irrep indices of the character table (one irrep, or an irrep and its
+        conjugate).
+
+    References
+    ----------
+    .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+
+    Examples
+    --------
     >>> irrep_families(5), irrep_families("S3")        # Z_5: {k, -k}; S3: three real irreps
     ([[0], [1, 4], [2, 3]], [[0], [1], [2]])
     """
@@ -155,6 +166,25 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     ``Wa``, ``Wb``: (q, M); ``Wc``: (M, q); numpy arrays or torch tensors; ``group`` anything
     :func:`cogo.algebra.spec.parse_group` accepts.
 
+    Returns
+    -------
+    IrrepReport
+        The energy of every node in every irrep, the families, each node's family (-1 when dead), the mixing
+        nodes, the live nodes per family and the counts of Theorem 3 beside them.
+
+    Raises
+    ------
+    ValueError
+        When the weight shapes do not fit the group.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+    .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+    .. [3] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+
+    Examples
+    --------
     >>> from cogo.algebra.representations import isotypic_projectors
     >>> W = isotypic_projectors("S3").real[2][:4]       # rows of the projector onto the irrep rho2 (d = 2)
     >>> rep = read_irreps(W, W, W.T, "S3")
@@ -337,6 +367,13 @@ def irreps_checkpoints(loaded: Sequence[Any], paths: Sequence[str | os.PathLike]
                        dead_threshold: float = DEAD_THRESHOLD, meta_filter: Any = None) -> IrrepsResult:
     """Read already loaded checkpoints (:class:`cogo.checkpoints.LoadedWeights`) through their irreps.
 
+    Returns
+    -------
+    IrrepsResult
+        One :func:`read_irreps` report per checkpoint, in the order given.
+
+    Examples
+    --------
     >>> from cogo.algebra import Cyclic
     >>> from cogo.checkpoints import LoadedWeights
     >>> from cogo.solvers.constructions import z_F6

@@ -19,14 +19,14 @@ any 2-layer network ``o(a, b) = W_c sigma(W_a[:, a] + W_b[:, b])`` on a group:
 * the accuracy and the loss of SPEC 1 on all ``n^2`` pairs, with the
   network's own activation (:func:`network_metrics`).
 
+The per-neuron frequency reading follows [1]_, the irreps of a non-Abelian group [2]_, the IPR of the
+features [3]_.
+
 References
 ----------
-N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for
-grokking via mechanistic interpretability", ICLR 2023 (the per-neuron frequency
-reading).  B. Chughtai, L. Chan, N. Nanda, "A toy model of universality",
-ICML 2023 (irreps for non-Abelian groups).  Y. Tian, "Provable scaling laws of
-feature emergence from learning dynamics of grokking" (Li^2, IPR of the
-features).
+.. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+.. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -50,6 +50,18 @@ DEAD_THRESHOLD = 0.01
 def activate(x: np.ndarray, activation: str) -> np.ndarray:
     """``sigma(x)`` for ``sqr`` (x^2), ``relu``, ``silu`` (x sigmoid(x)), ``relusqr`` (relu(x)^2), float64.
 
+    Returns
+    -------
+    numpy.ndarray
+        ``sigma(x)``, elementwise, the shape of ``x``.
+
+    Raises
+    ------
+    ValueError
+        For an activation outside :data:`ACTIVATION_FUNCTIONS`.
+
+    Examples
+    --------
     >>> activate(np.array([-1.0, 2.0]), "relusqr").tolist(), activate(np.array([-1.0, 2.0]), "sqr").tolist()
     ([0.0, 4.0], [1.0, 4.0])
     """
@@ -76,6 +88,21 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
     SPEC 2; an irrep with its conjugate, SPEC 9), so each column sums to
     ``||a_j||^2 + ||b_j||^2 + ||c_j||^2``.  ``Wa``, ``Wb``: (q, n); ``Wc``: (n, q).
 
+    Returns
+    -------
+    E : numpy.ndarray
+        (F, q): the energy of each node in each frequency class (irrep family), non-negative.
+    names : list of str
+        The class names: the representative ``k`` (its coordinates for a product of cyclic groups), or
+        ``rho<i>+rho<j>`` for the irreps of a non-Abelian group.
+
+    References
+    ----------
+    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+    .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+
+    Examples
+    --------
     >>> n = 7; x = np.arange(n)
     >>> Wa = np.stack([np.cos(2 * np.pi * 2 * x / n), np.cos(2 * np.pi * 3 * x / n)])   # frequencies 2 and 3
     >>> E, names = node_spectrum(Wa, Wa, Wa.T, n)
@@ -110,6 +137,17 @@ def _class_names(G: Any, fam: list[list[int]]) -> list[str]:
 def inverse_participation_ratio(E: np.ndarray) -> np.ndarray:
     """``IPR_j = sum_f p_fj^2`` with ``p_fj = E[f, j] / sum_f E[f, j]`` (0 for a node with no energy).
 
+    Returns
+    -------
+    numpy.ndarray
+        (q,): the IPR of each column of ``E``, in ``[1/F, 1]`` (0 for a column with no energy).
+
+    References
+    ----------
+    .. [1] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
+
+    Examples
+    --------
     >>> inverse_participation_ratio(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0]])).tolist()
     [1.0, 0.5, 0.0]
     """
@@ -123,6 +161,14 @@ def inverse_participation_ratio(E: np.ndarray) -> np.ndarray:
 def network_metrics(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr") -> dict:
     """Accuracy and mean loss of SPEC 1 (``||P(o) - P(e_c)||^2``) on all ``n^2`` pairs, with ``sigma``.
 
+    Returns
+    -------
+    dict
+        ``accuracy`` (fraction of the ``n^2`` pairs whose largest output is the answer) and ``loss`` (the mean
+        loss of SPEC 1).
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_M
     >>> Wa, Wb, Wc = z_M(5).to_weights(real=True)
     >>> m = network_metrics(Wa, Wb, Wc, 5)
@@ -147,7 +193,13 @@ def network_metrics(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sq
 
 
 def catalogue_refusal(activation: str, command: str) -> str:
-    """The one line classify, verify and dynamics print for a non-``sqr`` network."""
+    """The one line classify, verify and dynamics print for a non-``sqr`` network.
+
+    Returns
+    -------
+    str
+        ``cogo <command>: activation <activation>: ...``, one line, ending with a colon.
+    """
     return (f"cogo {command}: activation {activation}: the semiring, its theorems and the catalogue of SPEC 3-7 "
             "hold for sigma(x) = x^2 only; no catalogue form is named. Per-node Fourier report instead:")
 
@@ -206,6 +258,17 @@ def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", 
     A node is live when its strength ``(max(|a_j|, |b_j|)^2 |c_j|)^(1/3)`` is
     above ``dead_threshold`` times the strongest node's (as cogo classify).
 
+    Returns
+    -------
+    NodeReport
+        Live nodes, each node's dominant class, share and IPR, the single-frequency fraction, accuracy and loss.
+
+    References
+    ----------
+    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+
+    Examples
+    --------
     >>> n = 7; x = np.arange(n)
     >>> Wa = np.stack([np.cos(2 * np.pi * 2 * x / n), np.cos(2 * np.pi * 2 * x / n) + np.cos(2 * np.pi * x / n)])
     >>> rep = node_report(Wa, Wa, Wa.T, n, activation="relu")

@@ -39,10 +39,10 @@ Everything is float64; the snapshots are processed a sub-stack at a time
 
 References
 ----------
-N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic
-interpretability", ICLR 2023.  B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering
-how networks learn group operations", ICML 2023.  A. Gromov, "Grokking modular arithmetic", 2023.
-Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), 2025.
+.. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+.. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+.. [3] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
+.. [4] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -134,6 +134,13 @@ def _basis(G: Any) -> FamilyBasis:
 def family_basis(group: Any) -> FamilyBasis:
     """The :class:`FamilyBasis` of ``group`` (cached per group).
 
+    Returns
+    -------
+    FamilyBasis
+        The orthonormal basis ``Q`` adapted to the irrep families of the group (SPEC 9), shared between calls.
+
+    Examples
+    --------
     >>> B = family_basis(5)                                 # Z_5: {0}, {1, 4}, {2, 3}
     >>> B.names, B.dims.tolist(), B.share.tolist()
     (['rho0', 'rho1+rho4', 'rho2+rho3'], [1, 2, 2], [0.0, 0.5, 0.5])
@@ -146,7 +153,13 @@ def family_basis(group: Any) -> FamilyBasis:
 
 
 def family_energy(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, basis: FamilyBasis) -> tuple:
-    """Energy per family of every node's ``W_a`` row, ``W_b`` row and ``W_c`` column: three (S, q, F) arrays."""
+    """Energy per family of every node's ``W_a`` row, ``W_b`` row and ``W_c`` column: three (S, q, F) arrays.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``||Q_f^T w||^2`` for the rows of ``W_a``, the rows of ``W_b`` and the columns of ``W_c``, each (S, q, F).
+    """
     return basis.energies(Wa), basis.energies(Wb), basis.energies(np.swapaxes(Wc, -1, -2))
 
 
@@ -170,16 +183,25 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
     (one definition); this function supplies the spectrum of the progress
     measures (non-trivial families, layers weighted equally).
 
+    Returns
+    -------
+    ipr : numpy.ndarray
+        (S, q): the IPR of each node's spectrum, in ``[1/F, 1]`` (0 for a node with no non-trivial energy).
+    live : numpy.ndarray
+        (S, q) bool: the node's strength exceeds ``dead_threshold`` times the strongest node's.
+
+    References
+    ----------
+    .. [1] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.solvers.constructions import z_F6
     >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)         # every node lives at one frequency
     >>> ipr, live = node_ipr(Wa[None], Wb[None], Wc[None], 5)
     >>> np.round(ipr[live], 12).tolist() == [1.0] * int(live.sum()), int(live.sum())
     (True, 12)
-
-    References
-    ----------
-    A. Gromov, "Grokking modular arithmetic", 2023.
     """
     B = family_basis(group)
     Ea, Eb, Ec = energies if energies is not None else family_energy(Wa, Wb, Wc, B)
@@ -247,6 +269,18 @@ def _at_x(phi: np.ndarray, ab: np.ndarray, G: Any) -> np.ndarray:
 def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = KEY_FRACTION) -> np.ndarray:
     """Boolean (..., F): family ``f`` is key when its logit FVE >= ``fraction * share_f`` (module docstring).
 
+    Returns
+    -------
+    numpy.ndarray
+        Bool, the shape of ``fve_logits``; the trivial family is never key.
+
+    References
+    ----------
+    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+    .. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> B = family_basis(5)                                 # shares 0, 1/2, 1/2
     >>> key_families(np.array([[0.0, 0.6, 0.2], [0.0, 0.3, 0.26]]), B).tolist()
@@ -259,6 +293,13 @@ def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = K
 def key_epochs(key_at: np.ndarray, epochs: Sequence[int]) -> list:
     """Per family: the first snapshot epoch from which it is key at every later snapshot (None if not key at the end).
 
+    Returns
+    -------
+    list of int or None
+        One entry per family (column of ``key_at``).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> key_epochs(np.array([[0, 0], [1, 0], [0, 1], [1, 1], [1, 1]], dtype=bool), [0, 1, 2, 4, 8])
     [4, 2]
@@ -285,6 +326,17 @@ def ridge_eta(weight_decay: float | None, n_train: int) -> float:
     with ``wd/2 ||W||^2`` added (Adam's L2); multiplied by ``n_train / 2`` it is
     Li^2's ``1/2 ||Y~ - F~ C||^2 + eta/2 ||C||^2``.
 
+    Returns
+    -------
+    float
+        ``eta = n_train * wd / 2`` (0 for no weight decay).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> ridge_eta(5e-5, 476)
     0.0119
     """
@@ -308,6 +360,17 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
     ``cos(G_F, Y~ Y~^T F~)`` (1: the independent regime of Lemma 1).  Cost per
     snapshot ``O(n q^2 + q^3)``; no ``n x n`` matrix and no SVD of ``F~``.
 
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The :data:`LI2_STATS` entries above, each of shape (S,).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.li2.theorems import gradient_ridge
     >>> rng = np.random.default_rng(0)
@@ -343,27 +406,32 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
         FY = np.zeros((q, M))                                       # F~^T Y~ = F^T Y - n mu ybar^T (class sums)
         FY[:, cls] = np.add.reduceat(f[order], starts, axis=0).T
         FY -= n * np.outer(mu, ybar)
-        if eta > 0:
-            try:
-                C = np.linalg.solve(K + eta * np.eye(q), FY)
-            except np.linalg.LinAlgError:  # pragma: no cover - K + eta I is positive definite
-                C = np.linalg.lstsq(K + eta * np.eye(q), FY, rcond=None)[0]
-        else:  # least squares of minimum norm through the q x q Gram matrix (pinv(F~) = pinv(K) F~^T)
-            lam, V = np.linalg.eigh(K)
-            keep = lam > GRAM_RCOND * max(float(lam.max(initial=0.0)), 0.0)
-            C = (V[:, keep] / lam[keep]) @ (V[:, keep].T @ FY)
-        # R = Y~ - F~ C is never formed: R^T R and R^T Y~ from the q x q and q x M products
-        FYC = FY.T @ C
-        RtR = YtY - FYC - FYC.T + C.T @ (K @ C)
-        RtY = YtY - C.T @ FY
-        g2 = float(np.sum(RtR * (C.T @ C)))
-        A2 = FY.T                                                   # Y~^T F~ (M, q)
-        ref2 = float(np.sum((A2.T @ YtY) * A2.T))                   # ||Y~ Y~^T F~||^2
-        dot = float(np.sum((RtY @ A2) * C.T))                       # <R C^T, Y~ Y~^T F~>
-        gn = math.sqrt(max(g2, 0.0))
-        out["G_F_norm"][s] = gn
-        out["G_F_cos"][s] = dot / (gn * math.sqrt(ref2)) if gn > 0 and ref2 > 0 else float("nan")
+        out["G_F_norm"][s], out["G_F_cos"][s] = _gradient_norm_cos(K, FY, YtY, eta)
     return out
+
+
+def _gradient_norm_cos(K: np.ndarray, FY: np.ndarray, YtY: np.ndarray, eta: float) -> tuple[float, float]:
+    """``||G_F||_F`` and ``cos(G_F, Y~ Y~^T F~)`` of one snapshot from ``K = F~^T F~``, ``F~^T Y~`` and ``Y~^T Y~``."""
+    q = K.shape[0]
+    if eta > 0:
+        try:
+            C = np.linalg.solve(K + eta * np.eye(q), FY)
+        except np.linalg.LinAlgError:  # pragma: no cover - K + eta I is positive definite
+            C = np.linalg.lstsq(K + eta * np.eye(q), FY, rcond=None)[0]
+    else:  # least squares of minimum norm through the q x q Gram matrix (pinv(F~) = pinv(K) F~^T)
+        lam, V = np.linalg.eigh(K)
+        keep = lam > GRAM_RCOND * max(float(lam.max(initial=0.0)), 0.0)
+        C = (V[:, keep] / lam[keep]) @ (V[:, keep].T @ FY)
+    # R = Y~ - F~ C is never formed: R^T R and R^T Y~ from the q x q and q x M products
+    FYC = FY.T @ C
+    RtR = YtY - FYC - FYC.T + C.T @ (K @ C)
+    RtY = YtY - C.T @ FY
+    g2 = float(np.sum(RtR * (C.T @ C)))
+    A2 = FY.T                                                   # Y~^T F~ (M, q)
+    ref2 = float(np.sum((A2.T @ YtY) * A2.T))                   # ||Y~ Y~^T F~||^2
+    dot = float(np.sum((RtY @ A2) * C.T))                       # <R C^T, Y~ Y~^T F~>
+    gn = math.sqrt(max(g2, 0.0))
+    return gn, (dot / (gn * math.sqrt(ref2)) if gn > 0 and ref2 > 0 else float("nan"))
 
 
 #: ``eta = 0`` in :func:`li2_statistics`: eigenvalues of ``F~^T F~`` below this times the largest are null.
@@ -382,6 +450,22 @@ def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, 
     at every snapshot epoch (``cogo train --snapshots``; the checkpoint's
     ``meta["snapshots"]["li2"]``) and by the progress measures.
 
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The :data:`LI2_STATS` entries of :func:`li2_statistics`, each of shape (S,) (S = 1 for one network).
+
+    Raises
+    ------
+    ValueError
+        For an activation outside :data:`ACTIVATIONS`.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
     >>> st = li2_statistics_of(Wa, Wb, 5, range(25), eta=0.0)
@@ -412,6 +496,17 @@ def li2_stage(feature_move: np.ndarray, G_F_cos: np.ndarray) -> list:
     (the backpropagated gradient is each node's own energy gradient, Lemma 1),
     else ``interactive``.
 
+    Returns
+    -------
+    list of str
+        One of :data:`STAGES` per snapshot.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> li2_stage([0.01, 0.5, 0.5, 0.5], [0.2, 0.95, 0.3, float("nan")])
     ['lazy', 'independent', 'interactive', 'interactive']
     """
@@ -459,11 +554,29 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     :data:`LI2_STATS` of these snapshots as the trainer recorded them (arrays of
     length S, :func:`li2_statistics_of`), used instead of computing them again.
 
-    Returns a dict of numpy arrays: ``restricted_loss``, ``excluded_loss``,
-    ``fve_logits`` (S, F), ``fve_Wa``, ``fve_Wb``, ``fve_Wc`` (S, F), ``key_at``
-    (S, F), ``ipr`` (S, q), ``live`` (S, q), the :func:`li2_statistics`
-    entries, ``feature_move`` and ``stage``; and ``key`` (the families used).
+    Returns
+    -------
+    dict
+        Numpy arrays over the S snapshots: ``restricted_loss``, ``excluded_loss``, ``fve_logits`` (S, F),
+        ``fve_Wa``, ``fve_Wb``, ``fve_Wc`` (S, F), ``key_at`` (S, F), ``ipr`` (S, q), ``live`` (S, q), the
+        :func:`li2_statistics` entries, ``feature_move`` and ``stage`` (a list); and ``key`` (the families used)
+        and ``eta`` (the ridge constant used).
 
+    Raises
+    ------
+    ValueError
+        One line, for stacks that do not fit the group, an unknown loss or activation, or training pair
+        indices outside ``[0, M^2)``.
+
+    References
+    ----------
+    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+    .. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+    .. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+    .. [4] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)         # a global optimum: loss 0 (SPEC 7)
     >>> pm = progress_measures(Wa, Wb, Wc, 5)
@@ -476,27 +589,12 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     B = family_basis(G)
     Wa, Wb, Wc = _as_stack(Wa), _as_stack(Wb), _as_stack(Wc)
     S, q, M = Wa.shape
-    if M != G.order or Wb.shape != (S, q, M) or Wc.shape != (S, M, q):
-        raise ValueError(f"weight stacks of shapes {Wa.shape}, {Wb.shape}, {Wc.shape} do not fit group {G} of order "
-                         f"{G.order} (expected (S, q, M), (S, q, M), (S, M, q))")
-    if loss not in ("mse", "ce"):
-        raise ValueError(f"unknown loss {loss!r}; choose mse or ce")
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+    _check_measure_args(Wa, Wb, Wc, G, loss, activation)
     sigma = ACTIVATIONS[activation]
-    out: dict = {}
-    A0, B0 = (Wa[0], Wb[0]) if W0 is None else (np.asarray(W0[0], dtype=np.float64), np.asarray(W0[1], dtype=np.float64))
-    base = math.sqrt(float(np.sum(A0 * A0) + np.sum(B0 * B0)))
-    move = np.sqrt(((Wa - A0) ** 2).sum((1, 2)) + ((Wb - B0) ** 2).sum((1, 2)))
-    out["feature_move"] = move / base if base > 0 else np.full(S, np.inf)
-    # nodes with no input weight at any snapshot of the stack have features sigma(0) = 0 (every activation here) and
-    # change no measure: they are dropped before anything of size q x M^2 is formed, and put back below
+    out: dict = {"feature_move": _feature_move(Wa, Wb, W0)}
     q_all = q
-    idle = ~(np.any(Wa != 0, axis=(0, 2)) | np.any(Wb != 0, axis=(0, 2)))
-    keep = np.flatnonzero(~idle)
-    if len(keep) < q:
-        Wa, Wb, Wc = Wa[:, keep], Wb[:, keep], Wc[:, :, keep]
-        q = len(keep)
+    Wa, Wb, Wc, keep = _drop_idle(Wa, Wb, Wc)   # put back below
+    q = len(keep)
     a, b, ab, cx = _tables(G)
     P = M * M
     tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
@@ -505,9 +603,56 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     if eta is None:
         eta = ridge_eta(weight_decay, len(tr))
     trc = tr[np.argsort(ab[tr], kind="stable")]                    # training pairs grouped by answer (Li^2 sums)
+    nt = np.arange(len(B)) != B.trivial
+    _weight_measures(out, Wa, Wb, Wc, G, B, nt, dead_threshold, keep, q_all)
+    _logit_measures(out, Wa, Wb, Wc, G, B, nt, sigma, (ab, cx, tr, trc), loss, key, eta, li2)
+    if li2 is None and q < q_all:  # the dropped nodes' zero rows and columns of F~^T F~ count in its means
+        out["FtF_diag"] = out["FtF_diag"] * q / q_all
+        out["FtF_offdiag"] = out["FtF_offdiag"] * (q * (q - 1)) / (q_all * (q_all - 1)) if q_all > 1 else 0.0 * out["FtF_offdiag"]
+    out["key_at"] = key_families(out["fve_logits"], B)
+    out["eta"] = float(eta)
+    out["stage"] = li2_stage(out["feature_move"], out["G_F_cos"])
+    return out
+
+
+def _check_measure_args(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: Any, loss: str, activation: str) -> None:
+    """Refuse (ValueError, one line) stacks that do not fit ``G``, an unknown loss or activation."""
+    S, q, M = Wa.shape
+    if M != G.order or Wb.shape != (S, q, M) or Wc.shape != (S, M, q):
+        raise ValueError(f"weight stacks of shapes {Wa.shape}, {Wb.shape}, {Wc.shape} do not fit group {G} of order "
+                         f"{G.order} (expected (S, q, M), (S, q, M), (S, M, q))")
+    if loss not in ("mse", "ce"):
+        raise ValueError(f"unknown loss {loss!r}; choose mse or ce")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+
+
+def _drop_idle(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray) -> tuple:
+    """``(Wa, Wb, Wc, keep)``: the stacks without the nodes that have no input weight, and the kept nodes."""
+    # nodes with no input weight at any snapshot of the stack have features sigma(0) = 0 (every activation here) and
+    # change no measure: they are dropped before anything of size q x M^2 is formed
+    idle = ~(np.any(Wa != 0, axis=(0, 2)) | np.any(Wb != 0, axis=(0, 2)))
+    keep = np.flatnonzero(~idle)
+    if len(keep) < Wa.shape[1]:
+        Wa, Wb, Wc = Wa[:, keep], Wb[:, keep], Wc[:, :, keep]
+    return Wa, Wb, Wc, keep
+
+
+def _feature_move(Wa: np.ndarray, Wb: np.ndarray, W0: tuple | None) -> np.ndarray:
+    """``||(W_a, W_b) - (W_a, W_b)_0||_F / ||(W_a, W_b)_0||_F`` per snapshot (inf when the epoch-0 features are 0)."""
+    S = Wa.shape[0]
+    A0, B0 = (Wa[0], Wb[0]) if W0 is None else (np.asarray(W0[0], dtype=np.float64), np.asarray(W0[1], dtype=np.float64))
+    base = math.sqrt(float(np.sum(A0 * A0) + np.sum(B0 * B0)))
+    move = np.sqrt(((Wa - A0) ** 2).sum((1, 2)) + ((Wb - B0) ** 2).sum((1, 2)))
+    return move / base if base > 0 else np.full(S, np.inf)
+
+
+def _weight_measures(out: dict, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: Any, B: FamilyBasis,
+                     nt: np.ndarray, dead_threshold: float, keep: np.ndarray, q_all: int) -> None:
+    """``out``'s FVE of ``W_a``, ``W_b``, ``W_c`` per family and the IPR and liveness of every node (of ``q_all``)."""
+    S = Wa.shape[0]
     # weights: FVE per family and IPR (one matmul per layer for the whole stack)
     E = family_energy(Wa, Wb, Wc, B)
-    nt = np.arange(len(B)) != B.trivial
     for name, En in zip(("fve_Wa", "fve_Wb", "fve_Wc"), E):
         tot = En.sum(1)                                            # (S, F) summed over nodes
         den = tot[:, nt].sum(-1, keepdims=True)
@@ -515,31 +660,47 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     ipr, live = node_ipr(Wa, Wb, Wc, G, dead_threshold, energies=E)
     out["ipr"], out["live"] = np.zeros((S, q_all)), np.zeros((S, q_all), dtype=bool)
     out["ipr"][:, keep], out["live"][:, keep] = ipr, live
+
+
+def _logits(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, sl: slice, sigma: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Hidden features (s, P, q) and logits (s, P, M) of the snapshots ``sl`` over all pairs ``p = a M + b``."""
+    q, M = Wa.shape[1], Wa.shape[2]
+    P = M * M
+    H = (Wa[sl][:, :, :, None] + Wb[sl][:, :, None, :]).reshape(len(Wa[sl]), q, P)   # (s, q, P), p = a M + b
+    Fh = np.swapaxes(sigma(H), 1, 2)                           # hidden features (s, P, q)
+    return Fh, Fh @ np.swapaxes(Wc[sl], 1, 2)                  # logits (s, P, M)
+
+
+def _logit_fve(L: np.ndarray, cx: np.ndarray, B: FamilyBasis, nt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The fibre mean ``psi`` (s, M) of logits ``L`` and the FVE of the centred logits per family (s, F)."""
+    M = L.shape[-1]
+    Lc = L - L.mean(-1, keepdims=True)
+    psi = _fibre_mean(L, cx)                                   # (s, M)
+    fam = B.energies(psi)                                      # ||Q_f^T psi||^2 (s, F)
+    tot = np.einsum("spm,spm->s", Lc, Lc)
+    return psi, np.where(nt, M * M * fam / np.where(tot > 0, tot, 1.0)[:, None], 0.0)
+
+
+def _logit_measures(out: dict, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: Any, B: FamilyBasis,
+                    nt: np.ndarray, sigma: Any, tables: tuple, loss: str, key: Sequence[int] | None, eta: float,
+                    li2: dict | None) -> None:
+    """``out``'s key families, logit FVE, restricted and excluded loss and Li^2 statistics, a sub-stack at a time."""
+    ab, cx, tr, trc = tables
+    S, q, M = Wa.shape
+    P = M * M
     # logits, a sub-stack at a time; the key families first (from the last snapshot) unless given
     step = max(1, MAX_ELEMENTS // max(1, P * max(q, M)))
-
-    def logits(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        H = (Wa[sl][:, :, :, None] + Wb[sl][:, :, None, :]).reshape(len(Wa[sl]), q, P)   # (s, q, P), p = a M + b
-        Fh = np.swapaxes(sigma(H), 1, 2)                           # hidden features (s, P, q)
-        return Fh, Fh @ np.swapaxes(Wc[sl], 1, 2)                  # logits (s, P, M)
-
-    def fve(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        Lc = L - L.mean(-1, keepdims=True)
-        psi = _fibre_mean(L, cx)                                   # (s, M)
-        fam = B.energies(psi)                                      # ||Q_f^T psi||^2 (s, F)
-        tot = np.einsum("spm,spm->s", Lc, Lc)
-        return psi, np.where(nt, M * M * fam / np.where(tot > 0, tot, 1.0)[:, None], 0.0)
-
     if key is None:
-        key = [int(f) for f in np.flatnonzero(key_families(fve(logits(slice(S - 1, S))[1])[1][-1], B))]
+        fl_last = _logit_fve(_logits(Wa, Wb, Wc, slice(S - 1, S), sigma)[1], cx, B, nt)[1]
+        key = [int(f) for f in np.flatnonzero(key_families(fl_last[-1], B))]
     key = [int(f) for f in key]
     out["key"] = key
     names = ("restricted_loss", "excluded_loss", "fve_logits", "FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag",
              "G_F_norm", "G_F_cos")
     parts: dict = {k: [] for k in names}
     for s0 in range(0, S, step):
-        Fh, L = logits(slice(s0, min(S, s0 + step)))
-        psi, fl = fve(L)
+        Fh, L = _logits(Wa, Wb, Wc, slice(s0, min(S, s0 + step)), sigma)
+        psi, fl = _logit_fve(L, cx, B, nt)
         parts["fve_logits"].append(fl)
         Lk = _at_x(B.project(psi, key), ab, G)                     # phi(a b c^-1), phi = key part of psi
         parts["restricted_loss"].append(_losses(Lk, ab, loss).mean(-1))
@@ -553,13 +714,6 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
             parts[k2].append(v)
     for k2 in names:
         out[k2] = np.concatenate(parts[k2])
-    if li2 is None and q < q_all:  # the dropped nodes' zero rows and columns of F~^T F~ count in its means
-        out["FtF_diag"] = out["FtF_diag"] * q / q_all
-        out["FtF_offdiag"] = out["FtF_offdiag"] * (q * (q - 1)) / (q_all * (q_all - 1)) if q_all > 1 else 0.0 * out["FtF_offdiag"]
-    out["key_at"] = key_families(out["fve_logits"], B)
-    out["eta"] = float(eta)
-    out["stage"] = li2_stage(out["feature_move"], out["G_F_cos"])
-    return out
 
 
 # --------------------------------------------------------------------------- summaries
@@ -568,6 +722,13 @@ def fall_epoch(epochs: Sequence[int], values: Sequence[float | None]) -> int | N
 
     The "half-way down in log scale" epoch, used to say which of two losses falls first.
 
+    Returns
+    -------
+    int or None
+        That epoch; None when fewer than two values are positive and finite, or the last is not below the first.
+
+    Examples
+    --------
     >>> fall_epoch([0, 10, 100, 1000], [1.0, 0.5, 0.05, 0.01])
     100
     """
@@ -589,6 +750,15 @@ def progress_table(run: dict) -> Records:
     families), ``fve_Wa_key``, ``fve_Wb_key``, ``fve_Wc_key``, ``ipr_mean``,
     ``ipr_median``, ``live_nodes``, the Li^2 statistics, ``feature_move``,
     ``stage`` and ``fve_logits[<family>]`` per family.
+
+    Returns
+    -------
+    Records
+        One record per snapshot, with the keys above.
+
+    References
+    ----------
+    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
     """
     pr = run["progress"]
     names = [f["name"] for f in pr["families"]]
@@ -623,6 +793,20 @@ def recorded_li2(meta: dict, epochs: Sequence[int]) -> dict | None:
     every :data:`LI2_STATS` entry at exactly ``epochs``; None when there is none
     (runs trained before it was recorded); a malformed record raises
     ValueError (one line): a checkpoint is untrusted input.
+
+    Returns
+    -------
+    dict or None
+        ``{stat: float64 array (S,), "eta": float}``, or None when the checkpoint recorded none.
+
+    Raises
+    ------
+    ValueError
+        One line, when the record does not match ``epochs`` or holds values that are not numbers.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
     """
     snaps = meta.get("snapshots") if isinstance(meta, dict) else None
     rec = snaps.get("li2") if isinstance(snaps, dict) else None

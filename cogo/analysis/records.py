@@ -24,10 +24,11 @@ columns in order of first appearance); a missing value is ``None`` (an empty
 CSV field).  :func:`to_pandas` gives the same table as a ``pandas.DataFrame``
 when pandas is installed; cogo does not depend on pandas.
 
+The block types and conditions tabulated here are those of CoGO [1]_.
+
 References
 ----------
-Tian, "Composing global optimizers to reasoning tasks via algebraic objects in
-neural nets" (CoGO), 2024: the block types and conditions tabulated here.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -98,6 +99,13 @@ def to_records(result: Any) -> list[dict]:
     Every dict has the same keys (:func:`columns` order); values are plain
     Python numbers, strings, booleans or None.
 
+    Returns
+    -------
+    list of dict
+        One row per block, the columns of the module docstring, all rows with the same keys.
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import read_network
     >>> from cogo.solvers.constructions import z_F46
     >>> rows = to_records([read_network(*z_F46(7).to_weights(real=True), group=7)])
@@ -128,6 +136,16 @@ def to_pandas(result: Any):
     """The table of :func:`to_records` as a ``pandas.DataFrame`` (one row per block); needs pandas.
 
     Raises ImportError with the install hint when pandas is missing (cogo does not depend on it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per block, the columns of :func:`to_records` (the fixed columns when there is no block).
+
+    Raises
+    ------
+    ImportError
+        When pandas is not installed (with the install hint).
     """
     try:
         import pandas as pd
@@ -141,6 +159,13 @@ def to_pandas(result: Any):
 def to_csv_text(result: Any) -> str:
     """The table of :func:`to_records` as CSV text (a header row; floats with ``repr`` precision).
 
+    Returns
+    -------
+    str
+        CSV text: a header row, then one line per block (``None`` as an empty field).
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import read_network
     >>> from cogo.solvers.constructions import z_F6
     >>> text = to_csv_text([read_network(*z_F6(5).to_weights(real=True), group=5)])
@@ -159,7 +184,13 @@ def to_csv_text(result: Any) -> str:
 
 
 def write_csv(result: Any, path: str | os.PathLike) -> str:
-    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.outputs`); returns it."""
+    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.outputs`); returns it.
+
+    Returns
+    -------
+    str
+        ``path``, as written.
+    """
     from cogo.checkpoints import atomic_write_text
 
     atomic_write_text(path, to_csv_text(result))

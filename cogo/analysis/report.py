@@ -26,8 +26,7 @@ undefined numbers (a standard error over one checkpoint) are ``null``.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -143,6 +142,14 @@ def report_json(r: NetworkReport) -> dict:
 def to_json_dict(result: ClassifyResult) -> dict:
     """The whole result as plain JSON-able Python values (layout in the module docstring).
 
+    Returns
+    -------
+    dict
+        ``format`` (``cogo-classify/1``), ``settings``, ``checkpoints`` (one reading each), ``summary`` and
+        ``tolerance_curve`` (None unless computed), as plain JSON values.
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46
     >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
@@ -162,6 +169,13 @@ def to_json_dict(result: ClassifyResult) -> dict:
 def render_json(result: ClassifyResult) -> str:
     """Strict JSON text (no NaN).
 
+    Returns
+    -------
+    str
+        The JSON text of :func:`to_json_dict`, ending in a newline.
+
+    Examples
+    --------
     >>> import json
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46
@@ -265,6 +279,13 @@ _PAPER_NOTE = ("Columns of the reference table (fractions of the factorable orde
 def render_text(result: ClassifyResult) -> str:
     """The per-block tables of every checkpoint and the summary, as plain text.
 
+    Returns
+    -------
+    str
+        Per checkpoint a header and its block table (SPEC 8), then the summary tables; ends in a newline.
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46
     >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
@@ -298,6 +319,13 @@ def render_text(result: ClassifyResult) -> str:
 def render_markdown(result: ClassifyResult) -> str:
     """The same content as :func:`render_text`, as Markdown.
 
+    Returns
+    -------
+    str
+        A Markdown document: the settings, the summary tables, then one section per checkpoint.
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46
     >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
@@ -362,6 +390,13 @@ def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
 def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg.
 
+    Returns
+    -------
+    dict of str to bytes
+        File name (``angles_<parameter>.png``) to PNG bytes, one per angle parameter of the catalogue.
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46
     >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7, with_verdict=False)
@@ -394,6 +429,13 @@ def tolerance_figure(curve: dict):
     ``curve`` is :func:`cogo.analysis.classify.tolerance_curve`'s output.  The
     Figure is built with the object API (no pyplot, no backend change).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels: the fraction of each block type, and of each reference column, against the tolerance.
+
+    Examples
+    --------
     >>> from cogo.analysis.classify import tolerance_curve
     >>> from cogo.solvers.constructions import z_F46
     >>> curve = tolerance_curve([(*z_F46(7).to_weights(real=True), 7)], tolerances=(0.05, 0.1))
@@ -466,6 +508,18 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
                   plots_dir: Any = None, force: bool = False) -> list[str]:
     """Render everything in memory, then write each requested output atomically; returns the paths written.
 
+    Returns
+    -------
+    list of str
+        The paths written, in the order JSON, Markdown, histograms, tolerance figure.
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        One line, before anything is written, when an output cannot be written (:func:`check_output_paths`).
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46

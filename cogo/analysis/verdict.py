@@ -50,8 +50,7 @@ Example
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -82,6 +81,18 @@ def default_loss_tol(dtype: str = "float64") -> float:
     A network stored in ``dtype`` cannot be judged below its rounding: ``t`` is
     about 60 times the largest loss of an exact optimizer rounded to that dtype.
 
+    Returns
+    -------
+    float
+        ``LOSS_TOL_FACTOR * eps^2`` with ``eps`` the unit roundoff of ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        When ``dtype`` is not a key of :data:`DTYPE_EPS` (no known unit roundoff).
+
+    Examples
+    --------
     >>> default_loss_tol("float64"), default_loss_tol("float32")
     (4.930380657631324e-28, 1.4210854715202004e-10)
     """
@@ -93,6 +104,13 @@ def default_loss_tol(dtype: str = "float64") -> float:
 def weights_dtype(*weights: Any) -> str:
     """The coarsest floating dtype among numpy arrays / torch tensors (``float64`` for integers and others).
 
+    Returns
+    -------
+    str
+        A key of :data:`DTYPE_EPS`: the one with the largest unit roundoff among the arguments.
+
+    Examples
+    --------
     >>> weights_dtype(np.zeros(2), np.zeros(2, dtype=np.float32))
     'float32'
     """
@@ -112,6 +130,13 @@ def block_scale(a: Any, b: Any, c: Any) -> float:
     ``(|a_j|^2 + |b_j|^2) |c_j|``, and this mass is invariant under the per-node
     gauge ``(s a, s b, c / s^2)`` (a catalogue block of ``r_kkk = 1`` has mass 2).
 
+    Returns
+    -------
+    float
+        ``sum_j (|a_j|^2 + |b_j|^2) |c_j|``, non-negative.
+
+    Examples
+    --------
     >>> block_scale([1, 1j], [1, -1j], [0.5, 0.5])
     2.0
     """
@@ -131,6 +156,17 @@ def block_tolerance(scale: float, fit_error: float = 0.0, dtype: str = "float64"
     by 1.01 (an exact Kronecker product: fit error ~1e-16, ``|abc - 1| =
     0.0303``) is therefore not optimal unless its fit is that poor.
 
+    Returns
+    -------
+    float
+        ``3 max(fit_error, 64 eps) scale``, with ``eps`` the unit roundoff of ``dtype``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> round(block_tolerance(2.0) / 2.0 ** -52, 6), round(block_tolerance(2.0, fit_error=1e-3), 9)
     (384.0, 0.006)
     """
@@ -236,6 +272,17 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     larger ones the same definitions with ``r[k1, k2, k]`` computed in chunks
     of ``k1`` (never the whole ``n^3 q`` product in memory).
 
+    Returns
+    -------
+    dict of str to float
+        ``{'R_g', 'R_c', 'R_n', 'R_*'}``: the largest modulus of each condition's residual over ``k != 0``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F46
     >>> res = largest_residuals(z_F46(7, corrected=False))   # R_n = 2 |1 + s i| = 2 sqrt(2) (both k' = +-k)
     >>> {name: round(r, 9) for name, r in res.items()}
@@ -285,6 +332,25 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     The loss is :func:`cogo.algebra.loss.real_loss` for real weights, and
     :func:`cogo.algebra.loss.fourier_loss` for a network that is not real.
 
+    Returns
+    -------
+    Verdict
+        The loss, its tolerance and the optimal flag, the largest residual of each SPEC 5 condition, the
+        failed conditions, the failures of each block alone (with each block's tolerance) and the
+        cross-frequency failures.
+
+    Raises
+    ------
+    ValueError
+        When neither a network nor the three weight matrices are given, or the loss tolerance is not a number
+        ``>= 0``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_M
     >>> Wa, Wb, Wc = z_M(5).to_weights(real=True)      # real weights of perfect memorization (SPEC 7.4)
     >>> v = network_verdict(Wa=Wa, Wb=Wb, Wc=Wc, group=5)
@@ -292,7 +358,6 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     (True, [], 25)
     """
 
-    from cogo.algebra.loss import fourier_loss, real_loss
     from cogo.algebra.network import Network
 
     weights = (Wa, Wb, Wc) if Wa is not None and Wb is not None and Wc is not None else None
@@ -313,6 +378,25 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     keep = _keep_nodes(net.z, G.scale, G.order)
     small = Network(G, net.z[:, :, keep])
     notes = []
+    loss = _verdict_loss(small, weights, keep, notes)
+    res = largest_residuals(small)
+    if tied:  # a residual R enters the loss as (2/n) |R|^2 at least: R <= sqrt(n t / 2) is what loss <= t allows
+        tol = float(np.sqrt(G.order * loss_tol / 2.0))
+    failed = [c for c in CONDITIONS if res[c] > tol]
+    if split is None:
+        split = extract_blocks(net, dead_threshold=dead_threshold)
+    block_failures, block_tol = _block_failures(split, tol, tied, dtype)
+    cross = _cross_frequency(G, split, block_failures, failed, notes)
+    return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
+                   cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
+                   hidden=int(net.q), notes=notes, dtype=dtype, block_tol=block_tol)
+
+
+def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: list) -> float:
+    """The loss of the kept nodes: real space from the given weights or a real network, else Fourier (noted)."""
+    from cogo.algebra.loss import fourier_loss, real_loss
+
+    G = small.group
     if weights is not None:
         Wa_, Wb_, Wc_ = (np.asarray(w.detach().cpu().double().numpy() if hasattr(w, "detach") else w,
                                     dtype=np.float64) for w in weights)
@@ -322,12 +406,11 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     else:
         loss = fourier_loss(small)
         notes.append("network is not real (Hermitian); loss from Fourier coordinates (SPEC 5)")
-    res = largest_residuals(small)
-    if tied:  # a residual R enters the loss as (2/n) |R|^2 at least: R <= sqrt(n t / 2) is what loss <= t allows
-        tol = float(np.sqrt(G.order * loss_tol / 2.0))
-    failed = [c for c in CONDITIONS if res[c] > tol]
-    if split is None:
-        split = extract_blocks(net, dead_threshold=dead_threshold)
+    return loss
+
+
+def _block_failures(split: Any, tol: float, tied: bool, dtype: str) -> tuple[dict, dict]:
+    """Per block frequency, the SPEC 6 conditions the block alone fails, and each block's tolerance."""
     block_failures = {}
     block_tol = {}
     for b in split.blocks:
@@ -339,6 +422,11 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
         bad = [c for c in CONDITIONS if bc[c] > bt]
         if bad:
             block_failures[b.k] = bad
+    return block_failures, block_tol
+
+
+def _cross_frequency(G: Any, split: Any, block_failures: dict, failed: list, notes: list) -> list:
+    """The failed network conditions no block fails alone (a frequency with no block fails R_g; noted)."""
     have = {b.k for b in split.blocks}
     missing = [int(k) for k in np.unique(np.minimum(np.arange(G.order), G.neg)) if k != 0 and int(k) not in have]
     if missing:
@@ -346,7 +434,4 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     in_blocks = {c for v in block_failures.values() for c in v}
     if missing:
         in_blocks.add("R_g")
-    cross = [c for c in failed if c not in in_blocks]
-    return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
-                   cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
-                   hidden=int(net.q), notes=notes, dtype=dtype, block_tol=block_tol)
+    return [c for c in failed if c not in in_blocks]
