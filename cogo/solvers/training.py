@@ -514,6 +514,7 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
 def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device,
                  progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None,
                  resume_every: int = 0, resume: bool = False, log: Any = None) -> list[TrainResult]:
+    """Train one batched program of ``models`` (see :func:`train`); one :class:`TrainResult` per model."""
     t0 = time.perf_counter()
     from cogo.solvers.training_options import OptionsBatch, uses_options
 
@@ -525,12 +526,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     from cogo.snapshots import snapshot_epochs
 
     snap_at = set(snapshot_epochs(cfg.epochs, cfg.snapshot_every, cfg.snapshots, cfg.snapshot_spacing))
-    writers = []
-    if snap_at and snapshot_dir is not None:
-        from cogo.snapshots import SnapshotWriter, snapshot_dir_name
-
-        writers = [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
-                                  cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
+    writers = _snapshot_writers(cfg, models, batch, snap_at, snapshot_dir)
     start_epoch, saver = 0, None
     if resume_every or resume:  # resumable training (cogo.solvers.resume): periodic atomic states, kept snapshots
         from cogo.solvers.resume import ResumeState
@@ -544,6 +540,34 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
 
         bar = tqdm(total=cfg.epochs, initial=start_epoch, desc=f"train {parse_group(cfg.group)} q={cfg.hidden} x{M}",
                    unit="epoch", dynamic_ncols=True)
+    _run_epochs(cfg, batch, models, history, snaps, snap_epochs, snap_at, writers, saver, bar, start_epoch)
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t0
+    if saver is not None:
+        wall += saver.elapsed_before
+        saver.done()
+    results = _batch_results(cfg, models, batch, history, snaps, snap_epochs, snap_at, writers, wall)
+    if hasattr(batch, "finish"):
+        batch.finish(results)
+    return results
+
+
+def _snapshot_writers(cfg: TrainConfig, models: list[tuple[float, int]], batch: Any, snap_at: set,
+                      snapshot_dir: str | os.PathLike | None) -> list:
+    """One :class:`cogo.snapshots.SnapshotWriter` per model when snapshots stream to ``snapshot_dir``, else ``[]``."""
+    if not (snap_at and snapshot_dir is not None):
+        return []
+    from cogo.snapshots import SnapshotWriter, snapshot_dir_name
+
+    return [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
+                           cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
+
+
+def _run_epochs(cfg: TrainConfig, batch: Any, models: list[tuple[float, int]], history: list, snaps: list,
+                snap_epochs: list, snap_at: set, writers: list, saver: Any, bar: Any, start_epoch: int) -> None:
+    """The epoch loop: save a resumable state, record, snapshot, then update (the last epoch only records)."""
+    M = batch.M
     last_bar = start_epoch
     # iteration `epoch` sees the weights after `epoch` updates: record, snapshot, then update
     for epoch in range(start_epoch, cfg.epochs + 1):
@@ -576,12 +600,11 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
                 last_bar = epoch
                 bar.set_postfix(train_loss=f"{vals[0].mean():.3g}", test_loss=f"{vals[1].mean():.3g}",
                                 test_acc=f"{vals[3].mean():.3f}", refresh=False)
-    if bar is not None:
-        bar.close()
-    wall = time.perf_counter() - t0
-    if saver is not None:
-        wall += saver.elapsed_before
-        saver.done()
+
+
+def _batch_results(cfg: TrainConfig, models: list[tuple[float, int]], batch: Any, history: list, snaps: list,
+                   snap_epochs: list, snap_at: set, writers: list, wall: float) -> list[TrainResult]:
+    """One :class:`TrainResult` per model: final weights, split, history, final metrics and snapshots."""
     Wa, Wb, Wc = batch.weights()
     results = []
     for m, (wd, seed) in enumerate(models):
@@ -599,8 +622,6 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
         tr, te = batch.splits[seed]
         results.append(TrainResult(cfg, seed, wd, Wa[m].clone(), Wb[m].clone(), Wc[m].clone(), tr.clone(),
                                    te.clone(), history[m], final, snapshots, wall, batch.kernel))
-    if hasattr(batch, "finish"):
-        batch.finish(results)
     return results
 
 
