@@ -539,14 +539,23 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
         raise ValueError("design_from_network needs an exact network")
     G = net.group
     cj = conj or sympy.conjugate
-    problems: list[str] = []
-    keys = [int(k) for k in G.positive_frequencies]
     z = net.z
-    n, q = G.order, net.q
-    neg = G.neg
     nz = np.vectorize(_nz, otypes=[bool])(z) if z.size else np.zeros(z.shape, dtype=bool)
     # Hermitian symmetry, exactly, on entries that are not both structurally 0
-    use_cache = conj is None
+    problems = _hermitian_problems(z, nz, G.order, G.neg, cj, conj is None)
+    # the grouping of cogo.analysis.blocks on the structural support (1 where an entry is not structurally 0):
+    # a node supported on one pair {k, -k} lands in the block of k whatever its values; values are read
+    # exactly from ``net`` below, and a node with inputs outside its pair is reported, not grouped
+    split = extract_blocks(Network(G, nz.astype(np.complex128)), dead_threshold=0.0)
+    in_block = _nodes_in_blocks(split, nz, G.neg, problems)
+    blocks = _read_blocks(split, z, nz, [int(k) for k in G.positive_frequencies], in_block)
+    return BlockDesign(G, "read from network", blocks, True, conj=conj), problems
+
+
+def _hermitian_problems(z: np.ndarray, nz: np.ndarray, n: int, neg: Any, cj: Callable,
+                        use_cache: bool) -> list[str]:
+    """One problem per ``(p, k)`` whose entries at ``-k`` are not the conjugates of those at ``k`` (exact)."""
+    problems: list[str] = []
     for p in range(3):
         for k in range(n):
             kn = int(neg[k])
@@ -556,10 +565,11 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
                 if not _hermitian_pair(z[p, k, j], z[p, kn, j], cj, use_cache):
                     problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
                     break
-    # the grouping of cogo.analysis.blocks on the structural support (1 where an entry is not structurally 0):
-    # a node supported on one pair {k, -k} lands in the block of k whatever its values; values are read
-    # exactly from ``net`` below, and a node with inputs outside its pair is reported, not grouped
-    split = extract_blocks(Network(G, nz.astype(np.complex128)), dead_threshold=0.0)
+    return problems
+
+
+def _nodes_in_blocks(split: Any, nz: np.ndarray, neg: Any, problems: list[str]) -> set:
+    """The nodes whose inputs lie on their block's pair ``{k, -k}``; the others are appended to ``problems``."""
     supports = nz[0] | nz[1]  # (k, j)
     in_block: set = set()
     for blk in split.blocks:
@@ -576,6 +586,11 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     for j in np.flatnonzero(split.live & (split.node_frequency == 0)).tolist():
         supp = np.flatnonzero(supports[:, j]).tolist()
         problems.append(f"node {j}: inputs supported on frequencies {supp}, not on one pair k, -k (k != 0)")
+    return in_block
+
+
+def _read_blocks(split: Any, z: np.ndarray, nz: np.ndarray, keys: list[int], in_block: set) -> list:
+    """The :class:`Block` of each pair, its values read exactly from ``z`` (``c`` elsewhere as ``c_ext``)."""
     blocks = []
     for blk in split.blocks:
         js = [j for j in blk.nodes.tolist() if j in in_block]
@@ -592,7 +607,7 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
             col = [z[2, k2, j] for j in js]
             ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)
         blocks.append(Block(k, part, ext))
-    return BlockDesign(G, "read from network", blocks, True, conj=conj), problems
+    return blocks
 
 
 def _triple_slice(cyc: Cyclotomic, x: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
