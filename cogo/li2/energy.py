@@ -40,8 +40,7 @@ centred).
 
 References
 ----------
-.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 """
 from __future__ import annotations

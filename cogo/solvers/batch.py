@@ -8,8 +8,7 @@ points (no import cycle).  Every name stays importable from
 
 References
 ----------
-Y. Tian, "Composing Global Optimizers to Reasoning Tasks via Algebraic Objects in
-Neural Nets" (CoGO), 2024.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 

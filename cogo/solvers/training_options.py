@@ -35,12 +35,14 @@ residual of pairs outside the step's batch multiplied by 0) with:
     reference code's ``set_weight_reg``.  One batched Cholesky solve (float64)
     for all models; only ``W_a``, ``W_b`` are trained.
 
+The ridge top layer is that of Li^2 [1]_, the Muon optimizer that of [2]_; quadratic
+networks without ReLU follow [3]_.
+
 References
 ----------
-Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of
-grokking" (Li^2: the ridge top layer). K. Jordan et al., "Muon: an optimizer for
-hidden layers in neural networks" (2024). A. Gromov, "Grokking modular
-arithmetic" (2023; ReLU-free quadratic networks).
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+.. [2] K. Jordan et al., "Muon: an optimizer for hidden layers in neural networks", 2024.
+.. [3] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
 """
 from __future__ import annotations
 

@@ -7,12 +7,11 @@ says whether it applies to a group, with the reason when it does not).  :func:`t
 :func:`cogo.verify.controls.controls_for`.  A new theorem is one row here and its function.
 
 The theorem functions never import this module, and the controls call the theorem functions
-directly, so the import graph of :mod:`cogo.verify` is acyclic.
+directly, so the import graph of :mod:`cogo.verify` is acyclic.  The theorems are those of CoGO [1]_.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets"
-   (CoGO), 2024: the theorems checked here.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
