@@ -53,6 +53,14 @@ DEFAULT_RESUME_EVERY = 1000
 def state_path(directory: str | os.PathLike, cfg: Any, models: list[tuple[float, int]]) -> Path:
     """Where the state of the batched program training ``models`` is kept.
 
+    Returns
+    -------
+    pathlib.Path
+        ``directory/.<first checkpoint stem>.x<M>.resume.pt``: a hidden file named after the first model
+        of the batch and the number ``M`` of models in it.
+
+    Examples
+    --------
     >>> from cogo.solvers.training import TrainConfig
     >>> state_path("runs", TrainConfig(group="7", hidden=8), [(0.0, 1), (0.0, 2)]).name
     '.d7_q8_wd0_seed1.x2.resume.pt'

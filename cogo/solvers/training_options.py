@@ -62,7 +62,14 @@ TOPS = ("trained", "ridge")
 
 
 def uses_options(cfg: Any) -> bool:
-    """True when ``cfg`` asks for anything beyond the reference setting (then :class:`OptionsBatch` trains)."""
+    """True when ``cfg`` asks for anything beyond the reference setting (then :class:`OptionsBatch` trains).
+
+    Returns
+    -------
+    bool
+        True when the activation is not ``sqr``, the optimizer is ``muon``, or a batch size, label
+        noise or the ridge top layer is asked for.
+    """
     return (getattr(cfg, "activation", "sqr") != "sqr" or cfg.optimizer == "muon"
             or bool(getattr(cfg, "batch_size", 0)) or bool(getattr(cfg, "label_noise", 0.0))
             or getattr(cfg, "top", "trained") != "trained")
@@ -90,7 +97,14 @@ def validate_options(cfg: Any, n_train: int) -> None:
 
 
 def sigma(h: torch.Tensor, activation: str) -> torch.Tensor:
-    """``sigma(h)`` (a new tensor)."""
+    """``sigma(h)`` (a new tensor).
+
+    Returns
+    -------
+    torch.Tensor
+        ``sigma(h)`` elementwise for ``activation`` (``sqr``, ``relu``, ``silu`` or ``relusqr``), the
+        shape and dtype of ``h``.
+    """
     if activation == "sqr":
         return h * h
     if activation == "relu":
@@ -118,6 +132,15 @@ def corrupt_labels(c_train: torch.Tensor, n: int, p: float, seed: int) -> tuple[
 
     ``positions`` index ``c_train`` (sorted); each label differs from the true one.
 
+    Returns
+    -------
+    positions : torch.Tensor
+        int64, sorted: the ``round(p N)`` indices into ``c_train`` whose label is corrupted.
+    labels : torch.Tensor
+        int64, the wrong label of each of those pairs, ``(c + randint(1, n)) mod n``.
+
+    Examples
+    --------
     >>> pos, lab = corrupt_labels(torch.arange(20) % 5, 5, 0.25, seed=1)
     >>> len(pos), bool((lab != (torch.arange(20) % 5)[pos]).all())
     (5, True)
@@ -133,7 +156,13 @@ def corrupt_labels(c_train: torch.Tensor, n: int, p: float, seed: int) -> tuple[
 
 
 def minibatch_order(N: int, seed: int) -> torch.Generator:
-    """The generator whose ``torch.randperm(N)`` each epoch orders a model's training pairs."""
+    """The generator whose ``torch.randperm(N)`` each epoch orders a model's training pairs.
+
+    Returns
+    -------
+    torch.Generator
+        A CPU generator seeded by ``SeedSequence([seed, 4])``.
+    """
     from cogo.solvers.batch import _derived_seed
 
     return torch.Generator(device="cpu").manual_seed(_derived_seed(seed, 4))
@@ -142,6 +171,17 @@ def minibatch_order(N: int, seed: int) -> torch.Generator:
 def ridge_readout(F: torch.Tensor, Y: torch.Tensor, eta: float) -> torch.Tensor:
     """``W_c = ((F^T F + eta I)^{-1} F^T Y)^T`` batched: ``F`` (M, N, q), ``Y`` (M, N, n) -> (M, n, q), float64.
 
+    Returns
+    -------
+    torch.Tensor
+        ``W_c`` of shape (M, n, q), float64: the ridge solution of each model (one batched Cholesky solve).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> F = torch.eye(3, dtype=torch.float64)[None]
     >>> [round(x, 12) for x in ridge_readout(F, 2 * F, 1.0)[0].diagonal().tolist()]   # 2 / (1 + 1)
     [1.0, 1.0, 1.0]
@@ -397,7 +437,20 @@ def options_batch_class() -> type:
 
 
 def OptionsBatch(cfg, models, device, kernel):  # noqa: N802 - a class factory used like a class
-    """Build the options' batched program (see the module docstring)."""
+    """Build the options' batched program (see the module docstring).
+
+    Returns
+    -------
+    OptionsBatch
+        An instance of :func:`options_batch_class` (a subclass of the trainer's ``_Batch``) whose
+        ``optimizer`` wraps the Adam/AdamW/SGD state, Muon's and the minibatch generators (what
+        :mod:`cogo.solvers.resume` saves).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+    .. [2] K. Jordan et al., "Muon: an optimizer for hidden layers in neural networks", 2024.
+    """
     batch = options_batch_class()(cfg, models, device, kernel)
     batch.optimizer = _Optimizers(batch, batch.optimizer)
     return batch
