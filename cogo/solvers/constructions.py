@@ -334,7 +334,7 @@ def z_F6(group: Any, nu: Any = None, seed: int | None = None, exact: bool = Fals
     Returns
     -------
     Network
-        The design of :func:`f6_design` in Fourier coordinates, ``q = 3 (n_G - 1)``.
+        The blocks of :func:`f6_design` assembled in Fourier coordinates: ``3 (n_G - 1)`` nodes.
 
     References
     ----------
@@ -402,7 +402,7 @@ def z_F6_ab(group: Any, alpha: Any = None, beta: Any = None, seed: int | None = 
     Returns
     -------
     Network
-        The design of :func:`f6ab_design` in Fourier coordinates, ``q = 3 (n_G - 1)``.
+        :func:`f6ab_design`'s network, as many nodes as z_F6.
 
     References
     ----------
@@ -587,7 +587,7 @@ def z_nu_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool
     Returns
     -------
     BlockDesign
-        One 2-node block per positive frequency, parameters ``{"nu": {k: nu_k}}``.
+        Blocks of two nodes (one block at each positive frequency ``k``), with ``params["nu"][k] = nu_k``.
 
     References
     ----------

@@ -217,7 +217,7 @@ def z_syn(exact: bool = False) -> PartialSolution:
     Returns
     -------
     PartialSolution
-        3 nodes (exact when ``exact=True``).
+        ``a = b = c = (1, w, w^2)``; exact entries (radicals) when ``exact=True``.
 
     References
     ----------
@@ -242,7 +242,7 @@ def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> Partia
     Returns
     -------
     PartialSolution
-        3 nodes; exact when ``exact=True`` (``exact=None``: when ``alpha`` or ``beta`` is exact).
+        Three nodes; their entries are exact for ``exact=True``, and for ``exact=None`` when ``alpha`` or ``beta`` is.
 
     References
     ----------
@@ -271,7 +271,7 @@ def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
     Returns
     -------
     PartialSolution
-        2 nodes; exact when ``exact=True`` (``exact=None``: when ``nu`` is exact).
+        The nodes as ``a``, ``b``, ``c`` vectors; sympy entries when ``exact=True`` or, by default, when ``nu`` is.
 
     References
     ----------
@@ -296,7 +296,7 @@ def z_nu_i(exact: bool = False) -> PartialSolution:
     Returns
     -------
     PartialSolution
-        2 nodes (exact when ``exact=True``).
+        Two nodes with entries in ``{1, i, -i}`` (sympy's ``I`` when exact).
 
     References
     ----------
@@ -322,7 +322,7 @@ def z_xi(xi: Any = 1, s: int = 1, exact: bool | None = None) -> PartialSolution:
     Returns
     -------
     PartialSolution
-        2 nodes; exact when ``exact=True`` (``exact=None``: when ``xi`` is exact).
+        Two nodes, exact if ``xi`` is a sympy value (``exact=None``) or ``exact=True``.
 
     References
     ----------
