@@ -222,6 +222,15 @@ def formal_network(group: Any, q: int, variables: FormalVariables):
 
     Returns ``(network, codes)``; ``codes[p, k, j]`` is the prime naming entry ``z[p, k, j]``.
 
+    Returns
+    -------
+    network : Network
+        Exact, ``3 x n x q`` independent indeterminates.
+    codes : numpy.ndarray
+        Shape ``(3, n, q)``: the prime naming each entry.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.algebra import potentials
     >>> net, codes = formal_network(5, 2, FormalVariables())
