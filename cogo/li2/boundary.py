@@ -24,8 +24,7 @@ theoretical line ``x = 2.7482``.
 
 References
 ----------
-.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -49,6 +48,18 @@ PAPER_CONSTANT = 2.7482
 def group_info(spec) -> dict:
     """``{"group": label, "name": str, "M": order, "d_max": largest irrep dimension}`` of a group spec (CogoError if bad).
 
+    Returns
+    -------
+    dict
+        ``group``, ``name``, ``M`` and ``d_max`` (with ``gap_id`` and ``gap_name`` for a SmallGroups group).
+
+    Raises
+    ------
+    CogoError
+        One line, on a group spec that names no group.
+
+    Examples
+    --------
     >>> group_info("S3"), group_info(7)
     ({'group': 'S3', 'name': 'S3', 'M': 6, 'd_max': 2}, {'group': '7', 'name': 'Z_7', 'M': 7, 'd_max': 1})
     """
@@ -77,6 +88,17 @@ def group_info(spec) -> dict:
 def theory_boundary(d_max: int) -> float:
     """Theorem 4's boundary in ``x = n / (M log M)``: ``2.7482 d_max^2`` (the paper's constant, fitted for d = 1).
 
+    Returns
+    -------
+    float
+        ``x* = 2.7482 d_max^2``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> theory_boundary(1), round(theory_boundary(2), 4)   # d_max = 2 (S3) needs 4 times the pairs
     (2.7482, 10.9928)
     """
@@ -146,6 +168,14 @@ class SweepConfig:
 def train_cell(cfg: SweepConfig, group, x: float, lr: float, seeds: Sequence[int]) -> list[dict]:
     """One cell (group, x, lr): train ``seeds`` as one batched program; one row per model (a job of the executor).
 
+    Returns
+    -------
+    list of dict
+        One row per seed: group, M, d_max, x, fraction, lr, seed, n_train, the final accuracies and
+        test loss, the cell's wall time (and the learned irreps when ``d_max > 1``).
+
+    Examples
+    --------
     >>> cfg = SweepConfig(groups=(5,), xs=(1.0,), seeds=(1, 2), hidden=8, epochs=10)   # a 10-epoch toy cell
     >>> rows = train_cell(cfg, 5, 1.0, 0.01, [1, 2])
     >>> [(r["group"], r["x"], r["seed"], r["n_train"]) for r in rows]   # n = x M log M = 8 of the 25 pairs
@@ -174,6 +204,17 @@ def learned_irreps(Wa, Wb, Wc, group) -> dict:
     (:func:`cogo.analysis.irreps.read_irreps`; a complex irrep and its conjugate form one family
     and both count).  The trivial irrep is never needed (the target is zero-mean).
 
+    Returns
+    -------
+    dict
+        ``learned_dims`` (the dimension of each irrep learned, sorted by irrep index) and ``learned_d2``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> from cogo.algebra.representations import isotypic_projectors
     >>> W = isotypic_projectors("S3").real[2][:4]       # 4 nodes in the 2-dimensional irrep of S3
     >>> learned_irreps(W, W, W.T, "S3")
@@ -197,28 +238,8 @@ def row_key(r: dict) -> tuple:
     return _key(r.get("group", r["M"]), r["x"], r["lr"], r["seed"])
 
 
-def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | None = None,
-          on_cell: Callable[[list], None] | None = None, executor=None, progress: bool = False) -> list[dict]:
-    """Train every (M, x, lr) cell, seeds batched; one row per model (M, x, fraction, lr, seed, accuracies).
-
-    ``done`` maps ``(group label, x, lr, seed)`` (:func:`row_key`) to rows already computed (resume: they are not
-    trained again); ``on_cell(rows)`` is called after each batched cell (for
-    checkpointing the partial results).  ``executor`` (:class:`cogo.executors.ExecutorSettings`)
-    says where the cells train (default: in this process, one after another); the rows
-    are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
-    the order the cells finish in (groups as given).  ``progress``: a bar over the cells to train.
-
-    >>> cfg = SweepConfig(groups=(5,), xs=(1.0, 2.0), seeds=(1, 2), hidden=8, epochs=10)
-    >>> rows = sweep(cfg, log=lambda line: None)
-    >>> [(r["x"], r["seed"]) for r in rows], all(0.0 <= r["test_acc"] <= 1.0 for r in rows)
-    ([(1.0, 1), (1.0, 2), (2.0, 1), (2.0, 2)], True)
-    """
-    from cogo.executors import run_jobs
-
-    cfg.validate()
-    have = {k: r for k, r in (done or {}).items()}
-    infos = [group_info(g) for g in cfg.groups]
-    order = [_key(i["group"], x, lr, s) for i in infos for lr in cfg.lrs for x in cfg.xs for s in cfg.seeds]
+def _plan_cells(cfg: SweepConfig, infos: list[dict], have: dict) -> tuple[list, list[str], dict[tuple, tuple]]:
+    """``(calls, names, same_as)``: the cells :func:`sweep` trains, their names, and the cells copied instead."""
     calls, names = [], []
     # past the cap on the train fraction (small groups), a larger x trains the same split as a smaller one:
     # seed for seed the same program, so its rows are copied from that cell instead of trained again
@@ -239,6 +260,40 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
                 if todo:
                     calls.append((cfg, info["group"], float(x), float(lr), todo))
                     names.append(f"{info['name']} x={x:g} lr={lr:g} seeds {todo}")
+    return calls, names, same_as
+
+
+def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | None = None,
+          on_cell: Callable[[list], None] | None = None, executor=None, progress: bool = False) -> list[dict]:
+    """Train every (M, x, lr) cell, seeds batched; one row per model (M, x, fraction, lr, seed, accuracies).
+
+    ``done`` maps ``(group label, x, lr, seed)`` (:func:`row_key`) to rows already computed (resume: they are not
+    trained again); ``on_cell(rows)`` is called after each batched cell (for
+    checkpointing the partial results).  ``executor`` (:class:`cogo.executors.ExecutorSettings`)
+    says where the cells train (default: in this process, one after another); the rows
+    are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
+    the order the cells finish in (groups as given).  ``progress``: a bar over the cells to train.
+
+    Returns
+    -------
+    list of dict
+        The rows of :func:`train_cell`, in the grid's order; a cell past the cap on the train fraction
+        copies the rows of the smaller x it repeats (``same_split_as_x``).
+
+    Examples
+    --------
+    >>> cfg = SweepConfig(groups=(5,), xs=(1.0, 2.0), seeds=(1, 2), hidden=8, epochs=10)
+    >>> rows = sweep(cfg, log=lambda line: None)
+    >>> [(r["x"], r["seed"]) for r in rows], all(0.0 <= r["test_acc"] <= 1.0 for r in rows)
+    ([(1.0, 1), (1.0, 2), (2.0, 1), (2.0, 2)], True)
+    """
+    from cogo.executors import run_jobs
+
+    cfg.validate()
+    have = {k: r for k, r in (done or {}).items()}
+    infos = [group_info(g) for g in cfg.groups]
+    order = [_key(i["group"], x, lr, s) for i in infos for lr in cfg.lrs for x in cfg.xs for s in cfg.seeds]
+    calls, names, same_as = _plan_cells(cfg, infos, have)
 
     def copy_capped() -> None:
         for (g, x, lr), (_, x0, _) in same_as.items():
@@ -301,6 +356,17 @@ def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) 
     (the paper's 2.7482 is for d = 1); ``scaled``: the median of crossing / d_max^2 over
     all groups, Theorem 4's scaling (compare with 2.7482 too); ``theory[label]`` = 2.7482 d_max^2.
 
+    Returns
+    -------
+    dict
+        ``lr``, ``per_group``, ``theory``, ``d_max`` (per group), ``constant``, ``scaled`` and ``paper`` (2.7482).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": s, "test_acc": a}
     ...         for x, s, a in [(1.0, 1, 0.1), (1.0, 2, 0.2), (3.0, 1, 0.7), (3.0, 2, 0.9)]]
     >>> fit = fit_constant(rows)                         # mean 0.15 at x = 1, 0.8 at x = 3: crosses 1/2 at 27/13
@@ -332,6 +398,15 @@ def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) 
 def sweep_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
     """Mean test accuracy per (lr, group) row and x column, with M, d_max and the theoretical x* = 2.7482 d_max^2.
 
+    Returns
+    -------
+    head : list of str
+        The column titles.
+    body : list of list of str
+        One row per (lr, group), the accuracies to 3 decimals.
+
+    Examples
+    --------
     >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": s, "test_acc": a}
     ...         for x, s, a in [(1.0, 1, 0.1), (1.0, 2, 0.2), (3.0, 1, 0.7), (3.0, 2, 0.9)]]
     >>> sweep_table(rows)
@@ -353,6 +428,13 @@ def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
     """Test accuracy over (group, n / (M log M)); per group the theoretical boundary x* = 2.7482 d_max^2 (white
     dashes; a white triangle at the right edge when x* lies beyond the grid) and the fitted crossing (red dots).
 
+    Returns
+    -------
+    bytes
+        The PNG file.
+
+    Examples
+    --------
     >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
     ...         for x, a in [(1.0, 0.1), (3.0, 0.9)]]
     >>> phase_diagram_png(rows)[1:4]                     # a PNG file's signature
@@ -421,6 +503,14 @@ def seed_crossings(rows: list[dict], lr: float | None = None, level: float = 0.5
     seeds of the sum of ``d_k^2`` over the irreps learned at the largest x (:func:`learned_irreps`);
     ``wall_s``: the training time of the group's cells (its cost).
 
+    Returns
+    -------
+    dict
+        Group label to the group's fields and ``per_seed``, ``x_star``, ``se``, ``n_crossed``, ``n_seeds``,
+        ``learned_d2``, ``gap_name`` and ``wall_s``.
+
+    Examples
+    --------
     >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": s, "test_acc": a, "wall_s": 1.0}
     ...         for s, accs in [(1, (0.0, 1.0)), (2, (0.2, 0.6))] for x, a in zip((1.0, 3.0), accs)]
     >>> c = seed_crossings(rows)["7"]                    # seed 1 crosses at 2, seed 2 at 2.5
@@ -490,6 +580,19 @@ def dk_law(rows: list[dict], lr: float | None = None, level: float = 0.5) -> dic
     ``d_k^2`` law is ``p = 2`` (with the paper's constant, ``x* = 2.7482 d_max^2``); a ``d_k / 2``
     correction of the split is linear in ``d`` (``p = 1``); no dependence on ``d`` is ``p = 0``.
 
+    Returns
+    -------
+    dict
+        ``lr``, ``level``, ``groups`` (:func:`seed_crossings`), ``by_dmax``, ``reference_dmax``, ``ratios``,
+        the fits ``fit_dmax``, ``fit_dmax_nonabelian`` and ``fit_learned_d2`` (``c``, ``p`` and their
+        errors) and ``paper``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> rows = [{"group": g, "M": M, "d_max": d, "x": x, "lr": 0.01, "seed": 1, "test_acc": a, "wall_s": 0.0}
     ...         for g, M, d, x0 in [("7", 7, 1, 2.0), ("S3", 6, 2, 4.0), ("A4", 12, 3, 6.0)]
     ...         for x, a in [(x0 - 1, 0.0), (x0 + 1, 1.0)]]
@@ -528,7 +631,15 @@ def dk_law(rows: list[dict], lr: float | None = None, level: float = 0.5) -> dic
 
 
 def dk_law_table(law: dict) -> tuple[list[str], list[list[str]]]:
-    """One row per group: id, name, M, d_max, learned sum d_k^2, x* +- s.e. (seeds crossing), Theorem 4's x*, cost."""
+    """One row per group: id, name, M, d_max, learned sum d_k^2, x* +- s.e. (seeds crossing), Theorem 4's x*, cost.
+
+    Returns
+    -------
+    head : list of str
+        The column titles.
+    body : list of list of str
+        One formatted row per group.
+    """
     head = ["group", "name", "M", "d_max", "learned sum d_k^2", "x* +- s.e.", "seeds crossing", "2.7482 d_max^2",
             "train s"]
     body = []
@@ -542,7 +653,13 @@ def dk_law_table(law: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def dk_law_text(law: dict) -> str:
-    """The per-d_max summary and the fits of :func:`dk_law`, a few plain lines."""
+    """The per-d_max summary and the fits of :func:`dk_law`, a few plain lines.
+
+    Returns
+    -------
+    str
+        The summary lines joined by newlines.
+    """
     out = []
     for d, b in law["by_dmax"].items():
         v = "-" if b["x_star"] is None else f"{b['x_star']:.3f}" + ("" if b["se"] is None else f" +- {b['se']:.3f}")
@@ -563,6 +680,13 @@ def dk_law_text(law: dict) -> str:
 def dk_law_png(law: dict) -> bytes:
     """x* +- s.e. per group against d_max (left) and the learned sum of d_k^2 (right), with the laws.
 
+    Returns
+    -------
+    bytes
+        A PNG image of the two panels.
+
+    Examples
+    --------
     >>> rows = [{"group": g, "M": M, "d_max": d, "x": x, "lr": 0.01, "seed": 1, "test_acc": a, "wall_s": 0.0}
     ...         for g, M, d, x0 in [("7", 7, 1, 2.0), ("S3", 6, 2, 4.0), ("A4", 12, 3, 6.0)]
     ...         for x, a in [(x0 - 1, 0.0), (x0 + 1, 1.0)]]
@@ -610,7 +734,13 @@ def dk_law_png(law: dict) -> bytes:
 
 def dk_law_report(rows: list[dict], lrs: Sequence[float], out, log: Callable[[str], None] = print) -> dict:
     """For ``cogo li2-sweep``: when a group has ``d_max > 1``, print per lr the table and fits of :func:`dk_law`
-    and write ``out/boundary_lr<LR>.png`` (:func:`dk_law_png`); returns ``{lr: law}`` for ``fit.json``."""
+    and write ``out/boundary_lr<LR>.png`` (:func:`dk_law_png`); returns ``{lr: law}`` for ``fit.json``.
+
+    Returns
+    -------
+    dict
+        ``{f"{lr:g}": law}`` per learning rate; empty when every group has ``d_max = 1`` (nothing printed or written).
+    """
     from pathlib import Path
 
     from cogo.checkpoints import atomic_write

@@ -40,8 +40,7 @@ centred).
 
 References
 ----------
-.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 """
 from __future__ import annotations
@@ -173,6 +172,22 @@ def li2_group(spec: Any) -> Li2Group:
     Non-Abelian names need :mod:`cogo.algebra.finite_groups` (issue 12); without it a
     :class:`CogoError` says so.
 
+    Returns
+    -------
+    Li2Group
+        Order, Cayley table, name and isotypic components of the group.
+
+    Raises
+    ------
+    CogoError
+        One line: an unknown group, or an Abelian group of order above 512.
+
+    References
+    ----------
+    .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+
+    Examples
+    --------
     >>> li2_group("3x5").order, li2_group("S3").name
     (15, 'S3')
     """
@@ -340,6 +355,17 @@ def energy(W: np.ndarray, group: Any, method: str = "auto") -> np.ndarray | floa
     ``method``: 'table' sums over the Cayley table (any group, O(S M^2)); 'fft' uses the
     convolution theorem (Abelian groups, O(S M log M)); 'auto' (default) the FFT when it can.
 
+    Returns
+    -------
+    numpy.ndarray or float
+        ``E`` of each row (S,), or a float for one ``w``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> c = li2_group(5).components[1]                   # the frequency pair k = +-1 of Z_5
     >>> u = c.projector[:, 0]
@@ -361,6 +387,19 @@ def energy_and_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tupl
     """``E`` (S,) and its Euclidean gradient (S, 2M) for rows ``W`` (SPEC 9; formulas in the module docstring;
     ``method`` as in :func:`energy`).
 
+    Returns
+    -------
+    E : numpy.ndarray
+        The energy of each row, shape (S,).
+    grad : numpy.ndarray
+        ``(dE/du ; dE/dv)`` of each row, shape (S, 2M).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> W = random_sphere(3, 5, seed=0)
     >>> E, grad = energy_and_gradient(W, 5)
@@ -385,6 +424,15 @@ def energy_and_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tupl
 def riemannian_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """``E`` and the gradient projected on the tangent space of the unit sphere, ``grad E - <grad E, w> w``.
 
+    Returns
+    -------
+    E : numpy.ndarray
+        Shape (S,), as :func:`energy_and_gradient`.
+    grad_R : numpy.ndarray
+        The tangent part of the gradient at each row, shape (S, 2M).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> W = random_sphere(2, 5, seed=0)
     >>> E, g = riemannian_gradient(W, 5)
@@ -402,6 +450,17 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
     The reference definition (dense, for small groups); ``input_scale`` multiplies every
     input pair (``1/sqrt(2)``: unit-norm inputs, SPEC 9's values; ``1``: raw one-hot pairs).
 
+    Returns
+    -------
+    float
+        The energy of ``w`` from the dense matrices.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> w = random_sphere(1, 5, seed=2)[0]
     >>> bool(abs(energy_literal(w, 5) - energy(w, 5)) < 1e-12)   # the dense definition agrees with the FFT
@@ -425,6 +484,13 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
 def random_sphere(S: int, M: int, seed: int) -> np.ndarray:
     """``S`` points uniform on the unit sphere of ``R^{2M}`` (numpy Generator seeded with ``seed``).
 
+    Returns
+    -------
+    numpy.ndarray
+        Shape (S, 2M), every row of unit norm.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> W = random_sphere(4, 5, seed=0)
     >>> W.shape, bool(np.allclose(np.linalg.norm(W, axis=1), 1)), bool((W == random_sphere(4, 5, seed=0)).all())
@@ -459,6 +525,18 @@ def ascend(W0: np.ndarray, group: Any, lr: float | None = None, max_steps: int =
     ``||grad_R E|| <= tol * M``; the loop ends when every row has.  ``method``: as in
     :func:`energy` (the FFT for Abelian groups by default).
 
+    Returns
+    -------
+    AscentResult
+        Final rows ``W``, their energies ``E``, Riemannian gradient norms, the steps taken and which rows
+        converged.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> res = ascend(random_sphere(8, 6, seed=0), "S3")
     >>> bool(res.converged.all()), {round(float(e), 6) for e in res.E} <= {0.375, 0.75}   # E* = M/(8 d): rho2, rho1
     (True, True)

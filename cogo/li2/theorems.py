@@ -22,8 +22,7 @@ Tolerances (numeric rows) are stated in each row's ``statement``.
 
 References
 ----------
-.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -51,6 +50,17 @@ LEMMA1_MAX_PAIRS = 1024
 def predicted_energy(comp) -> float | None:
     """SPEC 9's E* for a component (unit-norm inputs): ``M/(8 d)`` real, ``M/(16 d)`` complex pair.
 
+    Returns
+    -------
+    float or None
+        ``E*`` of the component (0.0 for the trivial one); None for a quaternionic irrep (no prediction).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> [predicted_energy(c) for c in li2_group("S3").components]   # trivial, real d = 1 (M/8), real d = 2 (M/16)
     [0.0, 0.75, 0.375]
     >>> predicted_energy(li2_group(5).components[1])                 # a complex pair of Z_5: M/16
@@ -96,6 +106,22 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
     values are reduced modulo ``Phi_L`` (:class:`cogo.verify.theorems.Cyclotomic`), where
     they must be rational.  ``E = 1/2 || r ||^2 / ||w||^4`` (SPEC 9, unit-norm inputs).
 
+    Returns
+    -------
+    sympy.Rational
+        The exact energy of the normalized vector.
+
+    Raises
+    ------
+    ValueError
+        The energy does not reduce to a rational number.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> exact_energy_abelian(5, [(1, 1, 0)], [(1, 1, 1)])             # one frequency pair of Z_5: E* = M/16
     5/16
     >>> exact_energy_abelian(5, [(1, 1, 0), (1, 2, 0)], [(1, 1, 0), (1, 2, 0)])   # two mixed: E*/2, not a maximum
@@ -140,6 +166,17 @@ def _component_freq(G: Li2Group, comp) -> int:
 def theorem2_exact(group: Any) -> TheoremResult:
     """E at a single-irrep vector equals SPEC 9's E*, exactly, for every non-trivial component (Abelian G).
 
+    Returns
+    -------
+    TheoremResult
+        Row 2 (exact); ``details['components']`` lists ``E`` and ``E_star`` of every component.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> r = theorem2_exact(5)
     >>> r.passed, r.method, [(c["component"], c["E"], c["E_star"]) for c in r.details["components"]]
     (True, 'exact', [('k=+-1', '5/16', '5/16'), ('k=+-2', '5/16', '5/16')])
@@ -184,6 +221,17 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
     Returns two rows (convergence to the predicted maxima; every component reached).
     ``predict(comp)`` gives E* (default :func:`predicted_energy`; a wrong one must fail).
 
+    Returns
+    -------
+    list of TheoremResult
+        Two numeric rows: convergence to the predicted maxima, and every component reached.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> rows = theorem2_numeric(5, starts=4)
     >>> [(r.method, r.passed) for r in rows]
     [('numeric', True), ('numeric', True)]
@@ -249,6 +297,17 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
 def control_mixture_exact(group: Any) -> TheoremResult:
     """``E(a w1 + b w2) = E*(a^4 + b^4)`` exactly (two frequencies): the mixture a = b is a minimum along the circle.
 
+    Returns
+    -------
+    TheoremResult
+        A negative control, passed when the mixture's exact energy is ``E*/2``, below ``E*``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> r = control_mixture_exact(5)                     # a negative control: it passes by showing the failure
     >>> r.passed, r.negative_control, r.details["E_mix"], r.details["E_star"]
     (True, True, '5/32', '5/16')
@@ -290,6 +349,17 @@ def control_mixture_exact(group: Any) -> TheoremResult:
 def control_mixture_numeric(group: Any, run=None, seed: int = 0) -> TheoremResult:
     """Two maxima from different components, mixed: an ascent direction is exhibited and ascent leaves the mixture.
 
+    Returns
+    -------
+    TheoremResult
+        The numeric mixture control; ``details`` holds the energy reached by the ascent from the mixture.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> r = control_mixture_numeric(5)
     >>> r.passed, r.details["failing_conditions"], round(r.details["E_after_ascent"], 9)   # ascent reaches E* = 5/16
     (True, ['local maximum'], 0.3125)
@@ -331,6 +401,17 @@ def control_wrong_prediction(group: Any, run=None, seed: int = 0) -> TheoremResu
     """The convergence check with a mutated theory (E* = M/8 for every non-trivial irrep: no 1/d_k, no complex
     halving) must fail; None when that equals SPEC 9's value everywhere (only real irreps of dimension 1).
 
+    Returns
+    -------
+    TheoremResult or None
+        Caught when the convergence row fails under the mutated E*; None when nothing differs.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> r = control_wrong_prediction(5)                  # M/8 instead of M/16 for the complex pairs of Z_5
     >>> r.passed, r.negative_control, r.details["failing_conditions"]
     (True, True, ['E = E*'])
@@ -395,6 +476,17 @@ def _reconstruct(G: Li2Group, nodes: np.ndarray) -> tuple[float, float]:
 def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
     """Nodes at the maxima span every irrep; the ridge-free top layer reconstructs Y~ exactly (numeric).
 
+    Returns
+    -------
+    list of TheoremResult
+        Two rows: the reconstruction from nodes at the maxima, then the control without one component.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> rows = theorem3(5)
     >>> [(r.passed, r.negative_control) for r in rows], round(rows[1].residual, 6)   # sqrt(2/(M-1)) without k = +-1
     ([(True, False), (True, True)], 0.707107)
@@ -441,6 +533,17 @@ def gradient_ridge(F: np.ndarray, Yt: np.ndarray, eta: float) -> np.ndarray:
     """``G_F = eta (F~F~^T + eta I)^-1 Y~Y~^T F~ (F~^T F~ + eta I)^-1`` (SPEC 9); ``eta = 0``: the limit, R C^T
     with the least-squares residual ``R = Y~ - F~ F~^+ Y~`` and ``C = F~^+ Y~``.
 
+    Returns
+    -------
+    numpy.ndarray
+        ``G_F``, the shape of ``F`` (pairs x nodes).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> F = rng.normal(size=(6, 8))                      # 8 nodes on 6 pairs: F~ spans every zero-mean target
@@ -463,6 +566,17 @@ def gradient_ridge(F: np.ndarray, Yt: np.ndarray, eta: float) -> np.ndarray:
 def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
     """Lemma 1 numerically: no feature learning at eta = 0; G_F -> 0 as eta or the width grows.
 
+    Returns
+    -------
+    list of TheoremResult
+        Three numeric rows: ``G_F = 0`` at ``eta = 0``, and its decay in ``eta`` and in the width.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> [r.passed for r in lemma1(5)]
     [True, True, True]
     """
@@ -522,6 +636,13 @@ def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
 def skipped_li2(group: Any) -> list[str]:
     """The Li^2 rows that :func:`run_li2` cannot run on ``group``, each with the reason (SPEC 9).
 
+    Returns
+    -------
+    list of str
+        One line per row not run; empty for an Abelian group.
+
+    Examples
+    --------
     >>> skipped_li2(5), skipped_li2("S3")
     ([], ['2. exact E* rows and the exact mixture control (exact rows need an Abelian group)'])
     """
@@ -539,6 +660,17 @@ def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, se
             progress: Callable | None = None) -> list[TheoremResult]:
     """Every Li^2 check of SPEC 9 on ``group`` (exact, numeric or both), controls included.
 
+    Returns
+    -------
+    list of TheoremResult
+        The rows in order (theorem 2, the controls, theorem 3, lemma 1), ``progress(row)`` called after each.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+
+    Examples
+    --------
     >>> rows = run_li2(5, starts=8)
     >>> len(rows), all(r.passed for r in rows), sorted({r.method for r in rows})
     (11, True, ['exact', 'numeric'])

@@ -8,8 +8,7 @@ points (no import cycle).  Every name stays importable from
 
 References
 ----------
-Y. Tian, "Composing Global Optimizers to Reasoning Tasks via Algebraic Objects in
-Neural Nets" (CoGO), 2024.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -287,9 +286,13 @@ class _Batch:
         h2 = self.h2[:size].view(M, k, n, q)
         o = self.o[:M * k * n * n].view(M, k * n, n)
         torch.add(self.P[0, :, a0:a1].unsqueeze(2), self.P[1].unsqueeze(1), out=h)   # W_a[:, a] + W_b[:, b]
-        torch.mul(h, h, out=h2)
+        self._activate_(h, h2)
         torch.bmm(h2.view(M, k * n, q), self.P[2].transpose(1, 2), out=o)            # o = W_c h^2
         return h, h2, o
+
+    def _activate_(self, h: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        """``out = sigma(h) = h**2`` (SPEC 1); the options' subclass applies its own ``sigma``."""
+        return torch.mul(h, h, out=out)
 
     def _metrics(self, per: torch.Tensor, correct: torch.Tensor) -> torch.Tensor:
         """``(4, M)`` float64 on the CPU: train loss, test loss, train accuracy, test accuracy."""

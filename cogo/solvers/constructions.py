@@ -45,8 +45,7 @@ Explicit parameters given with a seed override the drawn ones.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -303,6 +302,15 @@ def f6_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool =
     ``nu``: scalar, dict or sequence over ``group.positive_frequencies``; any
     nonzero value (default 1; with ``seed`` a rational unit-circle point per
     frequency).  6 nodes per frequency, ``3 (n_G - 1)`` in all.
+
+    Returns
+    -------
+    BlockDesign
+        One 6-node block per positive frequency, parameters ``{"nu": {k: nu_k}}``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -323,6 +331,17 @@ def f6_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool =
 def z_F6(group: Any, nu: Any = None, seed: int | None = None, exact: bool = False) -> Network:
     """z_F6 (SPEC 7.1) as a network; see :func:`f6_design` for the parameters.
 
+    Returns
+    -------
+    Network
+        The blocks of :func:`f6_design` assembled in Fourier coordinates: ``3 (n_G - 1)`` nodes.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.algebra import condition_residuals, real_loss
     >>> z = z_F6(11)
     >>> z.q                                   # 6 nodes at each of the 5 positive frequencies
@@ -342,6 +361,15 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
 
     ``alpha``, ``beta`` must lie on the unit circle (default 1; with ``seed``
     rational unit-circle points).  6 nodes per frequency.
+
+    Returns
+    -------
+    BlockDesign
+        One 6-node block per positive frequency, parameters ``{"alpha": ..., "beta": ...}`` per frequency.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -371,6 +399,17 @@ def z_F6_ab(group: Any, alpha: Any = None, beta: Any = None, seed: int | None = 
             exact: bool = False) -> Network:
     """The SPEC 7.2 variant of z_F6 as a network; see :func:`f6ab_design`.
 
+    Returns
+    -------
+    Network
+        :func:`f6ab_design`'s network, as many nodes as z_F6.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.algebra import real_loss
     >>> z = z_F6_ab(7, seed=3)                # alpha, beta: rational points on the unit circle
     >>> z.q, real_loss(*z.to_weights(real=True), group=7) < 1e-20
@@ -405,6 +444,16 @@ def f46_design(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: An
     condition only then (``sum_j conj(a_j) b_j = 3 (1 - |nu|^2)`` over the
     six nodes); ``check_unit=False`` skips the check (for demonstrating just
     that).  ``xi`` must lie on the unit circle too.  ``6 + 4 ((n_G - 1)/2 - 1)`` nodes.
+
+    Returns
+    -------
+    BlockDesign
+        The order-6 block at ``k0`` (with the hat extensions ``gamma_k`` of ``c`` when ``corrected``) and
+        one order-4 block at every other positive frequency; parameters ``k0``, ``nu``, ``xi``, ``s``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -506,6 +555,17 @@ def z_F46(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: Any = N
           seed: int | None = None, exact: bool = False, corrected: bool = True) -> Network:
     """z_F4/6 (SPEC 7.3) as a network; see :func:`f46_design` (``corrected=False``: the negative control).
 
+    Returns
+    -------
+    Network
+        The design of :func:`f46_design` in Fourier coordinates, ``6 + 4 ((n_G - 1)/2 - 1)`` nodes.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from fractions import Fraction
     >>> from cogo.algebra import real_loss
     >>> z = z_F46(11)
@@ -522,7 +582,17 @@ def z_F46(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: Any = N
 
 # --------------------------------------------------------------------------- negative control: z_nu alone
 def z_nu_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool = False) -> BlockDesign:
-    """Blocks ``2^(-1/3) . z_nu(nu_k)`` at every positive frequency: r_kkk = 1 but R_c fails (a negative control)."""
+    """Blocks ``2^(-1/3) . z_nu(nu_k)`` at every positive frequency: r_kkk = 1 but R_c fails (a negative control).
+
+    Returns
+    -------
+    BlockDesign
+        Blocks of two nodes (one block at each positive frequency ``k``), with ``params["nu"][k] = nu_k``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+    """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
     G.require_odd("the z_nu network")
@@ -573,6 +643,15 @@ def mem_factors(group: Any) -> tuple[RootOfUnityNetwork, RootOfUnityNetwork]:
     ``u_a^j``: ``a = (conj chi(k, j))_k``, ``b = 1``, ``c = (chi(k, j))_k``;
     ``u_b^j``: ``a = 1``, ``b = (conj chi(k, j))_k``, ``c = (chi(k, j))_k``
     (for ``Z_d``: ``chi(k, j) = w_d^(k j)``).  Node ``j`` of each factor is the element ``j``.
+
+    Returns
+    -------
+    U_a, U_b : RootOfUnityNetwork
+        The two factors, ``n_G`` nodes each.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     G = parse_group(group)
     L = G.exponent
@@ -598,6 +677,22 @@ def z_M(group: Any, exact: bool = False) -> Network:
     one-line :class:`~cogo.errors.CogoError` before anything is allocated
     (:func:`cogo.limits.construct_estimate`).
 
+    Returns
+    -------
+    Network
+        ``n_G^2`` nodes, node ``(j1, j2)`` at index ``j1 n_G + j2``.
+
+    Raises
+    ------
+    CogoError
+        One line, before anything is allocated, when the network does not fit in the memory allowed.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.algebra import real_loss
     >>> z = z_M(4)                            # any order, even ones too
@@ -623,7 +718,14 @@ def _pair(v: Any) -> list:
 
 
 def parameters_meta(design: BlockDesign) -> dict:
-    """The design's parameters as plain values: complex numbers as ``[re, im]``, per-frequency dicts keyed by index."""
+    """The design's parameters as plain values: complex numbers as ``[re, im]``, per-frequency dicts keyed by index.
+
+    Returns
+    -------
+    dict
+        Parameter name to ``[re, im]`` (a scalar), ``int`` (``k0``), or ``{str(index): value}`` per
+        frequency (``s`` as ``+-1``, the others as ``[re, im]``).
+    """
     out: dict = {}
     for name, v in design.params.items():
         if isinstance(v, dict):
@@ -641,6 +743,25 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
     Returns the network and its metadata (group label, construction name,
     parameters as ``[re, im]`` lists, seed, cogo version).
 
+    Returns
+    -------
+    net : Network
+        The construction (exact when ``exact=True``).
+    meta : dict
+        ``group``, ``construction``, ``seed``, ``cogo_version``, ``name`` and ``parameters``
+        (:func:`parameters_meta`; ``{}`` for ``mem``).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> net, meta = construct("f46", 7)
     >>> net.q, meta["name"], meta["group"]
     (14, 'z_F4/6', '7')

@@ -5,8 +5,7 @@ One place for the naming rule, read by :mod:`cogo.solvers.training` (``save_run`
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -24,6 +23,14 @@ def _fmt_wd(wd: float) -> str:
 def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> str:
     """File name of one model's checkpoint, e.g. ``d23_q512_wd5e-05_seed1.pt``.
 
+    Returns
+    -------
+    str
+        ``d{label}_q{hidden}_wd{weight_decay}_seed{seed}.pt``: the group label, the width, the weight
+        decay to 6 significant digits and the seed.
+
+    Examples
+    --------
     >>> checkpoint_name(23, 512, 5e-5, 1)
     'd23_q512_wd5e-05_seed1.pt'
     """

@@ -20,8 +20,7 @@ z_xi(xi,s)         2      (1,xi); (1,-s i conj(xi)); (1, s i)
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -42,7 +41,13 @@ __all__ = ["unit_conjugate", "PartialSolution", "z_syn", "z_syn_ab", "z_nu", "z_
 
 
 def omega(exact: bool = False):
-    """``w = exp(2 pi i / 3)``: exact (radicals) or complex128."""
+    """``w = exp(2 pi i / 3)``: exact (radicals) or complex128.
+
+    Returns
+    -------
+    sympy.Expr or complex
+        ``exp(2 pi i / 3)`` exactly (``exact=True``) or as a numpy complex128.
+    """
     return root_of_unity(3, 1) if exact else np.exp(2j * np.pi / 3)
 
 
@@ -53,6 +58,13 @@ def unit_conjugate(*symbols: sympy.Symbol):
     become polynomial (Laurent) identities that ``sympy.expand`` decides.
     Pass it as ``conj=`` to :func:`cogo.algebra.block_sums`.
 
+    Returns
+    -------
+    callable
+        ``conj(expr)``: ``sympy.conjugate`` of ``expr`` with ``conj(x)`` replaced by ``1/x`` for each symbol.
+
+    Examples
+    --------
     >>> import sympy
     >>> nu = sympy.Symbol("nu")
     >>> unit_conjugate(nu)(2 * nu)
@@ -202,6 +214,17 @@ def _vec(vals, exact: bool) -> np.ndarray:
 def z_syn(exact: bool = False) -> PartialSolution:
     """``z_syn``: 3 nodes, ``a = b = c = (1, w, w^2)`` (SPEC 7).
 
+    Returns
+    -------
+    PartialSolution
+        ``a = b = c = (1, w, w^2)``; exact entries (radicals) when ``exact=True``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> S = z_syn(exact=True).sums()
     >>> S["abc"], S["a^2 c"], S["conj(a) b c"], S["|a|^2 c + |b|^2 c"]
     (3, 3, 0, 0)
@@ -216,6 +239,17 @@ def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> Partia
 
     The catalogue takes ``|alpha| = |beta| = 1``; other values are accepted.
 
+    Returns
+    -------
+    PartialSolution
+        Three nodes; their entries are exact for ``exact=True``, and for ``exact=None`` when ``alpha`` or ``beta`` is.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> S = z_syn_ab(1, 1, exact=True).sums()
     >>> S["abc"], S["a b conj(c)"], S["|a|^2 c + |b|^2 c"]
     (3, 0, 0)
@@ -234,6 +268,17 @@ def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> Partia
 def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
     """``z_nu(nu)``: 2 nodes, ``(1, nu); (1, -nu); (1, -nu^-2)``, any nonzero ``nu`` (SPEC 7).
 
+    Returns
+    -------
+    PartialSolution
+        The nodes as ``a``, ``b``, ``c`` vectors; sympy entries when ``exact=True`` or, by default, when ``nu`` is.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import sympy
     >>> S = z_nu(sympy.Symbol("nu")).sums()
     >>> S["abc"], S["a^2 c"], S["b^2 c"]
@@ -248,6 +293,17 @@ def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
 def z_nu_i(exact: bool = False) -> PartialSolution:
     """``z_{nu=i}``: 2 nodes, ``(1, i); (1, -i); (1, 1)`` (SPEC 7).
 
+    Returns
+    -------
+    PartialSolution
+        Two nodes with entries in ``{1, i, -i}`` (sympy's ``I`` when exact).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> S = z_nu_i(exact=True).sums()
     >>> S["abc"], S["conj(a) b c"], S["a^2 c"], S["|a|^2 c + |b|^2 c"]
     (2, 0, 0, 4)
@@ -263,6 +319,17 @@ def z_xi(xi: Any = 1, s: int = 1, exact: bool | None = None) -> PartialSolution:
     ``conj(xi)`` is written ``1/xi`` (the unit-circle constraint), so that
     identities are polynomial in ``xi``.
 
+    Returns
+    -------
+    PartialSolution
+        Two nodes, exact if ``xi`` is a sympy value (``exact=None``) or ``exact=True``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> import sympy
     >>> S = z_xi(sympy.Symbol("xi"), s=1).sums(conj=unit_conjugate(sympy.Symbol("xi")))
     >>> S["abc"], S["a b conj(c)"], S["|a|^2 c + |b|^2 c"]

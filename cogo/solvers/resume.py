@@ -29,8 +29,7 @@ run starts at epoch 0 and says so.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -54,6 +53,14 @@ DEFAULT_RESUME_EVERY = 1000
 def state_path(directory: str | os.PathLike, cfg: Any, models: list[tuple[float, int]]) -> Path:
     """Where the state of the batched program training ``models`` is kept.
 
+    Returns
+    -------
+    pathlib.Path
+        ``directory/.<first checkpoint stem>.x<M>.resume.pt``: a hidden file named after the first model
+        of the batch and the number ``M`` of models in it.
+
+    Examples
+    --------
     >>> from cogo.solvers.training import TrainConfig
     >>> state_path("runs", TrainConfig(group="7", hidden=8), [(0.0, 1), (0.0, 2)]).name
     '.d7_q8_wd0_seed1.x2.resume.pt'

@@ -150,6 +150,14 @@ DEFAULT_HYPERPARAMETERS = {
 def default_hyperparameters(group: Any) -> dict:
     """The ``lr`` and ``weight_decay`` of :data:`DEFAULT_HYPERPARAMETERS` for ``group``'s family.
 
+    Returns
+    -------
+    dict
+        ``{"lr": float, "weight_decay": float}``, a copy of the family's entry (``abelian`` or
+        ``non-abelian``).
+
+    Examples
+    --------
     >>> default_hyperparameters("23")
     {'lr': 0.01, 'weight_decay': 5e-05}
     >>> default_hyperparameters("S3")
@@ -295,7 +303,18 @@ def _finite(x: Any) -> bool:
 
 
 def check_device(device: str) -> torch.device:
-    """Return ``torch.device(device)``; ValueError if it is unknown or unavailable."""
+    """Return ``torch.device(device)``; ValueError if it is unknown or unavailable.
+
+    Returns
+    -------
+    torch.device
+        The device, ``cpu`` or an available ``cuda`` device.
+
+    Raises
+    ------
+    ValueError
+        One line: the device is unknown, unsupported, or CUDA (or that CUDA index) is not available.
+    """
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
@@ -322,6 +341,17 @@ def pair_metrics(Wa: torch.Tensor, Wb: torch.Tensor, Wc: torch.Tensor, group: An
     ``Wa, Wb``: (q, n) or (M, q, n); ``Wc``: (n, q) or (M, n, q).  Returns the
     per-pair loss ``||P(o) - P(e_c)||^2`` (``loss='mse'``) or cross-entropy
     (``'ce'``), and ``argmax o == c``, each of shape (n^2,) or (M, n^2).
+
+    Returns
+    -------
+    loss : torch.Tensor
+        The per-pair loss (SPEC 1), shape (n^2,) or (M, n^2).
+    correct : torch.Tensor
+        bool, ``argmax o == c`` per pair, the same shape.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
@@ -407,6 +437,17 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
     duplicate seeds or weight decays, an unavailable device, or a model too
     large for the free memory of the device.  ``max_batch`` defaults to as
     many models as fit in half the free memory (all of them if unknown).
+
+    Returns
+    -------
+    seeds : list of int
+        The seeds, as integers.
+    weight_decays : list of float
+        The weight decays (``[config.weight_decay]`` when none are given).
+    kernel : str
+        ``'grid'`` or ``'gather'`` (:func:`choose_kernel`).
+    max_batch : int
+        How many models share one batched program.
     """
     try:
         seeds = [int(s) for s in seeds]
@@ -473,6 +514,17 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     ``resume=True`` continues from a saved state, bit-identically to an
     uninterrupted run.  ``log`` receives the lines saying so.
 
+    Returns
+    -------
+    list of TrainResult
+        One per ``(weight_decay, seed)``, weight decay first; weights on the CPU in the training dtype.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> cfg = TrainConfig(group="7", hidden=16, epochs=50, log_every=25)
     >>> res = train(cfg, seeds=[1, 2], weight_decays=[0.0, 1e-3], progress=False)
     >>> [(r.weight_decay, r.seed, r.history["epoch"]) for r in res]
@@ -514,6 +566,7 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
 def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device,
                  progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None,
                  resume_every: int = 0, resume: bool = False, log: Any = None) -> list[TrainResult]:
+    """Train one batched program of ``models`` (see :func:`train`); one :class:`TrainResult` per model."""
     t0 = time.perf_counter()
     from cogo.solvers.training_options import OptionsBatch, uses_options
 
@@ -525,12 +578,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     from cogo.snapshots import snapshot_epochs
 
     snap_at = set(snapshot_epochs(cfg.epochs, cfg.snapshot_every, cfg.snapshots, cfg.snapshot_spacing))
-    writers = []
-    if snap_at and snapshot_dir is not None:
-        from cogo.snapshots import SnapshotWriter, snapshot_dir_name
-
-        writers = [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
-                                  cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
+    writers = _snapshot_writers(cfg, models, batch, snap_at, snapshot_dir)
     start_epoch, saver = 0, None
     if resume_every or resume:  # resumable training (cogo.solvers.resume): periodic atomic states, kept snapshots
         from cogo.solvers.resume import ResumeState
@@ -544,6 +592,34 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
 
         bar = tqdm(total=cfg.epochs, initial=start_epoch, desc=f"train {parse_group(cfg.group)} q={cfg.hidden} x{M}",
                    unit="epoch", dynamic_ncols=True)
+    _run_epochs(cfg, batch, models, history, snaps, snap_epochs, snap_at, writers, saver, bar, start_epoch)
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t0
+    if saver is not None:
+        wall += saver.elapsed_before
+        saver.done()
+    results = _batch_results(cfg, models, batch, history, snaps, snap_epochs, snap_at, writers, wall)
+    if hasattr(batch, "finish"):
+        batch.finish(results)
+    return results
+
+
+def _snapshot_writers(cfg: TrainConfig, models: list[tuple[float, int]], batch: Any, snap_at: set,
+                      snapshot_dir: str | os.PathLike | None) -> list:
+    """One :class:`cogo.snapshots.SnapshotWriter` per model when snapshots stream to ``snapshot_dir``, else ``[]``."""
+    if not (snap_at and snapshot_dir is not None):
+        return []
+    from cogo.snapshots import SnapshotWriter, snapshot_dir_name
+
+    return [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
+                           cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
+
+
+def _run_epochs(cfg: TrainConfig, batch: Any, models: list[tuple[float, int]], history: list, snaps: list,
+                snap_epochs: list, snap_at: set, writers: list, saver: Any, bar: Any, start_epoch: int) -> None:
+    """The epoch loop: save a resumable state, record, snapshot, then update (the last epoch only records)."""
+    M = batch.M
     last_bar = start_epoch
     # iteration `epoch` sees the weights after `epoch` updates: record, snapshot, then update
     for epoch in range(start_epoch, cfg.epochs + 1):
@@ -576,12 +652,11 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
                 last_bar = epoch
                 bar.set_postfix(train_loss=f"{vals[0].mean():.3g}", test_loss=f"{vals[1].mean():.3g}",
                                 test_acc=f"{vals[3].mean():.3f}", refresh=False)
-    if bar is not None:
-        bar.close()
-    wall = time.perf_counter() - t0
-    if saver is not None:
-        wall += saver.elapsed_before
-        saver.done()
+
+
+def _batch_results(cfg: TrainConfig, models: list[tuple[float, int]], batch: Any, history: list, snaps: list,
+                   snap_epochs: list, snap_at: set, writers: list, wall: float) -> list[TrainResult]:
+    """One :class:`TrainResult` per model: final weights, split, history, final metrics and snapshots."""
     Wa, Wb, Wc = batch.weights()
     results = []
     for m, (wd, seed) in enumerate(models):
@@ -599,8 +674,6 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
         tr, te = batch.splits[seed]
         results.append(TrainResult(cfg, seed, wd, Wa[m].clone(), Wb[m].clone(), Wc[m].clone(), tr.clone(),
                                    te.clone(), history[m], final, snapshots, wall, batch.kernel))
-    if hasattr(batch, "finish"):
-        batch.finish(results)
     return results
 
 
@@ -632,6 +705,11 @@ def check_output_dir(out_dir: str | os.PathLike) -> Path:
 
     Raises CogoError (one line) otherwise.  Writes nothing that stays behind
     (the output policy of :mod:`cogo.outputs`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out_dir``, existing and writable.
     """
     from cogo.outputs import check_output_dir as _check
 
@@ -662,7 +740,15 @@ def check_run_outputs(config: TrainConfig, seeds: Iterable[int], weight_decays: 
 
 
 def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = None) -> dict:
-    """The JSON summary of a run: configuration, environment and per-model final metrics."""
+    """The JSON summary of a run: configuration, environment and per-model final metrics.
+
+    Returns
+    -------
+    dict
+        JSON-ready: format, cogo and torch versions, platform, group, configuration, the weight decays
+        and seeds, the wall time, and one row per model (seed, weight decay, final metrics, and the
+        checkpoint's file name when ``paths`` is given).
+    """
     if not results:
         raise ValueError("no results to summarize")
     cfg = results[0].config
@@ -690,6 +776,11 @@ def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.Pat
     """Write one checkpoint per model and ``summary.json`` into ``out_dir``; return the paths.
 
     Every file is written atomically (see :mod:`cogo.checkpoints`).
+
+    Returns
+    -------
+    list of str
+        The checkpoint paths, one per model in the order of ``results``, then that of ``summary.json``.
     """
     if isinstance(results, TrainResult):
         results = [results]
@@ -712,6 +803,11 @@ def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str
     the highest seed (a single line for one seed).  The epoch axis is
     logarithmic (``epoch + 1``), so the first 1% of training, where the
     accuracy moves, is as wide as the rest; the loss axis is logarithmic.
+
+    Returns
+    -------
+    str
+        ``path``, the PNG written.
     """
     from matplotlib.figure import Figure  # a Figure of its own: the caller's pyplot backend is never touched
     from matplotlib.lines import Line2D

@@ -43,8 +43,7 @@ and the loss of SPEC 5 is ``(2/n) sum_{k in K+} l_k + 1 - 1/n`` with
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 .. [2] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
 """
 from __future__ import annotations
@@ -103,6 +102,13 @@ def magnitude(x) -> float:
     Expressions with free symbols are evaluated at a fixed sample point
     (the i-th symbol in name order at ``(i + 2)/7 + i/(i + 3)``).
 
+    Returns
+    -------
+    float
+        ``|x|`` as a Python float (at the sample point when ``x`` has free symbols).
+
+    Examples
+    --------
     >>> import sympy
     >>> round(magnitude(sympy.sqrt(2)), 12), round(magnitude(-3 + 4 * sympy.I), 12)
     (1.414213562373, 5.0)
@@ -154,6 +160,17 @@ def constant_vector_sums(part: PartialSolution, weights: Any = None, conj: Calla
     1 these are the inner products of SPEC 7.3 ("the constant vector is
     orthogonal to every other monomial vector").
 
+    Returns
+    -------
+    dict
+        Monomial name (the nine keys above) to its exact sum over the nodes.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import f6_design
     >>> s = constant_vector_sums(f6_design(5, exact=True).blocks[0].part)   # the order-6 block, |nu| = 1
     >>> {key: v for key, v in s.items() if v != 0}           # orthogonal to the constant vector but for |a|^2 + |b|^2
@@ -418,6 +435,22 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
     Per-frequency results are cached by block type: they do not depend on
     the group order.  Only exact designs are accepted.
 
+    Returns
+    -------
+    BlockCertificate
+        The residuals, which conditions are proven exactly 0, the exact loss and the structure problems.
+
+    Raises
+    ------
+    ValueError
+        The design is not exact.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import f6_design
     >>> cert = block_certificate(f6_design(7, exact=True))   # z_F6 (SPEC 7.1): every residual proven 0
     >>> cert.zero, cert.loss
@@ -430,6 +463,36 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
     use_cache = use_cache and design.conj is None
     fast = fast and design.conj is None
     keys = [int(k) for k in G.positive_frequencies]
+    own, hats, problems = _design_blocks(design, keys)
+    residuals: dict = {c: [] for c in CONDITION_MONOMIALS}
+    zero = {c: True for c in CONDITION_MONOMIALS}
+    mags = {c: 0.0 for c in CONDITION_MONOMIALS}
+    total_l = _ZERO
+    types = set()
+    undecided: list = []
+    routes: set = set()
+    for k in keys:
+        part = own.get(k)
+        hk = tuple(hats[k])
+        tkey = (_part_key(part) if part is not None else None,
+                tuple((_part_key(p), v) for p, v in hk), bool(fast))  # the route is part of the key
+        types.add(tkey)
+        T = _cached(_TYPE_CACHE, tkey, lambda: _frequency_terms(part, hk, conj, use_cache, fast), use_cache)
+        for c in CONDITION_MONOMIALS:
+            residuals[c].extend((k, lab, v) for lab, v in T["res"][c])
+            zero[c] = zero[c] and T["zero"][c]
+            mags[c] = max(mags[c], T["mag"][c])
+        total_l += T["lk"]
+        undecided.extend(f"k={k} {u}" for u in T.get("undecided", []))
+        routes.add(T["route"])
+    n = G.order
+    loss = sympy.expand(2 * total_l / n + 1 - sympy.Rational(1, n))
+    return BlockCertificate(residuals, zero, mags, loss, problems, len(types), undecided, routes)
+
+
+def _design_blocks(design: BlockDesign, keys: list[int]) -> tuple[dict, dict, list[str]]:
+    """``(own, hats, problems)``: each frequency's own block, the hat extensions of ``c`` there, structure problems."""
+    G = design.group
     keyset = set(keys)
     problems: list[str] = []
     if not G.is_odd:
@@ -458,30 +521,7 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
             else:
                 val = sympy.sympify(val)
             hats[k2].append((blk.part, val))
-    residuals: dict = {c: [] for c in CONDITION_MONOMIALS}
-    zero = {c: True for c in CONDITION_MONOMIALS}
-    mags = {c: 0.0 for c in CONDITION_MONOMIALS}
-    total_l = _ZERO
-    types = set()
-    undecided: list = []
-    routes: set = set()
-    for k in keys:
-        part = own.get(k)
-        hk = tuple(hats[k])
-        tkey = (_part_key(part) if part is not None else None,
-                tuple((_part_key(p), v) for p, v in hk), bool(fast))  # the route is part of the key
-        types.add(tkey)
-        T = _cached(_TYPE_CACHE, tkey, lambda: _frequency_terms(part, hk, conj, use_cache, fast), use_cache)
-        for c in CONDITION_MONOMIALS:
-            residuals[c].extend((k, lab, v) for lab, v in T["res"][c])
-            zero[c] = zero[c] and T["zero"][c]
-            mags[c] = max(mags[c], T["mag"][c])
-        total_l += T["lk"]
-        undecided.extend(f"k={k} {u}" for u in T.get("undecided", []))
-        routes.add(T["route"])
-    n = G.order
-    loss = sympy.expand(2 * total_l / n + 1 - sympy.Rational(1, n))
-    return BlockCertificate(residuals, zero, mags, loss, problems, len(types), undecided, routes)
+    return own, hats, problems
 
 
 # --------------------------------------------------------------------------- network -> design
@@ -528,6 +568,24 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     all its nodes share the value).  Returns the design and a list of
     structure problems (empty when sound).
 
+    Returns
+    -------
+    design : BlockDesign
+        The blocks read from ``net`` (named ``"read from network"``, exact).
+    problems : list of str
+        The structure problems found (Hermitian symmetry, nodes outside their pair); empty when sound.
+
+    Raises
+    ------
+    ValueError
+        ``net`` is not exact.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> design, problems = design_from_network(z_F6(5, exact=True))
     >>> [(b.k, b.q) for b in design.blocks], problems, block_certificate(design).loss
@@ -539,27 +597,15 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
         raise ValueError("design_from_network needs an exact network")
     G = net.group
     cj = conj or sympy.conjugate
-    problems: list[str] = []
-    keys = [int(k) for k in G.positive_frequencies]
     z = net.z
-    n, q = G.order, net.q
-    neg = G.neg
     nz = np.vectorize(_nz, otypes=[bool])(z) if z.size else np.zeros(z.shape, dtype=bool)
     # Hermitian symmetry, exactly, on entries that are not both structurally 0
-    use_cache = conj is None
-    for p in range(3):
-        for k in range(n):
-            kn = int(neg[k])
-            if kn < k:
-                continue
-            for j in np.flatnonzero(nz[p, k] | nz[p, kn]).tolist():
-                if not _hermitian_pair(z[p, k, j], z[p, kn, j], cj, use_cache):
-                    problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
-                    break
+    problems = _hermitian_problems(z, nz, G.order, G.neg, cj, conj is None)
     # the grouping of cogo.analysis.blocks on the structural support (1 where an entry is not structurally 0):
     # a node supported on one pair {k, -k} lands in the block of k whatever its values; values are read
     # exactly from ``net`` below, and a node with inputs outside its pair is reported, not grouped
     split = extract_blocks(Network(G, nz.astype(np.complex128)), dead_threshold=0.0)
+    neg = G.neg
     supports = nz[0] | nz[1]  # (k, j)
     in_block: set = set()
     for blk in split.blocks:
@@ -576,6 +622,28 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     for j in np.flatnonzero(split.live & (split.node_frequency == 0)).tolist():
         supp = np.flatnonzero(supports[:, j]).tolist()
         problems.append(f"node {j}: inputs supported on frequencies {supp}, not on one pair k, -k (k != 0)")
+    blocks = _read_blocks(split, z, nz, [int(k) for k in G.positive_frequencies], in_block)
+    return BlockDesign(G, "read from network", blocks, True, conj=conj), problems
+
+
+def _hermitian_problems(z: np.ndarray, nz: np.ndarray, n: int, neg: Any, cj: Callable,
+                        use_cache: bool) -> list[str]:
+    """One problem per ``(p, k)`` whose entries at ``-k`` are not the conjugates of those at ``k`` (exact)."""
+    problems: list[str] = []
+    for p in range(3):
+        for k in range(n):
+            kn = int(neg[k])
+            if kn < k:
+                continue
+            for j in np.flatnonzero(nz[p, k] | nz[p, kn]).tolist():
+                if not _hermitian_pair(z[p, k, j], z[p, kn, j], cj, use_cache):
+                    problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
+                    break
+    return problems
+
+
+def _read_blocks(split: Any, z: np.ndarray, nz: np.ndarray, keys: list[int], in_block: set) -> list:
+    """The :class:`Block` of each pair, its values read exactly from ``z`` (``c`` elsewhere as ``c_ext``)."""
     blocks = []
     for blk in split.blocks:
         js = [j for j in blk.nodes.tolist() if j in in_block]
@@ -592,7 +660,7 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
             col = [z[2, k2, j] for j in js]
             ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)
         blocks.append(Block(k, part, ext))
-    return BlockDesign(G, "read from network", blocks, True, conj=conj), problems
+    return blocks
 
 
 def _triple_slice(cyc: Cyclotomic, x: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -646,6 +714,23 @@ def mem_certificate(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> MemCertif
     general loss of SPEC 5 vanishes except ``-2 + 1`` per frequency: loss 0.
     The tensors are streamed one ``k1`` slice at a time (memory ``O(n^2 phi(L))``).
 
+    Returns
+    -------
+    MemCertificate
+        Whether each condition of SPEC 5 is proven exactly 0, the largest residuals and the details.
+
+    Raises
+    ------
+    ValueError
+        The two factors live on different groups.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+    .. [2] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import mem_factors
     >>> Ua, Ub = mem_factors(7)                              # z_M = 7^(-2/3) . Ua * Ub (SPEC 7.4)
     >>> all(mem_certificate(Ua, Ub).zero.values())           # every condition proven exactly: loss 0
@@ -697,6 +782,19 @@ def character_sum_onehot(U: RootOfUnityNetwork, p: int, chunk: int = 1 << 22) ->
     ``c`` (``p = 2``) the sign of the phase is flipped (``W_c`` uses ``conj chi``).
     Returns the verdict and, per node, the element where the weight sits.
 
+    Returns
+    -------
+    onehot : bool
+        True when every node's sum is ``n`` at exactly one element and 0 at every other.
+    positions : list
+        Per node, the element ``m`` where the sum is ``n`` (None for a node that is not one-hot).
+
+    References
+    ----------
+    .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import mem_factors
     >>> Ua, Ub = mem_factors(5)
     >>> character_sum_onehot(Ua, 0)                          # W_a of z_M: node j reads one input
@@ -742,6 +840,19 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     Fraction when rational, else None), ``value`` (the exact element),
     ``L``, ``scales`` (per-node gauge) and ``nodes``.
 
+    Returns
+    -------
+    dict
+        ``loss`` (a Fraction when the loss is rational, else None), ``value`` (the exact element of
+        ``Q(zeta_L)``), ``L``, ``scales`` (the distinct gauge scales of the nodes, sorted) and ``nodes``.
+
+    References
+    ----------
+    .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
+    .. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6, z_F46
     >>> cert = general_loss_certificate(z_F6(5, exact=True))  # the library's fourier_loss, exactly in Q(zeta_12)
     >>> cert["loss"], cert["L"], cert["nodes"]

@@ -7,8 +7,7 @@ row (:func:`cogo.verify.theorems.optimality`).
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets"
-   (CoGO), 2024.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -40,6 +39,23 @@ def checkpoint_report(path: Any, group: Any = None, tol: float | None = None) ->
     only); the numeric verdict says "optimal within tolerance t" with the loss
     and ``t`` (``tol``; default :func:`cogo.analysis.verdict.default_loss_tol`
     of the file's dtype: ``1e4 eps^2``) in ``verdict.statement``.
+
+    Returns
+    -------
+    dict
+        ``path``, ``group``, ``hidden``, ``verdict`` (the numeric verdict as a dict), ``tolerance`` (the
+        loss tolerance, the dtype and where the tolerance came from) and ``exact``: None for a file not
+        written by ``cogo construct``, else a dict with ``certified`` (bool) and either ``reason`` (why
+        nothing was certified) or ``construction``, ``seed``, ``statement``, ``route`` and ``loss_exact``.
+
+    Raises
+    ------
+    cogo.checkpoints.CheckpointError
+        One line, on a file that cannot be read as a checkpoint.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     from cogo.analysis.verdict import network_verdict
     from cogo.checkpoints import load_weights

@@ -223,6 +223,19 @@ def run_control(name: str, group: Any, method: str = "exact", design: Any = None
     """Run one control of :data:`CONTROLS` (``design``, a BlockDesign or a :class:`MemControl`, replaces the
     broken object, for testing the checker).
 
+    Returns
+    -------
+    TheoremResult
+        A negative control (``negative_control=True``): ``passed`` when exactly the predicted conditions
+        fail and the loss is the closed form (exactly, or to 1e-9 with ``method='numeric'``); the
+        expected and found loss and failing conditions are in ``details``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = run_control("perturbed z_F6", 7)
     >>> r.passed, r.negative_control, r.details["failing_conditions"], r.details["loss"]   # caught: loss 1/(200 n)
     (True, True, ['R_g', 'R_c', 'R_n', 'R_*'], '1/1400')
@@ -307,6 +320,13 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     run up to order :data:`MEM_CONTROL_MAX_ORDER` and on every group where each
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
 
+    Returns
+    -------
+    list
+        The control functions, or ``(function, kwargs)`` pairs with ``with_kwargs=True``.
+
+    Examples
+    --------
     >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
     ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate', 'control_membership']
     >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8
@@ -684,6 +704,13 @@ def control_mem_node_counts(group: Any, method: str = "exact", factors: list | N
 
     ``factors`` (a list of ``(label, (U_a, U_b))``) replaces the three defective pairs (testing the control).
 
+    Returns
+    -------
+    TheoremResult
+        CAUGHT when the node-count row rejects every defective z_M (``details["z_M entry"]`` per defect).
+
+    Examples
+    --------
     >>> r = control_mem_node_counts(5)
     >>> r.status, sorted(r.details["z_M entry"].values())
     ('CAUGHT', [False, False, False])
@@ -732,6 +759,14 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
 
     ``factors`` (``(U_a, U_b)``) replaces the defective pair (testing the control).
 
+    Returns
+    -------
+    TheoremResult
+        Its status is CAUGHT when the certificate says the network is not optimal and R_g is among the
+        failing conditions.
+
+    Examples
+    --------
     >>> r = control_mem_certificate(5)
     >>> r.status, "R_g" in r.details["failing_conditions"]
     ('CAUGHT', True)
@@ -769,6 +804,14 @@ def control_membership(group: Any, method: str = "exact", factors: list | None =
 
     ``factors`` (rows as :func:`cogo.verify.theorems.membership_table` takes them) replaces the broken catalogue.
 
+    Returns
+    -------
+    TheoremResult
+        Row 5's outcome on the wrong catalogue; the control is caught if, and only if, the 7.1 union check
+        alone fails.
+
+    Examples
+    --------
     >>> control_membership(7, "numeric").status
     'CAUGHT'
     """

@@ -26,8 +26,7 @@ statement of what a sum over nodes of products of entries must be.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -223,6 +222,15 @@ def formal_network(group: Any, q: int, variables: FormalVariables):
 
     Returns ``(network, codes)``; ``codes[p, k, j]`` is the prime naming entry ``z[p, k, j]``.
 
+    Returns
+    -------
+    network : Network
+        Exact, ``3 x n x q`` independent indeterminates.
+    codes : numpy.ndarray
+        Shape ``(3, n, q)``: the prime naming each entry.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.algebra import potentials
     >>> net, codes = formal_network(5, 2, FormalVariables())

@@ -7,12 +7,11 @@ says whether it applies to a group, with the reason when it does not).  :func:`t
 :func:`cogo.verify.controls.controls_for`.  A new theorem is one row here and its function.
 
 The theorem functions never import this module, and the controls call the theorem functions
-directly, so the import graph of :mod:`cogo.verify` is acyclic.
+directly, so the import graph of :mod:`cogo.verify` is acyclic.  The theorems are those of CoGO [1]_.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets"
-   (CoGO), 2024: the theorems checked here.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -79,6 +78,13 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     (with z_M); the order-6/4 constructions need odd order.  Every group runs at
     least two negative controls (:func:`cogo.verify.controls.controls_for`).
 
+    Returns
+    -------
+    list of tuple
+        ``(function, kwargs)`` pairs: the rows of :data:`THEOREMS` that apply, then the controls.
+
+    Examples
+    --------
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
     >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows + row 5
@@ -99,6 +105,13 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 def skipped(group: Any) -> list[str]:
     """Checks that do not apply to the group (even order: the order-6/4 constructions).
 
+    Returns
+    -------
+    list of str
+        One line per row that does not apply: its title and the reason.
+
+    Examples
+    --------
     >>> skipped(5), skipped(4)
     ([], ['6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)'])
     """
@@ -122,6 +135,17 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     called after each check.  ``full_loss=True`` computes the exact general
     loss of every construction even above :data:`cogo.verify.theorems.GENERAL_LOSS_MAX_ORDER`.
 
+    Returns
+    -------
+    list of TheoremResult
+        In the order of :func:`theorem_list`, exact before numeric.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> results = run_all(2, method="numeric")              # Z_2: theorems, the two z_M controls and row 5's
     >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
     (11, True, 3)

@@ -5,8 +5,7 @@ non-finite numbers become ``null``).
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -93,6 +92,18 @@ class Timer:
 def check_method(method: str) -> str:
     """``method`` if it is ``exact`` or ``numeric``; ValueError otherwise.
 
+    Returns
+    -------
+    str
+        ``method`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``method`` is neither ``'exact'`` nor ``'numeric'``.
+
+    Examples
+    --------
     >>> check_method("exact")
     'exact'
     >>> check_method("fuzzy")
@@ -109,6 +120,18 @@ def make_result(name, statement, method, passed, residual, t: Timer, negative_co
                 **details) -> TheoremResult:
     """A :class:`TheoremResult` from a finished :class:`Timer`.
 
+    Returns
+    -------
+    TheoremResult
+        With ``seconds`` the timer's elapsed time and ``details`` the keyword arguments beyond those named.
+
+    Raises
+    ------
+    ValueError
+        ``method`` is not one of :data:`RESULT_METHODS`.
+
+    Examples
+    --------
     >>> with Timer() as t:
     ...     residual = abs(sum([1, -1]))
     >>> r = make_result("demo", "1 - 1 = 0", "exact", residual == 0, float(residual), t, terms=2)
@@ -125,6 +148,13 @@ def make_result(name, statement, method, passed, residual, t: Timer, negative_co
 def all_ok(results: Iterable[TheoremResult]) -> bool:
     """True iff every theorem passed and every negative control was caught.
 
+    Returns
+    -------
+    bool
+        True when every result's ``passed`` is True (for a control: it was caught).
+
+    Examples
+    --------
     >>> ok = TheoremResult("theorem", "...", "exact", True, 0.0, 0.0)
     >>> missed = TheoremResult("control", "...", "exact", False, 0.0, 0.0, negative_control=True)   # not caught
     >>> all_ok([ok]), all_ok([ok, missed])
@@ -136,6 +166,14 @@ def all_ok(results: Iterable[TheoremResult]) -> bool:
 def format_table(results: list[TheoremResult]) -> str:
     """A readable table: theorem, method, status, residual, seconds; then one line per negative control.
 
+    Returns
+    -------
+    str
+        The table of the theorems, then the controls' lines, then a summary line (passes, controls caught,
+        total seconds).
+
+    Examples
+    --------
     >>> print(format_table([TheoremResult("r(1) = 1", "...", "exact", True, 0.0, 0.01)]))
     theorem   method  status  residual  seconds
     --------  ------  ------  --------  -------
@@ -173,6 +211,13 @@ def results_to_json(results: list[TheoremResult]) -> str:
     """The results as a JSON list of objects (``name``, ``statement``, ``method``, ``passed``,
     ``residual``, ``seconds``, ``negative_control``, ``details``).
 
+    Returns
+    -------
+    str
+        A JSON array, one object per result (indented by 2).
+
+    Examples
+    --------
     >>> import json
     >>> doc = json.loads(results_to_json([TheoremResult("r(1) = 1", "...", "exact", True, 0.0, 0.01)]))
     >>> doc[0]["name"], doc[0]["passed"], sorted(doc[0])[:3]

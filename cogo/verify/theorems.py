@@ -260,6 +260,17 @@ def semiring_laws(group: Any, method: str = "exact", seed: int = 0) -> TheoremRe
     Hermitian under the library's ``+`` and ``*``.  Numeric: complex128
     networks, per-entry tolerance 1e-10.
 
+    Returns
+    -------
+    TheoremResult
+        Row 1; ``passed`` when every law holds (``details['laws']``: each law's verdict).
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = semiring_laws(5)                                # a proof for Z_5 on networks of indeterminates
     >>> r.name, r.method, r.passed, r.residual
     ('1. semiring laws', 'exact', True, 0.0)
@@ -409,6 +420,17 @@ def homomorphism(group: Any, method: str = "exact", seed: int = 0) -> TheoremRes
     :func:`potential` at 48 listed triples (``exact-instances``).  Numeric:
     full tensors of random complex128 networks, relative tolerance 1e-10.
 
+    Returns
+    -------
+    TheoremResult
+        Row 2; with ``method='exact'`` its method is ``exact`` up to order 31 and ``exact-instances`` above.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = homomorphism(5)                                 # at all 5^3 frequency triples, exactly
     >>> r.method, r.passed, r.residual
     ('exact', True, 0.0)
@@ -470,6 +492,17 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
     the identity itself is the algebra of SPEC 5.  Numeric: random float
     weights with nonzero mean (q = 8), relative 1e-10.
 
+    Returns
+    -------
+    TheoremResult
+        Row 3, method ``exact-instances`` or ``numeric``, with the losses compared in ``details``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = loss_decomposition(5)                           # fourier_loss in Q(zeta_5) = real-space loss in Q
     >>> r.method, r.passed, r.residual
     ('exact-instances', True, 0.0)
@@ -477,53 +510,11 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
     method = check_method(method)
     G = parse_group(group)
     rng = np.random.default_rng(seed)
-    checks: dict = {}
-    values: dict = {}
-    worst = 0.0
     with Timer() as t:
         if method == "exact":
-            n = G.order
-            Wa, Wb = _int_weights(rng, q, n), _int_weights(rng, q, n)
-            Wc = _int_weights(rng, q, n).T.copy()
-            try:
-                z = fourier_network(Wa, Wb, Wc, G)
-                gen, pub = fourier_loss(z), published_loss(z)
-                real = exact_real_loss(Wa, Wb, Wc, G)
-                ok = gen == real
-                checks[f"{G.label}: fourier_loss = exact real-space loss (nonzero means, q={q})"] = bool(ok)
-                checks[f"{G.label}: published form differs (nonzero means)"] = not (pub == real)
-                Za, Zb = _int_weights(rng, q, n, zero_mean=True), _int_weights(rng, q, n, zero_mean=True)
-                z0 = fourier_network(Za, Zb, Wc, G)
-                real0 = exact_real_loss(Za, Zb, Wc, G)
-                checks[f"{G.label}: both forms = exact real-space loss (zero-mean inputs)"] = bool(
-                    fourier_loss(z0) == real0 and published_loss(z0) == real0)
-                values = {"real_loss": str(real), "fourier_loss": str(gen.to_rational() if hasattr(gen, "to_rational")
-                                                                        else gen),
-                          "L": G.exponent}
-                if not ok:
-                    worst = abs(complex(gen) - float(real))
-            except (TypeError, ValueError) as exc:  # e.g. a Fourier scale whose cube is not rational
-                checks[f"exact evaluation possible ({exc})"] = False
-                worst = float("inf")
+            checks, values, worst = _loss_decomposition_exact(G, rng, q)
         else:
-            n, qq = G.order, 8
-            Wa = rng.normal(size=(qq, n)) + 0.7
-            Wb = rng.normal(size=(qq, n)) - 0.4
-            Wc = rng.normal(size=(n, qq)) * 0.5
-            z = Network.from_weights(Wa, Wb, Wc, G)
-            gen, pub = fourier_loss(z), published_loss(z)
-            real = real_loss(Wa, Wb, Wc, group=G)
-            scale = max(1.0, abs(real))
-            r1 = abs(gen - real) / scale
-            worst = r1
-            checks["fourier_loss = real-space loss (nonzero mean)"] = r1 <= NUM_TOL
-            checks["published form differs by > 1e-3 (nonzero mean)"] = abs(pub - real) / scale > 1e-3
-            Za, Zb = Wa - Wa.mean(axis=1, keepdims=True), Wb - Wb.mean(axis=1, keepdims=True)
-            z0 = Network.from_weights(Za, Zb, Wc, G)
-            real0 = real_loss(Za, Zb, Wc, group=G)
-            r3 = max(abs(fourier_loss(z0) - real0), abs(published_loss(z0) - real0)) / max(1.0, abs(real0))
-            worst = max(worst, r3)
-            checks["both forms = real-space loss (zero mean)"] = r3 <= NUM_TOL
+            checks, values, worst = _loss_decomposition_numeric(G, rng)
         passed = all(checks.values())
     if method == "exact":
         stmt = (f"On {G} itself: for random integer weights (q={q}, seed {seed}, nonzero means) the general loss of "
@@ -535,6 +526,61 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
                 "weights (q=8), the published form differs, both agree for zero-mean inputs; float64, relative 1e-10")
         rmethod = method
     return make_result("3. exact loss decomposition", stmt, rmethod, passed, worst, t, checks=checks, **values)
+
+
+def _loss_decomposition_exact(G: Any, rng: np.random.Generator, q: int) -> tuple[dict, dict, float]:
+    """Row 3, exact: ``(checks, values, worst)`` on random integer weights, in ``Q(zeta_L)`` and Q."""
+    checks: dict = {}
+    values: dict = {}
+    worst = 0.0
+    n = G.order
+    Wa, Wb = _int_weights(rng, q, n), _int_weights(rng, q, n)
+    Wc = _int_weights(rng, q, n).T.copy()
+    try:
+        z = fourier_network(Wa, Wb, Wc, G)
+        gen, pub = fourier_loss(z), published_loss(z)
+        real = exact_real_loss(Wa, Wb, Wc, G)
+        ok = gen == real
+        checks[f"{G.label}: fourier_loss = exact real-space loss (nonzero means, q={q})"] = bool(ok)
+        checks[f"{G.label}: published form differs (nonzero means)"] = not (pub == real)
+        Za, Zb = _int_weights(rng, q, n, zero_mean=True), _int_weights(rng, q, n, zero_mean=True)
+        z0 = fourier_network(Za, Zb, Wc, G)
+        real0 = exact_real_loss(Za, Zb, Wc, G)
+        checks[f"{G.label}: both forms = exact real-space loss (zero-mean inputs)"] = bool(
+            fourier_loss(z0) == real0 and published_loss(z0) == real0)
+        values = {"real_loss": str(real), "fourier_loss": str(gen.to_rational() if hasattr(gen, "to_rational")
+                                                              else gen),
+                  "L": G.exponent}
+        if not ok:
+            worst = abs(complex(gen) - float(real))
+    except (TypeError, ValueError) as exc:  # e.g. a Fourier scale whose cube is not rational
+        checks[f"exact evaluation possible ({exc})"] = False
+        worst = float("inf")
+    return checks, values, worst
+
+
+def _loss_decomposition_numeric(G: Any, rng: np.random.Generator) -> tuple[dict, dict, float]:
+    """Row 3, numeric: ``(checks, {}, worst)`` on random float weights with nonzero mean (q = 8)."""
+    checks: dict = {}
+    n, qq = G.order, 8
+    Wa = rng.normal(size=(qq, n)) + 0.7
+    Wb = rng.normal(size=(qq, n)) - 0.4
+    Wc = rng.normal(size=(n, qq)) * 0.5
+    z = Network.from_weights(Wa, Wb, Wc, G)
+    gen, pub = fourier_loss(z), published_loss(z)
+    real = real_loss(Wa, Wb, Wc, group=G)
+    scale = max(1.0, abs(real))
+    r1 = abs(gen - real) / scale
+    worst = r1
+    checks["fourier_loss = real-space loss (nonzero mean)"] = r1 <= NUM_TOL
+    checks["published form differs by > 1e-3 (nonzero mean)"] = abs(pub - real) / scale > 1e-3
+    Za, Zb = Wa - Wa.mean(axis=1, keepdims=True), Wb - Wb.mean(axis=1, keepdims=True)
+    z0 = Network.from_weights(Za, Zb, Wc, G)
+    real0 = real_loss(Za, Zb, Wc, group=G)
+    r3 = max(abs(fourier_loss(z0) - real0), abs(published_loss(z0) - real0)) / max(1.0, abs(real0))
+    worst = max(worst, r3)
+    checks["both forms = real-space loss (zero mean)"] = r3 <= NUM_TOL
+    return checks, {}, worst
 
 
 # --------------------------------------------------------------------------- 4. composition
@@ -635,6 +681,17 @@ def composition(group: Any = None, method: str = "exact", seed: int = 0) -> Theo
     monomials) is not inherited in general; a counterexample is recorded.
     ``group`` is unused (block sums do not depend on the group).
 
+    Returns
+    -------
+    TheoremResult
+        Row 4 (method ``exact-instances`` or ``numeric``), the same for every group.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = composition(method="numeric")                   # the exact proof takes about 2 s
     >>> r.name, r.passed
     ('4. composition of zero sets', True)
@@ -734,6 +791,17 @@ def membership_table(group: Any = None, method: str = "exact", seed: int = 0,
     (for testing the checker).  SPEC 7's printed table is compared with the
     derived one in the tests, not restated here.
 
+    Returns
+    -------
+    TheoremResult
+        Row 5; the derived zero sets are in ``details['computed']``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = membership_table()
     >>> r.method, r.passed
     ('exact', True)
@@ -821,6 +889,17 @@ def family_certificate(kind: str) -> dict:
     touches nothing else; and for ``|nu| != 1`` (``nu = 2``) the sum
     ``sum_j conj(a_j) b_j`` is not 0.
 
+    Returns
+    -------
+    dict
+        Statement to bool: each symbolic identity of the family, True when proven.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> family_certificate("f6")                            # for every nonzero nu, symbolically
     {'abc = 1': True, 'all other sums 0 (any nu != 0)': True}
     """
@@ -958,6 +1037,18 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
     ``net`` (an exact network for ``exact``, any network for ``numeric``),
     ``design`` or ``factors`` (z_M's ``(U_a, U_b)``) replace the construction.
 
+    Returns
+    -------
+    TheoremResult
+        Row 6 for ``construction``: ``passed`` when the loss is proven exactly 0 (or, numerically,
+        below 1e-20); the exact route taken is ``details['route']``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = optimality(7, "f46")                            # z_F4/6 on Z_7: the general loss, exactly 0
     >>> r.name, r.method, r.passed, r.residual
     ('6. optimality of z_F4/6 with the hat correction', 'exact', True, 0.0)
@@ -1074,6 +1165,22 @@ def _support_counts(net: Network) -> tuple[dict, int]:
     return per, total
 
 
+def _mem_count(G: Any, C: Any, method: str, nets: dict | None, mem: tuple | None) -> tuple[bool, int]:
+    """Row 7's z_M entry: ``(n^2 nodes with one-hot real weights, node count)``, exactly or numerically."""
+    Ua, Ub = mem if mem is not None else C.mem_factors(G)
+    if method == "exact":
+        return _mem_onehot_exact(G, Ua, Ub)
+    nt = (nets or {}).get("mem") or C.z_M(G)
+    Wa, Wb, Wc = nt.to_weights(real=True)
+    q = nt.q
+
+    def one_per(W):
+        return bool(np.all((np.abs(W) > 1e-9 * np.abs(W).max()).sum(axis=1) == 1))
+
+    ok = q == G.order ** 2 and one_per(Wa) and one_per(Wb) and one_per(Wc.T)
+    return ok, q
+
+
 def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
                 mem: tuple | None = None) -> TheoremResult:
     """Theorem 7 (SPEC 7): node counts.
@@ -1092,6 +1199,17 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
     ``nets`` (kind -> network; exact networks for ``exact``) replaces the constructions (not z_M's for
     ``exact``); ``mem`` (z_M's factors ``(U_a, U_b)``, exact) replaces z_M's for ``exact``.
 
+    Returns
+    -------
+    TheoremResult
+        Row 7, the counts found and expected per construction in ``details['counts']``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = node_counts(5)                                  # 3 (n - 1) = 12 for z_F6, n^2 = 25 one-hot nodes for z_M
     >>> r.name, r.passed
     ('7. node counts', True)
@@ -1105,18 +1223,7 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
     with Timer() as t:
         for kind in kinds:
             if kind == "mem":
-                Ua, Ub = mem if mem is not None else C.mem_factors(G)
-                if method == "exact":
-                    ok, q = _mem_onehot_exact(G, Ua, Ub)
-                else:
-                    nt = (nets or {}).get("mem") or C.z_M(G)
-                    Wa, Wb, Wc = nt.to_weights(real=True)
-                    q = nt.q
-
-                    def one_per(W):
-                        return bool(np.all((np.abs(W) > 1e-9 * np.abs(W).max()).sum(axis=1) == 1))
-
-                    ok = q == G.order ** 2 and one_per(Wa) and one_per(Wb) and one_per(Wc.T)
+                ok, q = _mem_count(G, C, method, nets, mem)
                 verdict["z_M"] = bool(ok)
                 counts["z_M"] = {"total": q}
                 continue
@@ -1268,6 +1375,17 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
     inequality for 40 random ``y`` normalized to ``r_kkk(y) = 1``.  ``zprime``
     (numeric) or ``zprime_design`` (exact, odd groups) replaces ``z'``.
 
+    Returns
+    -------
+    TheoremResult
+        Row 8: the path ``z(t)``, its endpoints and the norm inequality, each check in ``details``.
+
+    References
+    ----------
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+
+    Examples
+    --------
     >>> r = occam(5)
     >>> r.name, r.method, r.passed
     ("8. Occam's razor", 'exact', True)

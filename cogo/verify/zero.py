@@ -37,8 +37,7 @@ True
 References
 ----------
 .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
-.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -100,6 +99,17 @@ def _decide_polynomial(e: sympy.Expr) -> bool | None:
 def decide_zero(x: Any) -> bool | None:
     """Exactly: True if ``x`` is 0, False if it is not, None when undecided (module docstring).
 
+    Returns
+    -------
+    bool or None
+        True (proven 0), False (proven nonzero) or None (neither could be proven).
+
+    References
+    ----------
+    .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
+
+    Examples
+    --------
     >>> import sympy
     >>> t = sympy.Integer(6) ** sympy.Rational(-1, 3)
     >>> decide_zero(6 * t**3 - 1), decide_zero(t - sympy.Integer(2) ** sympy.Rational(-1, 3))
@@ -125,6 +135,13 @@ def decide_zero(x: Any) -> bool | None:
 def is_zero_proven(x: Any) -> bool:
     """``decide_zero(x) is True``: proven exactly 0 (undecided is not zero).
 
+    Returns
+    -------
+    bool
+        True only when ``x`` is proven exactly 0.
+
+    Examples
+    --------
     >>> import sympy
     >>> is_zero_proven(sympy.Integer(0)), is_zero_proven(sympy.sin(1) - sympy.sin(1) + sympy.E - sympy.E)
     (True, True)
@@ -135,6 +152,13 @@ def is_zero_proven(x: Any) -> bool:
 def is_nonzero_proven(x: Any) -> bool:
     """``decide_zero(x) is False``: proven exactly nonzero (undecided is not nonzero either).
 
+    Returns
+    -------
+    bool
+        True only when ``x`` is proven exactly nonzero.
+
+    Examples
+    --------
     >>> import sympy
     >>> is_nonzero_proven(sympy.Integer(2) ** sympy.Rational(1, 3) - 1), is_nonzero_proven(sympy.E - 2)
     (True, False)
