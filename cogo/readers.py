@@ -296,10 +296,6 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
     cogo.errors.CogoError
         When no layout fits, the orientation is ambiguous, or the state dict holds anything outside the model.
 
-    References
-    ----------
-    .. [1] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
-
     Examples
     --------
     >>> import numpy as np

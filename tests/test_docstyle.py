@@ -6,6 +6,8 @@
   that follow a section are in the ``Examples`` section (numpydoc puts it last).
 * Every citation ``.. [n] ...`` in a docstring is one line, and that line is one of the one-line
   citations of ``docs/references.md``: the bibliography is defined in one place.
+* The papers a module follows are cited once, in its docstring; a function or class cites only what
+  its module does not (a References section repeated in every function is boilerplate).
 """
 from __future__ import annotations
 
@@ -89,6 +91,18 @@ def _docstrings(tree: ast.Module):
             yield node.name, ast.get_docstring(node) or ""
 
 
+def redundant_references(source: str) -> list[str]:
+    """Functions and classes whose References cite only papers the module's own References cite."""
+    tree = ast.parse(source)
+    module = {c for c, _ in citation_lines(ast.get_docstring(tree) or "")}
+    out = []
+    for name, doc in list(_docstrings(tree))[1:]:
+        cites = {c for c, _ in citation_lines(doc)}
+        if cites and cites <= module:
+            out.append(name)
+    return out
+
+
 # ------------------------------------------------------------------ the checks can fail
 def test_the_checks_catch_what_they_are_for():
     src = 'def f(x):\n    """Twice x."""\n    return 2 * x\n__all__ = ["f"]\n'
@@ -101,6 +115,9 @@ def test_the_checks_catch_what_they_are_for():
     assert examples_outside_examples("Text.\n\nReturns\n-------\nint\n\n>>> f(1)\n2")
     assert not examples_outside_examples("Text.\n\nReturns\n-------\nint\n\nExamples\n--------\n>>> f(1)\n2")
     assert not examples_outside_examples(">>> f(1)\n2")
+    cite = ".. [1] A. B., T, 2024."
+    assert redundant_references(f'"""M.\n\n{cite}\n"""\ndef f():\n    """F.\n\n    {cite}\n    """\n') == ["f"]
+    assert redundant_references(f'"""M."""\ndef f():\n    """F.\n\n    {cite}\n    """\n') == []
     assert "not a citation" not in _bibliography()
     assert len(_bibliography()) >= 10
 
@@ -124,4 +141,5 @@ def test_sections_and_citations_are_numpydoc(path):
                 problems.append(f"{name}: citation on two lines ({cite[:40]}...)")
             elif cite not in bib:
                 problems.append(f"{name}: citation not in docs/references.md: {cite[:60]}")
+    problems += [f"{name}: References only repeat the module's" for name in redundant_references(path.read_text())]
     assert problems == []

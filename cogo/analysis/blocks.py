@@ -156,10 +156,6 @@ def block_kind(group: Any, k: int) -> str:
     str
         ``"self-conjugate"``, ``"quarter"`` or ``"generic"``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.algebra import Cyclic
@@ -192,10 +188,6 @@ def extract_blocks(net: Any, dead_threshold: float = DEAD_THRESHOLD,
     ------
     ValueError
         When ``dead_threshold`` is outside ``[0, 1)``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

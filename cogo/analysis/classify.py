@@ -657,10 +657,6 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     BlockReport
         The block's factorization, catalogue type, condition residuals, optimality flag and near-miss diagnostics.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.solvers.partial import z_nu_i, z_syn
@@ -946,10 +942,6 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     NetworkReport
         The network's blocks, each read (:func:`classify_block`), its verdict (SPEC 5) and the frequency summary.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import z_F46
@@ -1031,10 +1023,6 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
         The reading of the network: per-frequency blocks for an Abelian group, irreducible
         representations otherwise (both honour :class:`cogo.analysis.reading.Reading`).
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> import os, tempfile
@@ -1108,8 +1096,8 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
 
     Examples
     --------
+    >>> from cogo.solvers.constructions import to_checkpoint, z_F6
     >>> import os, tempfile
-    >>> from cogo.solvers.constructions import z_F6, to_checkpoint
     >>> with tempfile.TemporaryDirectory() as d:
     ...     path = os.path.join(d, "f6.pt")
     ...     to_checkpoint(z_F6(5), path)
@@ -1303,10 +1291,6 @@ def paper_column(b: "BlockReport") -> str | None:
     -------
     str or None
         ``'nu=i*xi'``, ``'nu=i*syn_ab'``, ``'nu*syn'`` or ``'others'``; None when the block is not counted.
-
-    References
-    ----------
-    .. [1] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
 
     Examples
     --------

@@ -68,7 +68,7 @@ from cogo.analysis.kronecker import (
     fit_grid,
     rank1_batch,
 )
-from cogo.analysis.tiling import CLUSTER_TOL, TilingSearch, _matching_starts
+from cogo.analysis.tiling import CLUSTER_TOL, MATCH_TOL, SEARCH_BUDGET, TilingSearch, _matching_starts
 
 __all__ = ["GridPool", "Pass", "PASSES", "run_passes", "SPLIT_GAIN", "UNTRIED_MAX", "MATCHING_MAX_ORDER"]
 
@@ -336,43 +336,36 @@ def _merged_grids(grid: np.ndarray, shape: tuple[int, ...]) -> list[np.ndarray]:
 # --------------------------------------------------------------------------- the pool and its passes
 @dataclass
 class GridPool:
-    """The candidate grids of one block while the passes run (the block in canonical node order).
-
-    Attributes
-    ----------
-    x, F, t : arrays
-        The balanced, canonically read block ``(3, q)``, its node features ``(q, 4)`` and its balance.
-    shapes : list of tuple
-        The shapes asked for; ``helpers`` the coarser shapes searched only to be split (not reported).
-    tol, match_tol, max_alternatives, budget
-        As :func:`cogo.analysis.factorization.factor_block`.
-    subfactor : callable
-        ``subfactor(factor, shapes) -> BlockFactorization``: the whole factorization of one factor
-        (the split pass factors a coarser grid's factor on its own).
-    search : TilingSearch
-        The exact tiling search (:mod:`cogo.analysis.tiling`), set by the tiling pass.
-    fits : list of Factorization
-        The fitted tiling grids, every shape (the tiling and translate passes).
-    result : BlockFactorization
-        Per shape, the grids kept so far, best first.
-    spare : dict
-        Shape -> further exact grids of the local search (kept for splitting, not reported).
-    """
+    """The candidate grids of one block while the passes run (the block in canonical node order)."""
 
     x: np.ndarray
+    """The balanced, canonically read block ``(3, q)``."""
     F: np.ndarray
+    """Its node features ``(q, 4)``."""
     t: np.ndarray
+    """Its per-node balance ``(q,)``."""
     shapes: list
-    tol: float
-    match_tol: float
-    max_alternatives: int
-    budget: int
-    subfactor: Callable
+    """The shapes asked for."""
+    tol: float = FACTOR_TOL
+    """A grid with error at most ``tol`` is exact."""
+    match_tol: float = MATCH_TOL
+    """The tiling's match tolerance."""
+    max_alternatives: int = 6
+    """Most grids kept per shape."""
+    budget: int = SEARCH_BUDGET
+    """Most candidate sets the tiling search solves."""
+    subfactor: Callable | None = None
+    """``subfactor(factor, shapes) -> BlockFactorization``: one factor factored on its own (the split pass)."""
     search: Any = None
+    """The exact tiling search (:class:`cogo.analysis.tiling.TilingSearch`), set by the tiling pass."""
     fits: list = field(default_factory=list)
+    """The fitted tiling grids of every shape (the tiling and translate passes)."""
     result: BlockFactorization = None
+    """Per shape, the grids kept so far, best first."""
     spare: dict = field(default_factory=dict)
+    """Shape -> further exact grids of the local search (kept for splitting, not reported)."""
     helpers: list = field(default_factory=list)
+    """The coarser shapes searched only to be split (dropped by the finish pass)."""
     _by_fit: dict = field(default_factory=dict)
     _exact_fine: list = field(default_factory=list)
 

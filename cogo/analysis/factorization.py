@@ -151,11 +151,6 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
     BlockFactorization
         Per shape the grids found, best first; ``.best``, ``.factorable``, ``.skipped``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-    .. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", Linear Algebra for Large Scale and Real-Time Applications, 1993.
-
     Examples
     --------
     >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi

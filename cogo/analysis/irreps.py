@@ -68,10 +68,6 @@ def irrep_families(G: Any) -> list[list[int]]:
         The families, as lists of irrep indices of the character table (one irrep, or an irrep and its
         conjugate).
 
-    References
-    ----------
-    .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-
     Examples
     --------
     >>> irrep_families(5), irrep_families("S3")        # Z_5: {k, -k}; S3: three real irreps

@@ -411,10 +411,6 @@ def linear_assignment(cost: np.ndarray) -> np.ndarray:
     int array (n,)
         ``col[i]``: the column assigned to row ``i`` in a minimum-cost perfect assignment.
 
-    References
-    ----------
-    .. [1] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
-
     Examples
     --------
     >>> import numpy as np
@@ -476,10 +472,6 @@ def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, 
     -------
     tuple ``(lam, us)``
         ``lam`` complex, ``us`` the unit vectors ``u_1, ..., u_k``, one per mode.
-
-    References
-    ----------
-    .. [1] L. De Lathauwer, B. De Moor, J. Vandewalle, "On the best rank-1 and rank-(R1, ..., RN) approximation of higher-order tensors", SIAM J. Matrix Anal. Appl. 21, 2000.
 
     Examples
     --------
@@ -623,12 +615,6 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     GridFit
         ``(grid, factors, scale, signs, error)``: the refined grid, the factor vectors ``(3, m_i)``
         normalized to first node 1, the per-channel scale, the per-node signs fixed, the relative error.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-    .. [2] L. De Lathauwer, B. De Moor, J. Vandewalle, "On the best rank-1 and rank-(R1, ..., RN) approximation of higher-order tensors", SIAM J. Matrix Anal. Appl. 21, 2000.
-    .. [3] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
 
     Examples
     --------

@@ -263,10 +263,6 @@ def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", 
     NodeReport
         Live nodes, each node's dominant class, share and IPR, the single-frequency fraction, accuracy and loss.
 
-    References
-    ----------
-    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
-
     Examples
     --------
     >>> n = 7; x = np.arange(n)

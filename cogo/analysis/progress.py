@@ -190,10 +190,6 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
     live : numpy.ndarray
         (S, q) bool: the node's strength exceeds ``dead_threshold`` times the strongest node's.
 
-    References
-    ----------
-    .. [1] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
-
     Examples
     --------
     >>> import numpy as np
@@ -274,11 +270,6 @@ def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = K
     numpy.ndarray
         Bool, the shape of ``fve_logits``; the trivial family is never key.
 
-    References
-    ----------
-    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
-    .. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
-
     Examples
     --------
     >>> import numpy as np
@@ -331,10 +322,6 @@ def ridge_eta(weight_decay: float | None, n_train: int) -> float:
     float
         ``eta = n_train * wd / 2`` (0 for no weight decay).
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> ridge_eta(5e-5, 476)
@@ -364,10 +351,6 @@ def li2_statistics(F: np.ndarray, c: np.ndarray, M: int, eta: float) -> dict:
     -------
     dict of str to numpy.ndarray
         The :data:`LI2_STATS` entries above, each of shape (S,).
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -458,11 +441,7 @@ def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, 
     Raises
     ------
     ValueError
-        For an activation outside :data:`ACTIVATIONS`.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+        If ``activation`` is not one of :data:`ACTIVATIONS` (the activations this module can read).
 
     Examples
     --------
@@ -500,10 +479,6 @@ def li2_stage(feature_move: np.ndarray, G_F_cos: np.ndarray) -> list:
     -------
     list of str
         One of :data:`STAGES` per snapshot.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -567,13 +542,6 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     ValueError
         One line, for stacks that do not fit the group, an unknown loss or activation, or training pair
         indices outside ``[0, M^2)``.
-
-    References
-    ----------
-    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
-    .. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
-    .. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-    .. [4] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
 
     Examples
     --------
@@ -755,10 +723,6 @@ def progress_table(run: dict) -> Records:
     -------
     Records
         One record per snapshot, with the keys above.
-
-    References
-    ----------
-    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
     """
     pr = run["progress"]
     names = [f["name"] for f in pr["families"]]
@@ -803,10 +767,6 @@ def recorded_li2(meta: dict, epochs: Sequence[int]) -> dict | None:
     ------
     ValueError
         One line, when the record does not match ``epochs`` or holds values that are not numbers.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
     """
     snaps = meta.get("snapshots") if isinstance(meta, dict) else None
     rec = snaps.get("li2") if isinstance(snaps, dict) else None

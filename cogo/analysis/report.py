@@ -326,8 +326,8 @@ def render_markdown(result: ClassifyResult) -> str:
 
     Examples
     --------
-    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> from cogo.solvers.constructions import z_F46
+    >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
     >>> rep = read_network(*z_F46(7).to_weights(real=True), group=7)
     >>> print(render_markdown(ClassifyResult([rep], summarize([rep]), Settings())).splitlines()[0])
     # Classification of trained networks (SPEC 8)

@@ -161,10 +161,6 @@ def block_tolerance(scale: float, fit_error: float = 0.0, dtype: str = "float64"
     float
         ``3 max(fit_error, 64 eps) scale``, with ``eps`` the unit roundoff of ``dtype``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> round(block_tolerance(2.0) / 2.0 ** -52, 6), round(block_tolerance(2.0, fit_error=1e-3), 9)
@@ -277,10 +273,6 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     dict of str to float
         ``{'R_g', 'R_c', 'R_n', 'R_*'}``: the largest modulus of each condition's residual over ``k != 0``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import z_F46
@@ -344,10 +336,6 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     ValueError
         When neither a network nor the three weight matrices are given, or the loss tolerance is not a number
         ``>= 0``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

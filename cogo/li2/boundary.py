@@ -93,10 +93,6 @@ def theory_boundary(d_max: int) -> float:
     float
         ``x* = 2.7482 d_max^2``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> theory_boundary(1), round(theory_boundary(2), 4)   # d_max = 2 (S3) needs 4 times the pairs
@@ -208,10 +204,6 @@ def learned_irreps(Wa, Wb, Wc, group) -> dict:
     -------
     dict
         ``learned_dims`` (the dimension of each irrep learned, sorted by irrep index) and ``learned_d2``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -360,10 +352,6 @@ def fit_constant(rows: list[dict], lr: float | None = None, level: float = 0.5) 
     -------
     dict
         ``lr``, ``per_group``, ``theory``, ``d_max`` (per group), ``constant``, ``scaled`` and ``paper`` (2.7482).
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -586,10 +574,6 @@ def dk_law(rows: list[dict], lr: float | None = None, level: float = 0.5) -> dic
         ``lr``, ``level``, ``groups`` (:func:`seed_crossings`), ``by_dmax``, ``reference_dmax``, ``ratios``,
         the fits ``fit_dmax``, ``fit_dmax_nonabelian`` and ``fit_learned_d2`` (``c``, ``p`` and their
         errors) and ``paper``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------

@@ -182,10 +182,6 @@ def li2_group(spec: Any) -> Li2Group:
     CogoError
         One line: an unknown group, or an Abelian group of order above 512.
 
-    References
-    ----------
-    .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-
     Examples
     --------
     >>> li2_group("3x5").order, li2_group("S3").name
@@ -360,10 +356,6 @@ def energy(W: np.ndarray, group: Any, method: str = "auto") -> np.ndarray | floa
     numpy.ndarray or float
         ``E`` of each row (S,), or a float for one ``w``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> import numpy as np
@@ -393,10 +385,6 @@ def energy_and_gradient(W: np.ndarray, group: Any, method: str = "auto") -> tupl
         The energy of each row, shape (S,).
     grad : numpy.ndarray
         ``(dE/du ; dE/dv)`` of each row, shape (S, 2M).
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -454,10 +442,6 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
     -------
     float
         The energy of ``w`` from the dense matrices.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -530,10 +514,6 @@ def ascend(W0: np.ndarray, group: Any, lr: float | None = None, max_steps: int =
     AscentResult
         Final rows ``W``, their energies ``E``, Riemannian gradient norms, the steps taken and which rows
         converged.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------

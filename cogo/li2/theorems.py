@@ -55,10 +55,6 @@ def predicted_energy(comp) -> float | None:
     float or None
         ``E*`` of the component (0.0 for the trivial one); None for a quaternionic irrep (no prediction).
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> [predicted_energy(c) for c in li2_group("S3").components]   # trivial, real d = 1 (M/8), real d = 2 (M/16)
@@ -116,10 +112,6 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
     ValueError
         The energy does not reduce to a rational number.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> exact_energy_abelian(5, [(1, 1, 0)], [(1, 1, 1)])             # one frequency pair of Z_5: E* = M/16
@@ -171,10 +163,6 @@ def theorem2_exact(group: Any) -> TheoremResult:
     TheoremResult
         Row 2 (exact); ``details['components']`` lists ``E`` and ``E_star`` of every component.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> r = theorem2_exact(5)
@@ -225,10 +213,6 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
     -------
     list of TheoremResult
         Two numeric rows: convergence to the predicted maxima, and every component reached.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -302,10 +286,6 @@ def control_mixture_exact(group: Any) -> TheoremResult:
     TheoremResult
         A negative control, passed when the mixture's exact energy is ``E*/2``, below ``E*``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> r = control_mixture_exact(5)                     # a negative control: it passes by showing the failure
@@ -354,10 +334,6 @@ def control_mixture_numeric(group: Any, run=None, seed: int = 0) -> TheoremResul
     TheoremResult
         The numeric mixture control; ``details`` holds the energy reached by the ascent from the mixture.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> r = control_mixture_numeric(5)
@@ -405,10 +381,6 @@ def control_wrong_prediction(group: Any, run=None, seed: int = 0) -> TheoremResu
     -------
     TheoremResult or None
         Caught when the convergence row fails under the mutated E*; None when nothing differs.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -481,10 +453,6 @@ def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
     list of TheoremResult
         Two rows: the reconstruction from nodes at the maxima, then the control without one component.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> rows = theorem3(5)
@@ -538,10 +506,6 @@ def gradient_ridge(F: np.ndarray, Yt: np.ndarray, eta: float) -> np.ndarray:
     numpy.ndarray
         ``G_F``, the shape of ``F`` (pairs x nodes).
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> import numpy as np
@@ -570,10 +534,6 @@ def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
     -------
     list of TheoremResult
         Three numeric rows: ``G_F = 0`` at ``eta = 0``, and its decay in ``eta`` and in the width.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------
@@ -664,10 +624,6 @@ def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, se
     -------
     list of TheoremResult
         The rows in order (theorem 2, the controls, theorem 3, lemma 1), ``progress(row)`` called after each.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 
     Examples
     --------

@@ -307,10 +307,6 @@ def f6_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool =
     -------
     BlockDesign
         One 6-node block per positive frequency, parameters ``{"nu": {k: nu_k}}``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -335,10 +331,6 @@ def z_F6(group: Any, nu: Any = None, seed: int | None = None, exact: bool = Fals
     -------
     Network
         The blocks of :func:`f6_design` assembled in Fourier coordinates: ``3 (n_G - 1)`` nodes.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -366,10 +358,6 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
     -------
     BlockDesign
         One 6-node block per positive frequency, parameters ``{"alpha": ..., "beta": ...}`` per frequency.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -403,10 +391,6 @@ def z_F6_ab(group: Any, alpha: Any = None, beta: Any = None, seed: int | None = 
     -------
     Network
         :func:`f6ab_design`'s network, as many nodes as z_F6.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -450,10 +434,6 @@ def f46_design(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: An
     BlockDesign
         The order-6 block at ``k0`` (with the hat extensions ``gamma_k`` of ``c`` when ``corrected``) and
         one order-4 block at every other positive frequency; parameters ``k0``, ``nu``, ``xi``, ``s``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -560,10 +540,6 @@ def z_F46(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: Any = N
     Network
         The design of :func:`f46_design` in Fourier coordinates, ``6 + 4 ((n_G - 1)/2 - 1)`` nodes.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from fractions import Fraction
@@ -588,10 +564,6 @@ def z_nu_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool
     -------
     BlockDesign
         Blocks of two nodes (one block at each positive frequency ``k``), with ``params["nu"][k] = nu_k``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
@@ -648,10 +620,6 @@ def mem_factors(group: Any) -> tuple[RootOfUnityNetwork, RootOfUnityNetwork]:
     -------
     U_a, U_b : RootOfUnityNetwork
         The two factors, ``n_G`` nodes each.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     G = parse_group(group)
     L = G.exponent
@@ -686,10 +654,6 @@ def z_M(group: Any, exact: bool = False) -> Network:
     ------
     CogoError
         One line, before anything is allocated, when the network does not fit in the memory allowed.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -755,10 +719,6 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
     ------
     ValueError
         An unknown ``kind``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

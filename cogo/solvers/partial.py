@@ -219,10 +219,6 @@ def z_syn(exact: bool = False) -> PartialSolution:
     PartialSolution
         ``a = b = c = (1, w, w^2)``; exact entries (radicals) when ``exact=True``.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> S = z_syn(exact=True).sums()
@@ -243,10 +239,6 @@ def z_syn_ab(alpha: Any = 1, beta: Any = 1, exact: bool | None = None) -> Partia
     -------
     PartialSolution
         Three nodes; their entries are exact for ``exact=True``, and for ``exact=None`` when ``alpha`` or ``beta`` is.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -273,10 +265,6 @@ def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
     PartialSolution
         The nodes as ``a``, ``b``, ``c`` vectors; sympy entries when ``exact=True`` or, by default, when ``nu`` is.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> import sympy
@@ -297,10 +285,6 @@ def z_nu_i(exact: bool = False) -> PartialSolution:
     -------
     PartialSolution
         Two nodes with entries in ``{1, i, -i}`` (sympy's ``I`` when exact).
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -323,10 +307,6 @@ def z_xi(xi: Any = 1, s: int = 1, exact: bool | None = None) -> PartialSolution:
     -------
     PartialSolution
         Two nodes, exact if ``xi`` is a sympy value (``exact=None``) or ``exact=True``.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

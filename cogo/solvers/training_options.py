@@ -176,10 +176,6 @@ def ridge_readout(F: torch.Tensor, Y: torch.Tensor, eta: float) -> torch.Tensor:
     torch.Tensor
         ``W_c`` of shape (M, n, q), float64: the ridge solution of each model (one batched Cholesky solve).
 
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-
     Examples
     --------
     >>> F = torch.eye(3, dtype=torch.float64)[None]
@@ -445,11 +441,6 @@ def OptionsBatch(cfg, models, device, kernel):  # noqa: N802 - a class factory u
         An instance of :func:`options_batch_class` (a subclass of the trainer's ``_Batch``) whose
         ``optimizer`` wraps the Adam/AdamW/SGD state, Muon's and the minibatch generators (what
         :mod:`cogo.solvers.resume` saves).
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-    .. [2] K. Jordan et al., "Muon: an optimizer for hidden layers in neural networks", 2024.
     """
     batch = options_batch_class()(cfg, models, device, kernel)
     batch.optimizer = _Optimizers(batch, batch.optimizer)

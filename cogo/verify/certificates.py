@@ -165,10 +165,6 @@ def constant_vector_sums(part: PartialSolution, weights: Any = None, conj: Calla
     dict
         Monomial name (the nine keys above) to its exact sum over the nodes.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import f6_design
@@ -445,10 +441,6 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
     ValueError
         The design is not exact.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import f6_design
@@ -579,10 +571,6 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     ------
     ValueError
         ``net`` is not exact.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -724,11 +712,6 @@ def mem_certificate(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> MemCertif
     ValueError
         The two factors live on different groups.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-    .. [2] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import mem_factors
@@ -789,10 +772,6 @@ def character_sum_onehot(U: RootOfUnityNetwork, p: int, chunk: int = 1 << 22) ->
     positions : list
         Per node, the element ``m`` where the sum is ``n`` (None for a node that is not one-hot).
 
-    References
-    ----------
-    .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import mem_factors
@@ -845,11 +824,6 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     dict
         ``loss`` (a Fraction when the loss is rational, else None), ``value`` (the exact element of
         ``Q(zeta_L)``), ``L``, ``scales`` (the distinct gauge scales of the nodes, sorted) and ``nodes``.
-
-    References
-    ----------
-    .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
-    .. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

@@ -52,10 +52,6 @@ def checkpoint_report(path: Any, group: Any = None, tol: float | None = None) ->
     ------
     cogo.checkpoints.CheckpointError
         One line, on a file that cannot be read as a checkpoint.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     from cogo.analysis.verdict import network_verdict
     from cogo.checkpoints import load_weights

@@ -140,10 +140,6 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     list of TheoremResult
         In the order of :func:`theorem_list`, exact before numeric.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> results = run_all(2, method="numeric")              # Z_2: theorems, the two z_M controls and row 5's

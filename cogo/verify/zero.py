@@ -104,10 +104,6 @@ def decide_zero(x: Any) -> bool | None:
     bool or None
         True (proven 0), False (proven nonzero) or None (neither could be proven).
 
-    References
-    ----------
-    .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
-
     Examples
     --------
     >>> import sympy
@@ -155,7 +151,7 @@ def is_nonzero_proven(x: Any) -> bool:
     Returns
     -------
     bool
-        True only when ``x`` is proven exactly nonzero.
+        True only when ``x`` is proven exactly nonzero (False: zero, or not decided).
 
     Examples
     --------
