@@ -32,7 +32,10 @@ def _public_functions(tree: ast.Module):
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-            names = {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+            # a literal list; a computed __all__ (cogo/__init__.py: the curated API, re-exported names) lists
+            # no function defined in its own module
+            elts = getattr(node.value, "elts", [])
+            names = {e.value for e in elts if isinstance(e, ast.Constant)}
     return [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in names]
 
 
