@@ -18,10 +18,8 @@ Every name is imported on first use (PEP 562), so ``import cogo`` stays as cheap
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), 2024.
-.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), 2025.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 

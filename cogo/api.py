@@ -42,8 +42,7 @@ def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, prog
 
     References
     ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-       nets" (CoGO), 2024, the training setting of its experiments.
+    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     from cogo.solvers.training import TrainConfig
     from cogo.solvers.training import train as _train
@@ -82,10 +81,11 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None):
     (:func:`cogo.analysis.verdict.network_verdict`), whose ``.optimal`` says whether its loss
     and every condition of SPEC 5 hold within the stated tolerances.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-       nets" (CoGO), 2024.
+    Returns
+    -------
+    list of TheoremResult, or Verdict
+        The theorem rows without ``checkpoint``; the checkpoint's verdict
+        (:class:`cogo.analysis.verdict.Verdict`) with it.
     """
     if checkpoint is not None:
         from cogo.analysis.verdict import network_verdict

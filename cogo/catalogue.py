@@ -31,11 +31,8 @@ arrays; a family's ``fit`` scores every row at once and returns one residual
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic
-   objects in neural nets" (CoGO), 2024-2025, Sections 5-6 (the catalogue).
-.. [2] The reference classifier of the paper's code,
-   facebookresearch/luckmatters, ``ssl/real-dataset/cogo/`` (the paper's
-   table columns, :data:`PAPER_COLUMNS`).
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [2] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
 """
 from __future__ import annotations
 
@@ -207,6 +204,11 @@ def register_family(fam: Family) -> Family:
     Raises ValueError (one line) for a name already registered or reserved, or a
     node count other than 2 or 3.  A special case may be registered before its
     general family (the order of registration is the order of names in a type).
+
+    Returns
+    -------
+    Family
+        The registered family.
     """
     if not isinstance(fam, Family):
         raise TypeError(f"register_family takes a Family, got {type(fam).__name__}")
@@ -220,7 +222,13 @@ def register_family(fam: Family) -> Family:
 
 
 def register_product(prod: Product) -> Product:
-    """Add a named block family (see :class:`Product`); every role must be a registered general family."""
+    """Add a named block family (see :class:`Product`); every role must be a registered general family.
+
+    Returns
+    -------
+    Product
+        The registered product.
+    """
     if not isinstance(prod, Product):
         raise TypeError(f"register_product takes a Product, got {type(prod).__name__}")
     if prod.name in _PRODUCTS:
@@ -239,6 +247,13 @@ def register_product(prod: Product) -> Product:
 def registered(*records: Family | Product) -> Iterator[None]:
     """Register ``records`` (families first, in order) for the duration of a ``with`` block.
 
+    Returns
+    -------
+    context manager
+        Yields once, with the records registered; they are removed on exit.
+
+    Examples
+    --------
     >>> from cogo.catalogue import Family, registered, factor_names
     >>> toy = Family("z_toy", 2, (), build=None, fit=lambda V: (np.full(len(V), np.inf), [{}] * len(V)))
     >>> with registered(toy):
@@ -265,12 +280,24 @@ def registered(*records: Family | Product) -> Iterator[None]:
 
 # --------------------------------------------------------------------------- views
 def families() -> tuple[Family, ...]:
-    """Every registered factor family, in registration (name) order."""
+    """Every registered factor family, in registration (name) order.
+
+    Returns
+    -------
+    tuple of Family
+        The registered families.
+    """
     return tuple(_FAMILIES.values())
 
 
 def family(name: str) -> Family:
-    """The family of a name; KeyError (naming the known ones) otherwise."""
+    """The family of a name; KeyError (naming the known ones) otherwise.
+
+    Returns
+    -------
+    Family
+        The family named ``name``.
+    """
     try:
         return _FAMILIES[name]
     except KeyError:
@@ -278,13 +305,26 @@ def family(name: str) -> Family:
 
 
 def products() -> tuple[Product, ...]:
-    """Every registered product, in precedence order (a block that could form two takes the first)."""
+    """Every registered product, in precedence order (a block that could form two takes the first).
+
+    Returns
+    -------
+    tuple of Product
+        The registered products.
+    """
     return tuple(_PRODUCTS.values())
 
 
 def factor_names() -> tuple[str, ...]:
     """Every factor name a report can give, in the order of a product's type, then ``"unknown"``.
 
+    Returns
+    -------
+    tuple of str
+        The factor names, ``"unknown"`` last.
+
+    Examples
+    --------
     >>> factor_names()
     ('z_nu=i', 'z_nu', 'z_xi', 'z_syn', 'z_syn,ab', 'unknown')
     """
@@ -294,6 +334,13 @@ def factor_names() -> tuple[str, ...]:
 def block_types() -> tuple[str, ...]:
     """The products' names, then ``"other factorable"`` and ``"non-factorable"`` (SPEC 8.6).
 
+    Returns
+    -------
+    tuple of str
+        The block types a report can give.
+
+    Examples
+    --------
     >>> block_types()
     ('z_nu * z_syn', 'z_nu=i * z_syn,ab', 'z_nu=i * z_xi', 'other factorable', 'non-factorable')
     """
@@ -301,19 +348,37 @@ def block_types() -> tuple[str, ...]:
 
 
 def rank(name: str) -> int:
-    """Position of a factor name in a product's type (``unknown`` last)."""
+    """Position of a factor name in a product's type (``unknown`` last).
+
+    Returns
+    -------
+    int
+        The position of ``name`` (the number of families for ``unknown``).
+    """
     names = factor_names()
     return names.index(name) if name in names else len(names)
 
 
 def is_special(name: str) -> bool:
-    """Whether ``name`` is a parameter-free special case (``z_nu=i``, ``z_syn``)."""
+    """Whether ``name`` is a parameter-free special case (``z_nu=i``, ``z_syn``).
+
+    Returns
+    -------
+    bool
+        Whether ``name`` is a special case.
+    """
     f = _FAMILIES.get(name)
     return f is not None and f.special_of is not None
 
 
 def general_of(name: str) -> str | None:
-    """The general family a special case is of (None for a general family)."""
+    """The general family a special case is of (None for a general family).
+
+    Returns
+    -------
+    str or None
+        The general family's name.
+    """
     f = _FAMILIES.get(name)
     return None if f is None else f.special_of
 
@@ -321,6 +386,13 @@ def general_of(name: str) -> str | None:
 def serves(role: str) -> tuple[str, ...]:
     """The factor names that can play a product role: the family itself and its special cases.
 
+    Returns
+    -------
+    tuple of str
+        The names that can play the role of ``name``.
+
+    Examples
+    --------
     >>> serves("z_nu"), serves("z_syn,ab"), serves("z_xi")
     (('z_nu=i', 'z_nu'), ('z_syn', 'z_syn,ab'), ('z_xi',))
     """
@@ -328,7 +400,13 @@ def serves(role: str) -> tuple[str, ...]:
 
 
 def fit_order(nodes: int) -> tuple[Family, ...]:
-    """The families of ``nodes`` nodes in fitting order: each general family, then its special cases."""
+    """The families of ``nodes`` nodes in fitting order: each general family, then its special cases.
+
+    Returns
+    -------
+    tuple of Family
+        The families to fit, in order.
+    """
     out: list = []
     for f in _FAMILIES.values():
         if f.nodes == nodes and f.special_of is None:
@@ -343,6 +421,11 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
 
     Lone factors first (registration order), then products (precedence order); ties in the nearest
     search go to the form listed first.
+
+    Returns
+    -------
+    dict of int to list of (str, NearestForm)
+        Per block order, the named direct fits.
     """
     out: dict = {}
     for f in _FAMILIES.values():
@@ -358,6 +441,13 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
 def angle_params() -> dict[str, str]:
     """Parameter name -> family, for the parameters the reports histogram as angles.
 
+    Returns
+    -------
+    dict of str to str
+        Each angle parameter's family.
+
+    Examples
+    --------
     >>> angle_params()
     {'nu': 'z_nu', 'xi': 'z_xi', 'alpha': 'z_syn,ab', 'beta': 'z_syn,ab'}
     """
@@ -367,6 +457,13 @@ def angle_params() -> dict[str, str]:
 def paper_column(block_type: str, factor_names_: Sequence[str]) -> str:
     """The reference's column of a factorable block of order 4 or 6 (:data:`PAPER_COLUMNS`).
 
+    Returns
+    -------
+    str
+        The reference's column.
+
+    Examples
+    --------
     >>> paper_column("z_nu * z_syn", ["z_nu=i", "z_syn"]), paper_column("z_nu * z_syn", ["z_nu", "z_syn"])
     ('nu=i*syn_ab', 'nu*syn')
     """
@@ -381,7 +478,13 @@ def paper_column(block_type: str, factor_names_: Sequence[str]) -> str:
 
 # --------------------------------------------------------------------------- angles
 def angle(z: np.ndarray) -> np.ndarray:
-    """Angles (radians) read in ``[LO, 2 pi + LO)``: the order in which canonical representatives are chosen."""
+    """Angles (radians) read in ``[LO, 2 pi + LO)``: the order in which canonical representatives are chosen.
+
+    Returns
+    -------
+    float array
+        The angles, read in ``[LO, 2 pi + LO)``.
+    """
     return np.mod(np.angle(z) - LO, 2 * np.pi) + LO
 
 
@@ -402,6 +505,13 @@ def syn_ab_fold(t: tuple, period: float) -> tuple:
     90 beside ``z_nu=i``, whose stabilizer multiplies any node by ``i``), rounded to 3 decimals,
     and the lexicographically smallest pair is the representative.
 
+    Returns
+    -------
+    tuple of float
+        The canonical ``(alpha, beta)`` in degrees.
+
+    Examples
+    --------
     >>> syn_ab_fold((40.0, 70.0), 90.0), syn_ab_fold((30.0, 50.0), 90.0), syn_ab_fold((20.0, 60.0), 90.0)
     ((20.0, 60.0), (20.0, 60.0), (20.0, 60.0))
     """

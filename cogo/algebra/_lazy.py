@@ -64,6 +64,11 @@ def lazy_module(name: str) -> LazyModule:
 
     Called at module level, the stand-in rebinds the caller's global names to
     the real module once it is imported (see the module docstring).
+
+    Returns
+    -------
+    LazyModule
+        A stand-in whose first attribute access imports the module.
     """
     caller = sys._getframe(1)
     owners = [caller.f_globals] if caller.f_globals is caller.f_locals else []
@@ -71,6 +76,12 @@ def lazy_module(name: str) -> LazyModule:
 
 
 def is_sympy(x: Any) -> bool:
-    """``isinstance(x, sympy.Basic)``, without importing sympy when it is not loaded yet."""
+    """``isinstance(x, sympy.Basic)``, without importing sympy when it is not loaded yet.
+
+    Returns
+    -------
+    bool
+        Whether ``x`` is a sympy object (False while sympy is not imported).
+    """
     mod = sys.modules.get("sympy")
     return mod is not None and hasattr(mod, "Basic") and isinstance(x, mod.Basic)

@@ -9,8 +9,7 @@ of a block alone (:data:`CONDITIONS`).
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic
-   objects in neural nets" (CoGO), Section 5 (the sum potentials of a block).
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -125,6 +124,13 @@ def block_conditions(a: Any, b: Any, c: Any, kind: str = "generic") -> dict[str,
     both contribute ``|a|^2 c``).  Exact entries are evaluated numerically.
     Returns ``{"R_g", "R_c", "R_n", "R_*"}``.
 
+    Returns
+    -------
+    dict of str to float
+        The largest residual of each condition that applies to the block's ``kind``.
+
+    Examples
+    --------
     >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1): every condition holds
     >>> {k: round(v, 9) for k, v in block_conditions(x.a, x.b, x.c).items()}

@@ -29,8 +29,7 @@ radicals, e.g. the constructions of SPEC 7, gauge-fixed to CycNumbers), and
 References
 ----------
 .. [1] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
-.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -140,6 +139,13 @@ class Cyclotomic:
 def cyclotomic(L: int) -> Cyclotomic:
     """The (cached) :class:`Cyclotomic` of order ``L``.
 
+    Returns
+    -------
+    Cyclotomic
+        The field ``Q(zeta_L)`` (cached per ``L``).
+
+    Examples
+    --------
     >>> cyclotomic(12) is cyclotomic(12), cyclotomic(12).deg   # phi(12) = 4
     (True, 4)
     """
@@ -421,6 +427,13 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
     so is every quantity of SPEC 5.  ``lam^3`` must be rational (it is ``2n``);
     otherwise ValueError.
 
+    Returns
+    -------
+    Network
+        An exact network whose entries are CycNumbers of ``Q(zeta_L)``.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from fractions import Fraction
     >>> from cogo.algebra import fourier_loss
@@ -469,6 +482,13 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     ``(sum of squares) / (D^2 n^4)`` exactly (integer arithmetic; no Fourier
     transform is involved).
 
+    Returns
+    -------
+    fractions.Fraction
+        The loss, exactly.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from fractions import Fraction
     >>> from cogo.solvers.constructions import z_M
@@ -631,6 +651,13 @@ def _entry_order(e: sympy.Expr) -> int:
 def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
     """Candidate node scales ``t = m^(-1/3)`` (and ``t = m^(-2/3)`` for ``m`` in ``extra``) as prime-exponent dicts.
 
+    Returns
+    -------
+    list of (str, dict)
+        Per candidate scale its name and its prime-exponent dict.
+
+    Examples
+    --------
     >>> gauge_scales(3)
     [('1^(-1/3)', {}), ('2^(-1/3)', {2: Fraction(-1, 3)}), ('3^(-1/3)', {3: Fraction(-1, 3)})]
     >>> gauge_scales(1, extra=(4,))[-1]                 # 4^(-2/3) = 2^(-4/3)
@@ -680,6 +707,13 @@ def clear_caches() -> None:
 def entries_order(values: Any) -> int:
     """The ``L`` that :func:`cyc_network` would use for these sympy entries (see ``_root_orders``).
 
+    Returns
+    -------
+    int
+        The order ``L`` of the cyclotomic field that holds the entries.
+
+    Examples
+    --------
     >>> import sympy
     >>> entries_order([sympy.I, sympy.sqrt(3) / 2]), entries_order([1])
     (12, 4)
@@ -701,6 +735,13 @@ def gauge_fix_nodes(a: Any, b: Any, cols: tuple = (), L: int | None = None) -> t
     (lists of CycNumbers), or None when some node fits no candidate (nothing
     is approximated; callers then use sympy).
 
+    Returns
+    -------
+    tuple or None
+        The gauge-fixed nodes, or None when some node has no exact form in ``Q(zeta_L)``.
+
+    Examples
+    --------
     >>> import sympy
     >>> t = sympy.Integer(6) ** sympy.Rational(-1, 3)
     >>> L, A, B, (C,) = gauge_fix_nodes([t, t * sympy.I], [t, -t], [[t, t * sympy.I]])
@@ -758,6 +799,13 @@ def cyc_network(net, extra_scales: tuple = ()):
     real-space function is unchanged as well.  Raises ValueError when a node
     fits no candidate (nothing is approximated).  Returns ``(network, scales)``.
 
+    Returns
+    -------
+    tuple ``(Network, scales)``
+        The gauge-fixed exact network of CycNumbers and the scale ``t_j`` chosen per node.
+
+    Examples
+    --------
     >>> from cogo.algebra import fourier_loss
     >>> from cogo.solvers.constructions import z_F6
     >>> net, scales = cyc_network(z_F6(5, exact=True))  # 12 nodes, each 6^(-1/3) times Q(zeta_12) entries

@@ -28,8 +28,7 @@ numbering; :attr:`FiniteGroup.identity` says which index it is).
 References
 ----------
 .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -95,6 +94,8 @@ class FiniteGroup:
     element_names : list of str
         A printable name per element.
 
+    Notes
+    -----
     Attributes that only ``Z_d1 x ... x Z_dn`` has (``neg``, ``characters``,
     ``orders``, ...) raise :class:`NotAbelianError` (a one-line
     :class:`CogoError`), so Abelian-only code refuses a table group cleanly.
@@ -103,6 +104,8 @@ class FiniteGroup:
     :meth:`from_permutation_group`, :func:`named_group`); the plain
     constructor trusts its input and is for internal use.
 
+    Examples
+    --------
     >>> G = FiniteGroup.from_table([[0, 1, 2], [1, 2, 0], [2, 0, 1]], label="C3")
     >>> G.order, G.is_abelian, G.identity, G.inverse.tolist()
     (3, True, 0, [0, 2, 1])
@@ -457,6 +460,13 @@ class FiniteGroup:
 def is_builtin_name(label: str) -> bool:
     """True when ``label`` names a built-in group (``23``, ``3x5``, ``S3``, ``Z6``, ``Q8x2``, ...).
 
+    Returns
+    -------
+    bool
+        Whether ``label`` is a built-in group name.
+
+    Examples
+    --------
     >>> is_builtin_name("S3"), is_builtin_name("3x5"), is_builtin_name("F21"), is_builtin_name("myZ6")
     (True, True, False, False)
     """
@@ -589,6 +599,13 @@ def _dicyclic(n: int, label: str | None = None) -> FiniteGroup:
 def direct_product(G: FiniteGroup, H: FiniteGroup, label: str | None = None) -> FiniteGroup:
     """``G x H``: element ``(g, h)`` has index ``g |H| + h``.
 
+    Returns
+    -------
+    FiniteGroup
+        The direct product ``G x H``.
+
+    Examples
+    --------
     >>> G = direct_product(named_group("S3"), named_group("Z2"))
     >>> G.label, G.order, G.is_abelian, G.element_names[1]
     ('S3xZ2', 12, False, '((0 1 2),1)')
@@ -674,6 +691,13 @@ def named_group(name: str) -> FiniteGroup:
     Factors are separated by ``x`` (or ``*``); a bare integer ``n`` is ``Z_n``.
     The order is computed and checked before anything is built.
 
+    Returns
+    -------
+    FiniteGroup
+        The named group.
+
+    Examples
+    --------
     >>> [(g, named_group(g).order, named_group(g).exponent) for g in ("S3", "D5", "Q8", "S3x3")]
     [('S3', 6, 6), ('D5', 10, 10), ('Q8', 8, 4), ('S3x3', 18, 6)]
     """

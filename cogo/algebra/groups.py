@@ -11,8 +11,7 @@ The character of frequency ``k`` at element ``m`` is
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -43,6 +42,13 @@ def root_of_unity(n: int, k: int) -> sympy.Expr:
     that ``sympy.expand`` alone decides identities between such numbers;
     otherwise the exponential form is returned.
 
+    Returns
+    -------
+    sympy.Expr
+        ``exp(2 pi i k / n)``, exactly.
+
+    Examples
+    --------
     >>> root_of_unity(4, 1), root_of_unity(3, 1)
     (I, -1/2 + sqrt(3)*I/2)
     >>> root_of_unity(5, 2)
@@ -246,6 +252,13 @@ class FiniteAbelianGroup:
 def Cyclic(d: int) -> FiniteAbelianGroup:
     """The cyclic group ``Z_d`` (modular addition mod ``d``).
 
+    Returns
+    -------
+    FiniteAbelianGroup
+        The group ``Z_d``.
+
+    Examples
+    --------
     >>> G = Cyclic(5)
     >>> str(G), G.order, int(G.add_table[3, 4])   # 3 + 4 = 2 in Z_5
     ('Z_5', 5, 2)

@@ -18,8 +18,7 @@ the ``sum |r|^2`` term is a Gram-matrix contraction over node pairs.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -87,6 +86,13 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
 def per_frequency_loss(z: Network) -> np.ndarray:
     """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0).
 
+    Returns
+    -------
+    numpy array
+        ``l_k(z)`` per frequency index (object array of sympy numbers for an exact network).
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> per_frequency_loss(z_F6(5, exact=True)).tolist()   # l_k = -1 at each k != 0: loss 4/5 - 4/5 = 0
     [0, -1, -1, -1, -1]
@@ -100,6 +106,13 @@ def fourier_loss(z: Network) -> Any:
     Valid for any weights, including nonzero-mean inputs.  Returns a float
     (numeric networks) or an expanded sympy expression (exact networks).
 
+    Returns
+    -------
+    float or sympy.Expr
+        The loss (a float for a numeric network, an expanded expression for an exact one).
+
+    Examples
+    --------
     >>> from cogo.algebra import Network
     >>> from cogo.solvers.constructions import z_F6, z_F46
     >>> fourier_loss(z_F6(5, exact=True))                  # an exact global optimum (SPEC 7.1)
@@ -122,6 +135,13 @@ def published_loss(z: Network) -> Any:
     Equal to :func:`fourier_loss` when ``z[a,0,:] = z[b,0,:] = 0`` and wrong
     otherwise; kept so that tests can show the difference.
 
+    Returns
+    -------
+    float or sympy.Expr
+        The zero-mean form of the loss.
+
+    Examples
+    --------
     >>> from cogo.algebra import Network, fourier_loss
     >>> one = Network.one(5, exact=True)                   # z[a, 0] != 0: inputs with nonzero mean
     >>> fourier_loss(one), published_loss(one)             # the published form is wrong here
@@ -161,6 +181,13 @@ def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
     ``Wa``, ``Wb``), never multiplied by one-hot vectors.  Pairs are processed
     in chunks of about ``chunk_elements`` hidden activations.
 
+    Returns
+    -------
+    float
+        The mean squared residual over the pairs, float64.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.solvers.constructions import z_M
     >>> Wa, Wb, Wc = z_M(5).to_weights(real=True)           # perfect memorization (SPEC 7.4)
@@ -267,6 +294,13 @@ class Conditions:
 def condition_residuals(z: Network) -> Conditions:
     """Residuals of R_g, R_c, R_n, R_* (SPEC 5) for every frequency ``k != 0``.
 
+    Returns
+    -------
+    Conditions
+        The residual of each condition at every frequency ``k != 0``.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> condition_residuals(z_F6(5, exact=True)).exactly_zero()   # proven 0, not rounded
     {'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}

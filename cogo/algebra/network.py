@@ -10,8 +10,7 @@ order ``j = j1 * q2 + j2``), a scalar times a network scales every entry.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -45,6 +44,13 @@ def is_zero_exact(expr: Any) -> bool:
     nonzero; otherwise ``sympy.simplify`` must prove it 0.  Anything unproven
     counts as nonzero, so this never reports a false zero.
 
+    Returns
+    -------
+    bool
+        True when ``expr`` is proven 0.
+
+    Examples
+    --------
     >>> from cogo.algebra import root_of_unity
     >>> w = root_of_unity(3, 1)
     >>> is_zero_exact(1 + w + w**2)          # the cube roots of unity sum to 0
@@ -73,6 +79,13 @@ PLAIN_NUMBERS = (int, float, complex, np.number)
 def is_exact_entry(x: Any) -> bool:
     """True for an entry that must stay exact: anything but a plain int, float, complex or numpy number.
 
+    Returns
+    -------
+    bool
+        Whether the entry must stay exact.
+
+    Examples
+    --------
     >>> from fractions import Fraction
     >>> is_exact_entry(0.5), is_exact_entry(np.float32(1)), is_exact_entry(Fraction(1, 2))
     (False, False, True)
@@ -86,6 +99,13 @@ def to_exact_array(x: Any) -> np.ndarray:
     Python ints, Fractions and sympy numbers/symbols are kept exact; floats are
     rejected, because an exact network built from floats is not exact.
 
+    Returns
+    -------
+    numpy object array
+        The entries as exact sympy numbers, the shape of ``x``.
+
+    Examples
+    --------
     >>> from fractions import Fraction
     >>> to_exact_array([1, Fraction(1, 2)]).tolist()
     [1, 1/2]

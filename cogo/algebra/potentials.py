@@ -12,8 +12,7 @@ frequency triples.
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -53,6 +52,13 @@ def potential(z: Network, k1: Any, k2: Any, k: Any, p: str | None = None):
     Frequencies are indices, residues (cyclic groups) or coordinate tuples.
     Returns a complex (numeric) or an expanded sympy expression (exact).
 
+    Returns
+    -------
+    complex or sympy.Expr
+        The potential (complex for a numeric network, an expanded expression for an exact one).
+
+    Examples
+    --------
     >>> from cogo.algebra import Network
     >>> from cogo.solvers.constructions import z_F6
     >>> potential(Network.one(5), 1, 2, 3)          # r(1) = 1 at every triple
@@ -89,6 +95,13 @@ def _triple(x: np.ndarray, y: np.ndarray, w: np.ndarray, exact: bool) -> np.ndar
 def potentials(z: Network) -> np.ndarray:
     """The whole tensor ``r[k1, k2, k]``, shape ``(n_G, n_G, n_G)``.
 
+    Returns
+    -------
+    numpy array (n_G, n_G, n_G)
+        The tensor ``r[k1, k2, k]`` (object dtype for an exact network).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.solvers.constructions import z_F6, z_M
     >>> r = potentials(z_F6(5, exact=True))         # exactly the triples (k, k, k), k != 0, are nonzero
@@ -104,6 +117,13 @@ def potentials(z: Network) -> np.ndarray:
 def self_potentials(z: Network, p: str) -> np.ndarray:
     """The whole tensor ``r_p[k1, k2, k]`` for ``p`` in ('a', 'b'), shape ``(n_G, n_G, n_G)``.
 
+    Returns
+    -------
+    numpy array (n_G, n_G, n_G)
+        The tensor ``r_p[k1, k2, k]``.
+
+    Examples
+    --------
     >>> from cogo.solvers.constructions import z_F6
     >>> ra = self_potentials(z_F6(5, exact=True), "a")
     >>> ra.shape, all(v == 0 for v in ra.ravel())   # z_F6: every r_a vanishes
@@ -119,6 +139,13 @@ def self_potential_sums(z: Network, p: str) -> np.ndarray:
     Computed without the full tensor: ``S_p[m, j] = sum_k' z[p,k',j] z[p,m-k',j]``
     (a group convolution over frequencies), then ``C_p = S_p z[c]^T``.
 
+    Returns
+    -------
+    numpy array (n_G, n_G)
+        The sums ``C_p[m, k]``.
+
+    Examples
+    --------
     >>> from cogo.algebra import Network
     >>> from cogo.solvers.constructions import z_F6
     >>> C = self_potential_sums(Network.one(5), "a")  # r_a(1) = 1 at all 5 pairs (k', -k')
@@ -168,6 +195,13 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
     to impose ``conj(nu) = 1/nu`` on a unit-modulus symbol.
     Also returns the key ``"|a|^2 c + |b|^2 c"``, the R_n sum.
 
+    Returns
+    -------
+    dict of str to number
+        Each monomial sum of :data:`MONOMIALS`, keyed by its name.
+
+    Examples
+    --------
     >>> from cogo.algebra import root_of_unity
     >>> w = root_of_unity(3, 1)
     >>> x = [1, w, w**2]                            # z_syn (SPEC 7): a = b = c = (1, w, w^2)

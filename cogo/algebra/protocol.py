@@ -28,10 +28,8 @@ the coordinates and characters of ``Z_d1 x ... x Z_dn`` asks
 References
 ----------
 .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
-.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -60,6 +58,13 @@ def check_group_axioms(G: Group) -> list[str]:
     Closure (a Latin square of indices), associativity, the identity and the
     inverses, and ``is_abelian`` against ``table == table.T``.
 
+    Returns
+    -------
+    list of str
+        One line per failed axiom; empty for a group.
+
+    Examples
+    --------
     >>> from cogo.algebra import Cyclic
     >>> check_group_axioms(Cyclic(6))
     []

@@ -45,8 +45,7 @@ References
 ----------
 .. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 .. [2] J. D. Dixon, "High speed computation of group characters", Numerische Mathematik 10, 1967.
-.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -88,6 +87,13 @@ def conjugacy_classes(G: Any) -> list[np.ndarray]:
 
     Classes are ordered by (element order, size, smallest element).
 
+    Returns
+    -------
+    list of int arrays
+        The classes, identity class first.
+
+    Examples
+    --------
     >>> [c.tolist() for c in conjugacy_classes("S3")]   # identity, 3 transpositions, 2 three-cycles
     [[0], [1, 2, 5], [3, 4]]
     """
@@ -193,6 +199,13 @@ def character_table(G: Any) -> CharacterTable:
 
     Works for :class:`FiniteGroup` and :class:`FiniteAbelianGroup` (frequencies).
 
+    Returns
+    -------
+    CharacterTable
+        The classes, the characters (float and exact) and the irrep dimensions.
+
+    Examples
+    --------
     >>> character_table(3).exact_values()              # Z_3: chi_k(m) = w^(k m), w = exp(2 pi i / 3)
     Matrix([
     [1,                   1,                   1],
@@ -342,6 +355,13 @@ def isotypic_projectors(G: Any) -> np.ndarray:
     mutually orthogonal, summing to the identity; ``trace P[k] = d_k^2``.
     The size is checked before allocating (CogoError above :data:`MAX_PROJECTOR_BYTES`).
 
+    Returns
+    -------
+    complex array (K, M, M)
+        The projector ``P[k]`` of every irrep.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> P = isotypic_projectors("S3")
     >>> P.shape, [round(float(np.trace(p).real), 9) for p in P]   # trace P_k = d_k^2
@@ -372,6 +392,13 @@ def irreps(G: Any, seed: int = 0) -> list[Irrep]:
     ``seed`` fixes the random element used to split each isotypic component
     (another seed gives an equivalent representation).
 
+    Returns
+    -------
+    list of Irrep
+        One unitary irreducible representation per character, the trivial one first.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from cogo.algebra.finite_groups import named_group
     >>> G = named_group("S3")
@@ -437,6 +464,13 @@ def group_fourier(G: Any, w: Any, reps: list[Irrep] | None = None) -> list[np.nd
     ``w`` has shape ``(M,)`` or ``(M, ...)``; entry ``k`` of the result has
     shape ``(d_k, d_k)`` or ``(d_k, d_k, ...)``.
 
+    Returns
+    -------
+    list of complex arrays
+        The transform at every irrep, shape ``(d_k, d_k)`` (or ``(d_k, d_k, ...)``).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> w = np.arange(6.0)
     >>> w_hat = group_fourier("S3", w)
@@ -457,6 +491,13 @@ def group_fourier(G: Any, w: Any, reps: list[Irrep] | None = None) -> list[np.nd
 def group_fourier_inverse(G: Any, coeffs: list, reps: list[Irrep] | None = None) -> np.ndarray:
     """``w(g) = sum_k (d_k / M) sum_ij w_hat_k[i, j] rho_k(g)_{ij}``, inverse of :func:`group_fourier`.
 
+    Returns
+    -------
+    array
+        The function ``w`` on the group, shape ``(M,)`` (or ``(M, ...)``).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> w = np.arange(6.0)
     >>> bool(np.allclose(group_fourier_inverse("S3", group_fourier("S3", w)), w))
@@ -475,6 +516,13 @@ def isotypic_energy(G: Any, W: Any) -> np.ndarray:
     ``||P_k w||^2 = <w, P_k w> = (d_k / M) sum_{x,y} w(x) conj(chi_k(x^-1 y)) w(y)`` (real ``w``).
     The energies of each column sum to ``||W[:, j]||^2``.
 
+    Returns
+    -------
+    float array (K, q)
+        The energy of each column in each irrep.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> E = isotypic_energy("S3", np.arange(6.0))      # one column: energy per irrep of S3
     >>> [round(float(e), 9) for e in E[:, 0]], round(float(E.sum()), 9)   # sums to ||w||^2 = 55
@@ -503,6 +551,13 @@ def theorem3_nodes(G: Any, m: dict | None = None) -> dict:
     ``m_k = 1`` this is ``2 (M - 1)``, i.e. ``2|G| - 2`` for Abelian groups.
     Returns ``{"total": K, "per_irrep": [2 m_k^2 d_k^2, ...]}`` (0 for the trivial irrep).
 
+    Returns
+    -------
+    dict
+        ``{"total": K, "per_irrep": [...]}``: the node count that suffices, in all and per irrep.
+
+    Examples
+    --------
     >>> theorem3_nodes("S3")                           # irreps of dimension 1, 1, 2
     {'total': 10, 'per_irrep': [0, 2, 8]}
     >>> theorem3_nodes(5)["total"]                     # Z_5: 2 |G| - 2

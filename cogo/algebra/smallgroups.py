@@ -76,7 +76,13 @@ _LIBGAP: Any = None
 
 
 def gap_available() -> bool:
-    """True when GAP (the ``cogo[gap]`` extra) can be imported; never raises."""
+    """True when GAP (the ``cogo[gap]`` extra) can be imported; never raises.
+
+    Returns
+    -------
+    bool
+        Whether GAP can be used.
+    """
     try:
         _libgap()
     except CogoError:
@@ -99,6 +105,13 @@ def _libgap():
 def is_smallgroup_spec(spec: Any) -> bool:
     """Whether ``spec`` is written ``SmallGroup(n,i)`` (or ``SG(n,i)``); GAP is not needed to say so.
 
+    Returns
+    -------
+    bool
+        Whether ``spec`` names a SmallGroup.
+
+    Examples
+    --------
     >>> is_smallgroup_spec("SmallGroup(24, 12)"), is_smallgroup_spec("S4")
     (True, False)
     """
@@ -108,6 +121,13 @@ def is_smallgroup_spec(spec: Any) -> bool:
 def is_collection_spec(spec: Any) -> bool:
     """Whether ``spec`` is a collection ``smallgroups(...)``.
 
+    Returns
+    -------
+    bool
+        Whether ``spec`` names a collection.
+
+    Examples
+    --------
     >>> is_collection_spec("smallgroups(order<=16, nonabelian)"), is_collection_spec("S3")
     (True, False)
     """
@@ -133,6 +153,11 @@ def smallgroup(n: int, i: int):
     ``StructureDescription`` (e.g. ``S4``); ``G.element_names`` GAP's names of the
     elements (``e`` for the identity).  Raises :class:`CogoError` (one line) without the
     ``cogo[gap]`` extra, for an id the library does not have, or above cogo's order limit.
+
+    Returns
+    -------
+    FiniteGroup
+        The group, labelled ``SmallGroup(n,i)``.
     """
     n, i = int(n), int(i)
     _check_id(n, i)
@@ -223,6 +248,11 @@ def collection_members(spec: str) -> list[dict]:
     ``label`` is ``SmallGroup(n,i)`` for a non-Abelian group and the product of cyclic
     groups (GAP's ``AbelianInvariants``, e.g. ``2x4``) for an Abelian one.  The syntax is
     read (and refused in one line) before GAP is asked.
+
+    Returns
+    -------
+    list of dict
+        One dict per group of the collection, in (order, id) order.
     """
     c = _parse_collection(spec)
     gap = _libgap()
@@ -248,6 +278,11 @@ def expand_collection(spec: str) -> list[str]:
     """The group labels of a collection ``smallgroups(...)`` (module docstring), in (order, id) order.
 
     CogoError (one line) for a malformed collection, one that holds no group, or without GAP.
+
+    Returns
+    -------
+    list of str
+        The labels of the collection's groups.
     """
     labels = [m["label"] for m in collection_members(spec)]
     if not labels:

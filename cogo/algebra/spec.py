@@ -13,10 +13,8 @@ so they never import it and the import graph stays acyclic.  A new source is one
 
 References
 ----------
-.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural
-   nets" (CoGO), arXiv:2410.01779, 2024; NeurIPS 2025 as "Composing global solutions ...".
-.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking"
-   (Li^2), arXiv:2509.21519, 2025.
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
 from __future__ import annotations
 
@@ -44,6 +42,13 @@ def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") ->
     registered table label or a sympy ``PermutationGroup`` give a
     :class:`cogo.algebra.finite_groups.FiniteGroup` (SPEC 9).
 
+    Returns
+    -------
+    FiniteAbelianGroup or FiniteGroup
+        The group the spec names.
+
+    Examples
+    --------
     >>> parse_group('3x5')
     FiniteAbelianGroup((3, 5))
     >>> parse_group('S3')
@@ -72,6 +77,13 @@ def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") ->
 def group_from_spec(spec: str) -> FiniteGroup:
     """A non-Abelian-path group from a string: a registered label, a ``.json`` Cayley table, or a name.
 
+    Returns
+    -------
+    FiniteGroup or FiniteAbelianGroup
+        The group (cyclic factors only give the Abelian path's group).
+
+    Examples
+    --------
     >>> group_from_spec("Z3xZ5"), group_from_spec("A4")   # cyclic factors only: the Abelian path
     (FiniteAbelianGroup((3, 5)), FiniteGroup('A4', order=12))
 
@@ -102,6 +114,13 @@ def group_from_spec(spec: str) -> FiniteGroup:
 def as_finite_group(G: Any) -> FiniteGroup:
     """``G`` as a :class:`FiniteGroup` (an Abelian ``Z_d1 x ... x Z_dn`` becomes its addition table).
 
+    Returns
+    -------
+    FiniteGroup
+        The same group as a Cayley table.
+
+    Examples
+    --------
     >>> G = as_finite_group(5)
     >>> G, int(G.table[3, 4])                       # 3 + 4 = 2 in Z_5
     (FiniteGroup('5', order=5), 2)
