@@ -310,7 +310,7 @@ def products() -> tuple[Product, ...]:
     Returns
     -------
     tuple of Product
-        The registered products.
+        Every registered product, the one a block takes first leading.
     """
     return tuple(_PRODUCTS.values())
 

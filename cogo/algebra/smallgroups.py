@@ -124,7 +124,7 @@ def is_collection_spec(spec: Any) -> bool:
     Returns
     -------
     bool
-        Whether ``spec`` names a collection.
+        True for ``smallgroups(...)`` (its syntax is checked later), False for anything else.
 
     Examples
     --------

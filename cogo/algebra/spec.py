@@ -117,7 +117,7 @@ def as_finite_group(G: Any) -> FiniteGroup:
     Returns
     -------
     FiniteGroup
-        The same group as a Cayley table.
+        The group as a Cayley table: every element an index, ``table[g, h]`` the index of ``g h``.
 
     Examples
     --------
