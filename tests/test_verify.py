@@ -861,6 +861,19 @@ def test_block_control_closed_forms_match_the_real_space_loss(group):
     assert ran == (5 if G.is_odd else 4)
 
 
+@pytest.mark.parametrize("group", [7, 24])
+def test_numeric_block_control_checks_which_condition_fails(group):
+    """'R_g only' and 'R_c only' have the same closed-form loss (n-1)/n: handed the R_c-only blocks, the numeric
+    'R_g only' control must say MISSED (it used to compare the loss alone and said CAUGHT, printing 'fails none')."""
+    G = parse_group(group)
+    d, _, _ = K._block_control_network(G, "block route: R_c only")
+    r = K.run_block_control("block route: R_g only", G, "numeric", design=d)
+    assert abs(r.details["loss"] - (G.order - 1) / G.order) < 1e-9  # the loss alone cannot tell them apart
+    assert r.status == "MISSED" and r.details["nonzero_conditions"] == ["R_c"]
+    ok = K.run_block_control("block route: R_g only", G, "numeric")
+    assert ok.status == "CAUGHT" and ok.details["nonzero_conditions"] == ["R_g"]
+
+
 def test_row6_refuses_a_family_proof_of_other_statements(monkeypatch):
     """Row 6 requires the family certificate to prove its construction's statements (SPEC 7.3 for f46), not another's."""
     good = T.family_certificate("f6-ab")
