@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from cogo.arrays import as_array
 from cogo.algebra.groups import FiniteAbelianGroup
 
 from cogo.algebra.spec import parse_group
@@ -556,15 +557,12 @@ def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int
     >>> inert_nodes(Wa, Wa, Wc).tolist(), inert_nodes(Wa, Wa, Wc, keep_inputs=True).tolist()
     ([True, False, True], [True, False, False])
     """
-    def arr(x):
-        return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x)
-
     q = int(np.shape(Wa)[0])
     out = np.zeros(q, dtype=bool)
     for s in range(0, q, chunk):
         e = min(q, s + chunk)
-        no_in = ~(np.any(arr(Wa[s:e]) != 0, axis=1) | np.any(arr(Wb[s:e]) != 0, axis=1))
-        out[s:e] = no_in if keep_inputs else no_in | ~np.any(arr(Wc[:, s:e]) != 0, axis=0)
+        no_in = ~(np.any(as_array(Wa[s:e]) != 0, axis=1) | np.any(as_array(Wb[s:e]) != 0, axis=1))
+        out[s:e] = no_in if keep_inputs else no_in | ~np.any(as_array(Wc[:, s:e]) != 0, axis=0)
     return out
 
 
@@ -575,7 +573,7 @@ def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> Finit
         if table is not None:  # a non-Abelian group: its Cayley table travels with it (SPEC 9)
             from cogo.algebra.finite_groups import FiniteGroup
 
-            t = table.detach().cpu().numpy() if hasattr(table, "detach") else np.asarray(table)
+            t = as_array(table)
             try:  # never read a file named by untrusted metadata
                 named = None if str(meta_group).lower().endswith(".json") else parse_group(str(meta_group))
             except ValueError:

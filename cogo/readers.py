@@ -52,6 +52,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from cogo.arrays import as_array
 from cogo.errors import CogoError
 
 __all__ = ["LAYOUTS", "ACTIVATIONS", "ReadOptions", "read_options", "current_options", "parse_key_map",
@@ -224,7 +225,7 @@ def _t(x: Any) -> Any:
 
 
 def _is_identity(x: Any) -> bool:
-    a = np.asarray(x.detach().cpu().double().numpy() if hasattr(x, "detach") else x, dtype=np.float64)
+    a = as_array(x, dtype=np.float64)
     return a.ndim == 2 and a.shape[0] == a.shape[1] and np.array_equal(a, np.eye(a.shape[0]))
 
 

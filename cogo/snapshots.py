@@ -39,6 +39,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from cogo.arrays import as_array
 from cogo.checkpoints import WEIGHT_KEYS, CheckpointError, atomic_write, atomic_write_text, load_weights
 
 __all__ = ["SNAPSHOT_FORMAT", "SPACINGS", "SnapshotWriter", "Snapshots", "open_snapshots", "snapshot_dir_name",
@@ -138,7 +139,7 @@ class SnapshotWriter:
     def write(self, epoch: int, Wa: Any, Wb: Any, Wc: Any) -> Path:
         from safetensors.numpy import save
 
-        arrays = {k: np.ascontiguousarray(_numpy(w)) for k, w in zip(WEIGHT_KEYS, (Wa, Wb, Wc))}
+        arrays = {k: np.ascontiguousarray(as_array(w)) for k, w in zip(WEIGHT_KEYS, (Wa, Wb, Wc))}
         name = f"epoch_{int(epoch):07d}.safetensors"
         path = self.dir / name
         with atomic_write(path, "wb") as fh:
@@ -151,17 +152,6 @@ class SnapshotWriter:
     @property
     def epochs(self) -> list[int]:
         return list(self.index["epochs"])
-
-
-def _numpy(w: Any) -> np.ndarray:
-    try:
-        import torch
-
-        if isinstance(w, torch.Tensor):
-            return w.detach().cpu().numpy()
-    except ImportError:  # pragma: no cover
-        pass
-    return np.asarray(w)
 
 
 @dataclass
@@ -296,7 +286,7 @@ def open_snapshots(path: str | os.PathLike, group: Any = None) -> Snapshots:
         x = snap.get(k)
         if x is None or not hasattr(x, "shape") or tuple(x.shape) != (len(epochs), *shape):
             raise CheckpointError(f"{where}: in-memory snapshots lack {k} of shape {(len(epochs), *shape)}")
-        x = x.detach().cpu().double().numpy()
+        x = as_array(x, dtype=np.float64)
         if not np.all(np.isfinite(x)):
             raise CheckpointError(f"{where}: snapshot {k} contains NaN or infinite values")
         arrays.append(x)

@@ -126,7 +126,7 @@ def test_checkpoint_keeps_the_group(s3_run):
     w = load_weights(paths[0])
     assert isinstance(w.group, FiniteGroup) and w.group.label == "S3"
     assert torch.equal(torch.load(paths[0], weights_only=True)["meta"]["group_table"],
-                       torch.from_numpy(named_group("S3").table))
+                       torch.from_numpy(np.array(named_group("S3").table)))
 
 
 def test_table_group_checkpoint_roundtrip(tmp_path):

@@ -44,6 +44,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.arrays import as_array
 from cogo.algebra.groups import FiniteAbelianGroup
 
 from cogo.algebra.spec import parse_group
@@ -189,8 +190,7 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     """
     t0 = time.perf_counter()
     G = parse_group(group)
-    Wa, Wb, Wc = (np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=np.float64)
-                  for x in (Wa, Wb, Wc))
+    Wa, Wb, Wc = (as_array(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     q, M = Wa.shape
     if M != G.order or Wb.shape != (q, M) or Wc.shape != (M, q):
         raise ValueError(f"weights of shapes {Wa.shape}, {Wb.shape}, {Wc.shape} do not fit group {G} of order "

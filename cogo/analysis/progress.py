@@ -52,6 +52,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.arrays import as_array
 from cogo.analysis.nodes import inverse_participation_ratio
 from cogo.analysis.records import Records
 
@@ -507,7 +508,7 @@ ACTIVATIONS = {   # each may overwrite its argument (in place: no second copy of
 
 
 def _as_stack(W: Any) -> np.ndarray:
-    W = np.asarray(W.detach().cpu().numpy() if hasattr(W, "detach") else W, dtype=np.float64)
+    W = as_array(W, dtype=np.float64)
     return W[None] if W.ndim == 2 else W
 
 
@@ -872,8 +873,7 @@ class ProgressReader:
         self.basis = family_basis(self.G)
         meta = snaps.meta if isinstance(snaps.meta, dict) else {}
         tr = meta.get("train_idx")
-        self.train_idx = None if tr is None else np.asarray(tr.cpu().numpy() if hasattr(tr, "cpu") else tr,
-                                                            dtype=np.int64).reshape(-1)
+        self.train_idx = None if tr is None else as_array(tr, dtype=np.int64).reshape(-1)
         self.loss = meta.get("loss") if meta.get("loss") in ("mse", "ce") else "mse"
         self.weight_decay = meta.get("weight_decay") if isinstance(meta.get("weight_decay"), (int, float)) else 0.0
         act = meta.get("activation", "sqr")

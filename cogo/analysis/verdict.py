@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from cogo.arrays import as_array
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
@@ -386,8 +387,7 @@ def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: li
 
     G = small.group
     if weights is not None:
-        Wa_, Wb_, Wc_ = (np.asarray(w.detach().cpu().double().numpy() if hasattr(w, "detach") else w,
-                                    dtype=np.float64) for w in weights)
+        Wa_, Wb_, Wc_ = (as_array(w, dtype=np.float64) for w in weights)
         loss = real_loss(Wa_[keep], Wb_[keep], Wc_[:, keep], group=G)
     elif small.is_real():
         loss = real_loss(*small.to_weights(real=True), group=G)
