@@ -343,7 +343,7 @@ def _verify_theorems(args) -> int:
             check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
         print(f"cogo verify --theory li2: {G.name} (order {G.order}), method {args.method}", flush=True)
         results = run_li2(G, args.method)
-        notes = skipped_li2(G)
+        notes = skipped_li2(G, args.method)
     else:
         G = parse_group(args.group)
         from cogo.algebra.groups import FiniteAbelianGroup

@@ -206,6 +206,74 @@ def test_nonabelian_s3():
     assert any(r.negative_control for r in rows)
 
 
+# --------------------------------------------------------------------------- the registry
+@pytest.mark.parametrize("group, method", [("2", "both"), ("3", "both"), ("5", "exact"), ("S3", "both"),
+                                           ("Q8", "numeric"), ("37", "numeric")])
+def test_each_row_runs_or_is_skipped_with_its_reason(group, method, monkeypatch):
+    """run_li2 and skipped_li2 are two queries over LI2_THEOREMS: every row of the method is run or listed, not both."""
+    calls = []
+    for row in T.LI2_THEOREMS:   # stub bodies: which rows run is the registry's answer, not the maths'
+        monkeypatch.setattr(T, row.body, lambda G, *a, _b=row.body, **k: calls.append(_b) or T.TheoremResult(
+            name=_b, method="numeric", statement="", passed=True, residual=0.0, seconds=0.0))
+    monkeypatch.setattr(T, "_ascent_run", lambda G, starts, seed: "a run")
+    rows = T.run_li2(group, method)
+    assert [r.name for r in rows] == calls
+    wanted = {"both": {"exact", "numeric"}}.get(method, {method})
+    skipped = T.skipped_li2(group, method)
+    for row in T.LI2_THEOREMS:
+        listed = any(line.startswith(f"{row.label}, {'/'.join(row.methods)} (") for line in skipped)
+        if not set(row.methods) & wanted:
+            assert row.body not in calls and not listed
+        else:
+            assert (row.body in calls) != listed, (row.body, calls, skipped)
+    G = li2_group(group)
+    by_hand = {   # when each row applies, written out from SPEC 9's conditions
+        "theorem2_exact": G.abelian is not None, "theorem2_numeric": True, "theorem3": True,
+        "lemma1": G.order ** 2 <= 1024,
+        "control_mixture_exact": G.abelian is not None and sum(c.kind != "trivial" for c in G.components) >= 2,
+        "control_mixture_numeric": sum(c.kind != "trivial" for c in G.components) >= 2,
+        "control_wrong_prediction": sum(c.kind != "trivial" for c in G.components) >= 2}
+    assert calls == [r.body for r in T.LI2_THEOREMS if set(r.methods) & wanted and by_hand[r.body]]
+
+
+def test_a_new_row_is_one_registry_entry(monkeypatch):
+    """A row added to LI2_THEOREMS alone is run, with the shared ascent run, and skipped with its reason."""
+    from cogo.verify.registry import Row
+
+    seen = {}
+
+    def toy(G, run, seed):
+        seen["run"] = run
+        return T.TheoremResult(name="toy", method="numeric", statement="", passed=True, residual=0.0, seconds=0.0)
+
+    monkeypatch.setattr(T, "toy_row", toy, raising=False)
+    odd = (lambda G: G.order % 2 == 1, "needs odd order")
+    row = Row("toy", "a toy row", "SPEC 9", "toy_row", requires=(odd,), module=T.__name__, methods=("numeric",),
+              shared=("run", "seed"))
+    monkeypatch.setattr(T, "LI2_THEOREMS", (*T.LI2_THEOREMS, row))
+    assert [r.name for r in T.run_li2("5", "numeric", starts=8)][-1] == "toy"
+    assert seen["run"].W.shape == (8, 10)   # the ascent run the other numeric rows used: 8 starts on R^(2M)
+    assert "toy" not in [r.name for r in T.run_li2("2", "numeric", starts=8)]
+    assert T.skipped_li2("2", "numeric")[-1] == "toy: a toy row, numeric (needs odd order)"
+    assert not any("toy" in line for line in T.skipped_li2("2", "exact"))   # a numeric row: not an exact skip
+
+
+def test_z2_runs_with_its_one_control():
+    """Z_2 has one non-trivial irrep: without its node nothing is left, and the residual is sqrt(1/(M-1)) = 1 by hand
+    (this crashed on an empty node array before)."""
+    rows = T.run_li2("2", starts=8)
+    assert all(r.passed for r in rows)
+    (control,) = [r for r in rows if r.negative_control]
+    assert control.details["nodes"] == 0 and control.residual == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_bad_method_is_refused():
+    with pytest.raises(ValueError, match="method must be"):
+        T.run_li2("5", "symbolic")
+    with pytest.raises(ValueError, match="method must be"):
+        T.skipped_li2("5", "symbolic")
+
+
 # --------------------------------------------------------------------------- CLI
 def test_cli_li2(tmp_path, capsys):
     out = tmp_path / "li2.json"

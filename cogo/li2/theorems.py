@@ -34,10 +34,11 @@ import sympy
 
 from cogo.threads import thread_policy as _thread_policy
 from cogo.li2.energy import (Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient)
+from cogo.verify.registry import Row
 from cogo.verify.results import TheoremResult, Timer
 
 __all__ = ["theorem2_exact", "theorem2_numeric", "theorem3", "lemma1", "control_mixture_exact",
-           "control_mixture_numeric", "control_wrong_prediction", "run_li2", "skipped_li2",
+           "control_mixture_numeric", "control_wrong_prediction", "run_li2", "skipped_li2", "LI2_THEOREMS",
            "predicted_energy", "exact_energy_abelian", "gradient_ridge"]
 
 #: numeric tolerances (relative to M where energies are compared)
@@ -417,7 +418,7 @@ def _abelian_nodes(G: Li2Group, drop: int | None = None) -> np.ndarray:
         for a, b in pairs:
             w = np.concatenate([(a * x).real, (b * x).real])
             nodes.append(w / np.linalg.norm(w))
-    return np.asarray(nodes)
+    return np.asarray(nodes, dtype=np.float64).reshape(-1, 2 * G.order)   # (0, 2M) when nothing is left (Z_2)
 
 
 def _features(G: Li2Group, nodes: np.ndarray) -> np.ndarray:
@@ -592,27 +593,67 @@ def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
     return rows
 
 
-# ------------------------------------------------------------------------- all
-def skipped_li2(group: Any) -> list[str]:
-    """The Li^2 rows that :func:`run_li2` cannot run on ``group``, each with the reason (SPEC 9).
+# ------------------------------------------------------------------------- the registry
+def _abelian(G: Li2Group) -> bool:
+    return G.abelian is not None
+
+
+def _lemma1_fits(G: Li2Group) -> bool:
+    return G.order ** 2 <= LEMMA1_MAX_PAIRS
+
+
+def _two_irreps(G: Li2Group) -> bool:
+    return sum(c.kind != "trivial" for c in G.components) >= 2
+
+
+_EXACT = (_abelian, "exact rows need an Abelian group")
+_TWO = (_two_irreps, "needs two non-trivial irreps to mix")
+
+#: Every Li^2 row, in the order ``cogo verify --theory li2`` prints them (rows of :class:`cogo.verify.registry.Row`):
+#: :func:`run_li2` and :func:`skipped_li2` are queries over it.  The numeric rows share one ascent run.
+LI2_THEOREMS: tuple[Row, ...] = (
+    Row(2, "E at each irrep's maximum = E*", "SPEC 9", "theorem2_exact", requires=(_EXACT,), module=__name__,
+        methods=("exact",)),
+    Row(2, "every ascent ends at a single-irrep maximum; every maximum reached", "SPEC 9", "theorem2_numeric",
+        module=__name__, methods=("numeric",), shared=("run", "seed")),
+    Row(3, "maxima nodes reconstruct the target", "SPEC 9", "theorem3", module=__name__, methods=("numeric",),
+        shared=("run", "seed")),
+    Row("Lemma 1", "G_F at eta = 0, eta large, width large", "SPEC 9", "lemma1",
+        requires=((_lemma1_fits, f"needs M^2 <= {LEMMA1_MAX_PAIRS} pairs"),), module=__name__,
+        methods=("numeric",), shared=("seed",)),
+    Row("control", "mixture of two irreps is not a local max", "SPEC 9", "control_mixture_exact",
+        requires=(_EXACT, _TWO), module=__name__, methods=("exact",)),
+    Row("control", "mixture of two irreps is not a local max", "SPEC 9", "control_mixture_numeric",
+        requires=(_TWO,), module=__name__, methods=("numeric",), shared=("run", "seed")),
+    Row("control", "E* = M/8 claimed for every irrep", "SPEC 9", "control_wrong_prediction", requires=(_TWO,),
+        module=__name__, methods=("numeric",), shared=("run", "seed")),
+)
+
+
+def skipped_li2(group: Any, method: str = "both") -> list[str]:
+    """The rows of :data:`LI2_THEOREMS` that :func:`run_li2` does not run on ``group``, each with its reason.
 
     Returns
     -------
     list of str
-        One line per row not run; empty for an Abelian group.
+        One line per row (and method) not run; empty when every row runs.
 
     Examples
     --------
     >>> skipped_li2(5), skipped_li2("S3")
-    ([], ['2. exact E* rows and the exact mixture control (exact rows need an Abelian group)'])
+    ([], ["2. E at each irrep's maximum = E*, exact (exact rows need an Abelian group)", 'control: mixture of two irreps is not a local max, exact (exact rows need an Abelian group)'])
+    >>> skipped_li2(3, method="numeric")            # Z_3: one complex pair, nothing to mix
+    ['control: mixture of two irreps is not a local max, numeric (needs two non-trivial irreps to mix)', 'control: E* = M/8 claimed for every irrep, numeric (needs two non-trivial irreps to mix)']
     """
     G = li2_group(group)
-    out = []
-    if G.abelian is None:
-        out.append("2. exact E* rows and the exact mixture control (exact rows need an Abelian group)")
-    if G.order ** 2 > LEMMA1_MAX_PAIRS:
-        out.append(f"Lemma 1 rows (need M^2 <= {LEMMA1_MAX_PAIRS} pairs; M = {G.order})")
-    return out
+    return [f"{row.label}, {'/'.join(row.methods)} ({row.why_not(G)})"
+            for row in LI2_THEOREMS if set(row.methods) & set(_methods(method)) and not row.applies(G)]
+
+
+def _methods(method: str) -> tuple[str, ...]:
+    if method not in ("both", "exact", "numeric"):
+        raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
+    return ("exact", "numeric") if method == "both" else (method,)
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
@@ -623,7 +664,8 @@ def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, se
     Returns
     -------
     list of TheoremResult
-        The rows in order (theorem 2, the controls, theorem 3, lemma 1), ``progress(row)`` called after each.
+        The rows of :data:`LI2_THEOREMS` that apply, in its order (theorem 2, theorem 3, Lemma 1, the
+        controls), ``progress(row)`` called after each.
 
     Examples
     --------
@@ -631,36 +673,24 @@ def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, se
     >>> len(rows), all(r.passed for r in rows), sorted({r.method for r in rows})
     (11, True, ['exact', 'numeric'])
     """
-    if method not in ("both", "exact", "numeric"):
-        raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
+    methods = _methods(method)
     G = li2_group(group)
     out: list[TheoremResult] = []
-
-    def add(rs):
-        for r in ([rs] if isinstance(rs, TheoremResult) or rs is None else rs):
-            if r is None:
-                continue
+    shared: dict[str, Any] = {"seed": seed}
+    for row in LI2_THEOREMS:
+        if not set(row.methods) & set(methods) or not row.applies(G):
+            continue
+        ascent = 0.0
+        if "run" in row.shared and "run" not in shared:   # the one ascent run the numeric rows share
+            with Timer() as t:
+                shared["run"] = _ascent_run(G, starts or _default_starts(G), seed)
+            ascent = t.seconds
+        rs = row.fn(G, **row.kwargs, **{k: shared[k] for k in row.shared})
+        rs = [r for r in ([rs] if isinstance(rs, TheoremResult) or rs is None else rs) if r is not None]
+        if rs:
+            rs[0].seconds += ascent   # the ascent's time is on the first row that needed it
+        for r in rs:
             out.append(r)
             if progress is not None:
                 progress(r)
-
-    exact = method in ("both", "exact") and G.abelian is not None
-    numeric = method in ("both", "numeric")
-    if exact:
-        add(theorem2_exact(G))
-    run = None
-    if numeric:
-        with Timer() as t:
-            run = _ascent_run(G, starts or _default_starts(G), seed)
-        rows = theorem2_numeric(G, run=run)
-        rows[0].seconds += t.seconds
-        add(rows)
-        add(theorem3(G, run=run, seed=seed))
-        if G.order ** 2 <= LEMMA1_MAX_PAIRS:
-            add(lemma1(G, seed=seed))
-    if exact and sum(c.kind != "trivial" for c in G.components) >= 2:
-        add(control_mixture_exact(G))
-    if numeric and sum(c.kind != "trivial" for c in G.components) >= 2:
-        add(control_mixture_numeric(G, run=run, seed=seed))
-        add(control_wrong_prediction(G, run=run, seed=seed))
     return out

@@ -15,12 +15,12 @@ References
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from cogo.algebra.spec import parse_group
 from cogo.threads import thread_policy as _thread_policy
-import cogo.verify.theorems as T
 from cogo.verify.controls import controls_for
 from cogo.verify.results import METHODS, TheoremResult
 
@@ -31,26 +31,61 @@ _ODD = "need odd order: every k != 0 distinct from -k"
 
 @dataclass(frozen=True)
 class Row:
-    """One theorem row: ``number``/``title`` as printed, ``section`` of SPEC, ``body`` the name of its function
-    in :mod:`cogo.verify.theorems` (``body(G, method=..., **kwargs)``; looked up at each run, so a patched
-    function is the one run), ``applies(G)`` (default: every group) and ``why_not`` (printed by
-    :func:`skipped` when it does not apply)."""
+    """One theorem row of a registry (:data:`THEOREMS` here, :data:`cogo.li2.theorems.LI2_THEOREMS` for SPEC 9).
 
-    number: int
+    ``number``/``title`` as printed, ``section`` of SPEC; ``body`` the name of its function in ``module``
+    (looked up at each run, so a patched function is the one run), called as ``body(G, method=..., **kwargs)``
+    when the row has both ``methods``, ``body(G, **kwargs)`` when it has one; ``shared`` names the inputs it
+    takes from its runner, computed once per run for every row (the Li^2 rows share one ascent run and its
+    seed); ``requires`` the conditions on the group, each ``(predicate, reason)``: the row applies when
+    every predicate holds, and :meth:`why_not` gives the first failing reason.
+    """
+
+    number: int | str
     title: str
     section: str
     body: str
     kwargs: dict = field(default_factory=dict)
-    applies: Callable[[Any], bool] = lambda G: True
-    why_not: str = ""
+    requires: tuple[tuple[Callable[[Any], bool], str], ...] = ()
+    module: str = "cogo.verify.theorems"
+    methods: tuple[str, ...] = METHODS
+    shared: tuple[str, ...] = ()
 
     @property
-    def fn(self) -> Callable[..., TheoremResult]:
-        return getattr(T, self.body)
+    def label(self) -> str:
+        """``"6. optimality of z_F6"`` for a numbered theorem, ``"control: ..."`` / ``"Lemma 1: ..."`` otherwise."""
+        return f"{self.number}. {self.title}" if isinstance(self.number, int) else f"{self.number}: {self.title}"
+
+    @property
+    def fn(self) -> Callable[..., Any]:
+        return getattr(importlib.import_module(self.module), self.body)
+
+    def applies(self, G: Any) -> bool:
+        """Whether every condition of ``requires`` holds for the group ``G``.
+
+        Returns
+        -------
+        bool
+            True when the row runs on ``G``.
+        """
+        return all(pred(G) for pred, _ in self.requires)
+
+    def why_not(self, G: Any) -> str:
+        """The reason of the first condition of ``requires`` that ``G`` fails.
+
+        Returns
+        -------
+        str
+            The reason, or ``""`` when the row applies.
+        """
+        return next((why for pred, why in self.requires if not pred(G)), "")
 
 
 def _odd(G: Any) -> bool:
     return bool(G.is_odd)
+
+
+_NEED_ODD = ((_odd, _ODD),)
 
 
 #: Every theorem row, in the order ``cogo verify`` prints them.
@@ -60,11 +95,11 @@ THEOREMS: tuple[Row, ...] = (
     Row(3, "exact loss decomposition", "SPEC 5", "loss_decomposition"),
     Row(4, "composition of zero sets", "SPEC 6", "composition"),
     Row(5, "membership table of SPEC 7", "SPEC 7", "membership_table"),
-    Row(6, "optimality of z_F6", "SPEC 7.1", "optimality", {"construction": "f6"}, _odd, _ODD),
+    Row(6, "optimality of z_F6", "SPEC 7.1", "optimality", {"construction": "f6"}, _NEED_ODD),
     Row(6, "optimality of z_F6 with z_{nu=i} * z_syn,ab blocks", "SPEC 7.2", "optimality",
-        {"construction": "f6-ab"}, _odd, _ODD),
+        {"construction": "f6-ab"}, _NEED_ODD),
     Row(6, "optimality of z_F4/6 with the hat correction", "SPEC 7.3", "optimality", {"construction": "f46"},
-        _odd, _ODD),
+        _NEED_ODD),
     Row(6, "optimality of z_M memorization", "SPEC 7.4", "optimality", {"construction": "mem"}),
     Row(7, "node counts", "SPEC 7", "node_counts"),
     Row(8, "Occam's razor", "SPEC 7", "occam"),
@@ -122,7 +157,7 @@ def skipped(group: Any) -> list[str]:
     sections = [r.section.replace("SPEC ", "") for r in out]
     names = {"7.1": "z_F6", "7.2": "7.2", "7.3": "z_F4/6"}
     return [f"{out[0].number}. optimality of " + ", ".join(names.get(s, s) for s in sections)
-            + f" ({out[0].why_not})"]
+            + f" ({out[0].why_not(G)})"]
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
