@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+from cogo._moved import moved
 
 from cogo.algebra.groups import MAX_ORDER, FiniteAbelianGroup
 from cogo.errors import CogoError
@@ -716,13 +717,5 @@ def named_group(name: str) -> FiniteGroup:
     return G
 
 
-def __getattr__(name: str) -> Any:
-    # moved names keep working for one release (cogo.algebra.spec is the one group-spec parser)
-    if name in ("group_from_spec", "as_finite_group"):
-        import importlib
-        import warnings
-
-        warnings.warn(f"cogo.algebra.finite_groups.{name} moved to cogo.algebra.spec.{name}",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module("cogo.algebra.spec"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# moved names keep working for one release (cogo.algebra.spec is the one group-spec parser)
+__getattr__ = moved(__name__, {n: f"cogo.algebra.spec.{n}" for n in ("group_from_spec", "as_finite_group")})

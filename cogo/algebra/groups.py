@@ -21,6 +21,7 @@ from functools import cached_property, reduce
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+from cogo._moved import moved
 
 from cogo.algebra._lazy import lazy_module
 from cogo.errors import CogoError
@@ -267,13 +268,5 @@ def Cyclic(d: int) -> FiniteAbelianGroup:
     return FiniteAbelianGroup((d,))
 
 
-def __getattr__(name: str) -> Any:
-    # moved names keep working for one release (cogo.algebra.spec is the one group-spec parser)
-    if name == "parse_group":
-        import importlib
-        import warnings
-
-        warnings.warn("cogo.algebra.groups.parse_group moved to cogo.algebra.spec.parse_group (also cogo.group)",
-                      DeprecationWarning, stacklevel=2)
-        return importlib.import_module("cogo.algebra.spec").parse_group
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# moved names keep working for one release (cogo.algebra.spec is the one group-spec parser; also cogo.group)
+__getattr__ = moved(__name__, {"parse_group": "cogo.algebra.spec.parse_group"})

@@ -119,6 +119,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
+from cogo._moved import Moved, moved
 from cogo.threads import thread_policy as _thread_policy
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
@@ -170,20 +171,11 @@ EXACT_SLACK = 0.005
 PAPER_TOL = 0.1
 
 #: Names moved to :mod:`cogo.catalogue` (the one registry of the catalogue); kept here for one release.
-_MOVED = {"FACTOR_NAMES": ("factor_names()", _cat.factor_names), "BLOCK_TYPES": ("block_types()", _cat.block_types),
-          "PAPER_COLUMNS": ("PAPER_COLUMNS", lambda: _cat.PAPER_COLUMNS),
-          "FAMILIES": ("products()", lambda: tuple((p.name, p.roles) for p in _cat.products()))}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        import warnings
-
-        new, get = _MOVED[name]
-        warnings.warn(f"cogo.analysis.classify.{name} moved to cogo.catalogue.{new} (the catalogue registry); "
-                      "the old name will be removed in the next release", DeprecationWarning, stacklevel=2)
-        return get()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved(__name__, {
+    "FACTOR_NAMES": Moved("cogo.catalogue.factor_names()", _cat.factor_names),
+    "BLOCK_TYPES": Moved("cogo.catalogue.block_types()", _cat.block_types),
+    "PAPER_COLUMNS": Moved("cogo.catalogue.PAPER_COLUMNS", lambda: _cat.PAPER_COLUMNS),
+    "FAMILIES": Moved("cogo.catalogue.products()", lambda: tuple((p.name, p.roles) for p in _cat.products()))})
 
 
 def _specific(name: str) -> int:

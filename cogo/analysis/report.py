@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from cogo import catalogue as _cat
+from cogo._moved import Moved, moved
 from cogo.formatting import dumps_json, render_table, to_plain
 
 # ClassifyResult / NetworkReport (cogo.analysis.classify) appear in annotations only: the renderer never imports
@@ -55,14 +56,8 @@ __all__ = [
     "tolerance_figure",
 ]
 
-def __getattr__(name: str):
-    if name == "ANGLE_PARAMS":  # moved: the catalogue registry says which parameters are angles
-        import warnings
-
-        warnings.warn("cogo.analysis.report.ANGLE_PARAMS moved to cogo.catalogue.angle_params(); the old name will "
-                      "be removed in the next release", DeprecationWarning, stacklevel=2)
-        return _cat.angle_params()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# moved: the catalogue registry says which parameters are angles
+__getattr__ = moved(__name__, {"ANGLE_PARAMS": Moved("cogo.catalogue.angle_params()", _cat.angle_params)})
 
 
 _SUMMARY_ROWS = (

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+from cogo._moved import moved
 import sympy
 
 from cogo.threads import thread_policy as _thread_policy
@@ -842,13 +843,5 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     return {"loss": q, "value": val, "L": L, "scales": sorted(set(scales)), "nodes": net.q}
 
 
-def __getattr__(name: str) -> Any:
-    # moved for one release: `cogo verify --checkpoint` lives in cogo.verify.checkpoint
-    if name == "checkpoint_report":
-        import importlib
-        import warnings
-
-        warnings.warn("cogo.verify.certificates.checkpoint_report moved to cogo.verify.checkpoint.checkpoint_report",
-                      DeprecationWarning, stacklevel=2)
-        return importlib.import_module("cogo.verify.checkpoint").checkpoint_report
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# moved for one release: `cogo verify --checkpoint` lives in cogo.verify.checkpoint
+__getattr__ = moved(__name__, {"checkpoint_report": "cogo.verify.checkpoint.checkpoint_report"})

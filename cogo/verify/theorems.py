@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
+from cogo._moved import Moved, moved
 import sympy
 
 from cogo.threads import thread_policy as _thread_policy
@@ -1413,19 +1414,7 @@ def clear_caches() -> None:
     _FAMILY_CACHE.clear()
 
 
-def __getattr__(name: str) -> Any:
-    # moved names keep working for one release: the rows and run_all live in cogo.verify.registry
-    if name in ("theorem_list", "skipped", "run_all"):
-        import importlib
-        import warnings
-
-        warnings.warn(f"cogo.verify.theorems.{name} moved to cogo.verify.registry.{name}", DeprecationWarning,
-                      stacklevel=2)
-        return getattr(importlib.import_module("cogo.verify.registry"), name)
-    if name == "CONSTRUCTION_BLOCKS":  # now a view of the catalogue registry
-        import warnings
-
-        warnings.warn("cogo.verify.theorems.CONSTRUCTION_BLOCKS is now construction_blocks() (from the catalogue "
-                      "registry); the old name will be removed in the next release", DeprecationWarning, stacklevel=2)
-        return construction_blocks()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# moved names keep working for one release: the rows and run_all live in cogo.verify.registry
+__getattr__ = moved(__name__, {
+    **{n: f"cogo.verify.registry.{n}" for n in ("theorem_list", "skipped", "run_all")},
+    "CONSTRUCTION_BLOCKS": Moved("construction_blocks() (from the catalogue registry)", construction_blocks)})
