@@ -279,6 +279,16 @@ def _draw_units(rng, keys):
     return None if rng is None else {k: _unit_point(rng) for k in keys}
 
 
+def _design_setup(group: Any, exact: Any, seed: Any, what: str) -> tuple:
+    """What every per-frequency design starts from: the checked ``exact`` flag, the group (odd order, else a
+    one-line error naming ``what``), the parameter generator of ``seed`` and the positive frequencies."""
+    exact = _check_exact_flag(exact)
+    G = parse_group(group)
+    G.require_odd(what)
+    rng = _rng(seed)
+    return exact, G, rng, _keys(G)
+
+
 def _check_exact_flag(exact: Any) -> bool:
     if not isinstance(exact, (bool, np.bool_)):
         raise ValueError(f"exact must be True or False, got {exact!r}")
@@ -308,11 +318,7 @@ def f6_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool =
     BlockDesign
         One 6-node block per positive frequency, parameters ``{"nu": {k: nu_k}}``.
     """
-    exact = _check_exact_flag(exact)
-    G = parse_group(group)
-    G.require_odd("z_F6")
-    rng = _rng(seed)
-    keys = _keys(G)
+    exact, G, rng, keys = _design_setup(group, exact, seed, "z_F6")
     nus = _per_frequency(nu, "nu", G, DEFAULT_NU, exact, _draw_units(rng, keys), _param_value)
     cache: dict = {}
     blocks = []
@@ -359,11 +365,7 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
     BlockDesign
         One 6-node block per positive frequency, parameters ``{"alpha": ..., "beta": ...}`` per frequency.
     """
-    exact = _check_exact_flag(exact)
-    G = parse_group(group)
-    G.require_odd("z_F6 with z_{nu=i} * z_syn,ab blocks")
-    rng = _rng(seed)
-    keys = _keys(G)
+    exact, G, rng, keys = _design_setup(group, exact, seed, "z_F6 with z_{nu=i} * z_syn,ab blocks")
     drawn_a = _draw_units(rng, keys)
     drawn_b = _draw_units(rng, keys)
     alphas = _per_frequency(alpha, "alpha", G, DEFAULT_ALPHA, exact, drawn_a, _param_value)
@@ -435,11 +437,7 @@ def f46_design(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: An
         The order-6 block at ``k0`` (with the hat extensions ``gamma_k`` of ``c`` when ``corrected``) and
         one order-4 block at every other positive frequency; parameters ``k0``, ``nu``, ``xi``, ``s``.
     """
-    exact = _check_exact_flag(exact)
-    G = parse_group(group)
-    G.require_odd("z_F4/6")
-    rng = _rng(seed)
-    keys = _keys(G)
+    exact, G, rng, keys = _design_setup(group, exact, seed, "z_F4/6")
     # draw order: k0, nu, xi per frequency, s per frequency
     k0_drawn = int(keys[int(rng.integers(len(keys)))]) if rng is not None else keys[0]
     nu_drawn = _unit_point(rng) if rng is not None else DEFAULT_NU
@@ -565,11 +563,7 @@ def z_nu_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool
     BlockDesign
         Blocks of two nodes (one block at each positive frequency ``k``), with ``params["nu"][k] = nu_k``.
     """
-    exact = _check_exact_flag(exact)
-    G = parse_group(group)
-    G.require_odd("the z_nu network")
-    rng = _rng(seed)
-    keys = _keys(G)
+    exact, G, rng, keys = _design_setup(group, exact, seed, "the z_nu network")
     nus = _per_frequency(nu, "nu", G, DEFAULT_NU, exact, _draw_units(rng, keys), _param_value)
     blocks = [Block(k, z_nu(nus[k], exact=exact) * _scale(2, exact)) for k in keys]
     return BlockDesign(G, "z_nu alone", blocks, exact, params={"nu": nus}, seed=seed)

@@ -294,13 +294,18 @@ def run_control(name: str, group: Any, method: str = "exact", design: Any = None
     return make_result(name, stmt, method, caught, residual, t, negative_control=True, **details)
 
 
-def _fn(name: str) -> Callable:
+def _control(name: str, run: Callable[..., TheoremResult], doc: str) -> Callable:
+    """The control function ``control_<name>`` that calls ``run(name, group, method, design)``."""
     def control(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
-        return run_control(name, group, method, design)
+        return run(name, group, method, design)
 
     control.__name__ = "control_" + re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z]", "_", name)).strip("_")
-    control.__doc__ = f"Negative control {name!r}: {CONTROLS[name][0]} (see the module docstring)."
+    control.__doc__ = doc
     return control
+
+
+def _fn(name: str) -> Callable:
+    return _control(name, run_control, f"Negative control {name!r}: {CONTROLS[name][0]} (see the module docstring).")
 
 
 control_z_nu_blocks = _fn("z_nu blocks")
@@ -654,12 +659,8 @@ def run_zero_control(group: Any = None, method: str = "exact", cases: list | Non
 
 
 def _block_fn(name: str) -> Callable:
-    def control(group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
-        return run_block_control(name, group, method, design)
-
-    control.__name__ = "control_" + re.sub(r"_+", "_", re.sub(r"[^0-9A-Za-z]", "_", name)).strip("_")
-    control.__doc__ = f"Block-route control {name!r}: {BLOCK_CONTROLS[name][0]} (see run_block_control)."
-    return control
+    return _control(name, run_block_control,
+                    f"Block-route control {name!r}: {BLOCK_CONTROLS[name][0]} (see run_block_control).")
 
 
 _BLOCK_ALL = [_block_fn(name) for name in BLOCK_CONTROLS]

@@ -52,6 +52,15 @@ def _coeff(x: Any) -> int | None:
     return None
 
 
+def _accumulate(out: dict, m: Any, c: Any) -> None:
+    """``out[m] += c``, dropping the monomial ``m`` when its coefficient cancels to 0."""
+    v = out.get(m, 0) + c
+    if v:
+        out[m] = v
+    else:
+        out.pop(m, None)
+
+
 class Formal:
     """A polynomial with integer coefficients in independent indeterminates, usable as a sympy scalar.
 
@@ -102,11 +111,7 @@ class Formal:
             return o
         out = dict(self.t)
         for m, c in o.t.items():
-            v = out.get(m, 0) + c
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
+            _accumulate(out, m, c)
         return Formal(out)
 
     __radd__ = __add__
@@ -132,12 +137,7 @@ class Formal:
         out: dict = {}
         for m1, c1 in self.t.items():
             for m2, c2 in o.t.items():
-                m = m1 * m2
-                v = out.get(m, 0) + c1 * c2
-                if v:
-                    out[m] = v
-                else:
-                    out.pop(m, None)
+                _accumulate(out, m1 * m2, c1 * c2)
         return Formal(out)
 
     __rmul__ = __mul__
