@@ -358,7 +358,7 @@ def _verify_theorems(args) -> int:
             require(verify_estimate(G.order, args.method, G.order % 2 == 0))
         print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
         results = run_all(G, args.method, progress=_verify_progress(G, args.method, args.no_progress))
-        notes = skipped(G)
+        notes = skipped(G, args.method)
     print(format_table(results))
     for note in notes:
         print(f"skipped: {note}")

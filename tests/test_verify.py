@@ -435,7 +435,7 @@ def test_control_closed_forms_match_the_real_space_loss(group):
     """The expected losses of cogo.verify.controls (derived by hand) against float64 real_loss on all pairs."""
     G = parse_group(group)
     ran = 0
-    for name, (_, build, expect, applies) in K.CONTROLS.items():
+    for name, (_, build, expect, applies, _why) in K.CONTROLS.items():
         if not applies(G):
             continue
         d = build(G, False)
@@ -479,6 +479,36 @@ def test_mem_control_missed_when_the_loss_is_wrong():
     for method in ("exact", "numeric"):
         r = K.control_mem_doubled("2x2", method, design=tripled)
         assert r.status == "MISSED" and r.details["conditions_match"] and not r.details["loss_matches"]
+
+
+def _control_applies_by_hand(body: str, G) -> bool:
+    """When each control runs, written out from the module docstring of cogo.verify.controls."""
+    pairs, odd = len(G.positive_frequencies), G.order % 2 == 1
+    if body.startswith("control_block_route"):
+        return pairs >= 1 and (odd and pairs >= 2 if "hat_gamma" in body else True)
+    return {"control_z_nu_blocks": pairs >= 1, "control_order4_blocks": pairs >= 1,
+            "control_uncorrected_f46": odd and pairs >= 2, "control_perturbed_f6": odd,
+            "control_mem_doubled": G.order <= 31 or pairs == 0, "control_mem_dropped": G.order <= 31 or pairs == 0,
+            "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd}.get(body, True)
+
+
+@pytest.mark.parametrize("group", [2, 3, 4, 7, 24, 37, "2x2", "3x5"])
+def test_each_control_runs_or_is_skipped_with_its_reason(group):
+    """controls_for and skipped are two queries over CONTROL_ROWS: each control is run or named with its reason."""
+    G = parse_group(group)
+    ran = [f.__name__ for f in K.controls_for(G)]
+    lines = R.skipped(G)
+    assert len(K.CONTROL_ROWS) == 21
+    for row in K.CONTROL_ROWS:
+        listed = [line for line in lines if line.startswith(row.label + " (") or line.startswith(row.label + ", ")]
+        runs = row.fn.__name__ in ran
+        assert runs == _control_applies_by_hand(row.body, G), (row.body, group)
+        assert runs != bool(listed), (row.body, listed)
+        if listed:
+            assert listed[0].endswith(f"({row.why_not(G)})") and row.why_not(G)
+    for row in R.THEOREMS:   # the theorem rows: only the order-6/4 constructions (SPEC 7.1-7.3) need odd order
+        by_hand = not (G.order % 2 == 0 and row.section in ("SPEC 7.1", "SPEC 7.2", "SPEC 7.3"))
+        assert (f"{row.label} ({row.why_not(G)})" in lines) != by_hand, (row.label, lines)
 
 
 def test_every_group_runs_two_controls():

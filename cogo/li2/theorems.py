@@ -34,7 +34,7 @@ import sympy
 
 from cogo.threads import thread_policy as _thread_policy
 from cogo.li2.energy import (Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient)
-from cogo.verify.registry import Row
+from cogo.verify.rows import Row, methods_of, skipped_rows
 from cogo.verify.results import TheoremResult, Timer
 
 __all__ = ["theorem2_exact", "theorem2_numeric", "theorem3", "lemma1", "control_mixture_exact",
@@ -645,15 +645,7 @@ def skipped_li2(group: Any, method: str = "both") -> list[str]:
     >>> skipped_li2(3, method="numeric")            # Z_3: one complex pair, nothing to mix
     ['control: mixture of two irreps is not a local max, numeric (needs two non-trivial irreps to mix)', 'control: E* = M/8 claimed for every irrep, numeric (needs two non-trivial irreps to mix)']
     """
-    G = li2_group(group)
-    return [f"{row.label}, {'/'.join(row.methods)} ({row.why_not(G)})"
-            for row in LI2_THEOREMS if set(row.methods) & set(_methods(method)) and not row.applies(G)]
-
-
-def _methods(method: str) -> tuple[str, ...]:
-    if method not in ("both", "exact", "numeric"):
-        raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
-    return ("exact", "numeric") if method == "both" else (method,)
+    return skipped_rows(LI2_THEOREMS, li2_group(group), method)
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
@@ -673,7 +665,7 @@ def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, se
     >>> len(rows), all(r.passed for r in rows), sorted({r.method for r in rows})
     (11, True, ['exact', 'numeric'])
     """
-    methods = _methods(method)
+    methods = methods_of(method)
     G = li2_group(group)
     out: list[TheoremResult] = []
     shared: dict[str, Any] = {"seed": seed}

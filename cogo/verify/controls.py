@@ -60,7 +60,8 @@ from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import real_loss
 from cogo.solvers.constructions import Block, BlockDesign
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_xi
-from cogo.verify.results import COND_TOL, TheoremResult, Timer, check_method, make_result
+from cogo.verify.results import COND_TOL, METHODS, TheoremResult, Timer, check_method, make_result
+from cogo.verify.rows import Row
 
 __all__ = ["CONTROLS", "controls_for", "run_control", "EXACT_LOSS_MAX_ORDER", "control_z_nu_blocks",
            "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
@@ -187,6 +188,10 @@ def _mem_applies(G: FiniteAbelianGroup) -> bool:
     return G.order <= MEM_CONTROL_MAX_ORDER or len(G.positive_frequencies) == 0
 
 
+_MEM_WHY = f"needs order <= {MEM_CONTROL_MAX_ORDER} or no pair k != -k: z_M is built in full, with n^2 nodes"
+_NEEDS_PAIR = "needs a frequency pair k != -k"
+
+
 def _mem_doubled_expect(G):
     return Fraction(G.order - 1, G.order), ["R_g"]
 
@@ -197,25 +202,27 @@ def _mem_dropped_expect(G):
 
 
 #: name -> (statement, builder (group, exact) of a BlockDesign or a MemControl, expected (loss, failing),
-#: applies(group))
+#: applies(group), the reason printed when it does not apply)
 CONTROLS: dict = {
     "z_nu blocks": ("blocks 2^(-1/3).z_nu(1) at every frequency pair: R_c fails (and R_g at self-conjugate "
                     "frequencies); loss (4P + n - 1)/n", _z_nu_blocks, _z_nu_expect,
-                    lambda G: len(G.positive_frequencies) >= 1),
+                    lambda G: len(G.positive_frequencies) >= 1, _NEEDS_PAIR),
     "order-4 blocks without hat": ("blocks 4^(-1/3).(z_nu=i * z_xi(1,+1)) at every frequency pair: R_n fails "
                                    "(and R_g at self-conjugate frequencies); loss (2P + n - 1)/n", _order4,
-                                   _order4_expect, lambda G: len(G.positive_frequencies) >= 1),
+                                   _order4_expect, lambda G: len(G.positive_frequencies) >= 1, _NEEDS_PAIR),
     "z_F4/6 without hat correction": ("z_F4/6 without the hat correction (SPEC 7.3): R_n fails; loss 2(n-3)/n",
                                       _uncorrected, _uncorrected_expect,
-                                      lambda G: G.is_odd and len(G.positive_frequencies) >= 2),
+                                      lambda G: G.is_odd and len(G.positive_frequencies) >= 2,
+                                      "needs odd order and two frequency pairs: z_F4/6 is its base"),
     "perturbed z_F6": ("z_F6 with c of node 0 of the first block times 11/10: all four conditions fail; "
-                       "loss 1/(200 n)", _perturbed, _perturbed_expect, lambda G: G.is_odd),
+                       "loss 1/(200 n)", _perturbed, _perturbed_expect, lambda G: G.is_odd,
+                       "needs odd order: z_F6 is its base"),
     "z_M, output weights doubled": ("z_M with W_c doubled: every potential doubles, R_g fails; loss (n-1)/n",
                                     lambda G, exact: MemControl("z_M, output weights doubled", _double_c),
-                                    _mem_doubled_expect, lambda G: _mem_applies(G)),
+                                    _mem_doubled_expect, _mem_applies, _MEM_WHY),
     "z_M without node (0, 0)": ("z_M without its node (0, 0): all four conditions fail; loss (n-1)(n+7)/(2 n^3)",
                                 lambda G, exact: MemControl("z_M without node (0, 0)", _drop_node0),
-                                _mem_dropped_expect, lambda G: _mem_applies(G)),
+                                _mem_dropped_expect, _mem_applies, _MEM_WHY),
 }
 
 
@@ -244,7 +251,7 @@ def run_control(name: str, group: Any, method: str = "exact", design: Any = None
 
     method = check_method(method)
     G = parse_group(group)
-    statement, build, expect, _ = CONTROLS[name]
+    statement, build, expect = CONTROLS[name][:3]
     exact = method == "exact"
     want_loss, want_fail = expect(G)
     details: dict = {"expected_loss": str(want_loss), "expected_failing": want_fail}
@@ -319,7 +326,8 @@ _ALL = [control_z_nu_blocks, control_order4_blocks, control_uncorrected_f46, con
 
 
 def controls_for(group: Any, with_kwargs: bool = False) -> list:
-    """The control functions that apply to the group (at least two for every group).
+    """The control functions that apply to the group (at least two for every group): a query over
+    :data:`CONTROL_ROWS`.
 
     Groups with a pair ``k != -k`` get the block controls; the two z_M controls
     run up to order :data:`MEM_CONTROL_MAX_ORDER` and on every group where each
@@ -328,7 +336,8 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     Returns
     -------
     list
-        The control functions, or ``(function, kwargs)`` pairs with ``with_kwargs=True``.
+        The control functions, or ``(function, kwargs)`` pairs with ``with_kwargs=True`` (``kwargs``
+        ``{"methods": ("exact",)}`` for a control with no numeric form).
 
     Examples
     --------
@@ -338,18 +347,8 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     21
     """
     G = parse_group(group)
-    out = [(fn, {}) for fn, name in zip(_ALL, CONTROLS) if CONTROLS[name][3](G)]
-    if len(G.positive_frequencies) >= 1:  # the block-route controls: every group with a pair k != -k
-        out += [(fn, {} if BLOCK_CONTROLS[name][4] is None else {"methods": ("exact",)})
-                for fn, name in zip(_BLOCK_ALL, BLOCK_CONTROLS)
-                if BLOCK_CONTROLS[name][1] is not None or (G.is_odd and len(G.positive_frequencies) >= 2)]
-    out.append((_zero_fn, {"methods": ("exact",)}))
-    out.append((control_formal, {"methods": ("exact",)}))
-    out.append((control_mem_node_counts, {"methods": ("exact",)}))  # row 7's z_M entry: every group
-    out.append((control_mem_certificate, {"methods": ("exact",)}))  # row 6's z_M certificate: every group
-    out.append((control_membership, {}))  # row 5 handed a wrong catalogue: every group, both methods
-    if G.is_odd:  # rows 6-8 handed broken objects; their constructions need odd n
-        out += [(control_optimality_row, {}), (control_node_counts, {}), (control_occam, {"methods": ("exact",)})]
+    out = [(row.fn, {} if row.methods == METHODS else {"methods": row.methods})
+           for row in CONTROL_ROWS if row.applies(G)]
     return out if with_kwargs else [fn for fn, _ in out]
 
 
@@ -664,6 +663,7 @@ def _block_fn(name: str) -> Callable:
 
 
 _BLOCK_ALL = [_block_fn(name) for name in BLOCK_CONTROLS]
+globals().update({f.__name__: f for f in _BLOCK_ALL})   # each by its name: control_block_route_...
 
 
 def _zero_fn(group: Any, method: str = "exact") -> TheoremResult:
@@ -983,3 +983,37 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
                        negative_control=True, loss=str(got), expected_loss=str(want),
                        failing_conditions=["row 6 fails" if not r.passed else "row 6 passes"],
                        expected_failing=["row 6 fails"])
+
+
+# =========================================================================== the registry of the controls
+_PAIR = (lambda G: len(G.positive_frequencies) >= 1, _NEEDS_PAIR)
+_ODD = (lambda G: bool(G.is_odd), "needs odd order: z_F6 is its base")
+_ODD_TWO_PAIRS = (lambda G: G.is_odd and len(G.positive_frequencies) >= 2,
+                  "needs odd order and two frequency pairs: z_F4/6 is its base")
+
+
+def _attr(fn: Callable) -> str:
+    """The name this module binds ``fn`` to (a row looks its body up by name, so a patched control is run)."""
+    return next(k for k, v in globals().items() if v is fn and k.startswith("control_"))
+
+
+def _row(name: str, body: str, requires: tuple, methods: tuple = METHODS, section: str = "SPEC 6-7") -> Row:
+    return Row("control", name, section, body, requires=requires, module=__name__, methods=methods)
+
+
+#: Every negative control, in the order ``cogo verify`` runs them (rows of :class:`cogo.verify.rows.Row`):
+#: :func:`controls_for` and :func:`cogo.verify.registry.skipped` are queries over it.
+CONTROL_ROWS: tuple[Row, ...] = (
+    *(_row(name, _attr(fn), ((CONTROLS[name][3], CONTROLS[name][4]),)) for fn, name in zip(_ALL, CONTROLS)),
+    *(_row(name, fn.__name__, (_PAIR,) if BLOCK_CONTROLS[name][1] is not None else (_PAIR, _ODD_TWO_PAIRS),
+           METHODS if BLOCK_CONTROLS[name][4] is None else ("exact",))
+      for fn, name in zip(_BLOCK_ALL, BLOCK_CONTROLS)),
+    _row("exact zero test", "_zero_fn", (), ("exact",), "SPEC 7"),
+    _row("formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
+    _row(_MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
+    _row(_MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
+    _row(_MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
+    _row("optimality row: z_F6 with c of one block doubled", "control_optimality_row", (_ODD,), METHODS, "SPEC 7.1"),
+    _row(_NODE_CONTROL, "control_node_counts", (_ODD,), METHODS, "SPEC 7"),
+    _row(_OCCAM_CONTROL, "control_occam", (_ODD,), ("exact",), "SPEC 7"),
+)

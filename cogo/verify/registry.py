@@ -15,70 +15,17 @@ References
 """
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from cogo.algebra.spec import parse_group
 from cogo.threads import thread_policy as _thread_policy
-from cogo.verify.controls import controls_for
+from cogo.verify.controls import CONTROL_ROWS, controls_for
 from cogo.verify.results import METHODS, TheoremResult
+from cogo.verify.rows import Row, methods_of, skipped_rows
 
 __all__ = ["Row", "THEOREMS", "theorem_list", "skipped", "run_all"]
 
-_ODD = "need odd order: every k != 0 distinct from -k"
-
-
-@dataclass(frozen=True)
-class Row:
-    """One theorem row of a registry (:data:`THEOREMS` here, :data:`cogo.li2.theorems.LI2_THEOREMS` for SPEC 9).
-
-    ``number``/``title`` as printed, ``section`` of SPEC; ``body`` the name of its function in ``module``
-    (looked up at each run, so a patched function is the one run), called as ``body(G, method=..., **kwargs)``
-    when the row has both ``methods``, ``body(G, **kwargs)`` when it has one; ``shared`` names the inputs it
-    takes from its runner, computed once per run for every row (the Li^2 rows share one ascent run and its
-    seed); ``requires`` the conditions on the group, each ``(predicate, reason)``: the row applies when
-    every predicate holds, and :meth:`why_not` gives the first failing reason.
-    """
-
-    number: int | str
-    title: str
-    section: str
-    body: str
-    kwargs: dict = field(default_factory=dict)
-    requires: tuple[tuple[Callable[[Any], bool], str], ...] = ()
-    module: str = "cogo.verify.theorems"
-    methods: tuple[str, ...] = METHODS
-    shared: tuple[str, ...] = ()
-
-    @property
-    def label(self) -> str:
-        """``"6. optimality of z_F6"`` for a numbered theorem, ``"control: ..."`` / ``"Lemma 1: ..."`` otherwise."""
-        return f"{self.number}. {self.title}" if isinstance(self.number, int) else f"{self.number}: {self.title}"
-
-    @property
-    def fn(self) -> Callable[..., Any]:
-        return getattr(importlib.import_module(self.module), self.body)
-
-    def applies(self, G: Any) -> bool:
-        """Whether every condition of ``requires`` holds for the group ``G``.
-
-        Returns
-        -------
-        bool
-            True when the row runs on ``G``.
-        """
-        return all(pred(G) for pred, _ in self.requires)
-
-    def why_not(self, G: Any) -> str:
-        """The reason of the first condition of ``requires`` that ``G`` fails.
-
-        Returns
-        -------
-        str
-            The reason, or ``""`` when the row applies.
-        """
-        return next((why for pred, why in self.requires if not pred(G)), "")
+_ODD = "needs odd order: every k != 0 distinct from -k"
 
 
 def _odd(G: Any) -> bool:
@@ -137,27 +84,26 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     return out
 
 
-def skipped(group: Any) -> list[str]:
-    """Checks that do not apply to the group (even order: the order-6/4 constructions).
+def skipped(group: Any, method: str = "both") -> list[str]:
+    """The theorem rows and the controls that do not run on the group, each with its reason.
 
     Returns
     -------
     list of str
-        One line per row that does not apply: its title and the reason.
+        One line per row of :data:`THEOREMS` and of :data:`cogo.verify.controls.CONTROL_ROWS` (with a method
+        asked for) that does not apply: its label and the reason.
 
     Examples
     --------
-    >>> skipped(5), skipped(4)
-    ([], ['6. optimality of z_F6, 7.2, z_F4/6 (need odd order: every k != 0 distinct from -k)'])
+    >>> skipped(5)
+    []
+    >>> skipped(4)[0]
+    '6. optimality of z_F6 (needs odd order: every k != 0 distinct from -k)'
+    >>> skipped(37)                   # z_M above order 31 is not built twice more for its two controls
+    ['control: z_M, output weights doubled (needs order <= 31 or no pair k != -k: z_M is built in full, with n^2 nodes)', 'control: z_M without node (0, 0) (needs order <= 31 or no pair k != -k: z_M is built in full, with n^2 nodes)']
     """
     G = parse_group(group)
-    out = [row for row in THEOREMS if not row.applies(G)]
-    if not out:
-        return []
-    sections = [r.section.replace("SPEC ", "") for r in out]
-    names = {"7.1": "z_F6", "7.2": "7.2", "7.3": "z_F4/6"}
-    return [f"{out[0].number}. optimality of " + ", ".join(names.get(s, s) for s in sections)
-            + f" ({out[0].why_not(G)})"]
+    return skipped_rows(THEOREMS, G, method) + skipped_rows(CONTROL_ROWS, G, method)
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
@@ -181,10 +127,8 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
     (11, True, 3)
     """
-    if method not in ("both", *METHODS):
-        raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
+    methods = methods_of(method)
     G = parse_group(group)
-    methods = list(METHODS) if method == "both" else [method]
     results = []
     for fn, kw in theorem_list(G, full_loss=full_loss):
         kw = dict(kw)
