@@ -246,8 +246,7 @@ def _components(G: Li2Group) -> list[Component]:
     from cogo.algebra import representations as R
 
     irr = R.irreps(G.finite)
-    # regular representation: (R_g)[a, b] = 1 iff a = g b  -> P_k = (d/M) sum_g conj(chi(g)) R_g
-    T = G.table
+    P = R.isotypic_projectors(G.finite)   # P[k] = (d_k/M) sum_g conj(chi_k(g)) R_g, one per irrep (SPEC 9)
     used = set()
     for i, rho in enumerate(irr):
         if i in used:
@@ -262,14 +261,7 @@ def _components(G: Li2Group) -> list[Component]:
                     members.append(j)
                     break
         used.update(members)
-        Q = np.zeros((M, M), dtype=complex)
-        for j in members:
-            cj = np.asarray(irr[j].character, dtype=complex)
-            # (R_g)[a, b] = [a = g b]: entry (a, b) gets conj(chi(g)) for g = a b^{-1}
-            inv = np.asarray(G.finite.inverse, dtype=np.int64)
-            g_ab = T[:, inv]  # g_ab[a, b] = a b^{-1}
-            Q += (d / M) * cj.conj()[g_ab]
-        Q = Q.real
+        Q = P[members].sum(axis=0).real   # a complex-conjugate pair: the real projector onto both
         trivial = d == 1 and np.allclose(chi, 1.0)
         if trivial:
             kind, pred = "trivial", 0.0
