@@ -346,8 +346,7 @@ def _verify_theorems(args) -> int:
         notes = skipped_li2(G, args.method)
     else:
         G = parse_group(args.group)
-        from cogo.algebra.groups import FiniteAbelianGroup
-        if not isinstance(G, FiniteAbelianGroup):  # a table group (SPEC 9): SPEC 3-7 are about Z_d1 x ... x Z_dn
+        if G.abelian is None:  # a table group (SPEC 9): SPEC 3-7 are about Z_d1 x ... x Z_dn
             why = ("is Abelian but given by a name or table: write it as a product like 3x5"
                    if getattr(G, "is_abelian", False) else "is not Abelian")
             raise CogoError(f"the semiring theorems (SPEC 3-7) need a finite Abelian group Z_d1 x ... x Z_dn; "
@@ -564,7 +563,6 @@ def _add_train(sub) -> None:
 
 
 def _cmd_train(args) -> int:
-    from cogo.algebra.groups import FiniteAbelianGroup
     from cogo.solvers.training import (TrainConfig, check_output_dir, check_run_outputs, plot_history, save_run, train,
                                        validate_run)
 
@@ -592,7 +590,7 @@ def _cmd_train(args) -> int:
     if not args.resume and not args.force and any(p.exists() for p in states):
         raise CogoError(f"{out} holds the saved state of an interrupted run of these models "
                         f"({next(p.name for p in states if p.exists())}): --resume continues it, --force starts again")
-    if defaulted and not isinstance(cfg.group_obj, FiniteAbelianGroup):
+    if defaulted and cfg.group_obj.abelian is None:
         print(f"non-Abelian group {cfg.group}: default {', '.join(defaulted)} (see docs/groups.md)")
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
                     max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads,
@@ -682,9 +680,7 @@ def _cmd_classify(args) -> int:
                           inputs=inputs, force=args.force)
 
     def abelian_only(loaded) -> None:  # before any analysis: what the irreps reading (SPEC 9) cannot give
-        from cogo.algebra.groups import FiniteAbelianGroup
-
-        other = next((w.group for w in loaded if not isinstance(w.group, FiniteAbelianGroup)), None)
+        other = next((w.group for w in loaded if w.group.abelian is None), None)
         for flag, given in (("--plots", args.plots), ("--csv", args.csv)):
             if other is not None and given is not None:
                 raise CogoError(f"{flag} needs the block reading of an Abelian group (SPEC 8); {other} is read "

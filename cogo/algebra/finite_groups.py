@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-from cogo._moved import moved
 
+from cogo._moved import moved
 from cogo.algebra.groups import MAX_ORDER, FiniteAbelianGroup
 from cogo.errors import CogoError
 
@@ -329,6 +329,10 @@ class FiniteGroup:
     @cached_property
     def is_abelian(self) -> bool:
         return bool(np.array_equal(self.table, self.table.T))
+
+    #: No ``Z_d1 x ... x Z_dn`` coordinates (the protocol's ``abelian``): a group given by its table, even an
+    #: Abelian one, is read by its irreps (SPEC 9); write an Abelian group as a product (``3x5``) for SPEC 3-8.
+    abelian = None
 
     @property
     def is_odd(self) -> bool:

@@ -16,15 +16,13 @@ References
 from __future__ import annotations
 
 import math
-import re
 from functools import cached_property, reduce
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
-from cogo._moved import moved
 
+from cogo._moved import moved
 from cogo.algebra._lazy import lazy_module
-from cogo.errors import CogoError
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -211,6 +209,11 @@ class FiniteAbelianGroup:
 
     #: ``Z_d1 x ... x Z_dn`` is Abelian.
     is_abelian = True
+
+    @property
+    def abelian(self) -> "FiniteAbelianGroup":
+        """The group itself: its coordinates ``Z_d1 x ... x Z_dn`` (the protocol's ``abelian``, SPEC 1-2)."""
+        return self
 
     @cached_property
     def sub_table(self) -> np.ndarray:

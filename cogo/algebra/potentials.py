@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
-from cogo.algebra.network import Network, _conj, is_exact_entry
+from cogo.algebra.network import Network, is_exact_entry
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")

@@ -7,7 +7,11 @@ A group is its multiplication table: elements are the indices ``0 .. order - 1``
   :func:`cogo.algebra.spec.parse_group`);
 * ``table``: ``(M, M)`` int64, ``table[g, h]`` the index of ``g h``;
 * ``identity``: the index of the identity; ``inverse``: ``(M,)`` int64;
-* ``is_abelian``.
+* ``is_abelian``;
+* ``abelian``: the :class:`cogo.algebra.groups.FiniteAbelianGroup` whose
+  coordinates ``Z_d1 x ... x Z_dn`` index the elements (characters, the Fourier
+  transform of SPEC 2, everything SPEC 3-8 needs), or ``None`` for a group known
+  only by its table (an Abelian one too: its elements carry no coordinates).
 
 Three classes implement it: :class:`cogo.algebra.groups.FiniteAbelianGroup`
 (``Z_d1 x ... x Z_dn`` in coordinates, with its Fourier transform, SPEC 2),
@@ -17,8 +21,8 @@ isotypic components the Li^2 energy needs).  The irreducible representations
 of any of them are :func:`cogo.algebra.representations.irreps` and
 :func:`cogo.algebra.representations.character_table`: representation theory is
 a layer above the groups, so a group object never imports it.  Code that needs
-the coordinates and characters of ``Z_d1 x ... x Z_dn`` asks
-``isinstance(G, FiniteAbelianGroup)``, never ``hasattr``.
+the coordinates and characters of ``Z_d1 x ... x Z_dn`` asks ``G.abelian``
+(``None``: read the group by its irreps), never ``hasattr`` nor the class.
 
 >>> from cogo.algebra import Cyclic
 >>> from cogo.algebra.finite_groups import named_group
@@ -33,7 +37,7 @@ References
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -50,13 +54,15 @@ class Group(Protocol):
     identity: int
     inverse: np.ndarray
     is_abelian: bool
+    abelian: Any
 
 
 def check_group_axioms(G: Group) -> list[str]:
     """The group axioms the protocol's values fail (empty: a group), checked on the whole table (``O(M^3)``).
 
     Closure (a Latin square of indices), associativity, the identity and the
-    inverses, and ``is_abelian`` against ``table == table.T``.
+    inverses, ``is_abelian`` against ``table == table.T``, and ``abelian`` (when not ``None``) against the
+    table its coordinates give.
 
     Returns
     -------
@@ -87,4 +93,7 @@ def check_group_axioms(G: Group) -> list[str]:
         bad.append("inverse is wrong")
     if bool(G.is_abelian) != bool(np.array_equal(T, T.T)):
         bad.append("is_abelian is wrong")
+    A = getattr(G, "abelian", None)
+    if A is not None and not np.array_equal(np.asarray(A.table), T):
+        bad.append("abelian's coordinates do not index this table")
     return bad

@@ -1033,7 +1033,7 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     from cogo.checkpoints import load_weights
 
     w = load_weights(path, group=group)
-    if not isinstance(w.group, FiniteAbelianGroup):  # irreps reading (SPEC 9); the catalogue is Abelian-only
+    if w.group.abelian is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
         from cogo.analysis.irreps import read_irreps
 
         return read_irreps(w.Wa, w.Wb, w.Wc, w.group, dead_threshold=(settings or Settings()).dead_threshold,
@@ -1115,7 +1115,7 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
             + "; classify each group separately")
     if on_loaded is not None:
         on_loaded(loaded)
-    if any(not isinstance(w.group, FiniteAbelianGroup) for w in loaded):
+    if any(w.group.abelian is None for w in loaded):
         # a group given by its Cayley table: the catalogue of SPEC 7 is Abelian-only; read irreps (SPEC 9)
         from cogo.analysis.irreps import irreps_checkpoints
 

@@ -284,7 +284,6 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     ('cogo-dynamics/1', [0, 10, 20], True)
     """
     from cogo.snapshots import open_snapshots
-    from cogo.algebra.groups import FiniteAbelianGroup
 
     st = (settings or Settings()).validate()
     snaps = open_snapshots(path, group=group)
@@ -294,7 +293,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     if cache_dir is not None:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     S = len(snaps)
-    abelian = isinstance(G, FiniteAbelianGroup)
+    abelian = G.abelian is not None
     prog = _ProgressReader(snaps, G, cache_dir=cache_dir)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation

@@ -45,7 +45,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.arrays import as_array
-from cogo.algebra.groups import FiniteAbelianGroup
 
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
@@ -153,7 +152,7 @@ class IrrepReport:
 
 
 def _is_abelian(G) -> bool:
-    return isinstance(G, FiniteAbelianGroup) or bool(getattr(G, "is_abelian", False))
+    return bool(G.is_abelian)
 
 
 def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = DEAD_THRESHOLD,

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 from pathlib import Path
 from typing import Any
 

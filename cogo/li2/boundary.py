@@ -31,7 +31,7 @@ from __future__ import annotations
 import io
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -71,8 +71,7 @@ def group_info(spec) -> dict:
         raise
     except ValueError as exc:
         raise CogoError(" ".join(str(exc).split())) from None
-    from cogo.algebra.groups import FiniteAbelianGroup
-    if isinstance(G, FiniteAbelianGroup):
+    if G.abelian is not None:
         d_max = 1
     else:
         from cogo.algebra.representations import character_table
@@ -125,7 +124,7 @@ class SweepConfig:
         return min(x * math.log(M) / M, 1.0 - 1.5 / (M * M))
 
     def validate(self) -> "SweepConfig":
-        from cogo.solvers.training import TrainConfig, validate_run
+        from cogo.solvers.training import validate_run
 
         if not self.groups or not self.xs or not self.seeds or not self.lrs:
             raise CogoError("the sweep needs at least one group, fraction, seed and learning rate")

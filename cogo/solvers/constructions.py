@@ -62,7 +62,6 @@ from cogo.algebra.block import Block  # the one block type (SPEC 6), shared with
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.spec import parse_group
 from cogo.algebra.network import Network, is_zero_exact
-from cogo.algebra.potentials import block_sums
 from cogo.limits import construct_estimate, require
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.solvers.partial import clear_caches as _partial_clear_caches

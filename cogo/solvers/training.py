@@ -87,7 +87,6 @@ import json
 import math
 import os
 import platform
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +162,7 @@ def default_hyperparameters(group: Any) -> dict:
     >>> default_hyperparameters("S3")
     {'lr': 0.003, 'weight_decay': 0.002}
     """
-    family = "abelian" if isinstance(parse_group(group), FiniteAbelianGroup) else "non-abelian"
+    family = "abelian" if parse_group(group).abelian is not None else "non-abelian"
     return dict(DEFAULT_HYPERPARAMETERS[family])
 
 
@@ -400,7 +399,7 @@ class TrainResult:
             "torch_version": str(torch.__version__),
             "group": G.label,
             "n": G.order,
-            **({} if isinstance(G, FiniteAbelianGroup) else {"group_table": torch.from_numpy(np.array(G.table))}),
+            **({} if G.abelian is not None else {"group_table": torch.from_numpy(np.array(G.table))}),
             **({"group_source": dict(G.source)} if getattr(G, "source", None) else {}),  # GAP id and name
             **hp,
             "seed": int(self.seed),

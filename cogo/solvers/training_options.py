@@ -52,7 +52,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from cogo.algebra.spec import parse_group
 
 __all__ = ["ACTIVATIONS", "TOPS", "uses_options", "validate_options", "OptionsBatch", "ridge_readout",
            "sigma", "corrupt_labels", "minibatch_order"]

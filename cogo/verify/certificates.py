@@ -52,10 +52,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
-from cogo._moved import moved
 import sympy
 
-from cogo.threads import thread_policy as _thread_policy
+from cogo._moved import moved
 from cogo.algebra.cyclotomic import Cyclotomic, CycNumber, cyc_network, entries_order, gauge_fix_nodes
 from cogo.algebra.cyclotomic import clear_caches as clear_cyc_caches
 from cogo.algebra.loss import fourier_loss

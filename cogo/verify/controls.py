@@ -948,7 +948,6 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
     >>> r.status, r.details["loss"]
     ('CAUGHT', '2/7')
     """
-    from cogo.algebra.network import Network
     from cogo.solvers.constructions import f6_design
     from cogo.verify.theorems import optimality
 

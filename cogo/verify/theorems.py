@@ -21,14 +21,12 @@ Negative controls: :mod:`cogo.verify.controls`.  Exact tools:
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-from cogo._moved import Moved, moved
 import sympy
 
-from cogo.threads import thread_policy as _thread_policy
+from cogo._moved import Moved, moved
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
@@ -44,8 +42,7 @@ from cogo.verify.certificates import (CONST_MONOMIALS, ZeroTest, block_certifica
 from cogo.verify.formal import Formal, FormalVariables, formal_network
 from cogo.verify.zero import is_nonzero_proven
 from cogo.verify.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.verify.zero)
-from cogo.verify.results import (COND_TOL, LOSS_TOL, METHODS, NUM_TOL, Timer, TheoremResult, check_method,
-                                 make_result)
+from cogo.verify.results import LOSS_TOL, NUM_TOL, Timer, TheoremResult, check_method, make_result
 
 __all__ = [
     "semiring_laws",
@@ -57,9 +54,7 @@ __all__ = [
     "optimality",
     "node_counts",
     "occam",
-    "theorem_list",
-    "skipped",
-    "run_all",
+    "construction_blocks",
     "TheoremResult",
     "GENERAL_LOSS_MAX_ORDER",
 ]
@@ -738,6 +733,16 @@ def construction_blocks() -> dict:
     ``{label: (roles, needed sums)}`` from the catalogue registry (:class:`cogo.catalogue.Product`:
     ``construction`` and ``needs``); by composition (row 4) a product's zero set contains the union of
     its factors' zero sets.
+
+    Returns
+    -------
+    dict
+        ``label -> (roles, needed sums)`` for every product a construction uses.
+
+    Examples
+    --------
+    >>> construction_blocks()["z_F6 block z_syn * z_nu (7.1)"][0]
+    ('z_nu', 'z_syn')
     """
     from cogo import catalogue
 
