@@ -71,7 +71,7 @@ sympy = lazy_module("sympy")
 
 __all__ = [
     "Block",
-    "block_scale",
+    "abc_normalizer",
     "BlockDesign",
     "f6_design",
     "f6ab_design",
@@ -295,7 +295,7 @@ def _check_exact_flag(exact: Any) -> bool:
     return bool(exact)
 
 
-def block_scale(m: int, exact: bool = False) -> Any:
+def abc_normalizer(m: int, exact: bool = False) -> Any:
     """``m^(-1/3)``: the factor that turns a block with ``abc = m`` into one with ``abc = 1`` (SPEC 7).
 
     The constructions scale their catalogue products by it (``6^(-1/3) . (z_syn * z_nu)``, ...), since the
@@ -308,7 +308,7 @@ def block_scale(m: int, exact: bool = False) -> Any:
 
     Examples
     --------
-    >>> block_scale(6, exact=True), round(block_scale(8), 15)
+    >>> abc_normalizer(6, exact=True), round(abc_normalizer(8), 15)
     (6**(2/3)/6, 0.5)
     """
     return sympy.Integer(m) ** sympy.Rational(-1, 3) if exact else float(m) ** (-1.0 / 3.0)
@@ -316,7 +316,7 @@ def block_scale(m: int, exact: bool = False) -> Any:
 
 def _six_block(nu, exact: bool) -> PartialSolution:
     """``6^(-1/3) . (z_syn * z_nu(nu))`` (SPEC 7.1)."""
-    return (z_syn(exact=exact) * z_nu(nu, exact=exact)) * block_scale(6, exact)
+    return (z_syn(exact=exact) * z_nu(nu, exact=exact)) * abc_normalizer(6, exact)
 
 
 # --------------------------------------------------------------------------- 7.1 z_F6
@@ -394,7 +394,7 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
     for k in keys:
         key = (alphas[k], betas[k])
         if key not in cache:
-            cache[key] = (z_nu_i(exact=exact) * z_syn_ab(alphas[k], betas[k], exact=exact)) * block_scale(6, exact)
+            cache[key] = (z_nu_i(exact=exact) * z_syn_ab(alphas[k], betas[k], exact=exact)) * abc_normalizer(6, exact)
         blocks.append(Block(k, cache[key]))
     return BlockDesign(G, "z_F6ab", blocks, exact, params={"alpha": alphas, "beta": betas}, seed=seed)
 
@@ -421,7 +421,7 @@ def z_F6_ab(group: Any, alpha: Any = None, beta: Any = None, seed: int | None = 
 # --------------------------------------------------------------------------- 7.3 z_F4/6
 def _four_block(xi, s: int, exact: bool) -> PartialSolution:
     """``4^(-1/3) . (z_{nu=i} * z_xi(xi, s))`` (SPEC 7.3)."""
-    return (z_nu_i(exact=exact) * z_xi(xi, s, exact=exact)) * block_scale(4, exact)
+    return (z_nu_i(exact=exact) * z_xi(xi, s, exact=exact)) * abc_normalizer(4, exact)
 
 
 def f46_design(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: Any = None,
@@ -579,7 +579,7 @@ def z_nu_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool
     """
     exact, G, rng, keys = _design_setup(group, exact, seed, "the z_nu network")
     nus = _per_frequency(nu, "nu", G, DEFAULT_NU, exact, _draw_units(rng, keys), _param_value)
-    blocks = [Block(k, z_nu(nus[k], exact=exact) * block_scale(2, exact)) for k in keys]
+    blocks = [Block(k, z_nu(nus[k], exact=exact) * abc_normalizer(2, exact)) for k in keys]
     return BlockDesign(G, "z_nu alone", blocks, exact, params={"nu": nus}, seed=seed)
 
 

@@ -58,7 +58,7 @@ from cogo.algebra.groups import FiniteAbelianGroup
 
 from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import real_loss
-from cogo.solvers.constructions import Block, BlockDesign, block_scale
+from cogo.solvers.constructions import Block, BlockDesign, abc_normalizer
 from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_xi
 from cogo.verify.results import COND_TOL, METHODS, TheoremResult, Timer, check_method, make_result
 from cogo.verify.rows import Row
@@ -84,7 +84,7 @@ def _design_all(G: FiniteAbelianGroup, part: PartialSolution, name: str, exact: 
 
 # --------------------------------------------------------------------------- the controls
 def _z_nu_blocks(G, exact):
-    return _design_all(G, z_nu(1, exact=exact) * block_scale(2, exact), "z_nu blocks", exact)
+    return _design_all(G, z_nu(1, exact=exact) * abc_normalizer(2, exact), "z_nu blocks", exact)
 
 
 def _z_nu_expect(G):
@@ -93,7 +93,7 @@ def _z_nu_expect(G):
 
 
 def _order4(G, exact):
-    return _design_all(G, (z_nu_i(exact=exact) * z_xi(1, 1, exact=exact)) * block_scale(4, exact),
+    return _design_all(G, (z_nu_i(exact=exact) * z_xi(1, 1, exact=exact)) * abc_normalizer(4, exact),
                        "order-4 blocks without hat", exact)
 
 
@@ -385,7 +385,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
 def _sound_block(exact: bool = True) -> PartialSolution:
     from cogo.solvers.partial import z_syn
 
-    return (z_syn(exact=exact) * z_nu(1, exact=exact)) * block_scale(6, exact)
+    return (z_syn(exact=exact) * z_nu(1, exact=exact)) * abc_normalizer(6, exact)
 
 
 def _rg_only(exact=True):
@@ -395,17 +395,17 @@ def _rg_only(exact=True):
 
 
 def _rc_only(exact=True):
-    return (z_nu(1, exact=exact) * z_xi(1, 1, exact=exact)) * block_scale(4, exact)
+    return (z_nu(1, exact=exact) * z_xi(1, 1, exact=exact)) * abc_normalizer(4, exact)
 
 
 def _rn_only(exact=True):
-    return (z_nu_i(exact=exact) * z_xi(1, 1, exact=exact)) * block_scale(4, exact)
+    return (z_nu_i(exact=exact) * z_xi(1, 1, exact=exact)) * abc_normalizer(4, exact)
 
 
 def _rs_only(exact=True):
     from cogo.solvers.partial import z_syn
 
-    return z_syn(exact=exact) * block_scale(3, exact)
+    return z_syn(exact=exact) * abc_normalizer(3, exact)
 
 
 def _hand_loss(G, l_k: Fraction) -> Fraction:

@@ -34,7 +34,7 @@ from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss,
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials
 from cogo.analysis.blocks import extract_blocks
-from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork, block_scale
+from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork, abc_normalizer
 from cogo.solvers.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.verify.certificates import (CONST_MONOMIALS, ZeroTest, block_certificate, character_sum_onehot,
                                       constant_vector_sums, design_from_network, general_loss_certificate,
@@ -911,7 +911,7 @@ def family_certificate(kind: str) -> dict:
     """
     if kind in _FAMILY_CACHE:
         return _FAMILY_CACHE[kind]
-    six, four = block_scale(6, exact=True), block_scale(4, exact=True)
+    six, four = abc_normalizer(6, exact=True), abc_normalizer(4, exact=True)
     out: dict = {}
     if kind == "f6":
         nu, nub = sympy.symbols("nu nu_bar")
@@ -1302,7 +1302,7 @@ def _occam_exact(G: FiniteAbelianGroup, kind: str, zprime_design: BlockDesign | 
     checks: dict = {}
     Z = ZeroTest()
     t = sympy.Symbol("t", positive=True)
-    yv = block_scale(2, exact=True)
+    yv = abc_normalizer(2, exact=True)
     vals = [sympy.cbrt(t), sympy.cbrt(1 - t) * yv, sympy.cbrt(1 - t) * yv]
     pref = Network(G, np.asarray([[vals] * G.order] * 3, dtype=object), exact=True)
     k1 = int(G.positive_frequencies[0]) if len(G.positive_frequencies) else 1
@@ -1330,7 +1330,7 @@ def _occam_numeric(G: FiniteAbelianGroup, kind: str, zprime: Network | None, poi
     checks: dict = {}
     zp = zprime if zprime is not None else (C.z_F6(G) if kind == "f6" else C.z_M(G))
     zp = zp.to_numeric() if zp.exact else zp
-    y = Network(G, np.full((3, G.order, 2), block_scale(2), dtype=np.complex128))
+    y = Network(G, np.full((3, G.order, 2), abc_normalizer(2), dtype=np.complex128))
     one = Network.one(G)
     losses = [real_loss(*((np.cbrt(tv) * one + np.cbrt(1.0 - tv) * y) * zp).to_weights(real=True), group=G)
               for tv in np.linspace(0.0, 1.0, points)]
