@@ -486,7 +486,7 @@ def _register(G: FiniteGroup) -> None:
     _REGISTRY[G.label] = G
 
 
-def registered(label: str) -> FiniteGroup | None:
+def registered_table(label: str) -> FiniteGroup | None:
     """The table-given group registered under ``label``, if any."""
     return _REGISTRY.get(label)
 

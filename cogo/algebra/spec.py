@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.algebra.finite_groups import (NAMED_GROUPS_HELP, FiniteGroup, _refuse_order, _split_product, named_group,
-                                        registered)
+                                        registered_table)
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.smallgroups import from_spec as _smallgroup_from_spec  # GAP is imported at the first SmallGroup
 from cogo.algebra.smallgroups import is_smallgroup_spec
@@ -92,7 +92,7 @@ def group_from_spec(spec: str) -> FiniteGroup:
     everything Abelian groups get (the semiring theorems, the block reading, the defaults).
     """
     s = str(spec).strip()
-    reg = registered(s)
+    reg = registered_table(s)
     if reg is not None:
         return reg.as_abelian() or reg
     if is_smallgroup_spec(s):  # kept as GAP numbers it, with its id (an Abelian one too)
