@@ -609,7 +609,7 @@ def _two_irreps(G: Li2Group) -> bool:
 _EXACT = (_abelian, "exact rows need an Abelian group")
 _TWO = (_two_irreps, "needs two non-trivial irreps to mix")
 
-#: Every Li^2 row, in the order ``cogo verify --theory li2`` prints them (rows of :class:`cogo.verify.registry.Row`):
+#: Every Li^2 row, in the order ``cogo verify --theory li2`` prints them (rows of :class:`cogo.verify.rows.Row`):
 #: :func:`run_li2` and :func:`skipped_li2` are queries over it.  The numeric rows share one ascent run.
 LI2_THEOREMS: tuple[Row, ...] = (
     Row(2, "E at each irrep's maximum = E*", "SPEC 9", "theorem2_exact", requires=(_EXACT,), module=__name__,

@@ -21,11 +21,13 @@ class Row:
     """One row of a check registry (module docstring): a theorem or a control, and when it applies.
 
     ``number``/``title`` as printed, ``section`` of SPEC; ``body`` the name of its function in ``module``
-    (looked up at each run, so a patched function is the one run), called as ``body(G, method=..., **kwargs)``
-    when the row has both ``methods``, ``body(G, **kwargs)`` when it has one; ``shared`` names the inputs it
-    takes from its runner, computed once per run for every row (the Li^2 rows share one ascent run and its
-    seed); ``requires`` the conditions on the group, each ``(predicate, reason)``: the row applies when
-    every predicate holds, and :meth:`why_not` gives the first failing reason.
+    (looked up at each run, so a patched function is the one run); ``methods`` the methods it has (a runner
+    asked for another skips it); ``shared`` names the inputs it takes from its runner, computed once per run
+    for every row (the Li^2 rows share one ascent run and its seed); ``requires`` the conditions on the
+    group, each ``(predicate, reason)``: the row applies when every predicate holds, and :meth:`why_not`
+    gives the first failing reason.  Each runner calls the body its own way:
+    :func:`cogo.verify.registry.run_all` as ``body(G, method=m, **kwargs)`` for each method ``m`` of the row,
+    :func:`cogo.li2.theorems.run_li2` as ``body(G, **kwargs, **shared)`` (a Li^2 row has one method).
     """
 
     number: int | str
