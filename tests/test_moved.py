@@ -9,7 +9,8 @@ from cogo._moved import Moved, moved
 
 ROOT = Path(__file__).resolve().parents[1] / "cogo"
 
-#: every moved name of the library, with the object it must give (a plain move) or None (a view: checked equal)
+#: every plain move of the library, with where it went (the tables that became views of the catalogue registry
+#: are checked in tests/test_catalogue.py::test_moved_tables_warn_and_still_work)
 MOVED = [
     ("cogo.algebra.groups", "parse_group", "cogo.algebra.spec", "parse_group"),
     ("cogo.algebra.finite_groups", "group_from_spec", "cogo.algebra.spec", "group_from_spec"),
