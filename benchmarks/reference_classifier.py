@@ -189,15 +189,45 @@ def read_block(F, perm=None) -> dict:
             "perm": perm, "factor1": f1, "factor2": f2}
 
 
-def reference_blocks(Wa, Wb, Wc, dtype=np.complex64) -> dict:
-    """Every frequency's block: ``{k: {"nodes", "name", ...}}`` for each ``k`` with at least one live node."""
+def near_tie_names(F, ratio: float = 2.0) -> dict:
+    """Names the block would get under every node order whose step-4 error is within ``ratio`` x the minimum.
+
+    Not part of the reference: a measure of how much its name rests on the tie-breaking of step 4.
+
+    Returns
+    -------
+    dict
+        ``{name: smallest step-4 error among the orders giving it}`` (the reference's own order included).
+    """
+    q = F.shape[1]
+    P = _perms(q)
+    cp = F[2][P]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio_ = cp[:, : q // 2] / cp[:, q // 2:]
+        err = np.sqrt((np.abs(ratio_ - ratio_.mean(axis=1, keepdims=True)) ** 2).sum(axis=1))
+    err = np.where(np.isfinite(err), err, np.inf)
+    out: dict = {}
+    for i in np.nonzero(err <= ratio * err.min())[0]:
+        name = read_block(F, perm=P[i])["name"]
+        out[name] = min(out.get(name, np.inf), float(err[i]))
+    return out
+
+
+def reference_blocks(Wa, Wb, Wc, dtype=np.complex64, near_ties: bool = False) -> dict:
+    """Every frequency's block: ``{k: {"nodes", "name", ...}}`` for each ``k`` with at least one live node.
+
+    ``near_ties``: also each order-4/6 block's :func:`near_tie_names`.
+    """
     A, B, C = fourier(Wa, Wb, Wc, dtype)
     out = {}
     for k, nodes in frequencies(A).items():
         if not nodes:
             continue
         if len(nodes) in (4, 6):
-            rec = read_block(np.stack([A[k, nodes], B[k, nodes], C[k, nodes]]))
+            F = np.stack([A[k, nodes], B[k, nodes], C[k, nodes]])
+            rec = read_block(F)
+            if near_ties:
+                rec["near_ties"] = near_tie_names(F)
         else:
             rec = {"name": f"order-{len(nodes)}"}
         out[k] = {"nodes": nodes, **rec}
@@ -249,6 +279,8 @@ def _block_detail(seed, k, ref: dict, b) -> dict:
     out = {"seed": seed, "k": k, "reference": ref["name"] if ref else "absent",
            "cogo": cogo_label(b) if b is not None else "absent",
            "same_nodes": bool(ref and b is not None and sorted(ref["nodes"]) == sorted(b.nodes))}
+    if ref and ref.get("near_ties"):
+        out["ref_near_tie_names"] = {n: round(e, 5) for n, e in ref["near_ties"].items()}
     if ref and ref.get("labels"):
         out.update(ref_labels=list(ref["labels"]), ref_err=round(ref["err"], 4),
                    ref_factor1=[_c(z) for z in ref["factor1"][:, 1]],
@@ -266,7 +298,7 @@ def compare_checkpoint(path, seed) -> dict:
     from cogo.checkpoints import load_weights
 
     w = load_weights(path)
-    ref = reference_blocks(w.Wa, w.Wb, w.Wc, np.complex64)
+    ref = reference_blocks(w.Wa, w.Wb, w.Wc, np.complex64, near_ties=True)
     ref128 = reference_names(w.Wa, w.Wb, w.Wc, np.complex128)
     rep = classify_checkpoint(path, settings=Settings.preset_named("paper"))
     cogo = {int(b.k): b for b in rep.blocks}
@@ -303,6 +335,10 @@ def summarize_d(d: int, runs: list) -> dict:
             r["ref_names"].get(k) != r["ref128_names"].get(k) for r in runs for k in r["ref_names"]),
         "live_nodes_reference": [r["live_ref"] for r in runs], "live_nodes_cogo": [r["live_cogo"] for r in runs],
         "disagreements": [b for b in blocks if b["reference"] != b["cogo"]],
+        "per_seed_reference_counts": [{c: list(r["ref_names"].values()).count(c) for c in COLUMNS + ("non-factorable",)}
+                                      for r in runs],
+        "near_ties_2x": [{k: b[k] for k in ("seed", "k", "reference", "cogo", "ref_near_tie_names")}
+                         for b in blocks if len(b.get("ref_near_tie_names", {})) > 1],
     }
 
 
@@ -317,6 +353,7 @@ def _print(s: dict) -> None:
         cells = [f"{row[c]:6.2f}" if not isinstance(row[c], dict) else
                  f"{row[c]['mean']:6.2f} +- {row[c]['se']:4.2f}" for c in COLUMNS]
         print(f"  {name:22s} " + " | ".join(cells))
+    print(f"  blocks whose reference name changes under a node order within 2x of the best: {len(s['near_ties_2x'])}")
     cogo_cols = sorted({c for v in s["confusion_reference_vs_cogo"].values() for c in v})
     print("  reference \\ cogo: " + ", ".join(cogo_cols))
     for ref, row in sorted(s["confusion_reference_vs_cogo"].items()):
