@@ -54,7 +54,7 @@ Points of interpretation (where the reference is silent, ambiguous or cannot run
 
 Usage::
 
-    python benchmarks/reference_classifier.py [--root /work/wt/notes/refck] [--dims 23 71 127]
+    python benchmarks/reference_classifier.py --root CHECKPOINTS [--dims 23 71 127]
         [--out benchmarks/results/reference_classifier.json]
 
 compares, per block, with ``cogo`` ``--preset paper`` on the checkpoints ``ROOT/d{d}/*.pt``.
@@ -371,7 +371,8 @@ def main(argv=None) -> None:
     from _common import machine_info, write_json
 
     ap = argparse.ArgumentParser(description="The reference classifier's reading vs cogo --preset paper, per block.")
-    ap.add_argument("--root", default="/work/wt/notes/refck", help="checkpoints under ROOT/d{d}/*.pt")
+    ap.add_argument("--root", required=True,
+                    help="checkpoints under ROOT/d{d}/*.pt (the reference cells of bench_gpu_sweep.py, unpacked)")
     ap.add_argument("--dims", type=int, nargs="+", default=[23, 71, 127])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "reference_classifier.json"))
     args = ap.parse_args(argv)
