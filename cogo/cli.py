@@ -1032,10 +1032,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     0: success; 1: a check failed (``verify``, ``experiment``); 2: a user error,
     printed as ONE line ``cogo: error: ...`` on stderr (a usage error from
-    argparse, or a :class:`cogo.errors.CogoError`); 130: interrupted.  Any
-    other exception is a bug in cogo and propagates with its traceback.
+    argparse, or a :class:`cogo.errors.CogoError`); 130: interrupted (Ctrl-C at
+    any moment, start-up included: one line ``cogo: interrupted; ...`` on a line of
+    its own, saying how to resume, never a traceback).  Any other exception is a bug in
+    cogo and propagates with its traceback.  The thread settings (``--threads``) hold
+    for the command only: torch's and BLAS's thread counts are restored after it
+    (:func:`cogo.threads.preserved`).
     """
     argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _close_progress_bars()
+        print(f"cogo: interrupted{_resume_hint(argv)}", file=sys.stderr, flush=True)
+        return 130
+
+
+def _main(argv: list) -> int:
     parser = build_parser(only="classify" if argv[:1] == ["classify"] else None)
     try:
         args = parser.parse_args(argv)
@@ -1045,14 +1058,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from cogo.threads import preserved
+
     try:
-        with _reading(args):
+        with preserved(), _reading(args):
             return int(args.func(args) or 0)
     except CogoError as exc:
         return _error(str(exc))
-    except KeyboardInterrupt:
-        print("cogo: interrupted", file=sys.stderr)
-        return 130
+
+
+def _close_progress_bars() -> None:
+    """End every open tqdm bar (its line), so that what follows starts on a line of its own."""
+    tqdm = sys.modules.get("tqdm.std")
+    for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", None) or []):
+        try:
+            bar.close()
+        except Exception:  # pragma: no cover - a bar half torn down by the interrupt
+            pass
+
+
+def _resume_hint(argv: list) -> str:
+    """What to run after an interruption: the resumable commands say how they continue."""
+    cmd = argv[:1]
+    if cmd == ["train"]:
+        again = shlex.join(["cogo", *(argv if "--resume" in argv else [*argv, "--resume"])])
+        out = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--out"), None)
+        saved = out is not None and Path(out).is_dir() and any(Path(out).glob(".*.resume.pt"))
+        where = ("from the state saved in --out" if saved else
+                 "no state saved yet, so from epoch 0; one is saved every --resume-every epochs, default 1000")
+        return f"; resume with --resume ({where}): {again}"
+    if cmd in (["experiment"], ["li2-sweep"], ["dynamics"]):
+        return f"; run the same command to resume (finished work in its --out is reused): {shlex.join(['cogo', *argv])}"
+    return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

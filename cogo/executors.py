@@ -91,12 +91,16 @@ def _submitit(kind: str):
 
 
 def _call(fn: Callable, args: tuple, threads: int | None) -> Any:
-    """What a job runs: set torch's thread count (as the in-process command does), then ``fn(*args)``."""
-    if threads is not None:
-        import torch
+    """What a job runs: ``fn(*args)`` at torch's (and BLAS's) thread count ``threads``, restored after (in-process
+    jobs leave the caller's count as it was)."""
+    if threads is None:
+        return fn(*args)
+    import torch  # noqa: F401  (cogo.threads.thread_limit limits torch only once it is imported)
 
-        torch.set_num_threads(int(threads))
-    return fn(*args)
+    from cogo.threads import thread_limit
+
+    with thread_limit(int(threads)):
+        return fn(*args)
 
 
 def _executor(s: ExecutorSettings):
