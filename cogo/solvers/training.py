@@ -473,15 +473,12 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
     per_model = _work_elements(n, config.hidden, n_train, kernel) * config.torch_dtype.itemsize
     free = _available_bytes(device)
     n_models = len(seeds) * len(wds)
-    if free is not None:
-        budget = free // 2
-        if per_model > budget:
-            raise ValueError(
-                f"one model (group order {n}, hidden {config.hidden}, {config.dtype}) needs about "
-                f"{per_model / 2**30:.2f} GiB of working memory but only {free / 2**30:.2f} GiB are free on {device}"
-            )
-        if max_batch is None:
-            max_batch = max(1, budget // per_model)
+    from cogo.limits import models_per_batch
+
+    fit = models_per_batch(per_model, free, f"one model (group order {n}, hidden {config.hidden}, {config.dtype})",
+                           str(device))  # CogoError (a ValueError) when one model exceeds half the free memory
+    if max_batch is None and fit is not None:
+        max_batch = fit
     return seeds, wds, kernel, int(min(max_batch or n_models, n_models))
 
 
