@@ -823,7 +823,7 @@ def _cmd_dynamics(args) -> int:
     cache = None if args.no_cache else out / "cache"
     runs = []
     for f in args.files:
-        bar = _count_bar(f"dynamics {Path(f).stem}", "snapshot", off=args.no_progress)
+        bar = _CountBar(f"dynamics {Path(f).stem}", "snapshot", off=args.no_progress)
         try:
             runs.append(analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers,
                                     group=args.group, progress=bar, max_order=args.max_order))
@@ -837,7 +837,7 @@ def _cmd_dynamics(args) -> int:
     return 0
 
 
-class _count_bar:
+class _CountBar:
     """A tqdm bar fed with ``(done, total)`` counts (the ``progress`` callback of the readers); nothing with ``off``."""
 
     def __init__(self, desc: str, unit: str, off: bool = False) -> None:
