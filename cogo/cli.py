@@ -1176,7 +1176,8 @@ def _resume_hint(argv: list) -> str:
     cmd = argv[:1]
     if cmd == ["train"]:
         again = shlex.join(["cogo", *(argv if "--resume" in argv else [*argv, "--resume"])])
-        out = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--out"), None)
+        out = next((a.split("=", 1)[1] if "=" in a else argv[i + 1] for i, a in enumerate(argv)
+                    if (a == "--out" and i + 1 < len(argv)) or a.startswith("--out=")), None)
         saved = out is not None and Path(out).is_dir() and any(Path(out).glob(".*.resume.pt"))
         where = ("from the state saved in --out" if saved else
                  "no state saved yet, so from epoch 0; one is saved every --resume-every epochs, default 1000")
