@@ -466,7 +466,7 @@ def _add_construct(sub) -> None:
                            metavar="FILE.pt", help="checkpoint to write (-o and --output: old spellings)"))
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
-    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP + " (and no estimate line)")
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.set_defaults(func=_cmd_construct)
 
 
