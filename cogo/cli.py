@@ -1038,7 +1038,8 @@ def _cmd_li2_sweep(args) -> int:
             same = old.get("config", {}) == json.loads(dumps_json(_sweep_settings(cfg)))
             done = {row_key(r): r for r in old["rows"]} if same else {}
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise CogoError(f"{path} is not a sweep.json written by cogo li2-sweep; use a fresh --out") from None
+            raise CogoError(f"{path} is not a sweep.json written by cogo li2-sweep; use a fresh --out, or --force "
+                            "to replace it") from None
         if not same:
             raise CogoError(f"{path} was written with other settings; use a fresh --out, or --force to replace it")
     t0 = time.perf_counter()
