@@ -1,7 +1,7 @@
-"""The workflow fronts of the curated API (``cogo.train``, ``cogo.load``, ``cogo.save``, ``cogo.classify``, ``cogo.verify``).
+"""The workflow fronts of the curated API (``cogo.train``, ``cogo.load``, ``cogo.classify``, ``cogo.verify``).
 
 Thin, documented entry points over the modules that do the work; ``import cogo`` exposes them
-(see :mod:`cogo`).
+(see :mod:`cogo`); ``cogo.save`` writes what ``cogo.load`` reads.
 """
 from __future__ import annotations
 

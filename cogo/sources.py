@@ -110,5 +110,6 @@ def label_of(obj: Any, i: int) -> str:
     if hasattr(obj, "config") and hasattr(obj, "seed"):
         from cogo.solvers.naming import checkpoint_name
 
-        return f"<training result {checkpoint_name(obj.config.group, obj.config.hidden, obj.weight_decay, obj.seed)[:-3]}>"
+        stem = checkpoint_name(obj.config.group, obj.config.hidden, obj.weight_decay, obj.seed)[:-3]
+        return f"<training result {stem}>"
     return f"<{type(obj).__name__} #{i}>"
