@@ -85,7 +85,9 @@ def weights_and_meta(obj: Any) -> tuple:
     from cogo.algebra.spec import parse_group
 
     G = parse_group(obj.group)
-    meta = {k: v for k, v in (getattr(obj, "meta", None) or {}).items()
+    given = getattr(obj, "meta", None)
+    given = given if isinstance(given, dict) else {}
+    meta = {k: v for k, v in given.items()
             if isinstance(v, (str, int, float, bool)) and k not in ("group", "n", "path")}
     meta.update(group=G.label, n=G.order)
     if G.abelian is None:
