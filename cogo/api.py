@@ -89,7 +89,17 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
             save_checkpoint(path, Wa, Wb, Wc, meta)
             paths.append(path)
             labels[str(path)] = label_of(it, i)
-        result = classify_many(paths, group=group, settings=settings, progress=progress)
+        try:
+            result = classify_many(paths, group=group, settings=settings, progress=progress)
+        except ValueError as exc:  # a one-line error about an in-memory network names it, not its temporary file
+            msg = str(exc)
+            for tmp_path, label in labels.items():
+                msg = msg.replace(tmp_path, label)
+            if msg == str(exc):
+                raise
+            from cogo.errors import CogoError
+
+            raise CogoError(msg) from None
     for rep in result.reports:
         rep.path = labels.get(str(rep.path), rep.path)
     return result

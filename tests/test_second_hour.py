@@ -138,6 +138,13 @@ def test_classify_takes_every_source_and_returns_one_type(trained):
     for bad in (3, [], object()):
         with pytest.raises(cogo.CogoError, match="checkpoint path"):
             cogo.classify(bad)
+    import types
+
+    w = cogo.load(paths[0])
+    wrong = types.SimpleNamespace(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group="S3")     # 7 columns, a group of order 6
+    with pytest.raises(cogo.CogoError) as exc:
+        cogo.classify(wrong)
+    assert str(exc.value).startswith("<SimpleNamespace #0>: ") and "cogo-classify-" not in str(exc.value)
 
 
 def test_construct_takes_the_function_names(tmp_path, capsys):
