@@ -51,7 +51,7 @@ def make_run(directory: Path, S: int, d: int = 127, q: int = 512) -> Path:
     from cogo.solvers.constructions import construct
     from cogo.solvers.training import init_weights
 
-    net, _ = construct("f46", d)
+    net, _ = construct("z_F46", d)
     Wf = net.to_weights(real=True)
     m = Wf[0].shape[0]
     rng = np.random.default_rng(0)

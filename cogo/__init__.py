@@ -11,7 +11,8 @@ rest stays importable from its module, see docs/api/index.md):
 - the catalogue and the constructions (SPEC 7): :func:`z_syn`, :func:`z_syn_ab`, :func:`z_nu`,
   :func:`z_nu_i`, :func:`z_xi`, :func:`z_F6`, :func:`z_F6_ab`, :func:`z_F46`, :func:`z_M`,
   :func:`construct`;
-- the workflow: :func:`train`, :func:`load`, :func:`classify`, :func:`verify`.
+- the losses (SPEC 1, 5): :func:`fourier_loss` (from Fourier coordinates), :func:`real_loss` (on pairs);
+- the workflow: :func:`train`, :func:`load`, :func:`save`, :func:`classify`, :func:`verify`.
 
 Every name is imported on first use (PEP 562), so ``import cogo`` stays as cheap as
 ``import cogo.cli``: sympy, networkx and torch load only when a name that needs them is used.
@@ -21,10 +22,7 @@ References
 .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 .. [2] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 """
-from __future__ import annotations
-
-import importlib
-from typing import Any
+import importlib as _importlib
 
 from cogo._version import __version__
 
@@ -48,11 +46,15 @@ _API = {
     "z_F46": ("cogo.solvers.constructions", "z_F46"),
     "z_M": ("cogo.solvers.constructions", "z_M"),
     "construct": ("cogo.solvers.constructions", "construct"),
+    # the losses (SPEC 1, 5)
+    "fourier_loss": ("cogo.algebra.loss", "fourier_loss"),
+    "real_loss": ("cogo.algebra.loss", "real_loss"),
     # the workflow
     "TrainConfig": ("cogo.solvers.training", "TrainConfig"),
     "CogoError": ("cogo.errors", "CogoError"),
     "train": ("cogo.api", "train"),
     "load": ("cogo.api", "load"),
+    "save": ("cogo.api", "save"),
     "classify": ("cogo.api", "classify"),
 }
 
@@ -63,16 +65,17 @@ __all__ = sorted([*_API, "verify"])
 # (cogo/verify/__init__.py) and calls :func:`cogo.api.verify`.
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "verify":
-        return importlib.import_module("cogo.verify")
+        return _importlib.import_module("cogo.verify")
     if name in _API:
         module, attr = _API[name]
-        value = getattr(importlib.import_module(module), attr)
+        value = getattr(_importlib.import_module(module), attr)
         globals()[name] = value  # cache: the next access is a plain attribute
         return value
     raise AttributeError(f"module 'cogo' has no attribute {name!r}")
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+def __dir__() -> list:
+    # the curated names, the dunders and the submodules imported so far; no helper of this file
+    return sorted({*__all__, *(n for n in globals() if not n.startswith("_") or n.startswith("__"))})

@@ -1,13 +1,14 @@
 """The workflow fronts of the curated API (``cogo.train``, ``cogo.load``, ``cogo.classify``, ``cogo.verify``).
 
 Thin, documented entry points over the modules that do the work; ``import cogo`` exposes them
-(see :mod:`cogo`).
+(see :mod:`cogo`); ``cogo.save`` writes what ``cogo.load`` reads.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-__all__ = ["train", "load", "classify", "verify"]
+__all__ = ["train", "load", "save", "classify", "verify"]
 
 
 def load(path: Any, group: Any = None):
@@ -51,24 +52,95 @@ def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, prog
     return _train(cfg, seeds=list(seeds), weight_decays=weight_decays, progress=progress)
 
 
-def classify(paths: Any, group: Any = None, settings: Any = None):
-    """Read trained checkpoints: blocks, Kronecker factors, catalogue names (SPEC 8).
+def classify(source: Any, group: Any = None, settings: Any = None, progress: bool = False):
+    """Read trained networks: blocks, Kronecker factors, catalogue names (SPEC 8), aggregated with error bars.
 
-    ``paths``: one checkpoint path, or a list of them (aggregated with error bars, as
-    ``cogo classify`` does). ``settings``: :class:`cogo.analysis.classify.Settings`
-    (tolerances, the paper preset).
+    ``source``: a checkpoint path, a folder of checkpoints, a list, a training result (what
+    :func:`train` returns, or one element of it) or an object with ``Wa, Wb, Wc, group``
+    (what :func:`load` returns); every form is listed in :mod:`cogo.sources`.  ``group`` overrides
+    the group recorded in the files; ``settings``: :class:`cogo.analysis.classify.Settings`
+    (tolerances, the paper preset).  In-memory networks go through the same validated reader as
+    files (written to a temporary checkpoint first); their reports name them ``<training result ...>``.
 
     Returns
     -------
-    report
-        For one path, the reading of that network (:func:`cogo.analysis.classify.classify_checkpoint`);
-        for a list, the aggregate (:func:`cogo.analysis.classify.classify_many`).
+    cogo.analysis.classify.ClassifyResult
+        Always this one type, for one network or many (``cogo classify`` prints the same): ``.reports``
+        (one :class:`cogo.analysis.classify.NetworkReport` per network, ``.reports[0].blocks``),
+        ``.summary``, ``.to_records()``, ``.to_pandas()`` (needs pandas).  A group without Abelian
+        coordinates gets the irreducible-representation reading
+        (:class:`cogo.analysis.irreps.IrrepsResult`, SPEC 9) instead.
     """
-    from cogo.analysis import classify as _c
+    import tempfile
 
-    if isinstance(paths, (list, tuple)):
-        return _c.classify_many(paths, group=group, settings=settings)
-    return _c.classify_checkpoint(paths, group=group, settings=settings)
+    from cogo.analysis.classify import classify_many
+    from cogo.checkpoints import save_checkpoint
+    from cogo.sources import gather, label_of, weights_and_meta
+
+    items = gather(source)
+    with tempfile.TemporaryDirectory(prefix="cogo-classify-") as tmp:
+        paths, labels = [], {}
+        for i, it in enumerate(items):
+            if isinstance(it, Path):
+                paths.append(it)
+                continue
+            path = Path(tmp) / f"network{i}.pt"
+            Wa, Wb, Wc, meta = weights_and_meta(it)
+            save_checkpoint(path, Wa, Wb, Wc, meta)
+            paths.append(path)
+            labels[str(path)] = label_of(it, i)
+        try:
+            result = classify_many(paths, group=group, settings=settings, progress=progress)
+        except ValueError as exc:  # a one-line error about an in-memory network names it, not its temporary file
+            msg = str(exc)
+            for tmp_path, label in labels.items():
+                msg = msg.replace(tmp_path, label)
+            if msg == str(exc):
+                raise
+            from cogo.errors import CogoError
+
+            raise CogoError(msg) from None
+    for rep in result.reports:
+        rep.path = labels.get(str(rep.path), rep.path)
+    return result
+
+
+def save(network: Any, path: Any, force: bool = False) -> Path:
+    """Write a network as a checkpoint that :func:`load`, :func:`classify` and every command read.
+
+    ``network``: a training result (one element of what :func:`train` returns: its whole record,
+    as ``cogo train`` writes it), an object with ``Wa, Wb, Wc, group`` (what :func:`load` returns)
+    or a :class:`cogo.algebra.network.Network` (a construction: its real weights, which must be
+    Hermitian).  An existing file is refused (:class:`cogo.errors.CogoError`, one line) unless
+    ``force``; the write is atomic.
+
+    Returns
+    -------
+    pathlib.Path
+        The checkpoint written.
+    """
+    from cogo.algebra.network import Network
+    from cogo.checkpoints import save_checkpoint
+    from cogo.errors import CogoError
+    from cogo.outputs import check_output_file
+    from cogo.sources import ACCEPTED, weights_and_meta
+
+    try:
+        out = check_output_file(path, force=force, label="path")
+    except CogoError as exc:  # the command line's wording names --force; here it is the keyword
+        raise CogoError(str(exc).replace("use --force", "pass force=True")) from None
+    if isinstance(network, Network):
+        from cogo.solvers.constructions import to_checkpoint
+
+        to_checkpoint(network, out)
+        return out
+    if not (all(hasattr(network, a) for a in ("Wa", "Wb", "Wc"))
+            and (hasattr(network, "group") or hasattr(network, "config"))):
+        raise CogoError(f"cannot save a {type(network).__name__}: give one network ({ACCEPTED.split(', a list')[0]}"
+                        ", or a cogo Network); save the results of cogo.train one by one")
+    Wa, Wb, Wc, meta = weights_and_meta(network)
+    save_checkpoint(out, Wa, Wb, Wc, meta)
+    return out
 
 
 def verify(group: Any = None, method: str = "both", checkpoint: Any = None):

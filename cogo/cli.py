@@ -422,14 +422,51 @@ def _verify_checkpoint(args) -> int:
 
 
 # ---------------------------------------------------------------- construct
+#: cogo construct's names (the functions' names, cogo.solvers.constructions.NAMES) and the previous release's
+#: names they replace (accepted with a warning until the next release); repeated here so that building the
+#: parser imports nothing heavy (tests/test_cli.py checks that they agree)
+CONSTRUCTIONS = {"z_F6": "f6", "z_F6_ab": "f6-ab", "z_F46": "f46", "z_M": "mem"}
+
+
+def _warn_old(old: str, new: str) -> None:
+    """One line on stderr: an old spelling was used (accepted until the next release)."""
+    print(f"cogo: warning: {old} is the old spelling of {new}; it is accepted until the next release",
+          file=sys.stderr)
+
+
+class _OldSpellings(argparse._StoreAction):
+    """Store the value; an option string other than the first (the name) is an old spelling: warn, then store."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None and option_string != self.option_strings[0]:
+            _warn_old(option_string, self.option_strings[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _construction_type(text: str) -> str:
+    """``cogo construct NAME``: a construction's name, or its old name (a warning)."""
+    if text in CONSTRUCTIONS:
+        return text
+    old = {k: n for n, k in CONSTRUCTIONS.items()}
+    if text in old:
+        _warn_old(text, old[text])
+        return old[text]
+    raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(CONSTRUCTIONS)})")
+
+
 def _add_construct(sub) -> None:
     p = sub.add_parser("construct", help="write a construction of SPEC 7 as a checkpoint")
-    p.add_argument("kind", choices=["f6", "f6-ab", "f46", "mem"], help="which global optimizer")
+    p.add_argument("kind", type=_construction_type, metavar="NAME",
+                   help=f"which global optimizer: {', '.join(CONSTRUCTIONS)} (the functions cogo.z_F6, ...; the "
+                        f"old names {', '.join(CONSTRUCTIONS.values())} are accepted until the next release)")
     _input(p.add_argument("--group", type=_group_type, default="23",
                           help="group order or product (default 23), or an Abelian Cayley-table .json"))
     p.add_argument("--seed", type=_int_type("seed", 0), default=None, help="draw the free parameters from this seed (default: fixed documented values)")
-    _output(p.add_argument("-o", "--output", required=True, metavar="FILE.pt", help="checkpoint to write"))
+    _output(p.add_argument("--out", "-o", "--output", dest="output", action=_OldSpellings, required=True,
+                           metavar="FILE.pt", help="checkpoint to write (-o and --output: old spellings)"))
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.set_defaults(func=_cmd_construct)
 
 
@@ -465,16 +502,20 @@ def _cmd_construct(args) -> int:
     from cogo.solvers.constructions import construct, to_checkpoint
 
     G = parse_group(args.group)
-    out = check_output_file(args.output, inputs=_group_inputs(args.group), force=args.force, label="-o")
-    if args.kind != "mem" and G.order % 2 == 0:
+    out = check_output_file(args.output, inputs=_group_inputs(args.group), force=args.force, label="--out")
+    kind = CONSTRUCTIONS[args.kind]  # the kind the estimates and the checkpoint record
+    if kind != "mem" and G.order % 2 == 0:
         raise CogoError(f"construction {args.kind} needs a group of odd order (every k != -k, SPEC 6); "
-                        f"{G} has order {G.order}; mem works for every order")
-    est = require(construct_estimate(args.kind, G.order))
-    if est.seconds > 5:
+                        f"{G} has order {G.order}; z_M works for every order")
+    est = require(construct_estimate(kind, G.order))
+    if est.seconds > 5 and not args.no_progress:
         print(f"cogo construct: {est}", flush=True)
-    net, meta = construct(args.kind, G, seed=args.seed)
-    Wa, Wb, Wc = net.to_weights(real=True)
-    loss, on = _construct_loss(Wa, Wb, Wc, G)
+    from cogo.threads import threads as _threads
+
+    with _threads(args.threads):
+        net, meta = construct(args.kind, G, seed=args.seed)
+        Wa, Wb, Wc = net.to_weights(real=True)
+        loss, on = _construct_loss(Wa, Wb, Wc, G)
     meta.update(nodes=int(net.q), real_space_loss=float(loss) if math.isfinite(loss) else None,
                 real_space_loss_on=on)
     to_checkpoint(net, out, meta)
@@ -741,6 +782,9 @@ def _add_dynamics(sub) -> None:
                         "per-node frequency report per snapshot")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
+    p.add_argument("--force", action="store_true",
+                   help="replace the analysis already in OUT (dynamics.json and its figures; figures of runs not "
+                        "read this time are removed); default: refuse. " + FORCE_HELP)
     p.set_defaults(func=_cmd_dynamics, keys=None, shared_embedding=False)
 
 
@@ -767,6 +811,9 @@ def _cmd_dynamics(args) -> int:
         open_snapshots(f, group=args.group)
     with _user_input():
         out = check_output_dir(args.out)
+        from cogo.outputs import check_output_file
+
+        check_output_file(out / "dynamics.json", inputs=args.files, force=args.force, label="--out")
     from cogo.analysis.nodes import activation_reports
 
     with _user_input():  # another activation: no catalogue form; the per-node report, then the progress measures
@@ -774,14 +821,50 @@ def _cmd_dynamics(args) -> int:
     if got is not None:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
-    runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers, group=args.group,
-                        log=None if args.no_progress else (lambda s: print(s, flush=True)),
-                        max_order=args.max_order) for f in args.files]
+    runs = []
+    for f in args.files:
+        bar = _CountBar(f"dynamics {Path(f).stem}", "snapshot", off=args.no_progress)
+        try:
+            runs.append(analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers,
+                                    group=args.group, progress=bar, max_order=args.max_order))
+        finally:
+            bar.close()
     written = write_dynamics(runs, out, figures=not args.no_figures)
+    _remove_stale(out / "figures", ("dynamics_*.png", "progress_*.png"), written)  # --force: none of the old run's
     sys.stdout.write(render_text(runs))
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+class _CountBar:
+    """A tqdm bar fed with ``(done, total)`` counts (the ``progress`` callback of the readers); nothing with ``off``."""
+
+    def __init__(self, desc: str, unit: str, off: bool = False) -> None:
+        self.desc, self.unit, self.off, self.bar = desc, unit, off, None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.off:
+            return
+        if self.bar is None:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=self.desc, unit=self.unit, dynamic_ncols=True)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _remove_stale(folder: Path, patterns: tuple, written: list) -> None:
+    """Remove the files of ``folder`` matching ``patterns`` that this run did not write (an older run's, left by
+    --force or a run over fewer inputs): what the folder shows is this run's only."""
+    keep = {Path(w).resolve() for w in written}
+    for pat in patterns:
+        for f in (folder.glob(pat) if folder.is_dir() else ()):
+            if f.resolve() not in keep and f.is_file():
+                f.unlink()
 
 
 # ---------------------------------------------------------------- experiment / demo
@@ -918,6 +1001,10 @@ def _add_li2_sweep(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     _output(p.add_argument("--out", required=True, metavar="DIR",
                            help="output directory (created if missing; reused to resume)"), "dir")
+    p.add_argument("--force", action="store_true",
+                   help="replace the sweep already in OUT (sweep.json of other settings, fit.json, the phase "
+                        "diagrams; its cells are not reused); default: resume a sweep of the same settings, refuse "
+                        "one of other settings. " + FORCE_HELP)
     from cogo.executors import add_arguments as _executor_flags
 
     _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
@@ -945,17 +1032,22 @@ def _cmd_li2_sweep(args) -> int:
     set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     path = out / "sweep.json"
     done = {}
-    if path.is_file():
+    if path.is_file() and not args.force:
         try:
             old = json.loads(path.read_text())
             same = old.get("config", {}) == json.loads(dumps_json(_sweep_settings(cfg)))
             done = {row_key(r): r for r in old["rows"]} if same else {}
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise CogoError(f"{path} is not a sweep.json written by cogo li2-sweep; use a fresh --out") from None
+            raise CogoError(f"{path} is not a sweep.json written by cogo li2-sweep; use a fresh --out, or --force "
+                            "to replace it") from None
         if not same:
-            raise CogoError(f"{path} was written with other settings; use a fresh --out")
+            raise CogoError(f"{path} was written with other settings; use a fresh --out, or --force to replace it")
     t0 = time.perf_counter()
-    save = lambda rows: atomic_write_text(path, dumps_json({"config": _sweep_settings(cfg), "rows": rows}))
+
+    def save(rows):  # the cells of an earlier sweep outside this grid stay in sweep.json (never silently dropped)
+        keys = {row_key(r) for r in rows}
+        kept = [r for k, r in done.items() if k not in keys]
+        atomic_write_text(path, dumps_json({"config": _sweep_settings(cfg), "rows": rows + kept}))
     rows = sweep(cfg, log=lambda s: print(s, flush=True), done=done, on_cell=save, executor=executor,
                  progress=not args.no_progress)
     save(rows)
@@ -972,11 +1064,14 @@ def _cmd_li2_sweep(args) -> int:
             f"; crossing / d_max^2, median over all groups = {f['scaled']:.3f}"
         print(f"lr {f['lr']:g}: fitted boundary n/(M log M), d_max = 1 groups = {c} (paper {f['paper']}){sc}; "
               f"per group: {per}")
+    pngs = []
     for lr in cfg.lrs:
         png = out / f"phase_diagram_lr{lr:g}.png"
         with atomic_write(png, "wb") as fh:
             fh.write(phase_diagram_png(rows, lr))
+        pngs.append(png)
         print(f"wrote {png}")
+    _remove_stale(out, ("phase_diagram_lr*.png",), pngs)  # --force: no diagram of the replaced sweep stays
     from cogo.li2.boundary import dk_law_report  # groups with d_max > 1: x* per group over seeds and the d_k law
 
     laws = dk_law_report(rows, cfg.lrs, out, log=lambda s: print(s, flush=True))
@@ -1032,10 +1127,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     0: success; 1: a check failed (``verify``, ``experiment``); 2: a user error,
     printed as ONE line ``cogo: error: ...`` on stderr (a usage error from
-    argparse, or a :class:`cogo.errors.CogoError`); 130: interrupted.  Any
-    other exception is a bug in cogo and propagates with its traceback.
+    argparse, or a :class:`cogo.errors.CogoError`); 130: interrupted (Ctrl-C at
+    any moment, start-up included: one line ``cogo: interrupted; ...`` on a line of
+    its own, saying how to resume, never a traceback).  Any other exception is a bug in
+    cogo and propagates with its traceback.  The thread settings (``--threads``) hold
+    for the command only: torch's and BLAS's thread counts are restored after it
+    (:func:`cogo.threads.preserved`).
     """
     argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _close_progress_bars()
+        print(f"cogo: interrupted{_resume_hint(argv)}", file=sys.stderr, flush=True)
+        return 130
+
+
+def _main(argv: list) -> int:
     parser = build_parser(only="classify" if argv[:1] == ["classify"] else None)
     try:
         args = parser.parse_args(argv)
@@ -1045,14 +1153,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from cogo.threads import preserved
+
     try:
-        with _reading(args):
+        with preserved(), _reading(args):
             return int(args.func(args) or 0)
     except CogoError as exc:
         return _error(str(exc))
-    except KeyboardInterrupt:
-        print("cogo: interrupted", file=sys.stderr)
-        return 130
+
+
+def _close_progress_bars() -> None:
+    """End every open tqdm bar (its line), so that what follows starts on a line of its own."""
+    tqdm = sys.modules.get("tqdm.std")
+    for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", None) or []):
+        try:
+            bar.close()
+        except Exception:  # pragma: no cover - a bar half torn down by the interrupt
+            pass
+
+
+def _resume_hint(argv: list) -> str:
+    """What to run after an interruption: the resumable commands say how they continue."""
+    cmd = argv[:1]
+    if cmd == ["train"]:
+        again = shlex.join(["cogo", *(argv if "--resume" in argv else [*argv, "--resume"])])
+        out = next((a.split("=", 1)[1] if "=" in a else argv[i + 1] for i, a in enumerate(argv)
+                    if (a == "--out" and i + 1 < len(argv)) or a.startswith("--out=")), None)
+        saved = out is not None and Path(out).is_dir() and any(Path(out).glob(".*.resume.pt"))
+        where = ("from the state saved in --out" if saved else
+                 "no state saved yet, so from epoch 0; one is saved every --resume-every epochs, default 1000")
+        return f"; resume with --resume ({where}): {again}"
+    if cmd in (["experiment"], ["li2-sweep"], ["dynamics"]):
+        return f"; run the same command to resume (finished work in its --out is reused): {shlex.join(['cogo', *argv])}"
+    return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,7 +15,7 @@ hands each result to a callback as it arrives, so the caller gathers results
   directory must be on a file system the compute nodes share.
 
 submitit (https://github.com/facebookincubator/submitit) is an optional
-dependency (``pip install 'cogo[cluster]'``), imported only when a job leaves
+dependency (``pip install -e '.[cluster]'`` in the checkout), imported only when a job leaves
 this process.  Job files and logs go to ``OUT/jobs/``.
 
 Determinism: training is deterministic per seed on CPU for a given thread
@@ -86,17 +86,21 @@ def _submitit(kind: str):
         import submitit
     except ImportError:
         raise CogoError(f"--executor {kind} needs submitit, which is not installed: "
-                        "pip install 'cogo[cluster]' (or pip install submitit)") from None
+                        "pip install -e '.[cluster]' in the cogo checkout, or pip install submitit") from None
     return submitit
 
 
 def _call(fn: Callable, args: tuple, threads: int | None) -> Any:
-    """What a job runs: set torch's thread count (as the in-process command does), then ``fn(*args)``."""
-    if threads is not None:
-        import torch
+    """What a job runs: ``fn(*args)`` at torch's (and BLAS's) thread count ``threads``, restored after (in-process
+    jobs leave the caller's count as it was)."""
+    if threads is None:
+        return fn(*args)
+    import torch  # noqa: F401  (cogo.threads.thread_limit limits torch only once it is imported)
 
-        torch.set_num_threads(int(threads))
-    return fn(*args)
+    from cogo.threads import thread_limit
+
+    with thread_limit(int(threads)):
+        return fn(*args)
 
 
 def _executor(s: ExecutorSettings):
@@ -209,7 +213,7 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("where the training jobs run (one job = the seeds of one batched program)")
     g.add_argument("--executor", choices=EXECUTORS, default="inprocess",
                    help="inprocess (default): one after another here; local: subprocesses via submitit; "
-                        "slurm: Slurm jobs via submitit (pip install 'cogo[cluster]'); job files in OUT/jobs")
+                        "slurm: Slurm jobs via submitit (pip install -e '.[cluster]'); job files in OUT/jobs")
     g.add_argument("--max-jobs", type=_positive("max-jobs"), default=None, metavar="N",
                    help="jobs running at once (default: local 1, slurm all)")
     g.add_argument("--slurm-partition", default=None, metavar="NAME", help="Slurm partition (default: the cluster's)")

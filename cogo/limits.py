@@ -45,7 +45,7 @@ from cogo.errors import CogoError
 
 __all__ = ["Estimate", "available_memory", "require", "construct_estimate", "verify_estimate",
            "classify_estimate", "load_estimate", "fmt_bytes", "fmt_seconds", "verdict_bytes",
-           "verify_checkpoint_estimate", "dynamics_estimate"]
+           "verify_checkpoint_estimate", "dynamics_estimate", "models_per_batch"]
 
 #: Flops per second assumed for the time estimates (a conservative single core).
 FLOPS = 1e9
@@ -200,6 +200,47 @@ def require(est: Estimate) -> Estimate:
         raise CogoError(f"{est.what} needs about {fmt_bytes(est.bytes)} of memory{when} "
                         f"but only {fmt_bytes(free)} are available; choose a smaller size")
     return est
+
+
+#: the share of the free memory one batched training program may use (the rest: the process, the data, the OS)
+BATCH_SHARE = 0.5
+
+
+def models_per_batch(per_model: float, free: float | None, what: str, device: str = "cpu") -> int | None:
+    """How many models of ``per_model`` bytes of working memory one batched program holds: the decision and its
+    message in one place.
+
+    A program may use :data:`BATCH_SHARE` of the ``free`` memory; a model that alone exceeds that
+    share is refused with a message that states both figures, so the free memory it names is never
+    smaller than what it says is needed.
+
+    Returns
+    -------
+    int or None
+        At least 1; None when the free memory is unknown (no limit from memory).
+
+    Raises
+    ------
+    cogo.errors.CogoError
+        When one model needs more than the share.
+
+    Examples
+    --------
+    >>> models_per_batch(2**30, 10 * 2**30, "one model")
+    5
+    >>> models_per_batch(15 * 2**30, 22 * 2**30, "one model (group order 23)")
+    Traceback (most recent call last):
+    ...
+    cogo.errors.CogoError: one model (group order 23) needs about 15.00 GiB of working memory; a batched program may use half of the free memory on cpu, 11.00 GiB of the 22.00 GiB free; ...
+    """
+    if free is None:
+        return None
+    budget = free * BATCH_SHARE
+    if per_model > budget:
+        raise CogoError(f"{what} needs about {per_model / 2**30:.2f} GiB of working memory; a batched program may "
+                        f"use half of the free memory on {device}, {budget / 2**30:.2f} GiB of the "
+                        f"{free / 2**30:.2f} GiB free; choose a smaller --hidden or group, or free memory")
+    return max(1, int(budget // per_model))
 
 
 def construct_estimate(kind: str, n: int, exact: bool = False, loss: bool = True) -> Estimate:

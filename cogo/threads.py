@@ -90,6 +90,7 @@ __all__ = [
     "threads_override",
     "thread_policy",
     "limit_process",
+    "preserved",
 ]
 
 #: Smallest work of one tensor operation (elements) for which a second thread can pay (benchmarks/bench_threads.py).
@@ -328,6 +329,47 @@ def threads(n: int | None) -> Iterator[int | None]:
         yield n
     finally:
         _OVERRIDE[0] = before
+
+
+@contextlib.contextmanager
+def preserved() -> Iterator[None]:
+    """After the block, the override, torch's thread count and the BLAS limits are what they were before it.
+
+    ``cogo.cli.main`` runs every command inside it, so ``main([..., "--threads", "1"])`` called from
+    Python (a notebook, a test) leaves the caller's thread settings as they were.  torch is restored
+    when it was imported before the block (a torch first imported inside keeps its count: this
+    function never imports it).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> before = threads_override()
+    >>> with preserved():
+    ...     set_threads(3)
+    >>> threads_override() == before
+    True
+    """
+    before = _OVERRIDE[0]
+    torch = sys.modules.get("torch")
+    count = torch.get_num_threads() if torch is not None else None
+    ctl = None
+    try:
+        from threadpoolctl import threadpool_limits
+
+        ctl = threadpool_limits(limits=None)  # records every BLAS library's limit; changes nothing
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        pass
+    try:
+        yield
+    finally:
+        _OVERRIDE[0] = before
+        if count is not None and torch.get_num_threads() != count:
+            torch.set_num_threads(count)
+        if ctl is not None:
+            ctl.restore_original_limits()
 
 
 def thread_policy(kind: str = "classify"):

@@ -34,9 +34,9 @@ def test_classify_and_verify_as_the_readme_shows(tmp_path):
     path = tmp_path / "f6.pt"
     cogo.solvers.constructions.to_checkpoint(cogo.z_F6(7), str(path))
     rep = cogo.classify(str(path))
-    assert [b.type for b in rep.blocks] == ["z_nu * z_syn"] * 3      # SPEC 7.1: every block of z_F6
+    assert [b.type for b in rep.reports[0].blocks] == ["z_nu * z_syn"] * 3      # SPEC 7.1: every block of z_F6
     many = cogo.classify([str(path)])
-    assert many.summary["checkpoints"] == 1
+    assert many.summary["checkpoints"] == 1 and type(many) is type(rep)         # one result type (issue 36)
     v = cogo.verify(checkpoint=str(path))
     assert v.optimal
     w = cogo.load(str(path))

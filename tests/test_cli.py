@@ -34,8 +34,8 @@ def one_line_error(capsys):
     (["experiment", "--device", "tpu", "--out", "x"], "argument --device"),
     (["demo", "--test-fraction", "1"], "argument --test-fraction"),
     (["classify", "f.pt", "--dead-threshold", "0"], "argument --dead-threshold"),
-    (["construct", "f7", "-o", "x.pt"], "argument kind: invalid choice: 'f7'"),
-    (["construct", "f6", "--seed", "-1", "-o", "x.pt"], "argument --seed"),
+    (["construct", "f7", "--out", "x.pt"], "argument NAME: invalid choice: 'f7'"),
+    (["construct", "z_F6", "--seed", "-1", "--out", "x.pt"], "argument --seed"),
     (["verify", "--group", "1"], "argument --group"),
     (["verify", "--exact", "--numeric"], "not allowed with argument"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
@@ -74,6 +74,9 @@ def test_choices_match_the_library():
     assert cli.OPTIMIZERS == training.OPTIMIZERS
     assert cli.DTYPES == tuple(training.DTYPES)
     assert cli.KERNELS == training.KERNELS
+    from cogo.solvers import constructions
+
+    assert cli.CONSTRUCTIONS == constructions.KIND_OF
 
 
 def test_every_option_with_a_value_is_typed_or_has_choices():
@@ -140,7 +143,7 @@ def test_report_records_the_command_that_was_run(monkeypatch, tmp_path):
 
 # --------------------------------------------------------------------------- construct: a loss whose cost fits
 def test_construct_loss_on_all_pairs_when_cheap(tmp_path, capsys):
-    assert main(["construct", "f46", "--group", "11", "-o", str(tmp_path / "c.pt")]) == 0
+    assert main(["construct", "z_F46", "--group", "11", "--out", str(tmp_path / "c.pt")]) == 0
     out = capsys.readouterr().out
     assert "(all 121 pairs)" in out
     loss = float(out.split("real-space loss ")[1].split()[0])
@@ -166,7 +169,7 @@ def test_construct_loss_on_a_sample_when_expensive(monkeypatch, tmp_path, capsys
 
 
 def test_construct_even_order_is_a_user_error(tmp_path, capsys):
-    assert main(["construct", "f6", "--group", "2x3", "-o", str(tmp_path / "c.pt")]) == 2
+    assert main(["construct", "z_F6", "--group", "2x3", "--out", str(tmp_path / "c.pt")]) == 2
     assert "odd order" in one_line_error(capsys)
     assert not (tmp_path / "c.pt").exists()
 

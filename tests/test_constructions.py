@@ -287,9 +287,10 @@ def test_design_node_order_matches_network():
 
 
 # --------------------------------------------------------------------------- export
-@pytest.mark.parametrize("kind", C.KINDS)
-def test_construct_and_checkpoint_roundtrip(kind, tmp_path):
-    net, meta = C.construct(kind, "3x5", seed=7)
+@pytest.mark.parametrize("name", C.NAMES)
+def test_construct_and_checkpoint_roundtrip(name, tmp_path):
+    kind = C.KIND_OF[name]                      # what the checkpoint records
+    net, meta = C.construct(name, "3x5", seed=7)
     path = tmp_path / f"{kind}.pt"
     C.to_checkpoint(net, path, meta)
     w = load_weights(path)
@@ -311,12 +312,12 @@ def test_construct_unknown_kind():
         C.construct("f8", 7)
 
 
-@pytest.mark.parametrize("kind", ["f6", "f6-ab", "f46", "mem"])
+@pytest.mark.parametrize("kind", ["z_F6", "z_F6_ab", "z_F46", "z_M"])
 def test_cli_construct_writes_loadable_checkpoint(kind, tmp_path, capsys):
     out = tmp_path / "c.pt"
-    assert main(["construct", kind, "--group", "23", "--seed", "1", "-o", str(out)]) == 0
+    assert main(["construct", kind, "--group", "23", "--seed", "1", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    q = {"f6": 66, "f6-ab": 66, "f46": 46, "mem": 529}[kind]
+    q = {"z_F6": 66, "z_F6_ab": 66, "z_F46": 46, "z_M": 529}[kind]
     assert f"{q} nodes" in text and "real-space loss" in text
     w = load_weights(out)
     assert w.hidden == q
@@ -325,32 +326,32 @@ def test_cli_construct_writes_loadable_checkpoint(kind, tmp_path, capsys):
 
 def test_cli_construct_default_parameters(tmp_path):
     out = tmp_path / "c.pt"
-    assert main(["construct", "f6", "--group", "3x5", "-o", str(out)]) == 0
+    assert main(["construct", "z_F6", "--group", "3x5", "--out", str(out)]) == 0
     assert load_weights(out).meta["parameters"]["nu"]["1"] == [1.0, 0.0]
 
 
 @pytest.mark.parametrize("argv", [
-    ["construct", "f6", "--group", "4"],
-    ["construct", "f46", "--group", "2x3"],
-    ["construct", "f6", "--group", "banana"],
-    ["construct", "f6-ab", "--group", "7", "--seed", "-2"],
+    ["construct", "z_F6", "--group", "4"],
+    ["construct", "z_F46", "--group", "2x3"],
+    ["construct", "z_F6", "--group", "banana"],
+    ["construct", "z_F6_ab", "--group", "7", "--seed", "-2"],
 ])
 def test_cli_construct_user_errors(argv, tmp_path, capsys):
     out = tmp_path / "c.pt"
-    assert main(argv + ["-o", str(out)]) == 2
+    assert main(argv + ["--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("cogo: error:")
     assert not out.exists()
 
 
 def test_cli_construct_missing_directory(tmp_path, capsys):
-    assert main(["construct", "mem", "--group", "4", "-o", str(tmp_path / "no" / "c.pt")]) == 2
+    assert main(["construct", "z_M", "--group", "4", "--out", str(tmp_path / "no" / "c.pt")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
 
 def test_cli_construct_even_memorization(tmp_path):
     out = tmp_path / "m.pt"
-    assert main(["construct", "mem", "--group", "2x4", "-o", str(out)]) == 0
+    assert main(["construct", "z_M", "--group", "2x4", "--out", str(out)]) == 0
     w = load_weights(out)
     assert direct_loss(w.Wa, w.Wb, w.Wc, w.group) < LOSS_TOL
 

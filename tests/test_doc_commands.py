@@ -97,7 +97,7 @@ def test_documented_commands_parse_and_do_not_collide(page):
             argv = shlex.split(part.strip())
             if not argv or argv[0] != "cogo" or len(argv) < 2:
                 continue
-            if strict and "SmallGroup(" in part:   # a GAP group parses only with the optional cogo[gap] extra
+            if strict and "SmallGroup(" in part:   # a GAP group parses only with the optional gap extra
                 from cogo.algebra.smallgroups import gap_available
 
                 strict = gap_available()
@@ -160,7 +160,7 @@ def _run_page(page: Path, workdir: Path) -> list[str]:
         if proc.returncode == 2 and ("submitit" in err or "sbatch" in err):   # the optional cluster extra
             done.append(f"{page.name}:{line} needs the cluster extra: {cmd}")
             break
-        if proc.returncode == 2 and 'pip install "cogo[gap]"' in err:      # the optional gap extra (GAP groups)
+        if proc.returncode == 2 and 'pip install -e ".[gap]"' in err:      # the optional gap extra (GAP groups)
             done.append(f"{page.name}:{line} needs the gap extra: {cmd}")
             break
         assert proc.returncode == 0, f"{page.name}:{line}: `{cmd}` exited {proc.returncode} in a fresh folder: {err[-500:]}"

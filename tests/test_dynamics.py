@@ -101,7 +101,7 @@ def _fake_run(tmp_path, group="11", ts=(0.0, 0.3, 0.6, 0.9, 1.0), seed=0):
     from cogo.snapshots import SnapshotWriter
     from cogo.solvers.constructions import construct
 
-    net, _ = construct("f46", group)
+    net, _ = construct("z_F46", group)
     W = net.to_weights(real=True)
     q, n = W[0].shape
     rng = np.random.default_rng(seed)

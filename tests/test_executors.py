@@ -93,7 +93,7 @@ def test_missing_submitit_is_one_line(tmp_path, monkeypatch, capsys):
     out = tmp_path / "sw"
     assert main(SWEEP + ["--x", "1", "--out", str(out), "--executor", "local"]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "needs submitit" in err and "cogo[cluster]" in err
+    assert len(err.strip().splitlines()) == 1 and "needs submitit" in err and "pip install -e '.[cluster]'" in err
     assert not out.exists()  # refused before anything was created
     with pytest.raises(CogoError, match="needs submitit"):
         ExecutorSettings(kind="slurm", folder=str(tmp_path)).validate()

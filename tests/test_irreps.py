@@ -182,10 +182,10 @@ def test_cli_bad_groups(tmp_path, capsys):
     assert main(["train", "--group", "S9", "--epochs", "1", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "maximum" in err
-    assert main(["construct", "f6", "--group", "S3", "-o", str(tmp_path / "c.pt")]) == 2
+    assert main(["construct", "z_F6", "--group", "S3", "--out", str(tmp_path / "c.pt")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "odd order" in err
-    assert main(["construct", "mem", "--group", "S3", "-o", str(tmp_path / "c.pt")]) == 2
+    assert main(["construct", "z_M", "--group", "S3", "--out", str(tmp_path / "c.pt")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs an Abelian group" in err
     assert not (tmp_path / "c.pt").exists()

@@ -40,7 +40,7 @@ def test_construct_mem_refused(monkeypatch):
     msg, peak = _refusal(construct, "mem", 64)
     assert "z_M on a group of order 64" in msg and peak < 4 * 2**20
     with pytest.raises(ValueError):  # CogoError is a ValueError: callers catching ValueError keep working
-        construct("mem", "8x8", exact=True)
+        construct("z_M", "8x8", exact=True)
 
 
 def test_threshold_is_the_estimate(monkeypatch):
@@ -55,10 +55,10 @@ def test_threshold_is_the_estimate(monkeypatch):
 def test_small_groups_still_built_under_a_small_limit(monkeypatch):
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "1M")
     assert z_M(7).q == 49 and z_M(4, exact=True).q == 16
-    net, meta = construct("mem", 5)
+    net, meta = construct("z_M", 5)
     assert net.q == 25 and meta["name"] == "z_M"
     # the catalogue constructions have O(n) nodes: no guard in the Python API
-    assert construct("f6", 31)[0].q == 6 * 15
+    assert construct("z_F6", 31)[0].q == 6 * 15
 
 
 def test_order_4096_refused_at_once_without_override(monkeypatch):
@@ -71,7 +71,7 @@ def test_order_4096_refused_at_once_without_override(monkeypatch):
 def test_cli_message_unchanged(monkeypatch, tmp_path, capsys):
     """The CLI checks first, with its own message (its time includes the real-space loss): one line, no file."""
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "1M")
-    rc = main(["construct", "mem", "--group", "64", "-o", str(tmp_path / "m.pt")])
+    rc = main(["construct", "z_M", "--group", "64", "--out", str(tmp_path / "m.pt")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and err == ["cogo: error: z_M on a group of order 64 (4096 nodes) needs about 50.0 MiB of memory "
                                "(and 2 s) but only 1.0 MiB are available; choose a smaller size"]

@@ -34,7 +34,7 @@ def _f21_table():
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("inputs")
-    assert main(["construct", "f46", "--group", "7", "-o", str(d / "x.pt")]) == 0
+    assert main(["construct", "z_F46", "--group", "7", "--out", str(d / "x.pt")]) == 0
     (d / "z7.json").write_text(json.dumps({"name": "myZ7", "table": _z_table(7)}))
     (d / "s3named.json").write_text(json.dumps({"name": "S3", "table": _z_table(6)}))
     (d / "F21.json").write_text(json.dumps({"table": _f21_table()}))
@@ -77,7 +77,7 @@ def test_every_path_option_is_declared_an_input_or_an_output():
 # a minimal command per subcommand, and the input files it reads ("X": a checkpoint, "T": an Abelian table)
 TEMPLATES = {
     "verify": (["verify", "--checkpoint", "X"], ["X"]),
-    "construct": (["construct", "f6", "--group", "T"], ["T"]),
+    "construct": (["construct", "z_F6", "--group", "T"], ["T"]),
     "train": (["train", "--group", "T", "--epochs", "1", "--hidden", "4", "--no-progress"], ["T"]),
     "classify": (["classify", "X"], ["X"]),
     "dynamics": (["dynamics", "X"], ["X"]),
@@ -144,12 +144,12 @@ def test_verify_checkpoint_json_onto_the_checkpoint(files, capsys):
 
 def test_construct_does_not_overwrite_a_checkpoint_without_force(tmp_path, capsys):
     out = tmp_path / "run.pt"
-    assert main(["construct", "f6", "--group", "7", "-o", str(out)]) == 0
+    assert main(["construct", "z_F6", "--group", "7", "--out", str(out)]) == 0
     before = _digest(out)
-    assert main(["construct", "mem", "--group", "7", "-o", str(out)]) == 2
+    assert main(["construct", "z_M", "--group", "7", "--out", str(out)]) == 2
     assert "already exists" in _one_line_error(capsys)
     assert _digest(out) == before
-    assert main(["construct", "mem", "--group", "7", "-o", str(out), "--force"]) == 0
+    assert main(["construct", "z_M", "--group", "7", "--out", str(out), "--force"]) == 0
     assert _digest(out) != before
 
 
@@ -271,7 +271,7 @@ def test_an_abelian_table_is_its_product_of_cyclic_groups(files, tmp_path, capsy
     assert "non-Abelian" not in out and (run / "d7_q8_wd5e-05_seed1.pt").is_file()   # Abelian defaults, Z_7
     assert main(["classify", str(run / "d7_q8_wd5e-05_seed1.pt")]) == 0
     assert main(["verify", "--group", str(files / "klein.json"), "--exact", "--no-progress"]) == 0
-    assert main(["construct", "f6", "--group", z7, "-o", str(tmp_path / "f6.pt")]) == 0
+    assert main(["construct", "z_F6", "--group", z7, "--out", str(tmp_path / "f6.pt")]) == 0
 
 
 @pytest.mark.parametrize("orders,factors", [((2, 4), (2, 4)), ((4, 2), (2, 4)), ((3, 3), (3, 3)), ((3, 4), (12,)),

@@ -36,7 +36,7 @@ def ckpt(tmp_path_factory):
     """A z_F6 construction on Z_7 (18 nodes): a valid checkpoint."""
     d = tmp_path_factory.mktemp("ck")
     path = d / "in.pt"
-    assert main(["construct", "f6", "--group", "7", "-o", str(path)]) == 0
+    assert main(["construct", "z_F6", "--group", "7", "--out", str(path)]) == 0
     return path
 
 
@@ -58,8 +58,8 @@ def test_classify_never_overwrites_its_input(ckpt, tmp_path, capsys, flag):
         assert src.read_bytes() == before
 
 
-@pytest.mark.parametrize("cmd", [["classify", "CKPT", "--no-progress", "--json"], ["construct", "f6", "--group", "7",
-                                                                                 "-o"]])
+@pytest.mark.parametrize("cmd", [["classify", "CKPT", "--no-progress", "--json"], ["construct", "z_F6", "--group", "7",
+                                                                                 "--out"]])
 def test_special_outputs_are_refused(ckpt, tmp_path, capsys, cmd):
     args = [str(ckpt) if a == "CKPT" else a for a in cmd]
     fifo = tmp_path / "fifo"
@@ -100,7 +100,7 @@ def test_read_only_folder_is_one_line_before_the_work(tmp_path, capsys, monkeypa
 
         monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     try:
-        rc, out, err = _run(capsys, "construct", "f6", "--group", "7", "-o", ro / "x.pt")
+        rc, out, err = _run(capsys, "construct", "z_F6", "--group", "7", "--out", ro / "x.pt")
         _one_line_error(rc, err, "not writable")
         rc, out, err = _run(capsys, "verify", "--group", "5", "--numeric", "--json", ro / "v.json", "--no-progress")
         _one_line_error(rc, err, "not writable")
@@ -137,7 +137,7 @@ def test_train_bad_values_one_line(tmp_path, capsys, bad, needle):
 
 # ------------------------------------------------------------------ resource limits
 def test_construct_mem_refused_with_estimate(tmp_path, capsys):
-    rc, _, err = _run(capsys, "construct", "mem", "--group", "4096", "-o", tmp_path / "m.pt")
+    rc, _, err = _run(capsys, "construct", "z_M", "--group", "4096", "--out", tmp_path / "m.pt")
     _one_line_error(rc, err, "memory")
     assert "TiB" in err[0] and not (tmp_path / "m.pt").exists()
 
@@ -150,10 +150,10 @@ def test_verify_numeric_refused_with_estimate(tmp_path, capsys):
 
 def test_memory_limit_env(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "1M")
-    rc, _, err = _run(capsys, "construct", "mem", "--group", "64", "-o", tmp_path / "m.pt")
+    rc, _, err = _run(capsys, "construct", "z_M", "--group", "64", "--out", tmp_path / "m.pt")
     _one_line_error(rc, err, "1.0 MiB are available")
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "lots")
-    rc, _, err = _run(capsys, "construct", "mem", "--group", "8", "-o", tmp_path / "m.pt")
+    rc, _, err = _run(capsys, "construct", "z_M", "--group", "8", "--out", tmp_path / "m.pt")
     _one_line_error(rc, err, "COGO_MEMORY_LIMIT")
 
 
@@ -242,7 +242,7 @@ def test_same_checkpoint_twice_is_refused(ckpt, tmp_path, capsys):
 
 def test_checkpoints_of_different_groups_are_not_averaged(ckpt, tmp_path, capsys):
     other = tmp_path / "z11.pt"
-    assert main(["construct", "f6", "--group", "11", "-o", str(other)]) == 0
+    assert main(["construct", "z_F6", "--group", "11", "--out", str(other)]) == 0
     capsys.readouterr()
     rc, out, err = _run(capsys, "classify", ckpt, other, "--no-progress", "--json", tmp_path / "r.json")
     _one_line_error(rc, err, "different groups")

@@ -680,7 +680,7 @@ def test_cli_verify_checkpoint_exact_certificate_and_bad_inputs(tmp_path, capsys
     import torch
 
     good = tmp_path / "f46.pt"
-    assert main(["construct", "f46", "--group", "7", "--seed", "2", "-o", str(good)]) == 0
+    assert main(["construct", "z_F46", "--group", "7", "--seed", "2", "--out", str(good)]) == 0
     out = tmp_path / "c.json"
     assert main(["verify", "--checkpoint", str(good), "--json", str(out)]) == 0
     assert "exact certificate: certified global optimizer" in capsys.readouterr().out

@@ -55,7 +55,7 @@ MAX_JSON_BYTES = 8 * MAX_ORDER * MAX_ORDER
 
 NAMED_GROUPS_HELP = ("an order like 23, a product like 3x5, a name (S3, S4, A4, A5, D5, Q8, Dic3, Z6) "
                      "or a product with cyclic or named factors (S3x3, Q8x2), a Cayley-table .json file, "
-                     "or SmallGroup(n,i) from GAP's library (the cogo[gap] extra)")
+                     "or SmallGroup(n,i) from GAP's library (the gap extra)")
 
 # groups built from tables given at run time, by label, so that parse_group(label) finds them again
 _REGISTRY: dict[str, "FiniteGroup"] = {}

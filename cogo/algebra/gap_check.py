@@ -1,4 +1,4 @@
-"""cogo's character tables against GAP's: the independent cross-check of SPEC 9 (the ``cogo[gap]`` extra).
+"""cogo's character tables against GAP's: the independent cross-check of SPEC 9 (the ``gap`` extra).
 
 :func:`compare_with_gap` compares, exactly, the conjugacy classes, the irreducible characters and the
 Frobenius-Schur indicators that :mod:`cogo.algebra.representations` computes (Burnside-Dixon) for a group

@@ -105,11 +105,16 @@ def fourier_loss(z: Network) -> Any:
 
     Valid for any weights, including nonzero-mean inputs.  Returns a float
     (numeric networks) or an expanded sympy expression (exact networks).
+    The loss is a mean of squared norms, so it is never negative; the float
+    sum of its terms can fall below 0 by round-off (about ``-4e-16`` for
+    ``z_F6(23)``), and the float result is clipped at 0: a global optimizer
+    reads ``0.0``, never a negative loss.  The exact result is never clipped
+    (it is exactly 0 at an exact optimum).
 
     Returns
     -------
     float or sympy.Expr
-        The loss (a float for a numeric network, an expanded expression for an exact one).
+        The loss (a float ``>= 0`` for a numeric network, an expanded expression for an exact one).
 
     Examples
     --------
@@ -121,12 +126,14 @@ def fourier_loss(z: Network) -> Any:
     4/5
     >>> fourier_loss(z_F46(7, corrected=False, exact=True))  # SPEC 7.3 without the hat: 2 (d - 3) / d
     8/7
+    >>> fourier_loss(z_F6(23))                             # float: round-off below 0 is clipped
+    0.0
     """
     lk = _loss_terms(z)
     n = z.n
     if z.exact:
         return sympy.expand(sum(lk.tolist(), sympy.Integer(0)) / n + 1 - sympy.Rational(1, n))
-    return float(lk.sum() / n + 1.0 - 1.0 / n)
+    return max(0.0, float(lk.sum() / n + 1.0 - 1.0 / n))  # a sum of squares: a negative float is round-off
 
 
 def published_loss(z: Network) -> Any:

@@ -1,10 +1,10 @@
-"""Groups from GAP's SmallGroups library (SPEC 9), behind the optional extra ``cogo[gap]``.
+"""Groups from GAP's SmallGroups library (SPEC 9), behind the optional extra ``gap``.
 
 ``SmallGroup(n,i)`` is the ``i``-th group of order ``n`` in the SmallGroups
 library of GAP (every group of order up to 2000 except 1024, up to
 isomorphism; the numbering is GAP's, e.g. ``SmallGroup(24,12)`` is S4).  This
 module asks GAP, through the ``passagemath-gap`` wheels
-(``pip install "cogo[gap]"``), for the group's elements and multiplication
+(``pip install -e ".[gap]"`` in the checkout), for the group's elements and multiplication
 table and builds a :class:`cogo.algebra.finite_groups.FiniteGroup` from it:
 the table goes through the same axiom checks as any Cayley table, element
 ``0`` is the identity, and element ``j >= 1`` is GAP's ``Elements(G)[pos]``
@@ -61,7 +61,7 @@ __all__ = ["INSTALL_HINT", "is_smallgroup_spec", "is_collection_spec", "smallgro
            "collection_members", "gap_available"]
 
 #: The one line shown when GAP is needed but not installed.
-INSTALL_HINT = ('GAP groups need the optional extra: pip install "cogo[gap]" '
+INSTALL_HINT = ('GAP groups need the optional extra: pip install -e ".[gap]" in the cogo checkout '
                 "(the passagemath-gap and passagemath-gap-pkg-smallgrp-data wheels)")
 
 #: Orders the SmallGroups library holds: 1..2000 except 1024 (cogo's own limit MAX_ORDER applies too).
@@ -76,7 +76,7 @@ _LIBGAP: Any = None
 
 
 def gap_available() -> bool:
-    """True when GAP (the ``cogo[gap]`` extra) can be imported; never raises.
+    """True when GAP (the ``gap`` extra) can be imported; never raises.
 
     Returns
     -------
@@ -152,7 +152,7 @@ def smallgroup(n: int, i: int):
     The label is ``SmallGroup(n,i)``; ``G.source`` holds the GAP id and GAP's
     ``StructureDescription`` (e.g. ``S4``); ``G.element_names`` GAP's names of the
     elements (``e`` for the identity).  Raises :class:`CogoError` (one line) without the
-    ``cogo[gap]`` extra, for an id the library does not have, or above cogo's order limit.
+    ``gap`` extra, for an id the library does not have, or above cogo's order limit.
 
     Returns
     -------

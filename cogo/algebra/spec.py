@@ -2,7 +2,7 @@
 
 ``parse_group`` turns an order (``23``), a product (``"3x5"``, ``(3, 5)``, the printed ``"Z_3 x Z_5"``),
 a name (``"S3"``, ``"Q8x2"``), a Cayley-table ``.json`` file, a registered table label, GAP's
-``"SmallGroup(n,i)"`` (the ``cogo[gap]`` extra) or a sympy ``PermutationGroup`` into a group object:
+``"SmallGroup(n,i)"`` (the ``gap`` extra) or a sympy ``PermutationGroup`` into a group object:
 :class:`cogo.algebra.groups.FiniteAbelianGroup` for ``Z_d1 x ... x Z_dn`` (an Abelian table included,
 by its invariant factors), :class:`cogo.algebra.finite_groups.FiniteGroup` otherwise.  A group's printed
 name parses back to the same group.

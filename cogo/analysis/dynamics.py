@@ -251,13 +251,15 @@ def _history_at(meta: dict, epochs: Sequence[int]) -> list[dict]:
 
 def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
                 workers: int | None = None, chunk: int = 16, group: Any = None,
-                log: Callable[[str], None] | None = None, max_order: int | None = MAX_ORDER) -> dict:
+                log: Callable[[str], None] | None = None, max_order: int | None = MAX_ORDER,
+                progress: Callable[[int, int], None] | None = None) -> dict:
     """Read every snapshot of a checkpoint trained with ``--snapshot-every`` (module docstring).
 
     ``cache_dir``: where per-snapshot records are cached (None: no cache);
     ``workers``: processes for the per-block classification (default
     ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
-    at a time; ``max_order``: see :func:`snapshot_record`.  Returns the JSON-ready record of the run (``format``
+    at a time; ``max_order``: see :func:`snapshot_record`; ``progress(done, total)``: called after each
+    chunk with the snapshots read so far (``cogo dynamics`` feeds a bar with it; else ``log`` gets a line).  Returns the JSON-ready record of the run (``format``
     "cogo-dynamics/1", ``snapshots``, ``frequencies``, ``formation``).
 
     Returns
@@ -299,7 +301,7 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     # group and activation
     read_blocks = abelian and prog.activation == "sqr"
     records, pots, ks, hits = _read_snapshots(path, snaps, st, prog, read_blocks, workers, chunk, cache_dir,
-                                              max_order, log)
+                                              max_order, log, progress)
     hist = _history_at(snaps.meta, snaps.epochs)
     rows = []
     for e, rec, hrow in zip(snaps.epochs, records, hist):
@@ -328,7 +330,8 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
 
 def _read_snapshots(path: str | os.PathLike, snaps: Any, st: Settings, prog: Any, read_blocks: bool, workers: int,
                     chunk: int, cache_dir: str | os.PathLike | None, max_order: int | None,
-                    log: Callable[[str], None] | None) -> tuple[list, dict, Any, int]:
+                    log: Callable[[str], None] | None,
+                    progress: Callable[[int, int], None] | None = None) -> tuple[list, dict, Any, int]:
     """Read the snapshots a chunk at a time: progress measures, potentials, block records (in ``workers``)."""
     G = snaps.group
     n, q = snaps.n, snaps.hidden
@@ -342,6 +345,8 @@ def _read_snapshots(path: str | os.PathLike, snaps: Any, st: Settings, prog: Any
         for idx, Wa, Wb, Wc in snaps.chunks(chunk):
             prog.add(Wa, Wb, Wc)
             if not read_blocks:
+                if progress is not None:
+                    progress(idx[-1] + 1, S)
                 continue
             fp = frequency_potentials(Wa, Wb, Wc, G)
             ks = fp["k"]
@@ -353,7 +358,9 @@ def _read_snapshots(path: str | os.PathLike, snaps: Any, st: Settings, prog: Any
             for i, rec, hit in done:
                 records[i] = rec
                 hits += hit
-            if log is not None:
+            if progress is not None:
+                progress(idx[-1] + 1, S)
+            elif log is not None:
                 log(f"  {path}: {idx[-1] + 1}/{S} snapshots read")
     finally:
         if pool is not None:

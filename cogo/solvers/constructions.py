@@ -84,14 +84,59 @@ __all__ = [
     "mem_factors",
     "RootOfUnityNetwork",
     "KINDS",
+    "NAMES",
+    "KIND_OF",
+    "construction_name",
     "construct",
     "to_checkpoint",
     "parameters_meta",
     "clear_caches",
 ]
 
-#: The CLI names of the constructions.
-KINDS = ("f6", "f6-ab", "f46", "mem")
+#: The names of the constructions: the functions that build them (``cogo.z_F6``, ...), also the names
+#: ``construct`` and ``cogo construct`` take.
+NAMES = ("z_F6", "z_F6_ab", "z_F46", "z_M")
+#: What a checkpoint records in ``meta["construction"]`` for each name (the file format: unchanged, so every
+#: checkpoint written before reads the same); these short kinds are also the names of the previous release,
+#: accepted by :func:`construct` for one more release with a DeprecationWarning.
+KIND_OF = {"z_F6": "f6", "z_F6_ab": "f6-ab", "z_F46": "f46", "z_M": "mem"}
+#: The recorded kinds (``meta["construction"]``).
+KINDS = tuple(KIND_OF.values())
+
+
+def construction_name(name: str) -> str:
+    """The construction's name (:data:`NAMES`) for ``name`` or an old spelling (:data:`KINDS`, with a warning).
+
+    Returns
+    -------
+    str
+        One of :data:`NAMES`.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+
+    Examples
+    --------
+    >>> construction_name("z_F6_ab")
+    'z_F6_ab'
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     construction_name("f6-ab"), w[0].category.__name__
+    ('z_F6_ab', 'DeprecationWarning')
+    """
+    if name in KIND_OF:
+        return name
+    old = {k: n for n, k in KIND_OF.items()}
+    if name in old:
+        import warnings
+
+        warnings.warn(f"construction {name!r} is the old name of {old[name]!r} (the function cogo.{old[name]}); "
+                      "the old names are accepted until the next release", DeprecationWarning, stacklevel=3)
+        return old[name]
+    raise ValueError(f"unknown construction {name!r}; choose one of {', '.join(NAMES)}")
 
 DEFAULT_NU = 1
 DEFAULT_ALPHA = 1
@@ -396,7 +441,7 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
         if key not in cache:
             cache[key] = (z_nu_i(exact=exact) * z_syn_ab(alphas[k], betas[k], exact=exact)) * abc_normalizer(6, exact)
         blocks.append(Block(k, cache[key]))
-    return BlockDesign(G, "z_F6ab", blocks, exact, params={"alpha": alphas, "beta": betas}, seed=seed)
+    return BlockDesign(G, "z_F6_ab", blocks, exact, params={"alpha": alphas, "beta": betas}, seed=seed)
 
 
 def z_F6_ab(group: Any, alpha: Any = None, beta: Any = None, seed: int | None = None,
@@ -710,7 +755,11 @@ def parameters_meta(design: BlockDesign) -> dict:
 
 
 def construct(kind: str, group: Any, seed: int | None = None, exact: bool = False) -> tuple[Network, dict]:
-    """Build a construction by its CLI name (``f6``, ``f6-ab``, ``f46``, ``mem``).
+    """Build a construction by its name, the name of its function (``z_F6``, ``z_F6_ab``, ``z_F46``, ``z_M``).
+
+    The previous release's names (``f6``, ``f6-ab``, ``f46``, ``mem``) still work, with a
+    DeprecationWarning, until the next release; they remain what the checkpoint records
+    (``meta["construction"]``, :data:`KIND_OF`).
 
     Returns the network and its metadata (group label, construction name,
     parameters as ``[re, im]`` lists, seed, cogo version).
@@ -730,15 +779,14 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
 
     Examples
     --------
-    >>> net, meta = construct("f46", 7)
-    >>> net.q, meta["name"], meta["group"]
-    (14, 'z_F4/6', '7')
+    >>> net, meta = construct("z_F46", 7)
+    >>> net.q, meta["name"], meta["group"], meta["construction"]
+    (14, 'z_F4/6', '7', 'f46')
     """
     from cogo._version import __version__
 
     G = parse_group(group)
-    if kind not in KINDS:
-        raise ValueError(f"unknown construction {kind!r}; choose one of {', '.join(KINDS)}")
+    kind = KIND_OF[construction_name(kind)]
     meta = {"group": G.label, "construction": kind, "seed": seed, "cogo_version": __version__}
     if kind == "mem":
         net = z_M(G, exact=exact)

@@ -122,6 +122,7 @@ __all__ = [
     "checkpoint_name",
     "check_output_dir",
     "save_run",
+    "mergeable_summary",
     "plot_history",
 ]
 
@@ -473,15 +474,12 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
     per_model = _work_elements(n, config.hidden, n_train, kernel) * config.torch_dtype.itemsize
     free = _available_bytes(device)
     n_models = len(seeds) * len(wds)
-    if free is not None:
-        budget = free // 2
-        if per_model > budget:
-            raise ValueError(
-                f"one model (group order {n}, hidden {config.hidden}, {config.dtype}) needs about "
-                f"{per_model / 2**30:.2f} GiB of working memory but only {free / 2**30:.2f} GiB are free on {device}"
-            )
-        if max_batch is None:
-            max_batch = max(1, budget // per_model)
+    from cogo.limits import models_per_batch
+
+    fit = models_per_batch(per_model, free, f"one model (group order {n}, hidden {config.hidden}, {config.dtype})",
+                           str(device))  # CogoError (a ValueError) when one model exceeds half the free memory
+    if max_batch is None and fit is not None:
+        max_batch = fit
     return seeds, wds, kernel, int(min(max_batch or n_models, n_models))
 
 
@@ -734,8 +732,52 @@ def check_run_outputs(config: TrainConfig, seeds: Iterable[int], weight_decays: 
         if there:
             raise CogoError(f"{out} already holds {len(there)} checkpoint(s) of this run ({there[0]}"
                             f"{', ...' if len(there) > 1 else ''}); use another --out or --force to replace them")
-    files = names + ["summary.json"] + (["curves.png"] if plot else [])
-    return [check_output_file(out / nm, force=force, label="output") for nm in files]
+    merge = mergeable_summary(out, config, refuse=not force) is not None  # more seeds into the same folder
+    files = names + (["curves.png"] if plot else [])
+    return ([check_output_file(out / nm, force=force, label="output") for nm in files]
+            + [check_output_file(out / "summary.json", force=force, label="output", existing_ok=merge)])
+
+
+#: the settings two runs may differ in and still share a folder and its summary.json (one row per model)
+MERGE_FREE = ("weight_decay", "device")
+
+
+def _same_settings(summary: dict, config: TrainConfig) -> bool:
+    mine = json.loads(json.dumps(config.hyperparameters()))
+    theirs = summary.get("config")
+    return (isinstance(theirs, dict) and summary.get("group") == parse_group(config.group).label
+            and {k: v for k, v in theirs.items() if k not in MERGE_FREE}
+            == {k: v for k, v in mine.items() if k not in MERGE_FREE})
+
+
+def mergeable_summary(out_dir: str | os.PathLike, config: TrainConfig, refuse: bool = False) -> dict | None:
+    """The ``summary.json`` in ``out_dir`` when a run of the same settings wrote it: this run's models join it.
+
+    Same settings: the group and every hyperparameter but those of :data:`MERGE_FREE` (a folder
+    holds many seeds and weight decays).  ``refuse``: a summary of other settings (or not cogo's)
+    raises CogoError (one line) instead of returning None.
+
+    Returns
+    -------
+    dict or None
+        The summary read, or None when there is none (or, without ``refuse``, when it cannot be merged).
+    """
+    from cogo.errors import CogoError
+
+    path = Path(out_dir) / "summary.json"
+    if not path.is_file():
+        return None
+    try:
+        summary = json.loads(path.read_text())
+        ok = isinstance(summary, dict) and summary.get("format") == FORMAT and isinstance(summary.get("models"), list)
+    except (OSError, ValueError):
+        summary, ok = None, False
+    if ok and _same_settings(summary, config):
+        return summary
+    if refuse:
+        raise CogoError(f"{path} records a run of other settings (or is not a cogo train summary); the models of "
+                        "one folder share their settings: use another --out, or --force to replace the summary")
+    return None
 
 
 def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = None) -> dict:
@@ -774,7 +816,8 @@ def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = N
 def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.PathLike) -> list[str]:
     """Write one checkpoint per model and ``summary.json`` into ``out_dir``; return the paths.
 
-    Every file is written atomically (see :mod:`cogo.checkpoints`).
+    Every file is written atomically (see :mod:`cogo.checkpoints`).  A ``summary.json`` already there from
+    a run of the same settings (:func:`mergeable_summary`) keeps its other models: a folder takes more seeds.
 
     Returns
     -------
@@ -790,7 +833,16 @@ def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.Pat
         save_checkpoint(path, r.Wa, r.Wb, r.Wc, r.meta())
         paths.append(str(path))
     summary = out / "summary.json"
-    atomic_write_text(summary, json.dumps(summary_dict(results, paths), indent=2) + "\n")
+    doc = summary_dict(results, paths)
+    old = mergeable_summary(out, results[0].config)
+    if old is not None:  # a folder of the same settings: its other models stay listed (more seeds, more decays)
+        mine = {row["file"] for row in doc["models"]}
+        kept = [row for row in old["models"] if row.get("file") not in mine]
+        doc["models"] = kept + doc["models"]
+        doc["seeds"] = sorted({row["seed"] for row in doc["models"]})
+        doc["weight_decays"] = sorted({row["weight_decay"] for row in doc["models"]})
+        doc["wall_time_s"] = float(old.get("wall_time_s") or 0.0) + doc["wall_time_s"]
+    atomic_write_text(summary, json.dumps(doc, indent=2) + "\n")
     return paths + [str(summary)]
 
 

@@ -55,7 +55,9 @@ def checkpoint_report(path: Any, group: Any = None, tol: float | None = None) ->
     """
     from cogo.analysis.verdict import network_verdict
     from cogo.checkpoints import load_weights
-    from cogo.solvers.constructions import KINDS, construct
+    from cogo.solvers.constructions import KIND_OF, KINDS, construct
+
+    NAME_OF = {k: n for n, k in KIND_OF.items()}
 
     lw = load_weights(path, group=group)
     G = lw.group
@@ -69,7 +71,7 @@ def checkpoint_report(path: Any, group: Any = None, tol: float | None = None) ->
         from cogo.verify.theorems import optimality
 
         try:
-            net, _ = construct(kind, G, seed=seed, exact=True)
+            net, _ = construct(NAME_OF[kind], G, seed=seed, exact=True)  # the recorded kind -> its name
             W = net.to_numeric().to_weights(real=True)
         except ValueError as exc:
             out["exact"] = {"certified": False, "reason": f"cannot rebuild {kind} on {G}: {exc}"}
