@@ -731,13 +731,25 @@ _COARSE: dict = {}
 _cat.on_change(_COARSE.clear)  # a registered form changes what the cached coarse grids mean
 
 
-def _models(model, cand: np.ndarray) -> np.ndarray:
-    """Balanced features (K, m, 4) of the catalogue models at the parameter rows ``cand`` (degrees)."""
-    G = []
-    for t in cand:
-        ps = model(tuple(t))
-        G.append(node_features(*balance_gauge(ps.a, ps.b, ps.c)[:3]))
-    return np.stack(G)
+def _models(model, cand: np.ndarray, memo: dict | None = None) -> np.ndarray:
+    """Balanced features (K, m, 4) of the catalogue models at the parameter rows ``cand`` (degrees).
+
+    The models are built one by one, balanced and featurized all at once (the same operations,
+    entry by entry); ``memo`` (parameter tuple -> features) reuses the models already built.
+    """
+    memo = {} if memo is None else memo
+    keys = [tuple(float(v) for v in t) for t in cand]
+    new = [k for k in dict.fromkeys(keys) if k not in memo]
+    if new:
+        pss = [model(k) for k in new]
+        m = len(pss[0].a)
+        a, b, c = (np.concatenate([np.asarray(getattr(ps, p), dtype=np.complex128).reshape(-1) for ps in pss])
+                   for p in "abc")
+        ab, bb, cb, _ = balance_gauge(a, b, c)
+        F = node_features(ab, bb, cb).reshape(len(new), m, 4)
+        for k, f in zip(new, F):
+            memo[k] = f
+    return np.stack([memo[k] for k in keys])
 
 
 def _coarse_models(typ: str, model, step: float, period: tuple) -> tuple[np.ndarray, np.ndarray]:
@@ -791,6 +803,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
     best = None
     for typ, model, names, step, period, fold in forms[q]:
         cand, G = _coarse_models(typ, model, step, period)
+        memo: dict = {}
         perms = None
         for _ in range(_REFINE_ROUNDS):
             r, per_perm = _feature_misfit(F, G, perms)
@@ -805,7 +818,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
             t0, r0 = cand[i], float(r[i])
             step /= 2.0
             cand = np.array(list(itertools.product(*[t + np.arange(-1, 2) * step for t in t0])))
-            G = _models(model, cand)
+            G = _models(model, cand, memo)
         d = math.sqrt(r0 / fn)
         if best is None or d < best[1] - 1e-12:
             best = (typ, d, {n: round(v, 3) + 0.0 for n, v in zip(names, fold(tuple(t0)))})
