@@ -716,27 +716,29 @@ def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
     For every choice of the *base* element the factor is divided by it (per ``p``); every other
     element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
     degrees; the others are sorted by :func:`_feature_key`; the base whose sorted key sequence is
-    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).
+    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).  The keys
+    of every base are read at once (:func:`_feature_keys`).
     """
     m = V.shape[1]
-    best = None
-    for base in range(m):
-        if np.any(np.abs(V[:, base]) < _TINY):
-            continue
-        N = V / V[:, base:base + 1]
-        a_keys = _feature_keys(N[0][:, None])
-        sig = np.array([-1.0 if e != base and a_keys[e][0] >= 180.0 else 1.0 for e in range(m)])
-        N2 = N.copy()
-        N2[:2] *= sig
-        col_keys = _feature_keys(N2.T)
-        others = sorted((e for e in range(m) if e != base), key=lambda e: col_keys[e])
-        key = tuple(col_keys[e] for e in others)
-        if best is None or key < best[0]:
-            best = (key, base, sig, others)
-    if best is None:
+    bases = [base for base in range(m) if not np.any(np.abs(V[:, base]) < _TINY)]
+    if not bases:
         return None
-    _, base, sig, others = best
-    return base, sig, [base] + others
+    N = np.stack([V / V[:, base:base + 1] for base in bases])  # (B, 3, m)
+    a_keys = _feature_keys(N[:, 0, :].reshape(-1, 1))
+    sig = np.array([-1.0 if e != base and a_keys[i * m + e][0] >= 180.0 else 1.0
+                    for i, base in enumerate(bases) for e in range(m)]).reshape(len(bases), m)
+    N2 = N.copy()
+    N2[:, :2, :] *= sig[:, None, :]
+    col_keys = _feature_keys(np.swapaxes(N2, 1, 2).reshape(-1, 3))
+    best = None
+    for i, base in enumerate(bases):
+        ck = col_keys[i * m:(i + 1) * m]
+        others = sorted((e for e in range(m) if e != base), key=lambda e: ck[e])
+        key = tuple(ck[e] for e in others)
+        if best is None or key < best[0]:
+            best = (key, base, sig[i], others)
+    _, base, sig_b, others = best
+    return base, sig_b, [base] + others
 
 
 def canonical_factorization(fz: Factorization) -> Factorization:

@@ -127,8 +127,7 @@ def _solve_tiling(T: np.ndarray, A: Sequence[int], mu: np.ndarray, budget: _Budg
     if len(X) == 0:
         return None
     M = np.zeros((C, len(X)))
-    for j, x in enumerate(X):
-        np.add.at(M[:, j], rows[x], 1.0)
+    np.add.at(M, (rows[X].reshape(-1), np.repeat(np.arange(len(X)), rows.shape[1])), 1.0)
     target = mu.astype(float)
 
     def integral(sol: np.ndarray) -> np.ndarray | None:
