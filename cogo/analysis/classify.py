@@ -1150,15 +1150,27 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     >>> result.summary["checkpoints"], result.summary["order_counts"]
     (1, {'6': 2})
     """
-    from cogo.analysis.sweep import read_many
+    from cogo.analysis.sweep import Readers, read_many
 
     st = (settings or Settings()).validate()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     paths = list(paths)
     _check_paths(paths, group)
-    return read_many(paths, group, st, progress=progress, on_loaded=on_loaded, workers=workers,
-                     keep_weights=keep_weights)
+    return read_many(paths, group, st, Readers(_load_one, _read_loaded, _result, _irreps), progress=progress,
+                     on_loaded=on_loaded, workers=workers, keep_weights=keep_weights)
+
+
+def _result(reports: list, st: Settings, weights: list) -> "ClassifyResult":
+    """The aggregate of block readings (:func:`summarize`)."""
+    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st, weights=weights)
+
+
+def _irreps(loaded: list, paths: list, st: Settings) -> Any:
+    """The irreps reading (SPEC 9) of loaded checkpoints of a group given by its Cayley table."""
+    from cogo.analysis.irreps import irreps_checkpoints
+
+    return irreps_checkpoints(loaded, paths, dead_threshold=st.dead_threshold, meta_filter=_plain_meta)
 
 
 #: Tolerances of the tolerance curve (naming and factorization tolerance set together).

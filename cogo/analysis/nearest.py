@@ -46,6 +46,11 @@ def block_features(x: np.ndarray) -> tuple[np.ndarray, float] | None:
 
     As :func:`cogo.analysis.classify.nearest_family` reads a block: balanced (SPEC 8.4), features
     ``(a^2, a b, b^2, c)``, nodes in :func:`cogo.analysis.factorization.canonical_node_order`.
+
+    Returns
+    -------
+    tuple ``(F, ||F||^2)`` or None
+        The features (m, 4) and their squared norm; None when every feature is zero.
     """
     ab, bb, cb, _ = balance_gauge(*x)
     F = node_features(ab, bb, cb)
@@ -58,6 +63,11 @@ def features_misfit(F: np.ndarray, G: np.ndarray) -> float:
     """``min over node orders pi of sum_ch min_lam ||F_ch - lam G_pi,ch||^2``: one model ``G`` (m, 4), all ``m!`` orders.
 
     The per-channel complex scale ``lam`` (SPEC 8.4) in closed form, as the direct fit's objective.
+
+    Returns
+    -------
+    float
+        The smallest squared misfit over the node orders (divide by ``||F||^2`` for the relative one).
     """
     P = _perms(F.shape[0])
     S = (np.conj(G)[P] * F[None, :, :]).sum(axis=1)  # (P, 4)
@@ -88,6 +98,11 @@ def nearest_from_reading(rep: Any, x: np.ndarray, preset: str = "default") -> di
     as a family of its order within :data:`NEAREST_FROM_READING`, when the preset is not the
     default, or when the evaluated distance is not as small as the reading says (a form whose
     parameters do not map onto its model).
+
+    Returns
+    -------
+    dict or None
+        ``{type, distance, params: [{"degrees": {...}}], method: "kronecker"}``, or None (run the search).
     """
     if preset != "default" or not rep.factors or any(f["name"] == "unknown" for f in rep.factors):
         return None

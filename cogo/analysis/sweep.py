@@ -16,9 +16,23 @@ before any output is written).
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-__all__ = ["read_many"]
+__all__ = ["Readers", "read_many"]
+
+
+class Readers(NamedTuple):
+    """How one checkpoint is read (module-level functions, so worker processes can be handed them).
+
+    ``load(path, group)`` -> :class:`cogo.checkpoints.LoadedWeights`; ``read(loaded, path,
+    settings)`` -> the block reading of one network; ``result(reports, settings, weights)`` -> the
+    aggregate; ``irreps(loaded, paths, settings)`` -> the irreps reading (SPEC 9).
+    """
+
+    load: Callable
+    read: Callable
+    result: Callable
+    irreps: Callable
 
 
 def _mixed_groups(seen: dict) -> str:
@@ -30,31 +44,28 @@ def _mixed_groups(seen: dict) -> str:
 
 def _read_path(task: tuple) -> tuple:
     """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None)``."""
-    from cogo.analysis.classify import _load_one, _read_loaded
-
-    path, group, st, keep_weights = task
-    w = _load_one(path, group)
+    path, group, st, keep_weights, io = task
+    w = io.load(path, group)
     if w.group.abelian is None:  # cannot join a block reading: refused by the caller
         return str(w.group), None, None
-    rep = _read_loaded(w, path, st)
+    rep = io.read(w, path, st)
     return str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
 
 
-def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, keep_weights: bool) -> Iterator[tuple]:
+def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, keep_weights: bool,
+             io: "Readers") -> Iterator[tuple]:
     """``(group label, report, weights)`` per checkpoint, in order: here, or in ``workers`` processes."""
-    from cogo.analysis.classify import _load_one, _read_loaded
-
     if workers <= 1 or len(paths) <= 1:
         for i, p in enumerate(paths):
-            w = first if i == 0 else _load_one(p, group)
+            w = first if i == 0 else io.load(p, group)
             if w.group.abelian is None or (i and str(w.group) != str(first.group)):
                 yield str(w.group), None, None  # the caller refuses before reading it
                 return
-            yield str(w.group), _read_loaded(w, p, st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
+            yield str(w.group), io.read(w, p, st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    tasks = [(str(p), group, st, keep_weights) for p in paths]
+    tasks = [(str(p), group, st, keep_weights, io) for p in paths]
     with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
         try:
             yield from pool.map(_read_path, tasks)
@@ -62,30 +73,27 @@ def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, kee
             pool.shutdown(cancel_futures=True)
 
 
-def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, progress: bool = False,
+def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Readers, progress: bool = False,
               on_loaded: Callable | None = None, workers: int = 1, keep_weights: bool = True) -> Any:
     """Read checkpoints one at a time (module docstring); the paths were checked by the caller.
 
-    ``on_loaded(loaded)``: called before any analysis with the checkpoints that decide the
-    reading (every one for the irreps reading; the first for the block reading, whose group every
-    other must share).  ``keep_weights``: keep each network's ``(Wa, Wb, Wc, group)`` in the
-    result (for :func:`cogo.analysis.classify.tolerance_curve`); False keeps memory at one network.
+    ``io``: how one checkpoint is loaded and read (:class:`Readers`).  ``on_loaded(loaded)``:
+    called before any analysis with the checkpoints that decide the reading (every one for the
+    irreps reading; the first for the block reading, whose group every other must share).
+    ``keep_weights``: keep each network's ``(Wa, Wb, Wc, group)`` in the result (for
+    :func:`cogo.analysis.classify.tolerance_curve`); False keeps memory at one network per process.
 
     Returns
     -------
     ClassifyResult or IrrepsResult
         As :func:`cogo.analysis.classify.classify_many`.
     """
-    from cogo.analysis.classify import ClassifyResult, _load_one, _plain_meta, summarize
     from cogo.errors import CogoError
 
     paths = [str(p) for p in paths]
-    first = _load_one(paths[0], group)
-    if first.group.abelian is None:
-        # a group given by its Cayley table: the catalogue of SPEC 7 is Abelian-only; read irreps (SPEC 9)
-        from cogo.analysis.irreps import irreps_checkpoints
-
-        loaded = [first] + [_load_one(p, group) for p in paths[1:]]
+    first = io.load(paths[0], group)
+    if first.group.abelian is None:  # the irreps reading (SPEC 9) of every checkpoint, loaded first as before
+        loaded = [first] + [io.load(p, group) for p in paths[1:]]
         seen: dict = {}
         for w, p in zip(loaded, paths):
             seen.setdefault(str(w.group), []).append(p)
@@ -93,7 +101,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, progress:
             raise CogoError(_mixed_groups(seen))
         if on_loaded is not None:
             on_loaded(loaded)
-        return irreps_checkpoints(loaded, paths, dead_threshold=st.dead_threshold, meta_filter=_plain_meta)
+        return io.irreps(loaded, paths, st)
     if on_loaded is not None:
         on_loaded([first])
     label = str(first.group)
@@ -104,7 +112,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, progress:
         bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
     reports, weights = [], []
     try:
-        for p, (g, rep, w) in zip(paths, _results(paths, first, group, st, workers, keep_weights)):
+        for p, (g, rep, w) in zip(paths, _results(paths, first, group, st, workers, keep_weights, io)):
             if g != label or rep is None:
                 raise CogoError(_mixed_groups({label: paths[:1], g: [p]}))
             reports.append(rep)
@@ -115,4 +123,4 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, progress:
     finally:
         if bar is not None:
             bar.close()
-    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st, weights=weights)
+    return io.result(reports, st, weights)
