@@ -1,32 +1,29 @@
-"""Benchmark of ``cogo classify`` (SPEC 8): a whole checkpoint, and block factorization vs brute force.
+"""Benchmark of ``cogo classify`` (SPEC 8): against the reference's algorithm, per block, and a sweep.
 
-    python benchmarks/bench_classify.py [--out benchmarks/results/classify.json] [--quick]
+    python benchmarks/bench_classify.py [--out benchmarks/results/classify.json] [--sweep 300] [--workers 2]
+        [--before OLD_TREE] [--slow]
 
-1. **Time per checkpoint** at d = 127, q = 512: z_F6 (63 order-6 blocks,
-   378 live nodes) and z_F4/6 (1 order-6 + 62 order-4 blocks, 254 live nodes),
-   each padded with dead nodes to 512 hidden nodes, shuffled, with weight
-   noise 1e-4, saved as a checkpoint; timed end to end
-   (:func:`cogo.analysis.classify.classify_checkpoint`: load, Fourier
-   transform, pruning, factorization, naming, monomial sums).
-2. **Time to factor one block** of order 4, 6, 8, 12 (catalogue products,
-   random node order, per-node sign and balance gauge, noise 1e-3) with
-   :func:`cogo.analysis.factorization.factor_block` (all shapes), and with the
-   full :func:`cogo.analysis.classify.classify_block` (plus naming), against the
-   **brute-force reference** of SPEC 8.5, written here only: for every shape,
-   try all q! node orders and keep the best rank-1 fit of the sign-invariant
-   features (same balancing as cogo; batched numpy, 2-mode shapes by SVD,
-   more modes by a few power iterations).  At q = 12 (479,001,600 orders)
-   the brute force is not run: its time is extrapolated from the measured
-   cost per order on a sample of orders, and reported as such.
-3. **No slow blocks** (issue 10): products with repeated nodes and large
-   orders -- z_nu * z_syn * z_syn (order 18, 12 node orders),
-   z_syn * z_syn * z_nu * z_nu (36), an order-48 and an order-64 product --,
-   z_M at d = 24 (576 nodes, blocks of up to 82 nodes) and a random
-   network at d = 127, q = 4096 (blocks of about 65 random nodes), each
-   timed with this tree and, with ``--before COMMIT_TREE`` (a ``git worktree``
-   of an older commit), with that tree in a subprocess under ``--timeout``
-   seconds (a timeout is recorded as such).  Brute force is out of reach at
-   these orders (18! orders and up).
+1. **cogo against the reference's algorithm**, in one process, on the networks of the reference's
+   case: z_F6 at d = 127 (63 order-6 blocks, 378 live nodes) and z_F4/6 (1 order-6 and 62 order-4
+   blocks), each padded with dead nodes to 512 hidden nodes, shuffled, every node's sign gauge
+   ``(a, b, c) -> (-a, -b, c)`` drawn at random, weight noise 1e-4, saved as a checkpoint.  Timed:
+   ``cogo.classify(path)`` (load, Fourier transform, blocks, factorization, names, nearest forms,
+   conditions and the network verdict), its parts (the block reading alone,
+   ``read_network(..., with_verdict=False)``, and the verdict), and the reference's algorithm
+   re-implemented for timing in ``benchmarks/_reference.py`` (every node order of every order-4/6
+   block in torch; not the reference's code); best of 2 after a warm-up, one thread.
+2. **Per block, by order**: ``classify_block`` (factorization, names, nearest form, conditions) and
+   ``factor_block`` for catalogue blocks of order 2, 3, 4, 6, 8, 12 (random node order, per-node
+   sign and balance gauge, noise 1e-3), and for orders 4-12 the **brute force** of SPEC 8.5, written
+   here only: for every shape, all q! node orders, the best rank-1 fit of the sign-invariant features
+   (batched numpy); extrapolated from a sample above order 6.
+3. **A sweep**: ``--sweep N`` (300) checkpoints like the z_F6 one of 1. (each its own draw of noise,
+   order and signs) classified by ``cogo classify DIR/*.npz --workers W`` in a subprocess, wall time
+   end to end with the load average around it.
+4. **Large blocks**: a random network at d = 127, q = 4096 (blocks of about 65 random nodes), in a
+   subprocess with this tree and, with ``--before OLD_TREE`` (a copy of an older commit's tree),
+   with that tree; ``--slow`` adds the products with repeated nodes and large orders
+   (z_nu * z_syn * z_syn, z_syn * z_syn * z_nu * z_nu, orders 48 and 64) and z_M at d = 24.
 """
 from __future__ import annotations
 
@@ -45,7 +42,7 @@ from _common import best_of, machine_info, write_json  # noqa: E402
 
 from cogo.analysis.factorization import _prepare, factor_block, factor_shapes  # noqa: E402
 from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
-from cogo.analysis.classify import classify_block, classify_checkpoint  # noqa: E402
+from cogo.analysis.classify import classify_block  # noqa: E402
 
 
 def block(q: int, seed: int = 0, noise: float = 1e-3) -> np.ndarray:
@@ -110,37 +107,103 @@ def brute_force(x: np.ndarray, max_orders: int | None = None, batch: int = 20000
 
 
 # --------------------------------------------------------------------------- benchmarks
-def bench_checkpoints(tmp: Path, repeat: int) -> dict:
-    from cogo.checkpoints import save_checkpoint
+def reference_case(name: str, seed: int = 0, net_seed: int = 1, d: int = 127, hidden: int = 512,
+                   noise: float = 1e-4) -> tuple:
+    """The reference's case: z_F6 or z_F4/6 at d, padded with dead nodes, shuffled, signs flipped, noisy."""
     from cogo.solvers.constructions import z_F6, z_F46
 
+    net = {"z_F6": z_F6, "z_F4/6": z_F46}[name](d, seed=net_seed)
+    Wa, Wb, Wc = net.to_weights()
+    q = Wa.shape[0]
+    rng = np.random.default_rng(seed)
+    Wa = np.vstack([Wa, np.zeros((hidden - q, d))])
+    Wb = np.vstack([Wb, np.zeros((hidden - q, d))])
+    Wc = np.hstack([Wc, np.zeros((d, hidden - q))])
+    perm = rng.permutation(hidden)
+    sign = rng.choice([-1.0, 1.0], size=hidden)
+    Wa, Wb, Wc = Wa[perm] * sign[:, None], Wb[perm] * sign[:, None], Wc[:, perm]
+    return tuple(W + noise * rng.normal(size=W.shape) for W in (Wa, Wb, Wc))
+
+
+def bench_reference(tmp: Path, repeat: int = 2) -> dict:
+    """cogo against the reference's algorithm (re-implemented in _reference.py), one process, best of ``repeat``."""
+    import torch
+
+    import _reference
+    import cogo
+    from cogo.analysis.classify import read_network
+    from cogo.analysis.verdict import network_verdict
+    from cogo.checkpoints import load_weights, save_checkpoint
+
+    torch.set_num_threads(1)
     out = {}
-    rng = np.random.default_rng(0)
-    for name, net in (("z_F6", z_F6(127, seed=1)), ("z_F4/6", z_F46(127, seed=1))):
-        Wa, Wb, Wc = net.to_weights()
-        q, d = Wa.shape
-        pad = 512 - q
-        Wa = np.vstack([Wa, np.zeros((pad, d))])
-        Wb = np.vstack([Wb, np.zeros((pad, d))])
-        Wc = np.hstack([Wc, np.zeros((d, pad))])
-        perm = rng.permutation(512)
-        Wa, Wb, Wc = (W + 1e-4 * rng.normal(size=W.shape) for W in (Wa[perm], Wb[perm], Wc[:, perm]))
+    for name in ("z_F6", "z_F4/6"):
+        Wa, Wb, Wc = reference_case(name)
         path = tmp / f"{name.replace('/', '')}_d127_q512.pt"
         save_checkpoint(path, Wa, Wb, Wc, {"group": "127"})
-        rep = classify_checkpoint(path)
+        w = load_weights(path)
+        rep = cogo.classify(str(path))  # warm-up (imports, caches)
+        ref = _reference.classify(w.Wa, w.Wb, w.Wc, 127)
+        t_cogo = best_of(lambda: cogo.classify(str(path)), repeat)
+        t_ref = best_of(lambda: (lambda v: _reference.classify(v.Wa, v.Wb, v.Wc, 127))(load_weights(path)), repeat)
+        t_blocks = best_of(lambda: read_network(w.Wa, w.Wb, w.Wc, w.group, with_verdict=False), repeat)
+        t_verdict = best_of(lambda: network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group), repeat)
         types: dict = {}
-        for b in rep.blocks:
-            types[b.type] = types.get(b.type, 0) + 1
-        t = best_of(lambda: classify_checkpoint(path), repeat)
+        for bl in rep.blocks:
+            types[bl.type] = types.get(bl.type, 0) + 1
         out[name] = {"d": 127, "hidden": 512, "live_nodes": rep.live_nodes, "blocks": len(rep.blocks),
-                     "block_types": types, "seconds_per_checkpoint": t}
-        print(f"checkpoint {name:7s} d=127 q=512: {rep.live_nodes} live, {len(rep.blocks)} blocks {types}: "
-              f"{t:.3f} s")
+                     "block_types": types, "reference_readings": ref,
+                     "cogo_classify_seconds": t_cogo, "cogo_block_reading_seconds": t_blocks,
+                     "cogo_verdict_seconds": t_verdict, "reference_algorithm_seconds": t_ref,
+                     "ratio_cogo_over_reference": t_cogo / t_ref,
+                     "ratio_block_reading_over_reference": t_blocks / t_ref}
+        print(f"{name:7s} d=127 q=512: {len(rep.blocks)} blocks {types}; cogo.classify {t_cogo:.3f} s (blocks "
+              f"{t_blocks:.3f} s, verdict {t_verdict:.3f} s), reference algorithm {t_ref:.3f} s {ref}: "
+              f"ratio {t_cogo / t_ref:.3f} (blocks alone {t_blocks / t_ref:.3f})", flush=True)
+    return out
+
+
+def bench_sweep(tmp: Path, n: int, workers: int) -> dict:
+    """``cogo classify DIR/*.npz --workers W`` on ``n`` z_F6 checkpoints (reference_case draws), wall time end to end."""
+    import os
+    import subprocess
+
+    paths = []
+    for i in range(n):
+        Wa, Wb, Wc = reference_case("z_F6", seed=1000 + i)
+        p = tmp / f"sweep_{i:04d}.npz"
+        np.savez(p, Wa=Wa, Wb=Wb, Wc=Wc)
+        paths.append(str(p))
+    cmd = [sys.executable, "-m", "cogo.cli", "classify", *paths, "--group", "127", "--workers", str(workers),
+           "--no-progress", "--json", str(tmp / "sweep.json")]
+    load0 = os.getloadavg()
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    load1 = os.getloadavg()
+    if p.returncode != 0:
+        return {"error": p.stderr[-400:], "wall_seconds": wall}
+    import json
+
+    summary = json.loads((tmp / "sweep.json").read_text())["summary"]
+    out = {"checkpoints": n, "workers": workers, "wall_seconds": wall, "seconds_per_checkpoint": wall / n,
+           "load_average_before": list(load0), "load_average_after": list(load1),
+           "blocks": summary["blocks"],
+           "type_distribution": {t: v["mean"] for t, v in summary["type_distribution"].items()}}
+    print(f"sweep: {n} checkpoints, --workers {workers}: {wall:.1f} s wall ({wall / n:.3f} s each); load "
+          f"{load0[0]:.1f} -> {load1[0]:.1f}; {out['type_distribution']}", flush=True)
     return out
 
 
 def bench_blocks(repeat: int, quick: bool) -> dict:
     out = {}
+    rng = np.random.default_rng(2)
+    for q, ps in ((2, z_nu(complex(np.exp(0.4j)))), (3, z_syn())):  # lone factors: named, not factored
+        x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
+        x = x + 1e-3 * (rng.normal(size=x.shape) + 1j * rng.normal(size=x.shape)) / math.sqrt(2)
+        t_classify = best_of(lambda: classify_block(*x), repeat)
+        out[str(q)] = {"order": q, "type": classify_block(*x).type, "classify_seconds": t_classify}
+        print(f"order {q:2d} {out[str(q)]['type']:24s} classify {t_classify * 1e3:7.2f} ms")
     for q in (4, 6, 8, 12):
         x = block(q, seed=q)
         bf = factor_block(*x)
@@ -243,9 +306,9 @@ def _run_case(case: str, tree: str | None, timeout: float) -> dict:
     return out
 
 
-def bench_slow(before: str | None, timeout: float) -> dict:
+def bench_slow(before: str | None, timeout: float, cases: tuple = SLOW_CASES) -> dict:
     out = {}
-    for case in SLOW_CASES:
+    for case in cases:
         row = {"after": _run_case(case, None, timeout)}
         if before:
             row["before"] = _run_case(case, before, timeout)
@@ -258,33 +321,46 @@ def bench_slow(before: str | None, timeout: float) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="benchmarks/results/classify.json", help="JSON output path")
-    ap.add_argument("--repeat", type=int, default=5, help="timing repetitions (best of)")
+    ap.add_argument("--repeat", type=int, default=5, help="timing repetitions per block (best of)")
     ap.add_argument("--quick", action="store_true", help="brute force up to order 6 only (order 8 extrapolated)")
-    ap.add_argument("--before", default=None, help="a worktree of an older commit to time the slow cases on")
-    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per slow case and tree")
-    ap.add_argument("--only-slow", action="store_true", help="run only the slow-block cases (3.)")
+    ap.add_argument("--sweep", type=int, default=300, help="checkpoints in the sweep (0: no sweep)")
+    ap.add_argument("--workers", type=int, default=2, help="cogo classify --workers for the sweep")
+    ap.add_argument("--before", default=None, help="a copy of an older commit's tree to time the large blocks on")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per large-block case and tree")
+    ap.add_argument("--slow", action="store_true", help="also the products with repeated nodes, orders 48, 64, z_M")
+    ap.add_argument("--only-slow", action="store_true", help="run only the large-block cases (4.), all of them")
     args = ap.parse_args(argv)
+    cases = SLOW_CASES if args.slow or args.only_slow else ("random d=127 q=4096",)
     if args.only_slow:
-        write_json(args.out, {"benchmark": "classify (slow blocks)", "machine": machine_info(),
-                              "before_tree": args.before, "slow_blocks": bench_slow(args.before, args.timeout)})
+        write_json(args.out, {"benchmark": "classify (large blocks)", "machine": machine_info(),
+                              "before_tree": args.before, "large_blocks": bench_slow(args.before, args.timeout, cases)})
         return 0
-    slow = bench_slow(args.before, args.timeout)
+    import os
+
+    load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as td:
-        ckpt = bench_checkpoints(Path(td), max(1, args.repeat // 2))
+        ref = bench_reference(Path(td))
     blocks = bench_blocks(args.repeat, args.quick)
+    with tempfile.TemporaryDirectory() as td:
+        sweep = bench_sweep(Path(td), args.sweep, args.workers) if args.sweep else None
+    slow = bench_slow(args.before, args.timeout, cases)
     res = {
         "benchmark": "classify",
         "machine": machine_info(),
-        "checkpoints": ckpt,
+        "load_average_at_start": list(load0),
+        "reference_comparison": ref,
+        "ratio_cogo_over_reference_z_F6": ref["z_F6"]["ratio_cogo_over_reference"],
         "blocks": blocks,
-        "slow_blocks": slow,
+        "sweep": sweep,
+        "large_blocks": slow,
         "before_tree": args.before,
         "ratio_order_6_brute_force_over_cogo": blocks["6"]["speedup_vs_brute_force"],
-        "order_12_factor_ms": blocks["12"]["factor_seconds"] * 1e3,
-        "order_12_under_50ms": blocks["12"]["factor_seconds"] < 0.05,
-        "notes": "factor_seconds: factor_block over every shape of the order; classify_seconds adds naming and "
-                 "the monomial sums. The brute force tries all q! node orders per shape on the sign-invariant "
-                 "features; at order 12 (and order 8 with --quick) its time is extrapolated from a sample.",
+        "notes": "reference_algorithm_seconds: the reference's algorithm (every node order of every order-4/6 block "
+                 "in torch) re-implemented for timing in benchmarks/_reference.py, not the reference's code; the "
+                 "reference computes no network verdict, so cogo_block_reading_seconds is the like-for-like part. "
+                 "factor_seconds: factor_block over every shape of the order; classify_seconds adds naming, the "
+                 "nearest form and the monomial sums. The brute force tries all q! node orders per shape on the "
+                 "sign-invariant features; above order 6 (8 with --quick) its time is extrapolated from a sample.",
     }
     write_json(args.out, res)
     return 0

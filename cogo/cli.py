@@ -700,6 +700,8 @@ def _add_classify(sub) -> None:
                         "(the reference classifier's 0.1, special cases named whenever within it); the table of "
                         "the reference's columns is printed either way")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
+    p.add_argument("--workers", type=_int_type("workers", 1), default=1, metavar="W",
+                   help="processes reading the checkpoints, each one at a time (default 1: this process)")
     _reader_flags(p)
     p.set_defaults(func=_cmd_classify)
 
@@ -735,7 +737,8 @@ def _cmd_classify(args) -> int:
     with _threads(args.threads):
         result = classify_many(args.files, group=group,
                                settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
-                               progress=not args.no_progress, on_loaded=abelian_only)
+                               progress=not args.no_progress, on_loaded=abelian_only,
+                               workers=args.workers, keep_weights=args.plots is not None)
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading
     text = result.render_text()
     written = result.write_outputs(args.json, args.markdown, args.plots, force=args.force)

@@ -136,6 +136,7 @@ from cogo.analysis.factorization import (
     linear_assignment,
     node_features,
 )
+from cogo.analysis.nearest import nearest_from_reading
 
 __all__ = [
     "DEAD_THRESHOLD",
@@ -302,6 +303,9 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
         # lam V = V as a multiset: an optimal one-to-one matching (Hungarian), every pair within tol.  (Nearest
         # partners were not one-to-one when V repeats a node -- z_nu * z_nu with equal nu -- and float noise
         # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
+        near = D <= tol
+        if not (near.any(axis=0).all() and near.any(axis=1).all()):
+            continue  # some node has no partner within tol: no matching can pass
         col = linear_assignment(np.round(D, 9))
         if (D[np.arange(n), col] <= tol).all():
             out.append(lam)
@@ -638,7 +642,11 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
 
     ``nearest``: ``{type, distance, params, method}``.  For blocks of order
     2, 3, 4 and 6 (the catalogue's families): :func:`nearest_family`, every
-    family fitted directly to the block (``method = "direct fit"``).  For
+    family fitted directly to the block (``method = "direct fit"``), unless
+    the reading already names the block a family of its order within
+    :data:`cogo.analysis.nearest.NEAREST_FROM_READING` (default preset): then
+    that family at the reading's parameters, its distance the direct fit's
+    objective there (``"kronecker"``, :func:`cogo.analysis.nearest.nearest_from_reading`).  For
     other orders: a block typed as a catalogue product gets its own type,
     ``distance`` = the larger of its reconstruction error and the factors'
     naming residuals, and its factors' parameters (``"kronecker"``); any other
@@ -665,7 +673,8 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
         amp = np.abs(x[0] * x[1] * x[2])
         rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
     if rep.order in _cat.nearest_forms():
-        rep.nearest = nearest_family(a, b, c)
+        # a block read exactly as a family of its order is its own nearest form (cogo.analysis.nearest)
+        rep.nearest = nearest_from_reading(rep, x, (settings or Settings()).preset) or nearest_family(a, b, c)
     elif _is_catalogue(rep.type):
         rep.nearest = _nearest_of(rep)
     else:
@@ -722,13 +731,25 @@ _COARSE: dict = {}
 _cat.on_change(_COARSE.clear)  # a registered form changes what the cached coarse grids mean
 
 
-def _models(model, cand: np.ndarray) -> np.ndarray:
-    """Balanced features (K, m, 4) of the catalogue models at the parameter rows ``cand`` (degrees)."""
-    G = []
-    for t in cand:
-        ps = model(tuple(t))
-        G.append(node_features(*balance_gauge(ps.a, ps.b, ps.c)[:3]))
-    return np.stack(G)
+def _models(model, cand: np.ndarray, memo: dict | None = None) -> np.ndarray:
+    """Balanced features (K, m, 4) of the catalogue models at the parameter rows ``cand`` (degrees).
+
+    The models are built one by one, balanced and featurized all at once (the same operations,
+    entry by entry); ``memo`` (parameter tuple -> features) reuses the models already built.
+    """
+    memo = {} if memo is None else memo
+    keys = [tuple(float(v) for v in t) for t in cand]
+    new = [k for k in dict.fromkeys(keys) if k not in memo]
+    if new:
+        pss = [model(k) for k in new]
+        m = len(pss[0].a)
+        a, b, c = (np.concatenate([np.asarray(getattr(ps, p), dtype=np.complex128).reshape(-1) for ps in pss])
+                   for p in "abc")
+        ab, bb, cb, _ = balance_gauge(a, b, c)
+        F = node_features(ab, bb, cb).reshape(len(new), m, 4)
+        for k, f in zip(new, F):
+            memo[k] = f
+    return np.stack([memo[k] for k in keys])
 
 
 def _coarse_models(typ: str, model, step: float, period: tuple) -> tuple[np.ndarray, np.ndarray]:
@@ -782,6 +803,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
     best = None
     for typ, model, names, step, period, fold in forms[q]:
         cand, G = _coarse_models(typ, model, step, period)
+        memo: dict = {}
         perms = None
         for _ in range(_REFINE_ROUNDS):
             r, per_perm = _feature_misfit(F, G, perms)
@@ -796,7 +818,7 @@ def nearest_family(a: Any, b: Any, c: Any) -> dict:
             t0, r0 = cand[i], float(r[i])
             step /= 2.0
             cand = np.array(list(itertools.product(*[t + np.arange(-1, 2) * step for t in t0])))
-            G = _models(model, cand)
+            G = _models(model, cand, memo)
         d = math.sqrt(r0 / fn)
         if best is None or d < best[1] - 1e-12:
             best = (typ, d, {n: round(v, 3) + 0.0 for n, v in zip(names, fold(tuple(t0)))})
@@ -1042,9 +1064,9 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
                         dtype=w.dtype)
 
 
-def _load_checkpoints(paths: list, group: Any) -> list:
-    """Every checkpoint loaded (weights only), after refusing duplicates and what cannot fit (:mod:`cogo.limits`)."""
-    from cogo.checkpoints import load_weights, peek_shapes
+def _check_paths(paths: list, group: Any) -> None:
+    """Refuse duplicates and what cannot fit (:mod:`cogo.limits`), from the shapes alone, before any array is read."""
+    from cogo.checkpoints import peek_shapes
     from cogo.errors import CogoError
     from cogo.limits import classify_estimate, require
     from cogo.outputs import same_file
@@ -1055,30 +1077,57 @@ def _load_checkpoints(paths: list, group: Any) -> list:
         for p0 in paths[:i]:
             if same_file(p, p0):
                 raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
-    for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
+    for p in paths:
         q_, n_ = peek_shapes(p, group=group)
         require(classify_estimate(n_, q_))
-    return [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q))) for p in paths]
+
+
+def _load_one(path: Any, group: Any) -> Any:
+    """One checkpoint loaded (weights only; :class:`cogo.checkpoints.LoadedWeights`), refused if it cannot fit."""
+    from cogo.checkpoints import load_weights
+    from cogo.limits import classify_estimate, require
+
+    return load_weights(path, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
+
+
+def _read_loaded(w: Any, p: Any, st: Settings) -> NetworkReport:
+    """The block reading of one loaded checkpoint; overflowing float arithmetic is refused (one line)."""
+    from cogo.errors import CogoError
+
+    try:
+        with np.errstate(over="raise"):
+            return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p), meta=_plain_meta(w.meta),
+                                dtype=w.dtype)
+    except FloatingPointError as exc:
+        raise CogoError(f"{p}: float64 arithmetic overflowed while reading the network ({exc}); "
+                        "the weights are too large to analyse") from None
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
-                  on_loaded: Any = None) -> "ClassifyResult | IrrepsResult":
-    """Load every checkpoint first (any bad file raises before analysis), analyse each, aggregate.
+                  on_loaded: Any = None, workers: int = 1,
+                  keep_weights: bool = True) -> "ClassifyResult | IrrepsResult":
+    """Check every path, then load and analyse the checkpoints one at a time, and aggregate.
 
     Returns a :class:`ClassifyResult` (Abelian groups, SPEC 8) or a
     :class:`cogo.analysis.irreps.IrrepsResult` (SPEC 9): both implement
     :class:`cogo.analysis.reading.Reading`.
 
-    Refused (CogoError, one line): the same file given twice (it would count
-    twice in the error bars), checkpoints of different groups (their
-    statistics are not comparable; classify each group separately), a
-    checkpoint whose analysis would not fit in memory (:mod:`cogo.limits`),
+    Refused (CogoError, one line, before any output is written): the same
+    file given twice (it would count twice in the error bars), checkpoints
+    of different groups (their statistics are not comparable; classify each
+    group separately), a checkpoint whose analysis would not fit in memory
+    (:mod:`cogo.limits`; checked for every path before any array is read),
     and overflowing float arithmetic (an error, not a warning).
-    ``progress``: a tqdm bar over the checkpoints.  ``on_loaded(loaded)``: called with every
-    loaded checkpoint (:class:`cogo.checkpoints.LoadedWeights`) before any analysis (a command's
-    last checks).
+    ``progress``: a tqdm bar over the checkpoints.  ``on_loaded(loaded)``:
+    called before any analysis with the loaded checkpoints that decide the
+    reading (:class:`cogo.checkpoints.LoadedWeights`; the first one for the
+    block reading, whose group every other must share; all for the irreps
+    reading), a command's last checks.  ``workers``: processes reading the
+    checkpoints (:mod:`cogo.analysis.sweep`; 1: this process).
+    ``keep_weights``: keep every network's weights in the result (for
+    :func:`tolerance_curve`); False holds one network's weights at a time.
 
     Returns
     -------
@@ -1101,45 +1150,27 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     >>> result.summary["checkpoints"], result.summary["order_counts"]
     (1, {'6': 2})
     """
-    from cogo.errors import CogoError
+    from cogo.analysis.sweep import Readers, read_many
 
     st = (settings or Settings()).validate()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
     paths = list(paths)
-    loaded = _load_checkpoints(paths, group)
-    labels = {}
-    for w, p in zip(loaded, paths):
-        labels.setdefault(str(w.group), []).append(str(p))
-    if len(labels) > 1:
-        raise CogoError("checkpoints of different groups cannot be aggregated: " + "; ".join(
-            f"{g}: {', '.join(ps[:2])}{', ...' if len(ps) > 2 else ''}" for g, ps in labels.items())
-            + "; classify each group separately")
-    if on_loaded is not None:
-        on_loaded(loaded)
-    if any(w.group.abelian is None for w in loaded):
-        # a group given by its Cayley table: the catalogue of SPEC 7 is Abelian-only; read irreps (SPEC 9)
-        from cogo.analysis.irreps import irreps_checkpoints
+    _check_paths(paths, group)
+    return read_many(paths, group, st, Readers(_load_one, _read_loaded, _result, _irreps), progress=progress,
+                     on_loaded=on_loaded, workers=workers, keep_weights=keep_weights)
 
-        return irreps_checkpoints(loaded, paths, dead_threshold=st.dead_threshold, meta_filter=_plain_meta)
-    bar = None
-    if progress and len(loaded) > 1:
-        from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(loaded), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
-    reports = []
-    for w, p in zip(loaded, paths):
-        try:
-            with np.errstate(over="raise"):
-                reports.append(read_network(w.Wa, w.Wb, w.Wc, w.group, settings=st, path=str(p),
-                                            meta=_plain_meta(w.meta), dtype=w.dtype))
-        except FloatingPointError as exc:
-            raise CogoError(f"{p}: float64 arithmetic overflowed while reading the network ({exc}); "
-                            "the weights are too large to analyse") from None
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st,
-                          weights=[(w.Wa, w.Wb, w.Wc, w.group) for w in loaded])
+def _result(reports: list, st: Settings, weights: list) -> "ClassifyResult":
+    """The aggregate of block readings (:func:`summarize`)."""
+    return ClassifyResult(reports=reports, summary=summarize(reports), settings=st, weights=weights)
+
+
+def _irreps(loaded: list, paths: list, st: Settings) -> Any:
+    """The irreps reading (SPEC 9) of loaded checkpoints of a group given by its Cayley table."""
+    from cogo.analysis.irreps import irreps_checkpoints
+
+    return irreps_checkpoints(loaded, paths, dead_threshold=st.dead_threshold, meta_filter=_plain_meta)
 
 
 #: Tolerances of the tolerance curve (naming and factorization tolerance set together).

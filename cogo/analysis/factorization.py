@@ -39,6 +39,7 @@ from cogo.analysis.kronecker import (  # noqa: F401  (the public face of the fac
     Factor,
     Factorization,
     _feature_key,
+    _feature_keys,
     _vec,
     balance_gauge,
     canonical_factorization,
@@ -191,10 +192,8 @@ def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple
     """
     x = np.asarray(x, dtype=np.complex128)
     q = x.shape[1]
-    flip = np.ones(q)
-    for j in range(q):
-        if abs(x[0, j]) > 0 and _feature_key(x[0, j])[0] >= 180.0:
-            flip[j] = -1.0
+    a_keys = _feature_keys(x[0][:, None]) if q else []
+    flip = np.array([-1.0 if abs(x[0, j]) > 0 and a_keys[j][0] >= 180.0 else 1.0 for j in range(q)])
     y = x.copy()
     y[:2] *= flip
     prod = np.abs(y[0] * y[1] * y[2])
@@ -203,7 +202,7 @@ def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple
     re_ = np.round(y.real / s, SNAP_DECIMALS) + 0.0
     im_ = np.round(y.imag / s, SNAP_DECIMALS) + 0.0
     y = (re_ + 1j * im_) * s
-    keys = [tuple(np.concatenate([re_[:, j], im_[:, j]]).tolist()) for j in range(q)]
+    keys = [tuple(r) for r in np.concatenate([re_, im_]).T.tolist()]
     F = node_features(y[0] / s, y[1] / s, y[2] / s)
     return y, F, flip, keys
 
@@ -218,7 +217,7 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     """
     x0, F0, t = prepared
     x, F, flip, rkeys = _snap(x0)
-    nkeys = [_feature_key(f) for f in F]
+    nkeys = _feature_keys(F) if len(F) else []
     perm = np.array(sorted(range(len(nkeys)), key=lambda j: (nkeys[j], rkeys[j])), dtype=np.int64)
 
     def subfactor(f: Factor, sub_shapes: list) -> BlockFactorization:

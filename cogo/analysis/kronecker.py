@@ -215,7 +215,7 @@ class Factorization:
         canonical key of the factors (:func:`canonical_factorization`), so equally good grids are
         ranked by what they are, not by float noise or the order they were found in."""
         return (round(float(self.error), ERROR_DECIMALS),
-                tuple(tuple(_feature_key(f.vectors[:, e]) for e in range(f.q)) for f in self.factors))
+                tuple(tuple(_feature_keys(f.vectors.T)) for f in self.factors))
 
     @property
     def abc_scale(self) -> complex:
@@ -423,6 +423,13 @@ def linear_assignment(cost: np.ndarray) -> np.ndarray:
     n = cost.shape[0]
     if cost.shape != (n, n):
         raise ValueError(f"cost matrix must be square, got {cost.shape}")
+    if n and np.isfinite(cost).all():
+        # every row's minimum strict and in a different column: that assignment is the unique optimum
+        # (its cost is the sum of the row minima, which bounds every assignment), so every exact method returns it
+        best = np.argmin(cost, axis=1)
+        part = np.partition(cost, 1, axis=1) if n > 1 else None
+        if n == 1 or (len(set(best.tolist())) == n and (part[:, 0] < part[:, 1]).all()):
+            return best.astype(np.int64)
     u = np.zeros(n + 1)
     v = np.zeros(n + 1)
     p = np.zeros(n + 1, dtype=np.int64)  # p[j]: row matched to column j (1-based; 0 = none)
@@ -591,13 +598,19 @@ def _feature_key(f: np.ndarray) -> tuple:
     :data:`KEY_DECIMALS` decimals (an angle within ``1e-6`` degrees of 360 reads as 0), so two
     nodes equal up to float noise get the same key and the order does not depend on node order.
     """
-    f = np.asarray(f, dtype=np.complex128).reshape(-1)
+    return _feature_keys(np.asarray(f, dtype=np.complex128).reshape(1, -1))[0]
+
+
+def _feature_keys(M: np.ndarray) -> list[tuple]:
+    """:func:`_feature_key` of every row of ``M`` (n, k), computed at once (the same operations, entry by entry)."""
+    f = np.asarray(M, dtype=np.complex128)
+    f = f.reshape(f.shape[0], -1)
     mag = np.abs(f)
     ang = np.round(np.mod(np.degrees(np.angle(f)), 360.0), KEY_DECIMALS)
     ang = np.where(ang >= 360.0, 0.0, ang) + 0.0
     lm = np.round(np.log(np.maximum(mag, _TINY)), KEY_DECIMALS) + 0.0
     ang = np.where(mag > 0, ang, 0.0)
-    return tuple(float(v) for pair in zip(ang, lm) for v in pair)
+    return [tuple(r) for r in np.stack([ang, lm], axis=-1).reshape(f.shape[0], -1).tolist()]
 
 
 def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = True,
@@ -693,7 +706,7 @@ def canonical_node_order(F: np.ndarray) -> np.ndarray:
     >>> canonical_node_order(F).tolist()              # angle 0 before 90 degrees; modulus 1 before 2
     [1, 0, 2]
     """
-    keys = [_feature_key(f) for f in np.asarray(F)]
+    keys = _feature_keys(np.asarray(F)) if len(F) else []
     return np.array(sorted(range(len(keys)), key=lambda j: keys[j]), dtype=np.int64)
 
 
@@ -703,28 +716,29 @@ def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
     For every choice of the *base* element the factor is divided by it (per ``p``); every other
     element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
     degrees; the others are sorted by :func:`_feature_key`; the base whose sorted key sequence is
-    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).
+    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).  The keys
+    of every base are read at once (:func:`_feature_keys`).
     """
     m = V.shape[1]
-    best = None
-    for base in range(m):
-        if np.any(np.abs(V[:, base]) < _TINY):
-            continue
-        N = V / V[:, base:base + 1]
-        sig = np.ones(m)
-        for e in range(m):
-            if e != base and _feature_key(N[0, e])[0] >= 180.0:
-                sig[e] = -1.0
-        N2 = N.copy()
-        N2[:2] *= sig
-        others = sorted((e for e in range(m) if e != base), key=lambda e: _feature_key(N2[:, e]))
-        key = tuple(_feature_key(N2[:, e]) for e in others)
-        if best is None or key < best[0]:
-            best = (key, base, sig, others)
-    if best is None:
+    bases = [base for base in range(m) if not np.any(np.abs(V[:, base]) < _TINY)]
+    if not bases:
         return None
-    _, base, sig, others = best
-    return base, sig, [base] + others
+    N = np.stack([V / V[:, base:base + 1] for base in bases])  # (B, 3, m)
+    a_keys = _feature_keys(N[:, 0, :].reshape(-1, 1))
+    sig = np.array([-1.0 if e != base and a_keys[i * m + e][0] >= 180.0 else 1.0
+                    for i, base in enumerate(bases) for e in range(m)]).reshape(len(bases), m)
+    N2 = N.copy()
+    N2[:, :2, :] *= sig[:, None, :]
+    col_keys = _feature_keys(np.swapaxes(N2, 1, 2).reshape(-1, 3))
+    best = None
+    for i, base in enumerate(bases):
+        ck = col_keys[i * m:(i + 1) * m]
+        others = sorted((e for e in range(m) if e != base), key=lambda e: ck[e])
+        key = tuple(ck[e] for e in others)
+        if best is None or key < best[0]:
+            best = (key, base, sig[i], others)
+    _, base, sig_b, others = best
+    return base, sig_b, [base] + others
 
 
 def canonical_factorization(fz: Factorization) -> Factorization:
@@ -777,7 +791,7 @@ def canonical_factorization(fz: Factorization) -> Factorization:
         N = N[:, order]
         grid = np.take(grid, order, axis=i)
         vecs.append(N)
-        keys.append(tuple(_feature_key(N[:, e]) for e in range(1, N.shape[1])))
+        keys.append(tuple(_feature_keys(N[:, 1:].T)) if N.shape[1] > 1 else ())
     if abs(scale[0]) > 0 and _feature_key(scale[0])[0] >= 180.0:
         # the global sign gauge (-a, -b, c) of every node at once: scale_a at an angle in [0, 180) degrees
         scale[:2] *= -1.0

@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-from cogo.analysis.kronecker import _TINY, ERROR_DECIMALS, _feature_key, _rel_dist
+from cogo.analysis.kronecker import _TINY, ERROR_DECIMALS, _feature_keys, _rel_dist
 
 __all__ = ["MATCH_TOL", "CLUSTER_TOL", "PEEL_SIZES", "SEARCH_BUDGET", "TilingSearch"]
 
@@ -127,8 +127,7 @@ def _solve_tiling(T: np.ndarray, A: Sequence[int], mu: np.ndarray, budget: _Budg
     if len(X) == 0:
         return None
     M = np.zeros((C, len(X)))
-    for j, x in enumerate(X):
-        np.add.at(M[:, j], rows[x], 1.0)
+    np.add.at(M, (rows[X].reshape(-1), np.repeat(np.arange(len(X)), rows.shape[1])), 1.0)
     target = mu.astype(float)
 
     def integral(sol: np.ndarray) -> np.ndarray | None:
@@ -204,7 +203,7 @@ class TilingSearch:
         # anchor preference: the most typical modulus, read to 1e-6 so float noise (1e-16 from a real checkpoint)
         # does not pick it; ties by the canonical key of the features (_feature_key), not by node order
         dev = np.round(np.abs(np.log(np.maximum(mod, _TINY))), 6)
-        keys = [_feature_key(g) for g in self.G]
+        keys = _feature_keys(self.G)
         self.pref = np.array(sorted(range(len(self.G)), key=lambda i: (dev[i], keys[i])), dtype=np.int64)
         self.o = int(self.pref[0])
         self.T, self.D = _product_table(self.G, self.o, match_tol)

@@ -1,0 +1,129 @@
+"""Many checkpoints read one at a time (a list, a folder, a sweep), optionally in worker processes (SPEC 8).
+
+:func:`cogo.analysis.classify.classify_many` checks every path first (duplicates, and what cannot
+fit from the shapes alone, :mod:`cogo.limits`), then hands the block reading to :func:`read_many`:
+each checkpoint is loaded, read and dropped before the next, so memory holds one network's
+weights at a time (``keep_weights=False``; the reports are kept, about 0.3 MB each for 63 blocks:
+they are the output; they share the first checkpoint's group object, whose cached tables would
+otherwise travel back from every worker, 0.5 MB each at d = 127), with a tqdm bar over the checkpoints.  ``workers > 1`` reads them in that many
+processes (:class:`concurrent.futures.ProcessPoolExecutor`, results in the order given); each
+process loads its own checkpoints, so the weights never travel between processes.
+
+The groups must agree: the first checkpoint decides the reading (blocks for an Abelian group,
+SPEC 8; the irreps of SPEC 9 otherwise, which loads every checkpoint first as before) and every
+other checkpoint must have its group, else a one-line :class:`cogo.errors.CogoError` (raised
+before any output is written).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
+
+__all__ = ["Readers", "read_many"]
+
+
+class Readers(NamedTuple):
+    """How one checkpoint is read (module-level functions, so worker processes can be handed them).
+
+    ``load(path, group)`` -> :class:`cogo.checkpoints.LoadedWeights`; ``read(loaded, path,
+    settings)`` -> the block reading of one network; ``result(reports, settings, weights)`` -> the
+    aggregate; ``irreps(loaded, paths, settings)`` -> the irreps reading (SPEC 9).
+    """
+
+    load: Callable
+    read: Callable
+    result: Callable
+    irreps: Callable
+
+
+def _mixed_groups(seen: dict) -> str:
+    """The refusal of checkpoints of different groups (``seen``: group label -> paths)."""
+    return ("checkpoints of different groups cannot be aggregated: " + "; ".join(
+        f"{g}: {', '.join(ps[:2])}{', ...' if len(ps) > 2 else ''}" for g, ps in seen.items())
+        + "; classify each group separately")
+
+
+def _read_path(task: tuple) -> tuple:
+    """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None)``."""
+    path, group, st, keep_weights, io = task
+    w = io.load(path, group)
+    if w.group.abelian is None:  # cannot join a block reading: refused by the caller
+        return str(w.group), None, None
+    rep = io.read(w, path, st)
+    rep.group = None  # the caller puts back the first checkpoint's (equal) group: its cached tables stay here
+    return str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
+
+
+def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, keep_weights: bool,
+             io: "Readers") -> Iterator[tuple]:
+    """``(group label, report, weights)`` per checkpoint, in order: here, or in ``workers`` processes."""
+    if workers <= 1 or len(paths) <= 1:
+        for i, p in enumerate(paths):
+            w = first if i == 0 else io.load(p, group)
+            if w.group.abelian is None or (i and str(w.group) != str(first.group)):
+                yield str(w.group), None, None  # the caller refuses before reading it
+                return
+            yield str(w.group), io.read(w, p, st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    tasks = [(str(p), group, st, keep_weights, io) for p in paths]
+    with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
+        try:
+            yield from pool.map(_read_path, tasks)
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+
+def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Readers, progress: bool = False,
+              on_loaded: Callable | None = None, workers: int = 1, keep_weights: bool = True) -> Any:
+    """Read checkpoints one at a time (module docstring); the paths were checked by the caller.
+
+    ``io``: how one checkpoint is loaded and read (:class:`Readers`).  ``on_loaded(loaded)``:
+    called before any analysis with the checkpoints that decide the reading (every one for the
+    irreps reading; the first for the block reading, whose group every other must share).
+    ``keep_weights``: keep each network's ``(Wa, Wb, Wc, group)`` in the result (for
+    :func:`cogo.analysis.classify.tolerance_curve`); False keeps memory at one network per process.
+
+    Returns
+    -------
+    ClassifyResult or IrrepsResult
+        As :func:`cogo.analysis.classify.classify_many`.
+    """
+    from cogo.errors import CogoError
+
+    paths = [str(p) for p in paths]
+    first = io.load(paths[0], group)
+    if first.group.abelian is None:  # the irreps reading (SPEC 9) of every checkpoint, loaded first as before
+        loaded = [first] + [io.load(p, group) for p in paths[1:]]
+        seen: dict = {}
+        for w, p in zip(loaded, paths):
+            seen.setdefault(str(w.group), []).append(p)
+        if len(seen) > 1:
+            raise CogoError(_mixed_groups(seen))
+        if on_loaded is not None:
+            on_loaded(loaded)
+        return io.irreps(loaded, paths, st)
+    if on_loaded is not None:
+        on_loaded([first])
+    label = str(first.group)
+    bar = None
+    if progress and len(paths) > 1:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
+    reports, weights = [], []
+    try:
+        for p, (g, rep, w) in zip(paths, _results(paths, first, group, st, workers, keep_weights, io)):
+            if g != label or rep is None:
+                raise CogoError(_mixed_groups({label: paths[:1], g: [p]}))
+            rep.group = first.group  # one group object (and its cached tables) for every report
+            reports.append(rep)
+            if w is not None:
+                weights.append(w)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return io.result(reports, st, weights)
