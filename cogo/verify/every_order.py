@@ -246,11 +246,11 @@ def relations_of(model: BlockModel, fam: Family) -> list:
     positions = [(f1, f2) for f1 in sforms for f2 in sforms if _same_block(f1, f2)]
     kk = (kf, kf)
     for i, P in enumerate(positions):
-        if P != kk:
-            rel(f"r at ({fstr(P[0])}, {fstr(P[1])}) vs r_kkk (k1 - k)", fadd(P[0], fneg(kk[0])))
-        for Q in positions[i + 1:]:
-            rel(f"r at ({fstr(P[0])}, {fstr(P[1])}) vs ({fstr(Q[0])}, {fstr(Q[1])}) (first index)",
-                fadd(P[0], fneg(Q[0])))
+        for Q in [kk] + positions[i + 1:]:
+            for c in (0, 1):   # two positions merge iff both indices agree: each difference is a relation
+                L = fadd(P[c], fneg(Q[c]))
+                if L and P != Q:
+                    rel(f"r at ({fstr(P[0])}, {fstr(P[1])}) vs ({fstr(Q[0])}, {fstr(Q[1])}), index {c + 1}", L)
     ms = sorted({fadd(f1, f2) for f1, f2 in positions})
     for i, m in enumerate(ms):
         if m:
@@ -344,16 +344,23 @@ def prove_block_model(model: BlockModel, sample_orders: tuple = (5, 7, 9)) -> li
     covers = f"every odd d >= {m0}" + "".join(f", {p} not dividing d" for p in primes)
     n_rel = sum(len(r) for r in rels.values())
     never = sum(1 for r in rels.values() for _, _, ds in r if ds.kind in ("never", "excluded"))
+    kinds: dict = {}
+    for r in rels.values():
+        for _, L, ds in r:
+            if L:
+                kinds.setdefault(ds.describe(), set()).add(fstr(L if L[0][1] > 0 else fneg(L)))
     generic = Case(model.title, "no collision", covers,
                    lambda d: d % 2 == 1 and d >= m0 and not any(d % p == 0 for p in primes),
                    "symbolic: l_k = -1 per output class, d symbolic", "PASS" if ok else "FAIL", gl,
                    {"relations": n_rel, "impossible for odd d": never,
+                    "relations by where they hold": {k: sorted(v) for k, v in sorted(kinds.items())},
                     "collisions": [f"{fstr(L)} = 0 ({ds.describe()}): {w}" for w, L, ds in coll],
                     "classes": {f"{f} ({'+' if s > 0 else '-'}{_var(model, f)})": str(r.lk)
                                 for (f, s), r in results.items()},
                     "cross terms (all 0)": sum(r.cross_terms for r in results.values()),
                     "failing": sorted({c for r in results.values() for c in r.failing}),
-                    "model = library design": "yes" if not problems else problems[:3]})
+                    "model = library design": (problems[:3] if problems else "yes") if model.check
+                    else "no library design (a control defined by its model)"})
     cases = [generic] + _collision_cases(model, coll, results, gl)
     for d in range(3, m0, 2):
         ok_d, how = model.instance(d)

@@ -25,6 +25,9 @@ losses are derived by hand:
   three R_c sums ``conj(a) b c``, ``a conj(b) c``, ``conj(a) conj(b) c``
   are 1 at each output, ``l_k = -2 + 1 + 3 = 2``: loss ``3 (d - 1)/d`` for
   every odd ``d`` (``cogo.verify.controls``: ``(4P + n - 1)/n``, ``P = (n-1)/2``).
+* ``z_syn blocks`` (scale ``3^(-1/3)``): only R_* fails, ``a^2 c = b^2 c = 1``,
+  ``l_k = -2 + 1 + 2 |1/2|^2 = -1/2``: loss ``(d - 1)/(2 d)`` for every odd ``d``
+  (``cogo.verify.controls``, ``block route: R_* only``: ``(n - 1 - P)/n``).
 
 References
 ----------
@@ -55,6 +58,7 @@ CONTROL_EXPECT = {
     "z_F6, c doubled where 3k = 0 (mod d)": (lambda d: d % 2 == 1 and d % 3 == 0, 2 / D),
     "z_F4/6 without the hat correction": (lambda d: d % 2 == 1 and d >= 5, 2 * (D - 3) / D),
     "z_nu blocks": (lambda d: d % 2 == 1, 3 * (D - 1) / D),
+    "z_syn blocks": (lambda d: d % 2 == 1, (D - 1) / (2 * D)),
 }
 
 
@@ -172,8 +176,9 @@ def _f46(hat: bool = True) -> BlockModel:
                     fam = fours[0] if P["s"][int(k2)] == 1 else fours[1]
                     want = gamma(six, fam).subs({_XI: P["xi"][int(k2)], **subs0})
                     out += [] if decide_zero(sympy.expand(g - want)) is True else [f"hat value at {k2} differs"]
-                if bool(b.c_ext) != (hat and d > 3):
-                    out.append("hat extensions missing or unexpected")
+                others = {int(x) for x in des.group.positive_frequencies} - {k}
+                if {int(x) for x in b.c_ext} != (others if hat else set()):
+                    out.append("hat extensions not exactly at the other positive frequencies")
                 return out
             fam = fours[0] if P["s"][k] == 1 else fours[1]
             return [] if _same(b.part, fam.part, {_XI: P["xi"][k]}) else ["order-4 entries differ"]
@@ -196,14 +201,19 @@ def _znu() -> BlockModel:
     return BlockModel("znu", "z_nu blocks", [fam], sympy.conjugate, "nu = 1", check=check)
 
 
+def _zsyn() -> BlockModel:
+    fam = Family("z_syn block", "k", z_syn(exact=True) * C.abc_normalizer(3, True), True)
+    return BlockModel("zsyn", "z_syn blocks", [fam], sympy.conjugate, "none")
+
+
 def constructions() -> list:
     """z_F6, its SPEC 7.2 variant, z_F4/6 with the hat: the models of the theorem."""
     return [_f6(), _f6ab(), _f46()]
 
 
 def controls() -> list:
-    """The block negative controls: z_F6 broken where ``3 | d``, z_F4/6 without the hat, z_nu blocks."""
-    return [_f6(bracket=True), _f46(hat=False), _znu()]
+    """The block negative controls: z_F6 broken where ``3 | d``, z_F4/6 without the hat, z_nu and z_syn blocks."""
+    return [_f6(bracket=True), _f46(hat=False), _znu(), _zsyn()]
 
 
 # --------------------------------------------------------------------------- the control broken where 3 | d

@@ -129,6 +129,9 @@ def format_every_order(out: dict) -> str:
     for t in out["theorems"]:
         lines.append(f"{'PROVEN' if t['proven'] else 'NOT PROVEN'}: {t['statement']}")
         lines.append(f"  cases cover {t['coverage']['argument']}")
+        for case in t["cases"]:
+            for where, forms in case.get("relations by where they hold", {}).items():
+                lines.append(f"  relations L = 0 (mod d) the loss meets, {where}: {', '.join(forms)}")
     lines += ["", "negative controls (must fail exactly on the orders predicted, with the predicted loss):"]
     crow = [[c["control"], r["case"], r["d"], r["status"], r["loss"] or "-"] for c in out["controls"]
             for r in c["cases"]]
