@@ -299,10 +299,15 @@ def _generic_loss(model: BlockModel, results: dict):
 
 
 def _collision_cases(model: BlockModel, coll: list, results: dict, generic_loss) -> list:
-    """A certificate per residue class where a bracket relation ``p var = 0`` holds (``p - 1`` outputs)."""
+    """A certificate per collision relation: a bracket relation ``p var = 0`` of a family's values is proved with
+    the bracket 1 at its ``p - 1`` outputs (the others stay generic); a support collision has no certificate."""
     cases = []
-    for fam in model.families:
-        if not fam.bracket:
+    for what, L, ds in coll:
+        fam = next((f for f in model.families if f.bracket and what.startswith("the value")
+                    and L == form(**{f.var: f.bracket[0]})), None)
+        if fam is None or ds.kind != "divisible":
+            cases.append(Case(model.title, f"{fstr(L)} = 0: {what}", ds.describe(), ds.contains,
+                              "support collision: no certificate", "UNPROVEN"))
             continue
         p, sym = fam.bracket
         bad = [output_class(model, fam, s, {sym: 1}) for s in (1, -1)]
@@ -311,16 +316,12 @@ def _collision_cases(model: BlockModel, coll: list, results: dict, generic_loss)
         if generic_loss is not None and len({sympy.simplify(b.lk) for b in bad}) == 1:
             base = results[(fam.name, 1)].lk
             loss = sympy.factor(sympy.simplify(generic_loss + (p - 1) * (bad[0].lk - base) / D))
-        cases.append(Case(model.title, f"{p}{fam.var} = 0 (mod d) at {fam.var} = d/{p}", f"odd d, {p} | d",
-                          lambda d, p=p: d % 2 == 1 and d % p == 0,
+        cases.append(Case(model.title, f"{fstr(L)} = 0 (mod d) at {fam.var} = +-d/{p}", f"odd d, {ds.describe()}",
+                          lambda d, ds=ds: d % 2 == 1 and ds.contains(d),
                           "symbolic block certificate with the relation imposed",
                           "PASS" if ok else "FAIL", loss,
                           {"failing": sorted({c for b in bad for c in b.failing}),
                            "l_k": [str(b.lk) for b in bad]}))
-    for what, L, ds in coll:
-        if ds.kind != "divisible" or "the value" not in what:
-            cases.append(Case(model.title, f"{fstr(L)} = 0: {what}", ds.describe(), ds.contains,
-                              "support collision: no certificate", "UNPROVEN"))
     return cases
 
 

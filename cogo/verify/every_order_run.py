@@ -61,8 +61,8 @@ def _mem_cases(title: str, scale=1, drop: bool = False) -> list:
 
 
 def _caught(cases: list, kind: str, expect_fail, expect_loss) -> dict:
-    """CAUGHT iff the failing orders are exactly ``expect_fail`` (on every d up to VERIFY_RANGE) and every failing
-    case with a closed-form loss has ``expect_loss``, and no case is unproven."""
+    """CAUGHT iff the cases cover each admissible order once, the failing orders are exactly ``expect_fail`` (on
+    every d up to VERIFY_RANGE), every failing case with a closed-form loss has ``expect_loss``, none is unproven."""
     adm = _admissible(kind)
     failing = {d for d in range(2, VERIFY_RANGE + 1) if adm(d)
                and any(c.member(d) and c.status == "FAIL" for c in cases)}
@@ -70,10 +70,11 @@ def _caught(cases: list, kind: str, expect_fail, expect_loss) -> dict:
     losses = [c.loss for c in cases if c.status == "FAIL" and c.loss is not None]
     loss_ok = bool(losses) and all(sympy.simplify(x - expect_loss) == 0 for x in losses)
     unproven = [c.label for c in cases if c.status == "UNPROVEN"]
-    ok = failing == want and loss_ok and not unproven
+    covered = _coverage(cases, kind)["ok"]
+    ok = failing == want and loss_ok and not unproven and covered
     return {"caught": ok, "fails on": sorted(failing)[:8], "expected": sorted(want)[:8],
             "same orders": failing == want, "loss": [str(x) for x in losses], "expected loss": str(expect_loss),
-            "unproven": unproven}
+            "unproven": unproven, "cases cover each order once": covered}
 
 
 def run_every_order() -> dict:
