@@ -59,7 +59,13 @@ def form(**coefs: int) -> tuple:
 
 
 def fadd(f: tuple, g: tuple) -> tuple:
-    """``f + g``."""
+    """``f + g``.
+
+    Returns
+    -------
+    tuple
+        The canonical form of the sum.
+    """
     out = dict(f)
     for v, c in g:
         out[v] = out.get(v, 0) + c
@@ -67,17 +73,35 @@ def fadd(f: tuple, g: tuple) -> tuple:
 
 
 def fscale(f: tuple, s: int) -> tuple:
-    """``s f``."""
+    """``s f``.
+
+    Returns
+    -------
+    tuple
+        The canonical form of ``s`` times ``f``.
+    """
     return form(**{v: s * c for v, c in f})
 
 
 def fneg(f: tuple) -> tuple:
-    """``-f``."""
+    """``-f``.
+
+    Returns
+    -------
+    tuple
+        The canonical form of the negative.
+    """
     return fscale(f, -1)
 
 
 def fstr(f: tuple) -> str:
-    """``2k - k0`` style text (``0`` for the zero form)."""
+    """The form as text.
+
+    Returns
+    -------
+    str
+        ``2k - k0`` style (``0`` for the zero form).
+    """
     if not f:
         return "0"
     out = ""
@@ -89,7 +113,13 @@ def fstr(f: tuple) -> str:
 
 
 def prime_factors(n: int) -> tuple:
-    """The primes dividing ``|n|`` (``n != 0``), increasing."""
+    """The primes dividing ``|n|`` (``n != 0``).
+
+    Returns
+    -------
+    tuple of int
+        Increasing.
+    """
     n, out, p = abs(n), [], 2
     while p * p <= n:
         if n % p == 0:

@@ -49,7 +49,7 @@ from cogo.solvers.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, 
 from cogo.verify.collisions import D, DSet, fadd, fneg, form, fstr, relation_set
 from cogo.verify.zero import decide_zero
 
-__all__ = ["Family", "BlockModel", "ClassResult", "Case", "block_models", "output_class", "prove_block_model",
+__all__ = ["Family", "BlockModel", "ClassResult", "Case", "output_class", "prove_block_model",
            "relations_of", "VERIFY_RANGE"]
 
 #: Failing sets of d are compared on every d up to this bound (they are residue classes mod 2 and small
@@ -372,17 +372,3 @@ def prove_block_model(model: BlockModel, sample_orders: tuple = (5, 7, 9)) -> li
 
 def _var(model: BlockModel, name: str) -> str:
     return next(f.var for f in model.families if f.name == name)
-
-
-# --------------------------------------------------------------------------- the constructions as models
-def block_models(controls: bool = False) -> list:
-    """The block constructions (``controls=False``) or the block negative controls, as :class:`BlockModel`.
-
-    Returns
-    -------
-    list of BlockModel
-        z_F6, z_F6 with z_{nu=i} * z_syn,ab blocks, z_F4/6 (hat); or the controls.
-    """
-    from cogo.verify import every_order_models as M
-
-    return M.controls() if controls else M.constructions()

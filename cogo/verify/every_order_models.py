@@ -207,12 +207,24 @@ def _zsyn() -> BlockModel:
 
 
 def constructions() -> list:
-    """z_F6, its SPEC 7.2 variant, z_F4/6 with the hat: the models of the theorem."""
+    """The models of the theorem.
+
+    Returns
+    -------
+    list of BlockModel
+        z_F6, its SPEC 7.2 variant, z_F4/6 with the hat correction.
+    """
     return [_f6(), _f6ab(), _f46()]
 
 
 def controls() -> list:
-    """The block negative controls: z_F6 broken where ``3 | d``, z_F4/6 without the hat, z_nu and z_syn blocks."""
+    """The block negative controls.
+
+    Returns
+    -------
+    list of BlockModel
+        z_F6 broken where ``3 | d``, z_F4/6 without the hat correction, z_nu blocks, z_syn blocks.
+    """
     return [_f6(bracket=True), _f46(hat=False), _znu(), _zsyn()]
 
 

@@ -41,8 +41,10 @@ def _coverage(cases: list, kind: str) -> dict:
     bad = [d for d in range(2, VERIFY_RANGE + 1) if adm(d) and sum(1 for c in cases if c.member(d)) != 1]
     extra = [d for d in range(2, VERIFY_RANGE + 1) if not adm(d) and any(c.member(d) for c in cases)]
     orders = "every d >= 2" if kind == "mem" else "every odd d >= 3"
-    parts = "; ".join(f"{c.covers}: {c.method}" for c in cases)
-    return {"covers": orders, "ok": not bad and not extra, "argument": f"{orders} = {parts}",
+    parts = " + ".join(f"[{c.covers}]" for c in cases)
+    return {"covers": orders, "ok": not bad and not extra,
+            "argument": f"{parts} = {orders}, each order in exactly one case" + ("" if not bad and not extra
+                                                                                 else " -- FALSE"),
             "uncovered or twice": bad[:10], "inadmissible": extra[:10]}
 
 
@@ -129,8 +131,13 @@ def format_every_order(out: dict) -> str:
     lines = [render_table(head, rows), ""]
     for t in out["theorems"]:
         lines.append(f"{'PROVEN' if t['proven'] else 'NOT PROVEN'}: {t['statement']}")
-        lines.append(f"  cases cover {t['coverage']['argument']}")
+        lines.append(f"  cases: {t['coverage']['argument']}")
         for case in t["cases"]:
+            if "classes" in case:
+                lines.append("  l_k at the outputs of each family: " + ", ".join(
+                    f"{k}: {v}" for k, v in case["classes"].items()))
+            if case.get("l_k") and case["d"] == "every d >= 2":
+                lines.append(f"  l_k = {case['l_k']} at every k != 0, exponents {case['exponents']} of k j1, k j2")
             for where, forms in case.get("relations by where they hold", {}).items():
                 lines.append(f"  relations L = 0 (mod d) the loss meets, {where}: {', '.join(forms)}")
     lines += ["", "negative controls (must fail exactly on the orders predicted, with the predicted loss):"]
