@@ -1,5 +1,6 @@
 """`cogo verify --every-order`: relations modulo d, character sums with d symbolic, the block and z_M proofs, their
 controls, and agreement with the per-order proofs (cogo.verify.theorems.optimality) at several orders per case."""
+import cmath
 import itertools
 import json
 import random
@@ -46,26 +47,32 @@ def test_two_block_relations():
 
 
 # --------------------------------------------------------------------------- character sums, d symbolic
-def _value(e: Bracket, d: int, at: dict) -> sympy.Expr:
-    """A bracket expression at a concrete order and frequencies (brute force)."""
-    out = sympy.Integer(0)
+_FN: dict = {}
+
+
+def _value(e: Bracket, d: int, at: dict) -> float:
+    """A bracket expression at a concrete order and frequencies (brute force, float64: the values are small
+    rationals, compared to 1e-9)."""
+    out = 0.0
     for bs, c in e.terms:
         if all(sum(x * at[v] for v, x in L) % d == 0 for L in bs):
-            out += c.subs(D, d)
-    return sympy.nsimplify(out)
+            if c not in _FN:
+                _FN[c] = sympy.lambdify(D, c, "math")
+            out += complex(_FN[c](d)).real
+    return out
 
 
 def test_orthogonality_is_the_sum_of_roots_of_unity():
     e = character_sum(form(k=1, k1=-2))
     for d in range(2, 8):
         for k, k1 in itertools.product(range(d), repeat=2):
-            direct = sum(sympy.exp(2 * sympy.pi * sympy.I * j * (k - 2 * k1) / d) for j in range(d))
-            assert abs(complex(sympy.N(direct)) - complex(_value(e, d, {"k": k, "k1": k1}))) < 1e-9
+            direct = sum(cmath.exp(2j * cmath.pi * j * (k - 2 * k1) / d) for j in range(d))
+            assert abs(direct - _value(e, d, {"k": k, "k1": k1})) < 1e-9
 
 
 def test_sum_over_agrees_with_brute_force_sums():
     rng = random.Random(3)
-    for _ in range(25):
+    for _ in range(20):
         L1 = form(k1=rng.choice([1, -1]), k=rng.randint(-2, 2), m=rng.randint(-1, 1))
         L2 = form(k1=rng.randint(-1, 1), k=rng.randint(-1, 1), m=rng.choice([1, -1]))
         e = Bracket.of(D ** -1, [L1, L2]) + Bracket.of(sympy.Rational(1, 3), [L2]) + Bracket.of(5)
@@ -74,7 +81,7 @@ def test_sum_over_agrees_with_brute_force_sums():
             for d in (2, 3, 5, 6):
                 for k, m in itertools.product(range(d), repeat=2):
                     want = sum(_value(e, d, {"k1": x, "k": k, "m": m}) for x in range(1 if nonzero else 0, d))
-                    assert sympy.simplify(_value(s, d, {"k": k, "m": m}) - want) == 0
+                    assert abs(_value(s, d, {"k": k, "m": m}) - want) < 1e-9
 
 
 def test_sum_over_refuses_a_bracket_it_cannot_solve():

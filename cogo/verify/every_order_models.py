@@ -98,7 +98,7 @@ def _instance(kind: str) -> Callable:
         from cogo.verify.theorems import optimality
 
         r = optimality(d, kind, "exact")
-        return r.passed, "per-order proof: " + r.details.get("route", "optimality(d, '%s', 'exact')" % kind)
+        return r.passed, f"per-order proof optimality({d}, {kind!r}, 'exact')"
 
     return run
 
@@ -108,7 +108,7 @@ def _net_instance(build: Callable) -> Callable:
         from cogo.verify.theorems import optimality
 
         r = optimality(d, "f6", "exact", net=build(d))
-        return r.passed, "per-order proof of the network: " + r.details.get("route", "")
+        return r.passed, f"per-order proof optimality({d}, net=...)"
 
     return run
 
