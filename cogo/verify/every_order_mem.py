@@ -29,7 +29,7 @@ import sympy
 
 from cogo.algebra.groups import root_of_unity
 from cogo.solvers import constructions as C
-from cogo.verify.collisions import D, Bracket, Unresolved, character_sum, fadd, fscale, form, sum_over
+from cogo.verify.collisions import D, Bracket, Unresolved, character_sum, fadd, fscale, form, fstr, sum_over
 from cogo.verify.zero import decide_zero
 
 __all__ = ["mem_exponents", "mem_loss", "MEM_CONTROLS", "FIT_ORDERS"]
@@ -102,8 +102,9 @@ def mem_loss(scale=1, drop: bool = False, exponents: tuple | None = None) -> dic
     Returns
     -------
     dict
-        ``l_k`` (the same at every ``k != 0``, a sympy expression in ``d``) and ``loss``; or ``error`` when a
-        sum could not be taken by the rules (:class:`~cogo.verify.collisions.Unresolved`).
+        ``l_k`` (the same at every ``k != 0``, a sympy expression in ``d``), ``loss`` and the brackets the sums
+        left before ``k != 0`` removed them; or ``error`` when a sum could not be taken by the rules
+        (:class:`~cogo.verify.collisions.Unresolved`).
     """
     alpha, beta = exponents if exponents is not None else mem_exponents()[:2]
     k, z = form(k=1), ()
@@ -122,7 +123,9 @@ def mem_loss(scale=1, drop: bool = False, exponents: tuple | None = None) -> dic
         for p, (f1, f2) in ((0, (form(m=1), z)), (1, (z, form(m=1)))):
             inner = pot((0, 1), f1, f2) + sum_over(pot((p, p), kp, mkp), "kp") * half
             lk = lk + sum_over(inner.abs2(), "m", True)
+        left = sorted({fstr(b) for bs, _ in lk.terms for b in bs if b})   # relations the sums leave: [k = 0]
         lk = lk.simplify({"k"}).constant()
     except Unresolved as exc:
         return {"error": str(exc)}
-    return {"l_k": sympy.factor(lk), "loss": sympy.factor(sympy.simplify((D - 1) * lk / D + 1 - 1 / D))}
+    return {"l_k": sympy.factor(lk), "loss": sympy.factor(sympy.simplify((D - 1) * lk / D + 1 - 1 / D)),
+            "brackets left by the sums": [f"[{b} = 0]: 0 as k != 0" for b in left]}

@@ -21,7 +21,7 @@ import sympy
 
 from cogo.formatting import dumps_json, render_table
 from cogo.verify import every_order_models as M
-from cogo.verify.collisions import D
+from cogo.verify.collisions import D, form, relation_set
 from cogo.verify.every_order import VERIFY_RANGE, Case, prove_block_model
 from cogo.verify.every_order_mem import MEM_CONTROLS, mem_exponents, mem_loss
 
@@ -56,7 +56,8 @@ def _mem_cases(title: str, scale=1, drop: bool = False) -> list:
     else:
         loss = res["loss"]
         status = "PASS" if loss == 0 and not problems else "FAIL"
-    details = {"exponents": {"U_a": alpha, "U_b": beta}, "l_k": str(res.get("l_k")), "model = library z_M":
+    details = {"exponents": {"U_a": alpha, "U_b": beta}, "l_k": str(res.get("l_k")),
+               "brackets": res.get("brackets left by the sums", []), "model = library z_M":
                "yes" if not problems else problems, **({"error": res["error"]} if "error" in res else {})}
     return [Case(title, "every k != 0 (character sums)", "every d >= 2", lambda d: d >= 2,
                  "character sums, sum_j zeta^(jL) = d [L = 0], d symbolic", status, loss, details)]
@@ -109,6 +110,10 @@ def run_every_order() -> dict:
 
 def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
     cov = _coverage(cases, kind)
+    if kind != "mem":
+        even = relation_set(form(k=2), odd=False)
+        cov["argument"] += (f"; even d are not admissible: a block's two frequencies meet (2k = 0) iff "
+                            f"{even.describe()}")
     proven = cov["ok"] and all(c.status == "PASS" for c in cases)
     what = "every d >= 2" if kind == "mem" else "every odd d >= 3"
     stmt = f"{title} is a global optimizer (loss exactly 0) for {what}" + \
@@ -137,7 +142,8 @@ def format_every_order(out: dict) -> str:
                 lines.append("  l_k at the outputs of each family: " + ", ".join(
                     f"{k}: {v}" for k, v in case["classes"].items()))
             if case.get("l_k") and case["d"] == "every d >= 2":
-                lines.append(f"  l_k = {case['l_k']} at every k != 0, exponents {case['exponents']} of k j1, k j2")
+                lines.append(f"  l_k = {case['l_k']} at every k != 0, exponents {case['exponents']} of k j1, k j2; "
+                             f"brackets the sums leave: {', '.join(case['brackets']) or 'none'}")
             for where, forms in case.get("relations by where they hold", {}).items():
                 lines.append(f"  relations L = 0 (mod d) the loss meets, {where}: {', '.join(forms)}")
     lines += ["", "negative controls (must fail exactly on the orders predicted, with the predicted loss):"]
