@@ -155,11 +155,17 @@ def test_coverage_finds_a_missing_order():
 
 def test_block_control_closed_forms_agree_with_the_controls_module():
     for n in range(5, 40, 2):
-        want = {"z_F4/6 without the hat correction": controls_mod._uncorrected_expect(parse_group(n))[0],
-                "z_nu blocks": controls_mod._z_nu_expect(parse_group(n))[0],
-                "z_syn blocks": controls_mod._hand_loss(parse_group(n), Fraction(-1, 2))}
-        for name, value in want.items():
+        G = parse_group(n)
+        want = {"z_F4/6 without the hat correction": controls_mod._uncorrected_expect(G),
+                "z_nu blocks": controls_mod._z_nu_expect(G),
+                "z_syn blocks": (controls_mod._hand_loss(G, Fraction(-1, 2)), ["R_*"]),
+                "order-4 blocks without hat": controls_mod._order4_expect(G),
+                "z_nu(1) * z_xi(1, +1) blocks": (controls_mod._hand_loss(G, Fraction(0)), ["R_c"]),
+                "z_F4/6 with every hat value tripled":
+                    (controls_mod.BLOCK_CONTROLS["block route: hat gamma tripled"][2](G), ["R_n"])}
+        for name, (value, conds) in want.items():
             assert Fraction(str(M.CONTROL_EXPECT[name][1].subs(D, n))) == value, (name, n)
+            assert M.CONTROL_EXPECT[name][2] == conds, name
 
 
 # --------------------------------------------------------------------------- agreement with the per-order route
@@ -184,7 +190,7 @@ def _covers(text: str, d: int) -> bool:
 def test_every_order_run_proves_each_construction_and_catches_each_control(every):
     assert every["ok"]
     assert [t["proven"] for t in every["theorems"]] == [True] * 4
-    assert [c["caught"] for c in every["controls"]] == [True] * 6
+    assert [c["caught"] for c in every["controls"]] == [True] * 9
     bracket = every["controls"][0]
     assert bracket["same orders"] and bracket["fails on"][:4] == [3, 9, 15, 21] and bracket["loss"] == ["2/d"]
 

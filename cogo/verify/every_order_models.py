@@ -28,6 +28,13 @@ losses are derived by hand:
 * ``z_syn blocks`` (scale ``3^(-1/3)``): only R_* fails, ``a^2 c = b^2 c = 1``,
   ``l_k = -2 + 1 + 2 |1/2|^2 = -1/2``: loss ``(d - 1)/(2 d)`` for every odd ``d``
   (``cogo.verify.controls``, ``block route: R_* only``: ``(n - 1 - P)/n``).
+* ``z_F4/6 with every hat value tripled``: R_n at each order-4 output is
+  ``(1 + s i) - 3 (1 + s i) = -2 (1 + s i)``, ``l_k = -1 + 8 = 7`` there, ``-1``
+  at ``+-k0``: loss ``8 (d - 3)/d`` for odd ``d >= 5``; ``d = 3`` has no hat and passes.
+* ``order-4 blocks without hat`` (``4^(-1/3) z_{nu=i} * z_xi(1, +1)`` at every
+  frequency): ``l_k = -1 + |1 + i|^2 = 1``: loss ``2 (d - 1)/d``.
+* ``z_nu(1) * z_xi(1, +1) blocks`` (scale ``4^(-1/3)``): only ``conj(a) b c = 1``,
+  ``l_k = -2 + 1 + 1 = 0``: loss ``(d - 1)/d`` (``block route: R_c only``).
 
 References
 ----------
@@ -53,12 +60,16 @@ __all__ = ["constructions", "controls", "bracket_control_network", "CONTROL_EXPE
 _NU, _NUB, _AL, _BE, _XI = sympy.symbols("nu nu_bar alpha beta xi")
 _B3 = sympy.Symbol("b3")
 
-#: Hand-derived expectations of the block controls (module docstring): the failing orders and the loss there.
+#: Hand-derived expectations of the block controls (module docstring): the failing orders, the loss there and the
+#: conditions that fail.
 CONTROL_EXPECT = {
-    "z_F6, c doubled where 3k = 0 (mod d)": (lambda d: d % 2 == 1 and d % 3 == 0, 2 / D),
-    "z_F4/6 without the hat correction": (lambda d: d % 2 == 1 and d >= 5, 2 * (D - 3) / D),
-    "z_nu blocks": (lambda d: d % 2 == 1, 3 * (D - 1) / D),
-    "z_syn blocks": (lambda d: d % 2 == 1, (D - 1) / (2 * D)),
+    "z_F6, c doubled where 3k = 0 (mod d)": (lambda d: d % 2 == 1 and d % 3 == 0, 2 / D, ["R_g"]),
+    "z_F4/6 without the hat correction": (lambda d: d % 2 == 1 and d >= 5, 2 * (D - 3) / D, ["R_n"]),
+    "z_F4/6 with every hat value tripled": (lambda d: d % 2 == 1 and d >= 5, 8 * (D - 3) / D, ["R_n"]),
+    "z_nu blocks": (lambda d: d % 2 == 1, 3 * (D - 1) / D, ["R_c"]),
+    "z_syn blocks": (lambda d: d % 2 == 1, (D - 1) / (2 * D), ["R_*"]),
+    "order-4 blocks without hat": (lambda d: d % 2 == 1, 2 * (D - 1) / D, ["R_n"]),
+    "z_nu(1) * z_xi(1, +1) blocks": (lambda d: d % 2 == 1, (D - 1) / D, ["R_c"]),
 }
 
 
@@ -206,6 +217,18 @@ def _zsyn() -> BlockModel:
     return BlockModel("zsyn", "z_syn blocks", [fam], sympy.conjugate, "none")
 
 
+def _plain(title: str, part: PartialSolution) -> BlockModel:
+    """One block family at every positive frequency, no library design (a control defined by its model)."""
+    return BlockModel("plain", title, [Family(title.rstrip("s"), "k", part, True)], sympy.conjugate, "none")
+
+
+def _hat_tripled() -> BlockModel:
+    model = _f46()
+    gamma = model.gamma
+    model.title, model.check, model.gamma = "z_F4/6 with every hat value tripled", None, lambda h, f: 3 * gamma(h, f)
+    return model
+
+
 def constructions() -> list:
     """The models of the theorem.
 
@@ -223,9 +246,13 @@ def controls() -> list:
     Returns
     -------
     list of BlockModel
-        z_F6 broken where ``3 | d``, z_F4/6 without the hat correction, z_nu blocks, z_syn blocks.
+        z_F6 broken where ``3 | d``, z_F4/6 without the hat correction and with it tripled, z_nu blocks, z_syn
+        blocks, order-4 blocks without the hat, ``z_nu(1) * z_xi(1, +1)`` blocks (R_c only).
     """
-    return [_f6(bracket=True), _f46(hat=False), _znu(), _zsyn()]
+    four = (z_nu_i(exact=True) * z_xi(1, 1, exact=True)) * C.abc_normalizer(4, True)
+    rc_only = (z_nu(1, exact=True) * z_xi(1, 1, exact=True)) * C.abc_normalizer(4, True)
+    return [_f6(bracket=True), _f46(hat=False), _hat_tripled(), _znu(), _zsyn(),
+            _plain("order-4 blocks without hat", four), _plain("z_nu(1) * z_xi(1, +1) blocks", rc_only)]
 
 
 # --------------------------------------------------------------------------- the control broken where 3 | d

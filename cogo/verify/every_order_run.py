@@ -63,9 +63,10 @@ def _mem_cases(title: str, scale=1, drop: bool = False) -> list:
                  "character sums, sum_j zeta^(jL) = d [L = 0], d symbolic", status, loss, details)]
 
 
-def _caught(cases: list, kind: str, expect_fail, expect_loss) -> dict:
+def _caught(cases: list, kind: str, expect_fail, expect_loss, expect_conds: list | None = None) -> dict:
     """CAUGHT iff the cases cover each admissible order once, the failing orders are exactly ``expect_fail`` (on
-    every d up to VERIFY_RANGE), every failing case with a closed-form loss has ``expect_loss``, none is unproven."""
+    every d up to VERIFY_RANGE), every failing case with a closed-form loss has ``expect_loss``, the conditions
+    that fail are ``expect_conds`` (block controls; z_M's route computes the loss only), none is unproven."""
     adm = _admissible(kind)
     failing = {d for d in range(2, VERIFY_RANGE + 1) if adm(d)
                and any(c.member(d) and c.status == "FAIL" for c in cases)}
@@ -74,10 +75,13 @@ def _caught(cases: list, kind: str, expect_fail, expect_loss) -> dict:
     loss_ok = bool(losses) and all(sympy.simplify(x - expect_loss) == 0 for x in losses)
     unproven = [c.label for c in cases if c.status == "UNPROVEN"]
     covered = _coverage(cases, kind)["ok"]
-    ok = failing == want and loss_ok and not unproven and covered
+    conds = sorted({x for c in cases if c.status == "FAIL" for x in c.details.get("failing", [])})
+    conds_ok = expect_conds is None or conds == sorted(expect_conds)
+    ok = failing == want and loss_ok and not unproven and covered and conds_ok
     return {"caught": ok, "fails on": sorted(failing)[:8], "expected": sorted(want)[:8],
             "same orders": failing == want, "loss": [str(x) for x in losses], "expected loss": str(expect_loss),
-            "unproven": unproven, "cases cover each order once": covered}
+            "unproven": unproven, "cases cover each order once": covered, "failing conditions": conds,
+            "expected conditions": expect_conds}
 
 
 def run_every_order() -> dict:
@@ -96,10 +100,10 @@ def run_every_order() -> dict:
         theorems.append(_theorem(model.title, model.kind, model.parameters, cases))
     theorems.append(_theorem(MEM_TITLE, "mem", "none", _mem_cases(MEM_TITLE)))
     for model in M.controls():
-        fail, loss = M.CONTROL_EXPECT[model.title]
+        fail, loss, conds = M.CONTROL_EXPECT[model.title]
         cases = prove_block_model(model)
         controls.append({"control": model.title, "cases": [c.row() for c in cases],
-                         **_caught(cases, model.kind, fail, loss)})
+                         **_caught(cases, model.kind, fail, loss, conds)})
     for name, (scale, drop, loss) in MEM_CONTROLS.items():
         cases = _mem_cases(name, scale, drop)
         controls.append({"control": name, "cases": [c.row() for c in cases],
@@ -151,9 +155,11 @@ def format_every_order(out: dict) -> str:
             for r in c["cases"]]
     lines.append(render_table(["control", "case", "d covered", "status", "loss"], crow))
     for c in out["controls"]:
-        lines.append(f"  {c['control']}: {'CAUGHT' if c['caught'] else 'MISSED'} (fails on "
-                     f"{_orders(c['fails on'])}; expected {_orders(c['expected'])}; loss {', '.join(c['loss']) or '-'},"
-                     f" expected {c['expected loss']})")
+        fails = (f"fails {', '.join(c['failing conditions'])} (expected {', '.join(c['expected conditions'])}); "
+                 if c["expected conditions"] is not None else "")
+        lines.append(f"  {c['control']}: {'CAUGHT' if c['caught'] else 'MISSED'} ({fails}fails at d = "
+                     f"{_orders(c['fails on'])} (expected {_orders(c['expected'])}); loss {', '.join(c['loss']) or '-'}"
+                     f" (expected {c['expected loss']}))")
     n_ok = sum(t["proven"] for t in out["theorems"])
     n_c = sum(c["caught"] for c in out["controls"])
     lines.append(f"\nevery order: {n_ok}/{len(out['theorems'])} constructions proven for every admissible d, "
