@@ -198,13 +198,14 @@ def test_every_order_run_proves_each_construction_and_catches_each_control(every
 @pytest.mark.slow
 @pytest.mark.parametrize("kind,title,d", [("f6", "z_F6 (", 5), ("f6", "z_F6 (", 9), ("f6-ab", "z_F6 with", 7),
                                           ("f46", "z_F4/6", 3), ("f46", "z_F4/6", 5), ("f46", "z_F4/6", 9),
-                                          ("mem", "z_M", 4), ("mem", "z_M", 5)])
+                                          ("mem", "z_M", 4), ("mem", "z_M", 5), ("f6", "z_F6 (", 45),
+                                          ("f46", "z_F4/6", 47)])
 def test_instance_route_agrees_with_the_every_order_verdict(every, kind, title, d):
     assert _verdict(every, title, d) == "PASS"
     assert optimality(d, kind, "exact").passed
 
 
-@pytest.mark.parametrize("d", [3, 5, 7, 9])
+@pytest.mark.parametrize("d", [3, 5, 7, 9, pytest.param(15, marks=pytest.mark.slow)])
 def test_control_broken_where_3_divides_d_agrees_with_the_instance_route(d):
     net = M.bracket_control_network(d)
     assert optimality(d, "f6", "exact", net=net).passed == (d % 3 != 0)
