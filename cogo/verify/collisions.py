@@ -35,7 +35,6 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import gcd
 
 import sympy
 

@@ -21,7 +21,7 @@ import sympy
 
 from cogo.formatting import dumps_json, render_table
 from cogo.verify import every_order_models as M
-from cogo.verify.collisions import D, form, relation_set
+from cogo.verify.collisions import form, relation_set
 from cogo.verify.every_order import VERIFY_RANGE, Case, prove_block_model
 from cogo.verify.every_order_mem import MEM_CONTROLS, mem_exponents, mem_loss
 
