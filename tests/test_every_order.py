@@ -116,8 +116,21 @@ def test_mem_with_a_wrong_root_of_unity_is_not_proven():
 def test_f6_every_order_case_and_its_cross_checks():
     cases = E.prove_block_model(M.constructions()[0])
     assert [(c.covers, c.status, c.loss) for c in cases] == [("every odd d >= 3", "PASS", 0)]
-    assert cases[0].details["model = library design"] == "yes"
+    assert cases[0].details["model = library design, every comparison analysed"] == "yes"
     assert "2k" in cases[0].details["relations by where they hold"]["no admissible d"]
+
+
+def test_a_comparison_the_analysis_misses_fails_the_proof(monkeypatch):
+    model = M.constructions()[2]
+    four = model.families[1]
+    res = E.output_class(model, four, 1)
+    assert E.unanalysed(res, E.relations_of(model, four)) == []
+    missing = E.unanalysed(res, [])
+    assert {"2k", "2k0", "k", "k0", "4k", "k - k0", "k + k0"} <= set(missing)
+    real = E.relations_of
+    monkeypatch.setattr(E, "relations_of", lambda m, f: [r for r in real(m, f) if "self term" not in r[0]])
+    case = E.prove_block_model(model, sample_orders=())[0]
+    assert case.status == "FAIL" and "not analysed" in str(case.details)
 
 
 def test_hat_cross_terms_are_computed_not_assumed():

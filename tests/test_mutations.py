@@ -289,6 +289,8 @@ EVERY_ORDER_MUTANTS = [
     ("every order: orthogonality without its bracket", collisions_mod, "character_sum",
      [("return Bracket.of(D, [L])", "return Bracket.of(D)")]),
     ("every order: a sum over v != 0 keeps v = 0", collisions_mod, "sum_over", [("    if nonzero:\n", "    if False:\n")]),
+    ("every order: two self sums m, m' not compared", every_mod, "relations_of",
+     [("            rel(f\"self terms m = {fstr(m)} vs m = {fstr(m2)}\", fadd(m, fneg(m2)))", "            pass")]),
 ] + [m[:4] for m in MUTANTS if m[0] in ("z_F4/6: hat gamma off by 0.1%",
                                          "z_M: wrong root of unity (zeta^2) in the output weights",
                                          "Kronecker order swapped for c in PartialSolution.__mul__")]
