@@ -294,6 +294,9 @@ def _add_verify(sub) -> None:
                    help="with --checkpoint: the numeric verdict is 'optimal within tolerance T' iff the float64 "
                         "loss on all pairs is <= T (default 1e4 eps^2 of the file's dtype: 4.9e-28 for float64, "
                         "1.4e-10 for float32); exact certificates do not use it")
+    p.add_argument("--every-order", action="store_true",
+                   help="instead of one group: prove z_F6, z_F6 (7.2), z_F4/6 and z_M optimal for every admissible "
+                        "order d at once (frequency collisions, symbolic certificates, controls; docs/verify.md)")
     p.set_defaults(method="both", func=_cmd_verify)
 
 
@@ -322,6 +325,10 @@ def _cmd_verify(args) -> int:
     with _threads(args.threads):
         if args.checkpoint is not None:
             return _verify_checkpoint(args)
+        if args.every_order:
+            from cogo.verify.every_order_run import cli_every_order
+
+            return cli_every_order(args)
         return _verify_theorems(args)
 
 

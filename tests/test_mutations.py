@@ -22,7 +22,10 @@ import cogo.algebra.network as network_mod
 import cogo.solvers.constructions as cons_mod
 import cogo.solvers.partial as partial_mod
 from cogo.verify import certificates as cert_mod
+from cogo.verify import collisions as collisions_mod
 from cogo.verify import controls as controls_mod
+from cogo.verify import every_order as every_mod
+from cogo.verify import every_order_run as every_run_mod
 from cogo.verify import formal as formal_mod
 import cogo.verify.registry as registry
 from cogo.verify import theorems as T
@@ -267,3 +270,41 @@ def test_unmutated_library_passes_until_the_end_of_a_fast_prefix():
     # the harness itself: without a mutant, the first rows pass (a killed mutant is not an artefact)
     rows = [T.semiring_laws(23, "exact"), T.loss_decomposition(23, "exact"), T.optimality(23, "mem", "exact")]
     assert all(r.passed for r in rows)
+
+
+# `cogo verify --every-order` (issue 39): defects of the every-order route (relations modulo d, the symbolic l_k,
+# the character-sum rules, the bracket case) and the library defects it reads (the hat values, z_M's roots of unity,
+# the Kronecker product its models are built with).  Each must make run_every_order() not ok: a construction not
+# proven for every order or a control MISSED.
+EVERY_ORDER_MUTANTS = [
+    ("every order: a residue class read as never", collisions_mod, "_single",
+     [("    if not ps:\n", "    if True:\n")]),
+    ("every order: the other family's hat left out of l_k", every_mod, "output_class",
+     [("        if h.hat and h is not fam:", "        if False:")]),
+    ("every order: the R_n term dropped from l_k", every_mod, "_lk", [("    lk += abs2(dc)\n", "")]),
+    ("every order: the R_* terms dropped from l_k", every_mod, "_lk",
+     [("            lk += abs2(v)\n            if not _is0(v):\n                failing.add(\"R_*\")", "            pass")]),
+    ("every order: the bracket case proved without the relation imposed", every_mod, "_collision_cases",
+     [("{sym: 1}", "{sym: 0}")]),
+    ("every order: orthogonality without its bracket", collisions_mod, "character_sum",
+     [("return Bracket.of(D, [L])", "return Bracket.of(D)")]),
+    ("every order: a sum over v != 0 keeps v = 0", collisions_mod, "sum_over", [("    if nonzero:\n", "    if False:\n")]),
+    ("every order: two self sums m, m' not compared", every_mod, "relations_of",
+     [("            rel(f\"self terms m = {fstr(m)} vs m = {fstr(m2)}\", fadd(m, fneg(m2)))", "            pass")]),
+] + [m[:4] for m in MUTANTS if m[0] in ("z_F4/6: hat gamma off by 0.1%",
+                                         "z_M: wrong root of unity (zeta^2) in the output weights",
+                                         "Kronecker order swapped for c in PartialSolution.__mul__")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mid,owner,attr,edits", EVERY_ORDER_MUTANTS, ids=[m[0] for m in EVERY_ORDER_MUTANTS])
+def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
+    """`cogo verify --every-order` reports a construction not proven or a control MISSED."""
+    T.clear_caches()
+    cons_mod.clear_caches()
+    _mutate(monkeypatch, owner, attr, edits)
+    try:
+        ok = every_run_mod.run_every_order()["ok"]
+    except Exception:  # a crash is a failing run (exit status != 0)
+        ok = False
+    assert not ok, f"mutant survived cogo verify --every-order: {mid}"
