@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.arrays import as_array
+from cogo.arrays import DTYPE_EPS, as_array, weights_dtype
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
@@ -67,8 +67,6 @@ __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict",
 
 #: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
 VERDICT_TOL = 0.05
-#: Unit roundoff (machine epsilon) of the dtypes a checkpoint can store.
-DTYPE_EPS = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "bfloat16": 2.0 ** -7, "float16": 2.0 ** -10}
 #: The default loss tolerance is ``LOSS_TOL_FACTOR * eps^2`` of the weights' dtype.  Measured (the exact
 #: constructions z_F6, 7.2, z_F4/6 and z_M on Z_5, Z_23, Z_47 rounded to float64 / float32 / float16): the
 #: real-space loss of a rounded exact optimizer is at most ``~160 eps^2`` (float64: 7.5e-30; float32: 9e-15;
@@ -100,27 +98,6 @@ def default_loss_tol(dtype: str = "float64") -> float:
     if dtype not in DTYPE_EPS:
         raise ValueError(f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_EPS)}")
     return LOSS_TOL_FACTOR * DTYPE_EPS[dtype] ** 2
-
-
-def weights_dtype(*weights: Any) -> str:
-    """The coarsest floating dtype among numpy arrays / torch tensors (``float64`` for integers and others).
-
-    Returns
-    -------
-    str
-        A key of :data:`DTYPE_EPS`: the one with the largest unit roundoff among the arguments.
-
-    Examples
-    --------
-    >>> weights_dtype(np.zeros(2), np.zeros(2, dtype=np.float32))
-    'float32'
-    """
-    worst = "float64"
-    for w in weights:
-        name = str(getattr(w, "dtype", "float64")).replace("torch.", "")
-        if name in DTYPE_EPS and DTYPE_EPS[name] > DTYPE_EPS[worst]:
-            worst = name
-    return worst
 
 
 def block_scale(a: Any, b: Any, c: Any) -> float:
