@@ -222,7 +222,7 @@ def _keys_type(text: str) -> str:
     from cogo.readers import parse_key_map
 
     try:
-        parse_key_map(text, shared_embedding=True)
+        parse_key_map(text, shared_embedding=None)  # the syntax; the flag is checked when the file is read
     except CogoError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
