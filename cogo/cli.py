@@ -293,7 +293,13 @@ def _add_verify(sub) -> None:
     p.add_argument("--tol", type=_tol_type, default=None, metavar="T",
                    help="with --checkpoint: the numeric verdict is 'optimal within tolerance T' iff the float64 "
                         "loss on all pairs is <= T (default 1e4 eps^2 of the file's dtype: 4.9e-28 for float64, "
-                        "1.4e-10 for float32); exact certificates do not use it")
+                        "1.4e-10 for float32, never above 1e-6 of the zero network's loss); secondary information")
+    p.add_argument("--max-distance", type=_tol_type, default=None, metavar="D",
+                   help="with --checkpoint: 'near a certified optimizer' means a distance of at most D to the "
+                        "snapped network (default 1e-2; docs/verify.md)")
+    _output(p.add_argument("--snap", metavar="OUT.pt", default=None,
+                           help="with --checkpoint: write the nearest certified optimizer (the snapped network) as a "
+                                "checkpoint, its exact parameters in its meta"))
     p.set_defaults(method="both", func=_cmd_verify)
 
 
@@ -368,57 +374,37 @@ def _verify_theorems(args) -> int:
 
 
 def _verify_checkpoint(args) -> int:
-    """``cogo verify --checkpoint FILE``: exit 0 iff the network is a global optimizer (exactly, when certified)."""
+    """``cogo verify --checkpoint FILE``: how far the network is from its nearest certified optimizer (read once)."""
     from cogo.checkpoints import atomic_write_text
     from cogo.formatting import dumps_json
+    from cogo.io.checkpoint import read_checkpoint
+    from cogo.limits import verify_checkpoint_estimate
     from cogo.outputs import check_output_file
 
-    if (rc := _other_activation(args, [args.checkpoint], "verify")) is not None:
-        return rc
     with _user_input():
-        if args.json:  # never onto the checkpoint itself (nor the table of --group)
-            check_output_file(args.json, inputs=[args.checkpoint, *_group_inputs(args.group)], force=args.force,
-                              label="--json")
-        from cogo.checkpoints import peek_shapes
-        from cogo.limits import require, verify_checkpoint_estimate
+        inputs = [args.checkpoint, *_group_inputs(args.group)]
+        for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
+            if out:
+                check_output_file(out, inputs=inputs, force=args.force, label=flag)
+        ckpt = read_checkpoint(args.checkpoint, estimate=verify_checkpoint_estimate)  # the file's group
+    if (rc := _other_activation(args, [ckpt], "verify")) is not None:
+        return rc
+    from cogo.verify.checkpoint import DEFAULT_MAX_DISTANCE, verify_checkpoint
 
-        require(verify_checkpoint_estimate(*peek_shapes(args.checkpoint)[::-1]))  # before any array is read
-        from cogo.verify.checkpoint import checkpoint_report
+    with _user_input():
+        v = verify_checkpoint(ckpt, tol=args.tol,
+                              max_distance=DEFAULT_MAX_DISTANCE if args.max_distance is None else args.max_distance)
+    sys.stdout.write(v.render_text())
+    if args.snap:
+        from cogo.verify.checkpoint import write_snapped
 
-        rep = checkpoint_report(args.checkpoint, tol=args.tol)  # the group recorded in the file
-    from cogo.checkpoints import load_weights
-
-    lw = load_weights(args.checkpoint)
-    rep["layout"], rep["activation"] = lw.layout, lw.activation
-    v = rep["verdict"]
-    print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes, "
-          f"layout {lw.layout}, activation {lw.activation}")
-    print(f"  real-space loss (all pairs): {v.get('loss')}")
-    print(f"  tolerance t: {v.get('loss_tol'):.3g} ({rep['tolerance']['source']}); numeric: {v.get('statement')}")
-    for c, r in (v.get("residuals") or {}).items():
-        print(f"  largest residual {c}: {r:.3g}")
-    bf = v.get("block_failures") or {}
-    print("  blocks failing on their own (the whole network can still be optimal, SPEC 7.3): "
-          + (", ".join(f"k={k}: {'/'.join(cs)}" for k, cs in bf.items()) or "none"))
-    ex = rep["exact"]
-    if ex is None:
-        print("  exact certificate: none (the file records no exact parameters)")
-    elif ex["certified"]:
-        print(f"  exact certificate: certified global optimizer, exact loss {ex['loss_exact']} ({ex['route']})")
-    else:
-        print(f"  exact certificate: NOT certified ({ex.get('reason') or ex.get('route')})")
-    ok = bool(v.get("optimal")) and (ex is None or ex["certified"])
-    if ok and ex is not None:
-        print(f"verdict: certified global optimizer (exact); numerically {v.get('statement')}")
-    elif ok:
-        print(f"verdict: optimal within tolerance {v.get('loss_tol'):.3g} (loss {v.get('loss'):.3g}; numeric, "
-              "not a proof)")
-    else:
-        print(f"verdict: not a global optimizer ({v.get('statement')})")
+        with _user_input():
+            write_snapped(v, args.snap)
+        print(f"wrote {args.snap}")
     if args.json:
-        atomic_write_text(args.json, dumps_json(rep))
+        atomic_write_text(args.json, dumps_json(v.to_dict()))
         print(f"wrote {args.json}")
-    return 0 if ok else 1
+    return v.exit_code
 
 
 # ---------------------------------------------------------------- construct
