@@ -673,12 +673,17 @@ def _cmd_classify(args) -> int:
                                 f"through its irreducible representations (SPEC 9), which has no {flag[2:]}: "
                                 f"drop {flag}")
 
-    if (rc := _other_activation(args, args.files, "classify")) is not None:
+    from cogo.io.checkpoint import read_checkpoint
+    from cogo.limits import classify_estimate
+
+    with _user_input():  # each file read once (cogo.io), refused from its header when the work cannot fit
+        loaded = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files]
+    if (rc := _other_activation(args, loaded, "classify")) is not None:
         return rc
     from cogo.threads import threads as _threads
 
     with _threads(args.threads):
-        result = classify_many(args.files, group=group,
+        result = classify_many(loaded, group=group,
                                settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
                                progress=not args.no_progress, on_loaded=abelian_only)
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading
@@ -736,33 +741,34 @@ def _cmd_dynamics(args) -> int:
 
     set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
-    from cogo.checkpoints import peek_shapes
-    from cogo.limits import dynamics_estimate, require
+    from cogo.limits import dynamics_estimate
 
     import os
 
     workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
-    for f in args.files:  # what cannot fit is refused from the shapes alone, before any snapshot is read
-        q_, n_ = peek_shapes(f, group=args.group)
-        require(dynamics_estimate(n_, q_, workers))
+    from cogo.io.checkpoint import read_checkpoint
+
+    # each file read once (cogo.io); what cannot fit is refused from its header, before any array is read
+    files = [read_checkpoint(f, group=args.group, estimate=lambda n, q: dynamics_estimate(n, q, workers))
+             for f in args.files]
     from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
     from cogo.snapshots import open_snapshots
     from cogo.solvers.training import check_output_dir
 
-    for f in args.files:  # every input is checked before anything is written
+    for f in files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
     with _user_input():
         out = check_output_dir(args.out)
     from cogo.analysis.nodes import activation_reports
 
     with _user_input():  # another activation: no catalogue form; the per-node report, then the progress measures
-        got = activation_reports(args.files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
+        got = activation_reports(files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
     if got is not None:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
     runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers, group=args.group,
                         log=None if args.no_progress else (lambda s: print(s, flush=True)),
-                        max_order=args.max_order) for f in args.files]
+                        max_order=args.max_order) for f in files]
     written = write_dynamics(runs, out, figures=not args.no_figures)
     sys.stdout.write(render_text(runs))
     for path in written:

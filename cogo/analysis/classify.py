@@ -1031,8 +1031,9 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     cogo.checkpoints.CheckpointError: ...
     """
     from cogo.checkpoints import load_weights
+    from cogo.limits import classify_estimate
 
-    w = load_weights(path, group=group)
+    w = load_weights(path, group=group, estimate=classify_estimate)  # a path, or a Checkpoint already read
     if w.group.abelian is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
         from cogo.analysis.irreps import read_irreps
 
@@ -1044,9 +1045,9 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
 
 def _load_checkpoints(paths: list, group: Any) -> list:
     """Every checkpoint loaded (weights only), after refusing duplicates and what cannot fit (:mod:`cogo.limits`)."""
-    from cogo.checkpoints import load_weights, peek_shapes
+    from cogo.checkpoints import load_weights
     from cogo.errors import CogoError
-    from cogo.limits import classify_estimate, require
+    from cogo.limits import classify_estimate
     from cogo.outputs import same_file
 
     if not paths:
@@ -1055,10 +1056,9 @@ def _load_checkpoints(paths: list, group: Any) -> list:
         for p0 in paths[:i]:
             if same_file(p, p0):
                 raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
-    for p in paths:  # refuse what cannot fit from the shapes alone, before any array is read
-        q_, n_ = peek_shapes(p, group=group)
-        require(classify_estimate(n_, q_))
-    return [load_weights(p, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q))) for p in paths]
+    # each file read once; what cannot fit is refused from the file's header, before any array is read
+    # (a cogo.io.checkpoint.Checkpoint already read is used as it is)
+    return [load_weights(p, group=group, estimate=classify_estimate) for p in paths]
 
 
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)

@@ -196,6 +196,11 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
         raise ValueError(f"max_distance must be a number >= 0, got {max_distance!r}")
     ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q))
     G = ck.group
+    if ck.activation != "sqr":
+        from cogo.errors import CogoError
+
+        raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "
+                        "(the catalogue and the theorems are for sigma = x^2); read it with cogo classify")
     if G.abelian is None:
         from cogo.errors import CogoError
 
@@ -230,7 +235,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
     num = numeric.to_dict()
     num["tolerance_source"] = "--tol" if tol is not None else (
         f"default min(1e4 eps^2 of {ck.dtype}, 1e-6 x the zero network's loss)")
-    return CheckpointVerdict(ck.path, G.label, int(ck.hidden), ck.layout, ck.activation, ck.dtype, verdict,
+    return CheckpointVerdict(ck.path, str(G), int(ck.hidden), ck.layout, ck.activation, ck.dtype, verdict,
                              nearest, num, construction, rows, snap)
 
 
