@@ -499,6 +499,8 @@ class BlockReport:
     search_note: str | None = None
     #: the tolerance ``optimal`` was judged with (module docstring, step 8)
     opt_tol: float | None = None
+    #: distance to the block's snapped certified form (:mod:`cogo.analysis.snap`; None when not computed)
+    distance: float | None = None
 
 
 @dataclass
@@ -526,6 +528,7 @@ class NetworkReport:
     meta: dict = field(default_factory=dict)
     seconds: float = 0.0
     verdict: Any = None  # cogo.analysis.verdict.Verdict of the whole network
+    snap: Any = None  # cogo.analysis.snap.Snap: the nearest certified optimizer and the distances to it
 
     def to_dict(self) -> dict:
         """This checkpoint's reading as plain JSON values (one entry of ``cogo classify --json``'s ``checkpoints``)."""
@@ -954,6 +957,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
     # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below
     hidden = int(np.shape(Wa)[0])
+    W0 = (Wa, Wb, Wc)  # every node: the distance to the snapped optimizer counts the dropped ones too
     inert = inert_nodes(Wa, Wb, Wc, keep_inputs=st.dead_threshold == 0.0)
     keep = np.flatnonzero(~inert)
     if len(keep) < hidden:
@@ -974,10 +978,16 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
             verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")
     node_frequency = np.full(hidden, -1, dtype=np.int64)
     node_frequency[keep] = split.node_frequency
-    return NetworkReport(group=G, hidden=hidden, live_nodes=split.live_nodes, dead_nodes=hidden - split.live_nodes,
-                         zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
-                         node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
-                         meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
+    rep = NetworkReport(group=G, hidden=hidden, live_nodes=split.live_nodes, dead_nodes=hidden - split.live_nodes,
+                        zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
+                        node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
+                        meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
+    if with_verdict:  # the nearest certified optimizer: each block's distance (what verify --checkpoint reports)
+        from cogo.analysis.snap import attach_snap
+
+        attach_snap(rep, *W0)
+        rep.seconds = time.perf_counter() - t0
+    return rep
 
 
 _META_KEYS = ("seed", "weight_decay", "hidden", "lr", "epochs", "optimizer", "loss", "construction", "name",

@@ -17,8 +17,8 @@ rounding and dead nodes.  :func:`snap_network` takes the block reading of
 
 Distance.  Every node's full Fourier vector ``(a, b, c)`` (all ``n`` frequencies) is balanced
 (``(t a, t b, c / t^2)``, ``t = (||c|| / sqrt(||a|| ||b||))^(1/3)``: the per-node gauge of SPEC 8.4 undone);
-a trained node ``x`` and its snapped counterpart ``y`` differ by ``min_s ||x - s y||`` (``s = +-1``: the sign
-flip ``(-a, -b, c)``); a dropped node by ``||x||``.  The distance of a block (of the network) is
+a trained node ``x`` and its snapped counterpart ``y`` differ by ``min_s ||x - (s y_a, s y_b, y_c)||``
+(``s = +-1``: the sign flip ``(-a, -b, c)``); a dropped node by ``||x||``.  The distance of a block (of the network) is
 ``sqrt(sum of squared node differences / sum of ||x||^2)`` over its nodes (over all nodes): relative, and
 invariant under node order, signs and the per-node gauge.  It is 0 exactly when the trained network *is* the
 snapped one up to these symmetries.
@@ -43,7 +43,7 @@ from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.solvers import partial as P
 from cogo.solvers.constructions import BlockDesign, _hat_gammas, abc_normalizer
 
-__all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "unit_point"]
+__all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 
 #: The block types a global optimizer is made of (SPEC 7.1-7.3), with the construction whose family
 #: certificate covers them (:func:`cogo.verify.theorems.family_certificate`).
@@ -181,10 +181,15 @@ def _balanced(a: Any, b: Any, c: Any) -> np.ndarray:
 
 
 def _perm_costs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """``C[j, l] = min_s ||x_j - s y_l||^2`` for node vectors ``X`` (m, d), ``Y`` (m, d)."""
+    """``C[j, l] = min_s ||x_j - (s y_a, s y_b, y_c)_l||^2`` for node vectors ``X`` (m, 3), ``Y`` (m, 3).
+
+    ``s = +-1`` is the sign flip ``(-a, -b, c)`` of SPEC 8.4 (it changes nothing the network computes).
+    """
     xx = (np.abs(X) ** 2).sum(axis=1)
     yy = (np.abs(Y) ** 2).sum(axis=1)
-    return xx[:, None] + yy[None, :] - 2 * np.abs((np.conj(X) @ Y.T).real)
+    ab = (np.conj(X[:, :2]) @ Y[:, :2].T).real
+    cc = (np.conj(X[:, 2:]) @ Y[:, 2:].T).real
+    return xx[:, None] + yy[None, :] - 2 * cc - 2 * np.abs(ab)
 
 
 def _best_perm(C: np.ndarray) -> tuple[np.ndarray, float]:
@@ -206,6 +211,7 @@ def _perms(m: int) -> np.ndarray:
 
 #: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_start`.
 _START_PERMS = 6
+_START_ORBIT = 8
 _PHASES = np.deg2rad(np.arange(0.0, 360.0, 12.0))
 _PA, _PB = (x.reshape(-1) for x in np.meshgrid(_PHASES, _PHASES, indexing="ij"))
 #: the channel phases ``(alpha, beta, 1 / (alpha beta))`` of the grid, one row per point
@@ -215,7 +221,9 @@ _D = np.stack([np.exp(1j * _PA), np.exp(1j * _PB), np.exp(-1j * (_PA + _PB))], a
 def _phase_grid_cost(X: np.ndarray, Y: np.ndarray) -> tuple[float, float, float]:
     """The best channel phases ``(phase_a, phase_b)`` on a grid for ``Y`` matched node by node to ``X``, and the cost."""
     M = np.conj(X) * Y                                            # (m, 3)
-    cost = (np.abs(X) ** 2).sum() + (np.abs(Y) ** 2).sum() - 2 * np.abs((_D @ M.T).real).sum(axis=1)
+    ab = (_D[:, :2] @ M[:, :2].T).real                              # (grid, m): the part the sign flips
+    cc = (_D[:, 2:] @ M[:, 2:].T).real
+    cost = (np.abs(X) ** 2).sum() + (np.abs(Y) ** 2).sum() - 2 * (np.abs(ab) + cc).sum(axis=1)
     i = int(np.argmin(cost))
     return float(cost[i]), math.degrees(_PA[i]), math.degrees(_PB[i])
 
@@ -229,7 +237,7 @@ def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
     """
     F = node_features(X[:, 0], X[:, 1], X[:, 2])
     perms = _perms(len(F))
-    best = None
+    cands = []
     for t in _orbit(typ, deg):
         part = _build(typ, tuple(unit_point(v) for v in t), False)
         Y = _balanced(part.a, part.b, part.c)
@@ -237,7 +245,12 @@ def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
         S = np.einsum("pjc,jc->pc", np.conj(Gf)[perms], F)   # node j of the block against node perm[j] of the form
         gn = np.maximum((np.abs(Gf) ** 2).sum(axis=0), 1e-300)
         res = ((np.abs(F) ** 2).sum(axis=0)[None, :] - np.abs(S) ** 2 / gn[None, :]).sum(axis=1)
-        for i in np.argsort(res, kind="stable")[:_START_PERMS]:
+        top = np.argpartition(res, min(_START_PERMS, len(res) - 1))[:_START_PERMS]
+        cands.append((float(res[top].min()), t, Y, top[np.argsort(res[top], kind="stable")]))
+    cands.sort(key=lambda c: c[0])
+    best = None
+    for _, t, Y, top in cands[:_START_ORBIT]:   # the orbit points whose features fit best
+        for i in top:
             c, pa, pb = _phase_grid_cost(X, Y[perms[i]])
             if best is None or c < best[0] - 1e-12:
                 best = (c, t, perms[i], pa, pb)
@@ -264,19 +277,43 @@ def _model(typ: str, v: tuple, nparams: int) -> np.ndarray:
     return _form(typ, tuple(v[:nparams])).T * np.array([al, be, 1.0 / (al * be)])
 
 
+def _residual(X: np.ndarray, typ: str, w: np.ndarray, perm: np.ndarray, nparams: int) -> np.ndarray:
+    """Real residual vector ``x_j - s_j y_j`` (the sign per node chosen as the nearer) of the form at ``w``."""
+    Y = _model(typ, tuple(w), nparams)[perm]
+    sg = np.where(np.sum(np.conj(X[:, :2]) * Y[:, :2], axis=1).real < 0, -1.0, 1.0)   # (-a, -b, c)
+    d = (X - np.stack([sg, sg, np.ones_like(sg)], axis=1) * Y).reshape(-1)
+    return np.concatenate([d.real, d.imag])
+
+
+def _gauss_newton(X: np.ndarray, typ: str, v: np.ndarray, perm: np.ndarray, nparams: int) -> np.ndarray:
+    """Gauss-Newton steps (finite-difference Jacobian in degrees) from a pattern-search point, while they help."""
+    r = _residual(X, typ, v, perm, nparams)
+    for _ in range(12):
+        h = 1e-6
+        J = np.stack([(_residual(X, typ, v + h * e, perm, nparams) - r) / h for e in np.eye(len(v))], axis=1)
+        step, *_ = np.linalg.lstsq(J, -r, rcond=None)
+        w = v + step
+        rw = _residual(X, typ, w, perm, nparams)
+        if rw @ rw >= r @ r:
+            break
+        v, r = w, rw
+        if np.max(np.abs(step)) < 1e-11:
+            break
+    return v
+
+
 def _polish(X: np.ndarray, typ: str, v0: tuple, perm: np.ndarray, nparams: int) -> tuple[tuple, np.ndarray]:
-    """Pattern search over parameters and phases (degrees) for a node order, which is re-chosen at the end."""
+    """Pattern search over parameters and phases (degrees), then Gauss-Newton; the node order re-chosen at the end."""
     for _ in range(3):
         v = np.array(v0, dtype=float)
 
-        def cost(w) -> float:  # sum_j min_s ||x_j - s y_j||^2, computed as differences (no cancellation)
-            Y = _model(typ, tuple(w), nparams)[perm]
-            sg = np.where(np.sum(np.conj(X) * Y, axis=1).real < 0, -1.0, 1.0)
-            return float((np.abs(X - sg[:, None] * Y) ** 2).sum())
+        def cost(w) -> float:  # sum_j min_s ||x_j - (s y_a, s y_b, y_c)_j||^2, as differences (no cancellation)
+            r = _residual(X, typ, w, perm, nparams)
+            return float(r @ r)
 
         best = cost(v)
         step = 4.0
-        while step > 1e-10:
+        while step > 0.02:
             moved = False
             for i in range(len(v)):
                 for d in (step, -step):
@@ -287,8 +324,9 @@ def _polish(X: np.ndarray, typ: str, v0: tuple, perm: np.ndarray, nparams: int) 
                         v, best, moved = w, c, True
             if not moved:
                 step /= 2
-        new, _ = _best_perm(_perm_costs(X, _model(typ, tuple(v), nparams)))
-        if np.array_equal(new, perm):
+        v = _gauss_newton(X, typ, v, perm, nparams)
+        new, c_new = _best_perm(_perm_costs(X, _model(typ, tuple(v), nparams)))
+        if np.array_equal(new, perm) or c_new >= cost(v) * (1 - 1e-9):
             break
         perm, v0 = new, tuple(v)
     return tuple(float(x) for x in v), perm
@@ -412,9 +450,11 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
                 node_map[j] = off + i
             off += sb.order
     diff = (np.abs(X) ** 2).sum(axis=1)
+    n = G.order
     for j, l in enumerate(node_map):
-        if l >= 0:  # min over the sign, as a difference (no cancellation)
-            d = X[j] - Y[l] if np.vdot(Y[l], X[j]).real >= 0 else X[j] + Y[l]
+        if l >= 0:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
+            sg = 1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0
+            d = X[j] - np.concatenate([sg * Y[l, :2 * n], Y[l, 2 * n:]])
             diff[j] = float((np.abs(d) ** 2).sum())
     norm = (np.abs(X) ** 2).sum(axis=1)
     for sb in blocks:
@@ -423,3 +463,20 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
     total = float(norm.sum())
     dist = math.sqrt(float(diff.sum()) / total) if total > 0 else math.inf
     return Snap(blocks, reasons, dist, carrier, design.to_network() if not reasons else None, node_map)
+
+
+def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any) -> Snap:
+    """Snap the network of a block reading and record it there: ``report.snap``, each block's ``distance``.
+
+    ``cogo classify`` and ``cogo verify --checkpoint`` both read these: one reading, one distance per block.
+
+    Returns
+    -------
+    Snap
+        :func:`snap_network` of the weights (all nodes, as read from the file) and the reading.
+    """
+    snap = snap_network(Wa, Wb, Wc, report.group, report)
+    report.snap = snap
+    for b, sb in zip(report.blocks, snap.blocks):
+        b.distance = sb.distance
+    return snap

@@ -212,7 +212,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
         from cogo.analysis.verdict import network_verdict
 
         numeric = network_verdict(Wa=ck.Wa, Wb=ck.Wb, Wc=ck.Wc, group=G, loss_tol=tol, dtype=ck.dtype)
-    snap = snap_network(ck.Wa, ck.Wb, ck.Wc, G, report)
+    snap = report.snap if report.snap is not None else snap_network(ck.Wa, ck.Wb, ck.Wc, G, report)
     rows = _block_rows(report, snap)
     cert = _certify_snapped(G, snap) if (snap.complete and certify) else None
     snapped_loss = real_loss(*snap.network.to_weights(real=True), group=G) if snap.network is not None else None
