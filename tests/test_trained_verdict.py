@@ -242,7 +242,11 @@ def test_keys_without_shared_embedding_read_two_embeddings(tmp_path, capsys):
     Wa, Wb, Wc = z_F6(7).to_weights(real=True)
     path = tmp_path / "f.npz"
     np.savez(path, emb_a=Wa, emb_b=Wb, unembed=Wc)
-    assert main(["classify", str(path), "--keys", "Wa=emb_a,Wb=emb_b,Wc=unembed", "--no-progress"]) == 0
+    # issue 36: refused with "--shared-embedding: Wb must be the same key as Wa" though that flag was not given
+    argv = ["classify", str(path), "--keys", "Wa=emb_a,Wb=emb_b,Wc=unembed", "--no-progress"]
+    assert main(argv) == 2            # shapes fit (18, 7) as stored and transposed: the group order decides
+    assert "ambiguous" in capsys.readouterr().err
+    assert main(argv + ["--group", "7"]) == 0
     assert "z_nu * z_syn" in capsys.readouterr().out
 
 
