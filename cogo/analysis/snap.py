@@ -151,6 +151,8 @@ class Snap:
     carrier: int | None = None
     network: Any = None
     node_map: list = field(default_factory=list)
+    #: ``"blocks"`` (SPEC 7.1-7.3, per-frequency blocks) or ``"mem"`` (z_M of SPEC 7.4, node by node)
+    kind: str = "blocks"
 
     @property
     def complete(self) -> bool:
@@ -158,7 +160,9 @@ class Snap:
         return not self.reasons
 
     def design(self, G: Any, exact: bool) -> BlockDesign:
-        """The snapped network as a :class:`BlockDesign` (exact rational unit points when ``exact``)."""
+        """The snapped network as a :class:`BlockDesign` (exact rational unit points when ``exact``; blocks only)."""
+        if self.kind != "blocks":
+            raise ValueError("a z_M snap has no block design (its certificate is z_M's)")
         return _design(G, self.blocks, self.carrier, exact)
 
 
@@ -439,9 +443,8 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
         reasons.append("order-4 blocks z_nu=i * z_xi need the hat of a z_nu * z_syn block (SPEC 7.3); "
                        "the network has none")
     design = _design(G, blocks, carrier, False)
-    Ys = design.to_network().z if design.blocks else np.zeros((3, G.order, 0), dtype=complex)
-    X = _full_balanced(Z)
-    Y = _full_balanced(Ys) if Ys.shape[2] else np.zeros((0, X.shape[1]))
+    net = design.to_network() if design.blocks else None
+    Y = net.z if net is not None else np.zeros((3, G.order, 0), dtype=complex)
     node_map = [-1] * Z.shape[2]
     off = 0
     for sb in blocks:
@@ -449,20 +452,62 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
             for i, j in enumerate(sb.nodes):
                 node_map[j] = off + i
             off += sb.order
-    diff = (np.abs(X) ** 2).sum(axis=1)
-    n = G.order
-    for j, l in enumerate(node_map):
-        if l >= 0:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
-            sg = 1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0
-            d = X[j] - np.concatenate([sg * Y[l, :2 * n], Y[l, 2 * n:]])
-            diff[j] = float((np.abs(d) ** 2).sum())
-    norm = (np.abs(X) ** 2).sum(axis=1)
+    diff, norm = _node_distances(Z, Y, node_map)
     for sb in blocks:
         den = float(norm[sb.nodes].sum())
         sb.distance = math.sqrt(float(diff[sb.nodes].sum()) / den) if den > 0 else None
     total = float(norm.sum())
     dist = math.sqrt(float(diff.sum()) / total) if total > 0 else math.inf
-    return Snap(blocks, reasons, dist, carrier, design.to_network() if not reasons else None, node_map)
+    snap = Snap(blocks, reasons, dist, carrier, net if not reasons else None, node_map)
+    if reasons:  # not made of blocks: perfect memorization (SPEC 7.4), node by node?
+        mem = _snap_memorization(Wa, Wb, Wc, G, Z, blocks)
+        if mem is not None and mem.distance < dist:
+            return mem
+    return snap
+
+
+def _node_distances(Z: np.ndarray, Ys: np.ndarray, node_map: list) -> tuple[np.ndarray, np.ndarray]:
+    """Squared distance of every trained node to its snapped node (module docstring), and its squared norm."""
+    n = Z.shape[1]
+    X = _full_balanced(Z)
+    Y = _full_balanced(Ys) if Ys.shape[2] else np.zeros((0, X.shape[1]))
+    diff = (np.abs(X) ** 2).sum(axis=1)
+    norm = diff.copy()
+    for j, l in enumerate(node_map):
+        if l >= 0:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
+            sg = 1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0
+            d = X[j] - np.concatenate([sg * Y[l, :2 * n], Y[l, 2 * n:]])
+            diff[j] = float((np.abs(d) ** 2).sum())
+    return diff, norm
+
+
+def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks: list) -> Snap | None:
+    """z_M (SPEC 7.4) matched node by node: node ``j`` to ``(argmax |W_a[j]|, argmax |W_b[j]|)``, or None.
+
+    Only when the ``n^2`` largest nodes hit every pair ``(j1, j2)`` once (the structure of z_M); the rest are
+    dropped.  Its certificate is z_M's (:func:`cogo.verify.theorems.optimality` with ``"mem"``).
+    """
+    from cogo.solvers.constructions import z_M
+
+    n = G.order
+    Wa, Wb = np.asarray(Wa, dtype=np.float64), np.asarray(Wb, dtype=np.float64)
+    mass = np.linalg.norm(Z.reshape(-1, Z.shape[2]), axis=0)
+    top = np.argsort(-mass, kind="stable")[:n * n]
+    pairs = np.argmax(np.abs(Wa[top]), axis=1) * n + np.argmax(np.abs(Wb[top]), axis=1)
+    if len(top) < n * n or len(set(pairs.tolist())) != n * n:
+        return None
+    node_map = [-1] * Z.shape[2]
+    for j, l in zip(top, pairs):
+        node_map[int(j)] = int(l)
+    net = z_M(G)
+    diff, norm = _node_distances(Z, net.z, node_map)
+    total = float(norm.sum())
+    dist = math.sqrt(float(diff.sum()) / total) if total > 0 else math.inf
+    mem = [SnappedBlock(b.k, b.order, "z_M (node by node)", list(b.nodes)) for b in blocks]
+    for sb in mem:
+        den = float(norm[sb.nodes].sum())
+        sb.distance = math.sqrt(float(diff[sb.nodes].sum()) / den) if den > 0 else None
+    return Snap(mem, [], dist, None, net, node_map, kind="mem")
 
 
 def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any) -> Snap:

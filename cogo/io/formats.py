@@ -307,6 +307,11 @@ def max_weight_magnitude(q: int, n: int) -> float:
     nodes, so ``|o| <= 4 q M^3``; the analysis and the loss square such
     sums over ``n^2`` pairs, which stays finite while
     ``(4 q n M^3)^2 < finfo(float64).max``.
+
+    Returns
+    -------
+    float
+        The bound ``M`` on ``max |W|`` for ``q`` hidden nodes and a group of order ``n``.
     """
     return float((math.sqrt(np.finfo(np.float64).max) / (4.0 * max(q, 1) * max(n, 1))) ** (1.0 / 3.0))
 

@@ -130,6 +130,14 @@ def _certify_snapped(G: Any, snap: Any) -> dict:
     from cogo.verify.certificates import block_certificate, design_from_network
     from cogo.verify.theorems import family_certificate
 
+    if snap.kind == "mem":  # z_M itself, nodes matched: z_M's exact certificate (character sums, SPEC 7.4)
+        from cogo.verify.theorems import optimality
+
+        r = optimality(G, "mem", "exact")
+        return {"certified": bool(r.passed), "route": f"z_M's certificate: {r.details.get('route')}",
+                "loss_exact": str(r.details.get("loss_exact", "0" if r.passed else None)), "failing": [],
+                "structure": [], "family_certificates": {"mem": {r.statement: bool(r.passed)}},
+                "families_hold_for_every_parameter_value": bool(r.passed)}
     design = snap.design(G, exact=True)
     d, problems = design_from_network(design.to_network())
     cert = block_certificate(d)
@@ -243,6 +251,8 @@ def _name(snap: Any) -> str:
     """The snapped network's name: its block types with their counts (and the hat, if any)."""
     from collections import Counter
 
+    if snap.kind == "mem":
+        return "z_M (SPEC 7.4)"
     c = Counter(b.type for b in snap.blocks if b.snapped)
     parts = [f"{n} x {t}" for t, n in sorted(c.items(), key=lambda x: (-x[1], x[0]))]
     return " + ".join(parts) + (f" (hat on k={snap.carrier}, SPEC 7.3)" if snap.carrier is not None else "")
