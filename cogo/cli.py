@@ -296,7 +296,7 @@ def _add_verify(sub) -> None:
                         "1.4e-10 for float32, never above 1e-6 of the zero network's loss); secondary information")
     p.add_argument("--max-distance", type=_tol_type, default=None, metavar="D",
                    help="with --checkpoint: 'near a certified optimizer' means a distance of at most D to the "
-                        "snapped network (default 1e-2; docs/verify.md)")
+                        "snapped network (default 0.05; docs/verify.md)")
     _output(p.add_argument("--snap", metavar="OUT.pt", default=None,
                            help="with --checkpoint: write the nearest certified optimizer (the snapped network) as a "
                                 "checkpoint, its exact parameters in its meta"))

@@ -11,8 +11,8 @@ rounding and dead nodes.  :func:`snap_network` takes the block reading of
   a unit and keep ``abc``, so they keep a block optimal (a trained block has arbitrary phases);
 * the parameters, phases, node order and per-node signs chosen to bring the block nearest the trained one
   (a local polish of the classifier's fit, started from every point of the fit's parameter orbit);
-* order-4 blocks get the hat of SPEC 7.3 on one ``z_nu * z_syn`` block (the one whose trained nodes carry the
-  most output weight at the order-4 frequencies);
+* order-4 blocks get the hat of SPEC 7.3, split over the order-6 blocks as the trained output weights at the
+  order-4 frequencies are (:func:`_hat`; trained networks spread it);
 * dead nodes, zero-frequency nodes and nodes of no block are dropped.
 
 Distance.  Every node's full Fourier vector ``(a, b, c)`` (all ``n`` frequencies) is balanced
@@ -148,7 +148,8 @@ class Snap:
     blocks: list
     reasons: list
     distance: float
-    carrier: int | None = None
+    #: the hat of SPEC 7.3: per carrier block ``k_B`` (a ``z_nu * z_syn`` block), ``{k: gamma}`` (numeric)
+    hat: dict = field(default_factory=dict)
     network: Any = None
     node_map: list = field(default_factory=list)
     #: ``"blocks"`` (SPEC 7.1-7.3, per-frequency blocks) or ``"mem"`` (z_M of SPEC 7.4, node by node)
@@ -163,7 +164,7 @@ class Snap:
         """The snapped network as a :class:`BlockDesign` (exact rational unit points when ``exact``; blocks only)."""
         if self.kind != "blocks":
             raise ValueError("a z_M snap has no block design (its certificate is z_M's)")
-        return _design(G, self.blocks, self.carrier, exact)
+        return _design(G, self.blocks, self.hat, exact)
 
 
 def _orbit(typ: str, deg: dict) -> list[tuple]:
@@ -374,19 +375,76 @@ def _exact_part(sb: SnappedBlock) -> Any:
     return part
 
 
-def _design(G: Any, blocks: list, carrier: int | None, exact: bool) -> BlockDesign:
+def _design(G: Any, blocks: list, hat: dict, exact: bool) -> BlockDesign:
+    """The snapped blocks as a design; ``hat``: per carrier block ``k_B``, ``{k: gamma}`` (numeric, SPEC 7.3)."""
     parts = {}
     for sb in blocks:
         if sb.snapped:
             parts[sb.k] = _in_order(_exact_part(sb), sb.perm) if exact else sb.part
-    fours = {k: parts[k] for k in parts if next(b for b in blocks if b.k == k).type == "z_nu=i * z_xi"}
-    out = []
-    for sb in blocks:
-        if not sb.snapped:
-            continue
-        ext = _hat_gammas(parts[sb.k], fours, exact) if (sb.k == carrier and fours) else {}
-        out.append(Block(sb.k, parts[sb.k], ext))
+    ext = _exact_hat(parts, hat) if exact else hat
+    out = [Block(sb.k, parts[sb.k], dict(ext.get(sb.k, {}))) for sb in blocks if sb.snapped]
     return BlockDesign(G, "snapped", out, exact)
+
+
+def _exact_hat(parts: dict, hat: dict) -> dict:
+    """Exact hat values: rational points near the numeric ones, the last carrier's solved so R_n is exactly 0.
+
+    At an order-4 frequency ``k`` the carriers ``B`` must satisfy ``sum_B gamma_B D_B = -rn_k`` exactly, with
+    ``D_B = sum over B's nodes of |a|^2 + |b|^2`` and ``rn_k`` the R_n sum of the order-4 block (SPEC 7.3).
+    """
+    import sympy
+
+    def rat(x: float):
+        f = Fraction(x).limit_denominator(10 ** 9)
+        return sympy.Rational(f.numerator, f.denominator)
+
+    def den(part):
+        return sympy.expand(sum((x * sympy.conjugate(x) for x in list(part.a) + list(part.b)), sympy.Integer(0)))
+
+    out: dict = {kb: {} for kb in hat}
+    carriers = sorted(hat)
+    for k in sorted({k for v in hat.values() for k in v}):
+        f = parts[k]
+        rn = sympy.expand(sum(((x * sympy.conjugate(x) + y * sympy.conjugate(y)) * z
+                               for x, y, z in zip(f.a, f.b, f.c)), sympy.Integer(0)))
+        rest = -rn
+        for kb in carriers[:-1]:
+            g = hat[kb][k]
+            out[kb][k] = rat(g.real) + sympy.I * rat(g.imag)
+            rest -= out[kb][k] * den(parts[kb])
+        out[carriers[-1]][k] = sympy.expand(sympy.radsimp(rest / den(parts[carriers[-1]])))
+    return out
+
+
+def _hat(Z: np.ndarray, blocks: list) -> dict:
+    """The hat of SPEC 7.3 split over every snapped order-6 block, nearest the trained output weights.
+
+    A constant output vector on the six nodes of a ``z_nu * z_syn`` block (``|nu| = 1``, SPEC 7.3) -- and,
+    measured, of a ``z_nu=i * z_syn,ab`` block (unit parameters; the exact certificate of every snapped network
+    decides) -- at another frequency touches no condition but R_n there, so the order-4 block at ``k`` is corrected by any ``gamma_B`` with
+    ``sum_B gamma_B D_B = -rn_k``.  Among those, the ones nearest the trained nodes' output weights at ``k``
+    (balanced, least squares with the constraint: a closed form).  Returns ``{k_B: {k: gamma}}``.
+    """
+    fours = [sb for sb in blocks if sb.snapped and sb.type == "z_nu=i * z_xi"]
+    sixes = [sb for sb in blocks if sb.snapped and sb.type in ("z_nu * z_syn", "z_nu=i * z_syn,ab")]
+    if not fours or not sixes:
+        return {}
+    geo = []
+    for sb in sixes:
+        t = balance_gauge(Z[0, sb.k, sb.nodes], Z[1, sb.k, sb.nodes], Z[2, sb.k, sb.nodes])[3]
+        u = 1.0 / balance_gauge(sb.part.a, sb.part.b, sb.part.c)[3] ** 2
+        geo.append((t, u, float(np.sum(np.abs(sb.part.a) ** 2 + np.abs(sb.part.b) ** 2))))
+    out: dict = {sb.k: {} for sb in sixes}
+    for f in fours:
+        p = f.part
+        R = -complex(np.sum((np.abs(p.a) ** 2 + np.abs(p.b) ** 2) * p.c))
+        g0 = [complex(np.sum(u * Z[2, f.k, sb.nodes] / t ** 2) / np.sum(u * u)) for sb, (t, u, _) in zip(sixes, geo)]
+        U = [float(np.sum(u * u)) for _, u, _ in geo]
+        D = [d for _, _, d in geo]
+        lam = (R - sum(d * g for d, g in zip(D, g0))) / sum(d * d / uu for d, uu in zip(D, U))
+        for sb, g, d, uu in zip(sixes, g0, D, U):
+            out[sb.k][f.k] = g + lam * d / uu
+    return out
 
 
 def _full_balanced(Z: np.ndarray) -> np.ndarray:
@@ -397,16 +455,6 @@ def _full_balanced(Z: np.ndarray) -> np.ndarray:
     t[ok] = np.cbrt(nc[ok] / np.sqrt(na[ok] * nb[ok]))
     out = np.concatenate([Z[0] * t, Z[1] * t, Z[2] / t ** 2], axis=0)  # (3n, q)
     return out.T
-
-
-def _carrier(Z: np.ndarray, blocks: list) -> int | None:
-    """The z_nu * z_syn block whose trained nodes carry the most output weight at the order-4 frequencies."""
-    fours = [sb.k for sb in blocks if sb.snapped and sb.type == "z_nu=i * z_xi"]
-    sixes = [sb for sb in blocks if sb.snapped and sb.type == "z_nu * z_syn"]
-    if not fours or not sixes:
-        return None
-    mass = [float(np.abs(Z[2][np.ix_(fours, sb.nodes)]).sum()) for sb in sixes]
-    return sixes[int(np.argmax(mass))].k
 
 
 def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
@@ -438,11 +486,11 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
     missing = [int(k) for k in np.unique(np.minimum(np.arange(G.order), G.neg)) if k != 0 and int(k) not in have]
     if missing:
         reasons.append(f"no block at frequencies {missing} (R_g fails there: r_kkk = 0)")
-    carrier = _carrier(Z, blocks)
-    if any(sb.snapped and sb.type == "z_nu=i * z_xi" for sb in blocks) and carrier is None:
+    hat = _hat(Z, blocks)
+    if any(sb.snapped and sb.type == "z_nu=i * z_xi" for sb in blocks) and not hat:
         reasons.append("order-4 blocks z_nu=i * z_xi need the hat of a z_nu * z_syn block (SPEC 7.3); "
                        "the network has none")
-    design = _design(G, blocks, carrier, False)
+    design = _design(G, blocks, hat, False)
     net = design.to_network() if design.blocks else None
     Y = net.z if net is not None else np.zeros((3, G.order, 0), dtype=complex)
     node_map = [-1] * Z.shape[2]
@@ -458,7 +506,7 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
         sb.distance = math.sqrt(float(diff[sb.nodes].sum()) / den) if den > 0 else None
     total = float(norm.sum())
     dist = math.sqrt(float(diff.sum()) / total) if total > 0 else math.inf
-    snap = Snap(blocks, reasons, dist, carrier, net if not reasons else None, node_map)
+    snap = Snap(blocks, reasons, dist, hat, net if not reasons else None, node_map)
     if reasons:  # not made of blocks: perfect memorization (SPEC 7.4), node by node?
         mem = _snap_memorization(Wa, Wb, Wc, G, Z, blocks)
         if mem is not None and mem.distance < dist:
@@ -507,7 +555,7 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     for sb in mem:
         den = float(norm[sb.nodes].sum())
         sb.distance = math.sqrt(float(diff[sb.nodes].sum()) / den) if den > 0 else None
-    return Snap(mem, [], dist, None, net, node_map, kind="mem")
+    return Snap(mem, [], dist, {}, net, node_map, kind="mem")
 
 
 def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any) -> Snap:
