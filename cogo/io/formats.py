@@ -312,6 +312,13 @@ def max_weight_magnitude(q: int, n: int) -> float:
     -------
     float
         The bound ``M`` on ``max |W|`` for ``q`` hidden nodes and a group of order ``n``.
+
+    Examples
+    --------
+    >>> max_weight_magnitude(512, 23) > 1e49               # no trained network comes near it
+    True
+    >>> round(max_weight_magnitude(1, 1) / max_weight_magnitude(8, 1), 6)   # 8 times the nodes: half the bound
+    2.0
     """
     return float((math.sqrt(np.finfo(np.float64).max) / (4.0 * max(q, 1) * max(n, 1))) ** (1.0 / 3.0))
 
