@@ -318,7 +318,7 @@ def _polish(X: np.ndarray, typ: str, v0: tuple, perm: np.ndarray, nparams: int) 
 
         best = cost(v)
         step = 4.0
-        while step > 0.02:
+        while step > 0.25:  # then Gauss-Newton (quadratic convergence from here)
             moved = False
             for i in range(len(v)):
                 for d in (step, -step):
