@@ -12,16 +12,18 @@ __all__ = ["train", "load", "save", "classify", "verify"]
 
 
 def load(path: Any, group: Any = None):
-    """Read a checkpoint (``.pt`` or ``.npz``, weights only) into ``(Wa, Wb, Wc)``, its group and metadata.
+    """Read a checkpoint (``.pt``, ``.npz`` or ``.safetensors``, weights only) once into a checkpoint object.
 
-    The same validated reader every command uses (:func:`cogo.checkpoints.load_weights`): a
+    The same validated reader every command uses (:func:`cogo.io.checkpoint.read_checkpoint`): a
     malformed, hostile or inconsistent file raises :class:`cogo.checkpoints.CheckpointError`
-    (one line). ``group`` overrides the group recorded in the file.
+    (one line). ``group`` overrides the group recorded in the file. The object can be handed to
+    :func:`classify` and :func:`verify` in place of the path (the file is not read again).
 
     Returns
     -------
-    cogo.checkpoints.LoadedWeights
-        ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``.
+    cogo.io.checkpoint.Checkpoint
+        ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``, ``.layout``,
+        ``.activation``, ``.dtype``, ``.snapshots``.
     """
     from cogo.checkpoints import load_weights
 
@@ -143,27 +145,34 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
     return out
 
 
-def verify(group: Any = None, method: str = "both", checkpoint: Any = None):
+def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, tol: float | None = None,
+           max_distance: float | None = None, keys: Any = None, shared_embedding: bool = False,
+           activation: str | None = None):
     """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
 
     Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
     negative controls (:func:`cogo.verify.registry.run_all`), a list of
     :class:`cogo.verify.results.TheoremResult`; ``all(r.passed for r in results)`` is the
-    verdict. With ``checkpoint``: the numeric verdict of that network
-    (:func:`cogo.analysis.verdict.network_verdict`), whose ``.optimal`` says whether its loss
-    and every condition of SPEC 5 hold within the stated tolerances.
+    verdict. With ``checkpoint`` (a path, or a checkpoint from :func:`load`): what
+    ``cogo verify --checkpoint`` says, with its options (``tol``, ``max_distance``, ``keys``,
+    ``shared_embedding``, ``activation``; ``group`` overrides the file's group):
+    :func:`cogo.verify.checkpoint.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
+    whose ``exit_code`` its exit status.
 
     Returns
     -------
-    list of TheoremResult, or Verdict
+    list of TheoremResult, or CheckpointVerdict
         The theorem rows without ``checkpoint``; the checkpoint's verdict
-        (:class:`cogo.analysis.verdict.Verdict`) with it.
+        (:class:`cogo.verify.checkpoint.CheckpointVerdict`: ``verdict``, ``nearest_optimum``,
+        ``exit_code``, ``optimal`` (the secondary loss line)) with it.
     """
     if checkpoint is not None:
-        from cogo.analysis.verdict import network_verdict
+        from cogo.readers import read_options
+        from cogo.verify.checkpoint import DEFAULT_MAX_DISTANCE, verify_checkpoint
 
-        w = load(checkpoint, group=group)
-        return network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group)
+        with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation):
+            return verify_checkpoint(checkpoint, group=group, tol=tol,
+                                     max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance)
     from cogo.verify.registry import run_all
 
     return run_all(23 if group is None else group, method=method)

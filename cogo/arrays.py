@@ -11,7 +11,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_array"]
+__all__ = ["as_array", "DTYPE_EPS", "weights_dtype"]
+
+#: Unit roundoff (machine epsilon) of the dtypes a checkpoint can store.
+DTYPE_EPS = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "bfloat16": 2.0 ** -7, "float16": 2.0 ** -10}
 
 
 def as_array(x: Any, dtype: Any = None) -> np.ndarray:
@@ -47,3 +50,24 @@ def as_array(x: Any, dtype: Any = None) -> np.ndarray:
             t = t.float()
         x = t.numpy()
     return np.asarray(x, dtype=dtype)
+
+
+def weights_dtype(*weights: Any) -> str:
+    """The coarsest floating dtype among numpy arrays / torch tensors (``float64`` for integers and others).
+
+    Returns
+    -------
+    str
+        A key of :data:`DTYPE_EPS`: the one with the largest unit roundoff among the arguments.
+
+    Examples
+    --------
+    >>> weights_dtype(np.zeros(2), np.zeros(2, dtype=np.float32))
+    'float32'
+    """
+    worst = "float64"
+    for w in weights:
+        name = str(getattr(w, "dtype", "float64")).replace("torch.", "")
+        if name in DTYPE_EPS and DTYPE_EPS[name] > DTYPE_EPS[worst]:
+            worst = name
+    return worst

@@ -222,7 +222,7 @@ def _keys_type(text: str) -> str:
     from cogo.readers import parse_key_map
 
     try:
-        parse_key_map(text, shared_embedding=True)
+        parse_key_map(text, shared_embedding=None)  # the syntax; the flag is checked when the file is read
     except CogoError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
@@ -293,10 +293,16 @@ def _add_verify(sub) -> None:
     p.add_argument("--tol", type=_tol_type, default=None, metavar="T",
                    help="with --checkpoint: the numeric verdict is 'optimal within tolerance T' iff the float64 "
                         "loss on all pairs is <= T (default 1e4 eps^2 of the file's dtype: 4.9e-28 for float64, "
-                        "1.4e-10 for float32); exact certificates do not use it")
+                         "1.4e-10 for float32, never above 1e-6 of the zero network's loss); secondary information")
     p.add_argument("--every-order", action="store_true",
                    help="instead of one group: prove z_F6, z_F6 (7.2), z_F4/6 and z_M optimal for every admissible "
                         "order d at once (frequency collisions, symbolic certificates, controls; docs/verify.md)")
+    p.add_argument("--max-distance", type=_tol_type, default=None, metavar="D",
+                   help="with --checkpoint: 'near a certified optimizer' means a distance of at most D to the "
+                        "snapped network (default 0.05; docs/verify.md)")
+    _output(p.add_argument("--snap", metavar="OUT.pt", default=None,
+                           help="with --checkpoint: write the nearest certified optimizer (the snapped network) as a "
+                                "checkpoint, its exact parameters in its meta"))
     p.set_defaults(method="both", func=_cmd_verify)
 
 
@@ -375,57 +381,37 @@ def _verify_theorems(args) -> int:
 
 
 def _verify_checkpoint(args) -> int:
-    """``cogo verify --checkpoint FILE``: exit 0 iff the network is a global optimizer (exactly, when certified)."""
+    """``cogo verify --checkpoint FILE``: how far the network is from its nearest certified optimizer (read once)."""
     from cogo.checkpoints import atomic_write_text
     from cogo.formatting import dumps_json
+    from cogo.io.checkpoint import read_checkpoint
+    from cogo.limits import verify_checkpoint_estimate
     from cogo.outputs import check_output_file
 
-    if (rc := _other_activation(args, [args.checkpoint], "verify")) is not None:
-        return rc
     with _user_input():
-        if args.json:  # never onto the checkpoint itself (nor the table of --group)
-            check_output_file(args.json, inputs=[args.checkpoint, *_group_inputs(args.group)], force=args.force,
-                              label="--json")
-        from cogo.checkpoints import peek_shapes
-        from cogo.limits import require, verify_checkpoint_estimate
+        inputs = [args.checkpoint, *_group_inputs(args.group)]
+        for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
+            if out:
+                check_output_file(out, inputs=inputs, force=args.force, label=flag)
+        ckpt = read_checkpoint(args.checkpoint, estimate=verify_checkpoint_estimate)  # the file's group
+    if (rc := _other_activation(args, [ckpt], "verify")) is not None:
+        return rc
+    from cogo.verify.checkpoint import DEFAULT_MAX_DISTANCE, verify_checkpoint
 
-        require(verify_checkpoint_estimate(*peek_shapes(args.checkpoint)[::-1]))  # before any array is read
-        from cogo.verify.checkpoint import checkpoint_report
+    with _user_input():
+        v = verify_checkpoint(ckpt, tol=args.tol,
+                              max_distance=DEFAULT_MAX_DISTANCE if args.max_distance is None else args.max_distance)
+    sys.stdout.write(v.render_text())
+    if args.snap:
+        from cogo.verify.checkpoint import write_snapped
 
-        rep = checkpoint_report(args.checkpoint, tol=args.tol)  # the group recorded in the file
-    from cogo.checkpoints import load_weights
-
-    lw = load_weights(args.checkpoint)
-    rep["layout"], rep["activation"] = lw.layout, lw.activation
-    v = rep["verdict"]
-    print(f"cogo verify --checkpoint {rep['path']}: {rep['group']}, {rep['hidden']} hidden nodes, "
-          f"layout {lw.layout}, activation {lw.activation}")
-    print(f"  real-space loss (all pairs): {v.get('loss')}")
-    print(f"  tolerance t: {v.get('loss_tol'):.3g} ({rep['tolerance']['source']}); numeric: {v.get('statement')}")
-    for c, r in (v.get("residuals") or {}).items():
-        print(f"  largest residual {c}: {r:.3g}")
-    bf = v.get("block_failures") or {}
-    print("  blocks failing on their own (the whole network can still be optimal, SPEC 7.3): "
-          + (", ".join(f"k={k}: {'/'.join(cs)}" for k, cs in bf.items()) or "none"))
-    ex = rep["exact"]
-    if ex is None:
-        print("  exact certificate: none (the file records no exact parameters)")
-    elif ex["certified"]:
-        print(f"  exact certificate: certified global optimizer, exact loss {ex['loss_exact']} ({ex['route']})")
-    else:
-        print(f"  exact certificate: NOT certified ({ex.get('reason') or ex.get('route')})")
-    ok = bool(v.get("optimal")) and (ex is None or ex["certified"])
-    if ok and ex is not None:
-        print(f"verdict: certified global optimizer (exact); numerically {v.get('statement')}")
-    elif ok:
-        print(f"verdict: optimal within tolerance {v.get('loss_tol'):.3g} (loss {v.get('loss'):.3g}; numeric, "
-              "not a proof)")
-    else:
-        print(f"verdict: not a global optimizer ({v.get('statement')})")
+        with _user_input():
+            write_snapped(v, args.snap)
+        print(f"wrote {args.snap}")
     if args.json:
-        atomic_write_text(args.json, dumps_json(rep))
+        atomic_write_text(args.json, dumps_json(v.to_dict()))
         print(f"wrote {args.json}")
-    return 0 if ok else 1
+    return v.exit_code
 
 
 # ---------------------------------------------------------------- construct
@@ -737,12 +723,17 @@ def _cmd_classify(args) -> int:
                                 f"through its irreducible representations (SPEC 9), which has no {flag[2:]}: "
                                 f"drop {flag}")
 
-    if (rc := _other_activation(args, args.files, "classify")) is not None:
+    from cogo.io.checkpoint import read_checkpoint
+    from cogo.limits import classify_estimate
+
+    with _user_input():  # each file read once (cogo.io), refused from its header when the work cannot fit
+        loaded = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files]
+    if (rc := _other_activation(args, loaded, "classify")) is not None:
         return rc
     from cogo.threads import threads as _threads
 
     with _threads(args.threads):
-        result = classify_many(args.files, group=group,
+        result = classify_many(loaded, group=group,
                                settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
                                progress=not args.no_progress, on_loaded=abelian_only,
                                workers=args.workers, keep_weights=args.plots is not None)
@@ -804,20 +795,21 @@ def _cmd_dynamics(args) -> int:
 
     set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
-    from cogo.checkpoints import peek_shapes
-    from cogo.limits import dynamics_estimate, require
+    from cogo.limits import dynamics_estimate
 
     import os
 
     workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
-    for f in args.files:  # what cannot fit is refused from the shapes alone, before any snapshot is read
-        q_, n_ = peek_shapes(f, group=args.group)
-        require(dynamics_estimate(n_, q_, workers))
+    from cogo.io.checkpoint import read_checkpoint
+
+    # each file read once (cogo.io); what cannot fit is refused from its header, before any array is read
+    files = [read_checkpoint(f, group=args.group, estimate=lambda n, q: dynamics_estimate(n, q, workers))
+             for f in args.files]
     from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
     from cogo.snapshots import open_snapshots
     from cogo.solvers.training import check_output_dir
 
-    for f in args.files:  # every input is checked before anything is written
+    for f in files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
     with _user_input():
         out = check_output_dir(args.out)
@@ -827,13 +819,13 @@ def _cmd_dynamics(args) -> int:
     from cogo.analysis.nodes import activation_reports
 
     with _user_input():  # another activation: no catalogue form; the per-node report, then the progress measures
-        got = activation_reports(args.files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
+        got = activation_reports(files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
     if got is not None:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
     runs = []
-    for f in args.files:
-        bar = _CountBar(f"dynamics {Path(f).stem}", "snapshot", off=args.no_progress)
+    for f in files:
+        bar = _CountBar(f"dynamics {Path(str(f)).stem}", "snapshot", off=args.no_progress)
         try:
             runs.append(analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers,
                                     group=args.group, progress=bar, max_order=args.max_order))

@@ -24,8 +24,8 @@ baseline, float64/complex128 arrays) of the current algorithms, rounded up:
   about ``200 n q`` bytes (float64 copies of the weights included), plus the
   network verdict (:func:`verdict_bytes`: the potentials ``r[k1, k2, k]``,
   ``16 n^2 q + 48 n^3`` bytes), which ``cogo verify --checkpoint`` needs too.
-  Both are checked from the shapes alone, before any array is read
-  (:func:`cogo.checkpoints.peek_shapes`); nodes that contribute nothing are
+  Both are checked from the file's header alone, before any array is read, on every path
+  (:func:`cogo.io.checkpoint.read_checkpoint` with the command's estimate); nodes that contribute nothing are
   dropped before the Fourier transform, so an all-dead network costs only
   its reading.
 

@@ -123,8 +123,11 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
         _OPTIONS.reset(token)
 
 
-def parse_key_map(text: str, shared_embedding: bool = False) -> dict[str, str]:
+def parse_key_map(text: str, shared_embedding: bool | None = False) -> dict[str, str]:
     """Parse ``Wa=KEY,Wb=KEY,Wc=KEY`` (or ``W=KEY,Wc=KEY``; ``Wa=KEY,Wc=KEY`` with a shared embedding).
+
+    ``shared_embedding=None``: the syntax alone (what either setting of ``--shared-embedding`` accepts;
+    the command line checks this before it knows the flag).
 
     Returns
     -------
@@ -140,11 +143,18 @@ def parse_key_map(text: str, shared_embedding: bool = False) -> dict[str, str]:
     --------
     >>> parse_key_map("Wa=emb.weight,Wc=out.weight:T", shared_embedding=True)
     {'Wa': 'emb.weight', 'Wc': 'out.weight:T'}
+    >>> parse_key_map("Wa=emb_a,Wb=emb_b,Wc=unembed", shared_embedding=None)   # two embeddings: no flag needed
+    {'Wa': 'emb_a', 'Wb': 'emb_b', 'Wc': 'unembed'}
     >>> parse_key_map("Wa=x")
     Traceback (most recent call last):
     ...
     cogo.errors.CogoError: --keys needs Wa, Wb and Wc (or W and Wc; with --shared-embedding Wa and Wc), got Wa
     """
+    if shared_embedding is None:
+        try:
+            return parse_key_map(text, False)
+        except CogoError:
+            return parse_key_map(text, True)
     out: dict[str, str] = {}
     for part in [p for p in str(text).split(",") if p.strip()]:
         name, sep, key = part.partition("=")

@@ -220,7 +220,7 @@ def test_verify_checkpoint_says_blocks_fail_only_on_their_own(files, capsys):
     out = capsys.readouterr().out
     line = next(l for l in out.splitlines() if "blocks failing" in l)
     assert "on their own" in line and "R_n" in line
-    assert "verdict: certified global optimizer (exact)" in out  # issue 27: "certified" only from exact arithmetic
+    assert "verdict: certified optimizer (certified global optimizer (exact)" in out  # issue 27: only from exact arithmetic
 
 
 def test_li2_control_lines_state_nothing_unknown(capsys):

@@ -685,14 +685,19 @@ def test_cli_verify_checkpoint_exact_certificate_and_bad_inputs(tmp_path, capsys
     assert main(["verify", "--checkpoint", str(good), "--json", str(out)]) == 0
     assert "exact certificate: certified global optimizer" in capsys.readouterr().out
     rep = json.loads(out.read_text())
-    assert rep["exact"]["certified"] and rep["verdict"]["optimal"]
+    assert rep["construction"]["certified"] and rep["construction"]["same_as_file"] and rep["numeric"]["optimal"]
+    assert rep["verdict"] == "certified optimizer"
     d = torch.load(good, weights_only=True)
-    d["model"]["layerc.weight"][0, 0] += 0.01  # no longer the construction: numeric verdict only, not optimal
+    d["model"]["layerc.weight"][0, 0] += 0.01  # no longer the construction: its certificate is not the file's
     bad = tmp_path / "bad.pt"
     torch.save(d, bad)
-    assert main(["verify", "--checkpoint", str(bad)]) == 1
+    rc = main(["verify", "--checkpoint", str(bad), "--max-distance", "1e-4"])
     text = capsys.readouterr().out
-    assert "NOT certified" in text and "not a global optimizer" in text
+    assert rc == 1 and "NOT certified" in text and "verdict: not near one" in text
+    assert "exact certificate: certified global optimizer" not in text     # issue 38: never another object's
+    assert main(["verify", "--checkpoint", str(bad)]) == 0                 # near (default 1e-2): the snap is
+    text = capsys.readouterr().out
+    assert "verdict: near a certified optimizer" in text and "certified global optimizer (exact)" not in text
     junk = tmp_path / "junk.pt"
     junk.write_text("this is not a checkpoint\n")
     for path in (junk, tmp_path / "missing.pt"):
@@ -780,18 +785,26 @@ def test_checkpoint_scaled_block_is_not_optimal_at_the_default_float64_tolerance
     # the float64 default 1e4 eps^2 = 4.9e-28; the tolerance and the loss are printed beside the verdict
     path = _scaled_f6_checkpoint(tmp_path, delta)
     out = tmp_path / "v.json"
-    assert main(["verify", "--checkpoint", str(path), "--json", str(out)]) == 1
+    # the verdict (issue 33): the block is at distance delta / (1 + delta) of its snapped form (every balanced
+    # entry scaled by 1 + delta), which is certified: near a certified optimizer at the default 1e-2
+    assert main(["verify", "--checkpoint", str(path), "--json", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "verdict: not a global optimizer (not optimal within tolerance 4.93e-28" in text
+    assert "verdict: near a certified optimizer" in text
+    assert "numeric (secondary): not optimal within tolerance 4.93e-28" in text
     rep = json.loads(out.read_text())
-    v = rep["verdict"]
+    assert rep["nearest_optimum"]["block_distances"]["1"] == pytest.approx(delta / (1 + delta), rel=1e-3)
+    assert rep["nearest_optimum"]["block_distances"]["2"] < 1e-12 and rep["nearest_optimum"]["certified"]
+    v = rep["numeric"]
     assert not v["optimal"] and v["loss_tol"] == pytest.approx(1e4 * 2.0 ** -104) and v["dtype"] == "float64"
     assert v["loss"] == pytest.approx(2 / 23 * (3 * delta) ** 2, rel=0.02)  # by hand, to first order
     assert v["block_failures"] == {"1": ["R_g"]}
-    assert main(["verify", "--checkpoint", str(path), "--tol", "1e-12"]) == 1
+    assert main(["verify", "--checkpoint", str(path), "--max-distance", f"{delta / 10:g}"]) == 1
+    text = capsys.readouterr().out
+    assert "verdict: not near one (k=1: z_nu * z_syn at distance" in text
+    assert main(["verify", "--checkpoint", str(path), "--tol", "1e-12"]) == 0
     assert "not optimal within tolerance 1e-12" in capsys.readouterr().out
     assert main(["verify", "--checkpoint", str(path), "--tol", "1e-5"]) == 0  # a stated, looser tolerance
-    assert "verdict: optimal within tolerance 1e-05" in capsys.readouterr().out
+    assert "numeric (secondary): optimal within tolerance 1e-05" in capsys.readouterr().out
 
 
 def test_checkpoint_default_tolerance_follows_the_dtype(tmp_path, capsys):
@@ -800,10 +813,10 @@ def test_checkpoint_default_tolerance_follows_the_dtype(tmp_path, capsys):
     path = _scaled_f6_checkpoint(tmp_path, 0.0, np.float32)
     out = tmp_path / "v.json"
     assert main(["verify", "--checkpoint", str(path), "--json", str(out)]) == 0
-    v = json.loads(out.read_text())["verdict"]
+    v = json.loads(out.read_text())["numeric"]
     assert v["dtype"] == "float32" and v["loss_tol"] == pytest.approx(1e4 * 2.0 ** -46) and 1e-16 < v["loss"] < 1e-13
-    assert main(["verify", "--checkpoint", str(path), "--tol", "4.93e-28"]) == 1
-    capsys.readouterr()
+    assert main(["verify", "--checkpoint", str(path), "--tol", "4.93e-28"]) == 0   # the loss line is secondary
+    assert "numeric (secondary): not optimal within tolerance 4.93e-28" in capsys.readouterr().out
     for bad in ("-1", "nan", "inf", "x"):
         assert main(["verify", "--checkpoint", str(path), "--tol", bad]) == 2
         err = capsys.readouterr().err.strip().splitlines()

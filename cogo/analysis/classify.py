@@ -503,6 +503,8 @@ class BlockReport:
     search_note: str | None = None
     #: the tolerance ``optimal`` was judged with (module docstring, step 8)
     opt_tol: float | None = None
+    #: distance to the block's snapped certified form (:mod:`cogo.analysis.snap`; None when not computed)
+    distance: float | None = None
 
 
 @dataclass
@@ -530,6 +532,7 @@ class NetworkReport:
     meta: dict = field(default_factory=dict)
     seconds: float = 0.0
     verdict: Any = None  # cogo.analysis.verdict.Verdict of the whole network
+    snap: Any = None  # cogo.analysis.snap.Snap: the nearest certified optimizer and the distances to it
 
     def to_dict(self) -> dict:
         """This checkpoint's reading as plain JSON values (one entry of ``cogo classify --json``'s ``checkpoints``)."""
@@ -976,6 +979,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
     # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below
     hidden = int(np.shape(Wa)[0])
+    W0 = (Wa, Wb, Wc)  # every node: the distance to the snapped optimizer counts the dropped ones too
     inert = inert_nodes(Wa, Wb, Wc, keep_inputs=st.dead_threshold == 0.0)
     keep = np.flatnonzero(~inert)
     if len(keep) < hidden:
@@ -996,10 +1000,16 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
             verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")
     node_frequency = np.full(hidden, -1, dtype=np.int64)
     node_frequency[keep] = split.node_frequency
-    return NetworkReport(group=G, hidden=hidden, live_nodes=split.live_nodes, dead_nodes=hidden - split.live_nodes,
-                         zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
-                         node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
-                         meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
+    rep = NetworkReport(group=G, hidden=hidden, live_nodes=split.live_nodes, dead_nodes=hidden - split.live_nodes,
+                        zero_frequency_nodes=split.zero_frequency_nodes, mixed_nodes=split.mixed_nodes,
+                        node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
+                        meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
+    if with_verdict:  # the nearest certified optimizer: each block's distance (what verify --checkpoint reports)
+        from cogo.analysis.snap import attach_snap
+
+        attach_snap(rep, *W0)
+        rep.seconds = time.perf_counter() - t0
+    return rep
 
 
 _META_KEYS = ("seed", "weight_decay", "hidden", "lr", "epochs", "optimizer", "loss", "construction", "name",
@@ -1053,8 +1063,9 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     cogo.checkpoints.CheckpointError: ...
     """
     from cogo.checkpoints import load_weights
+    from cogo.limits import classify_estimate
 
-    w = load_weights(path, group=group)
+    w = load_weights(path, group=group, estimate=classify_estimate)  # a path, or a Checkpoint already read
     if w.group.abelian is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
         from cogo.analysis.irreps import read_irreps
 
@@ -1065,9 +1076,14 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
 
 
 def _check_paths(paths: list, group: Any) -> None:
-    """Refuse duplicates and what cannot fit (:mod:`cogo.limits`), from the shapes alone, before any array is read."""
-    from cogo.checkpoints import peek_shapes
+    """Refuse duplicates, and what cannot fit (:mod:`cogo.limits`) where a file's header tells its shapes.
+
+    No array is read here: a file whose header cannot tell its shapes is checked when it is read
+    (:func:`_load_one`), still before its arrays are; a :class:`cogo.io.checkpoint.Checkpoint` already
+    read is used as it is.
+    """
     from cogo.errors import CogoError
+    from cogo.io.checkpoint import header_shapes
     from cogo.limits import classify_estimate, require
     from cogo.outputs import same_file
 
@@ -1078,16 +1094,19 @@ def _check_paths(paths: list, group: Any) -> None:
             if same_file(p, p0):
                 raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
     for p in paths:
-        q_, n_ = peek_shapes(p, group=group)
-        require(classify_estimate(n_, q_))
+        if isinstance(p, (str, os.PathLike)) and os.path.isfile(p):
+            head = header_shapes(p, group=group)
+            if head is not None:
+                q_, n_ = head[0]
+                require(classify_estimate(n_, q_))
 
 
 def _load_one(path: Any, group: Any) -> Any:
-    """One checkpoint loaded (weights only; :class:`cogo.checkpoints.LoadedWeights`), refused if it cannot fit."""
+    """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`), refused from its header if it cannot fit."""
     from cogo.checkpoints import load_weights
-    from cogo.limits import classify_estimate, require
+    from cogo.limits import classify_estimate
 
-    return load_weights(path, group=group, on_shapes=lambda q, n: require(classify_estimate(n, q)))
+    return load_weights(path, group=group, estimate=classify_estimate)
 
 
 def _read_loaded(w: Any, p: Any, st: Settings) -> NetworkReport:

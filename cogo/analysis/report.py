@@ -105,6 +105,7 @@ def report_json(r: NetworkReport) -> dict:
         "meta": _plain(r.meta),
         "seconds": _f(r.seconds),
         "verdict": _plain(r.verdict.to_dict()) if r.verdict is not None else None,
+        "distance": _f(r.snap.distance) if getattr(r, "snap", None) is not None else None,
         "blocks": [{
             "k": b.k,
             "k_coords": list(b.k_coords),
@@ -125,6 +126,7 @@ def report_json(r: NetworkReport) -> dict:
             "kind": b.kind,
             "residuals": _plain(b.residuals),
             "nearest": _plain(b.nearest),
+            "distance": _f(getattr(b, "distance", None)),  # to the snapped certified form (cogo.analysis.snap)
             "amplitude_spread": _f(b.amplitude_spread),
             "search_note": b.search_note,
             "nodes": [int(j) for j in b.nodes],

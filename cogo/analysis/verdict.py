@@ -59,16 +59,14 @@ from typing import Any
 
 import numpy as np
 
-from cogo.arrays import as_array
+from cogo.arrays import DTYPE_EPS, as_array, weights_dtype
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
-           "LOSS_TOL_FACTOR", "default_loss_tol", "weights_dtype", "block_tolerance", "block_scale"]
+           "LOSS_TOL_FACTOR", "LOSS_TOL_CAP", "default_loss_tol", "weights_dtype", "block_tolerance", "block_scale"]
 
 #: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
 VERDICT_TOL = 0.05
-#: Unit roundoff (machine epsilon) of the dtypes a checkpoint can store.
-DTYPE_EPS = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "bfloat16": 2.0 ** -7, "float16": 2.0 ** -10}
 #: The default loss tolerance is ``LOSS_TOL_FACTOR * eps^2`` of the weights' dtype.  Measured (the exact
 #: constructions z_F6, 7.2, z_F4/6 and z_M on Z_5, Z_23, Z_47 rounded to float64 / float32 / float16): the
 #: real-space loss of a rounded exact optimizer is at most ``~160 eps^2`` (float64: 7.5e-30; float32: 9e-15;
@@ -76,16 +74,24 @@ DTYPE_EPS = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "bfloat16": 2.0 ** -7
 LOSS_TOL_FACTOR = 1e4
 
 
-def default_loss_tol(dtype: str = "float64") -> float:
-    """The default numeric tolerance ``t`` on the loss for weights stored as ``dtype``: ``1e4 eps^2``.
+#: The default loss tolerance is never more than this fraction of the loss of the zero network,
+#: ``1 - 1/n`` (the loss at initialization, up to the small initial weights), whatever the dtype.
+LOSS_TOL_CAP = 1e-6
+
+
+def default_loss_tol(dtype: str = "float64", n: int | None = None) -> float:
+    """The default numeric tolerance ``t`` on the loss for weights stored as ``dtype``: ``1e4 eps^2``, capped.
 
     A network stored in ``dtype`` cannot be judged below its rounding: ``t`` is
     about 60 times the largest loss of an exact optimizer rounded to that dtype.
+    With ``n`` (the group order) ``t`` is at most :data:`LOSS_TOL_CAP` times the
+    loss of the zero network, ``1 - 1/n``: a coarse dtype (bfloat16: ``1e4 eps^2 =
+    0.61``) never makes the loss of an untrained network "within tolerance".
 
     Returns
     -------
     float
-        ``LOSS_TOL_FACTOR * eps^2`` with ``eps`` the unit roundoff of ``dtype``.
+        ``min(LOSS_TOL_FACTOR * eps^2, LOSS_TOL_CAP * (1 - 1/n))`` with ``eps`` the unit roundoff of ``dtype``.
 
     Raises
     ------
@@ -96,31 +102,13 @@ def default_loss_tol(dtype: str = "float64") -> float:
     --------
     >>> default_loss_tol("float64"), default_loss_tol("float32")
     (4.930380657631324e-28, 1.4210854715202004e-10)
+    >>> default_loss_tol("bfloat16"), default_loss_tol("bfloat16", n=23) < 1e-6
+    (0.6103515625, True)
     """
     if dtype not in DTYPE_EPS:
         raise ValueError(f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_EPS)}")
-    return LOSS_TOL_FACTOR * DTYPE_EPS[dtype] ** 2
-
-
-def weights_dtype(*weights: Any) -> str:
-    """The coarsest floating dtype among numpy arrays / torch tensors (``float64`` for integers and others).
-
-    Returns
-    -------
-    str
-        A key of :data:`DTYPE_EPS`: the one with the largest unit roundoff among the arguments.
-
-    Examples
-    --------
-    >>> weights_dtype(np.zeros(2), np.zeros(2, dtype=np.float32))
-    'float32'
-    """
-    worst = "float64"
-    for w in weights:
-        name = str(getattr(w, "dtype", "float64")).replace("torch.", "")
-        if name in DTYPE_EPS and DTYPE_EPS[name] > DTYPE_EPS[worst]:
-            worst = name
-    return worst
+    t = LOSS_TOL_FACTOR * DTYPE_EPS[dtype] ** 2
+    return t if n is None else min(t, LOSS_TOL_CAP * (1.0 - 1.0 / n))
 
 
 def block_scale(a: Any, b: Any, c: Any) -> float:
@@ -352,15 +340,15 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     weights = (Wa, Wb, Wc) if Wa is not None and Wb is not None and Wc is not None else None
     if dtype is None:
         dtype = weights_dtype(*weights) if weights is not None else "float64"
-    if loss_tol is None:
-        loss_tol = default_loss_tol(dtype)
-    if not (loss_tol >= 0):
-        raise ValueError(f"the loss tolerance must be a number >= 0, got {loss_tol!r}")
     tied = tol is None
     if net is None:
         if weights is None:
             raise ValueError("network_verdict needs a network or the three weight matrices")
         net = Network.from_weights(Wa, Wb, Wc, group)
+    if loss_tol is None:
+        loss_tol = default_loss_tol(dtype, net.group.order)
+    if not (loss_tol >= 0):
+        raise ValueError(f"the loss tolerance must be a number >= 0, got {loss_tol!r}")
     if net.exact:
         net = net.to_numeric()
     G = net.group

@@ -16,10 +16,10 @@ __all__ = ["TheoremResult", "run_all", "all_ok", "format_table"]
 class _CallablePackage(type(sys.modules[__name__])):
     """``cogo.verify(group=23)`` / ``cogo.verify(checkpoint="run.pt")``: this package is callable (see :func:`cogo.api.verify`)."""
 
-    def __call__(self, group: Any = None, method: str = "both", checkpoint: Any = None):
+    def __call__(self, group: Any = None, method: str = "both", checkpoint: Any = None, **options: Any):
         from cogo.api import verify
 
-        return verify(group=group, method=method, checkpoint=checkpoint)
+        return verify(group=group, method=method, checkpoint=checkpoint, **options)  # tol, max_distance, keys, ...
 
 
 sys.modules[__name__].__class__ = _CallablePackage

@@ -1,0 +1,288 @@
+"""One checkpoint, read once: :class:`Checkpoint` and :func:`read_checkpoint`.
+
+Every command and the Python API read a checkpoint file through :func:`read_checkpoint`, exactly once:
+
+1. the file is bounded (size, the uncompressed members of a zip: :func:`cogo.io.formats._check_file`);
+2. the weight shapes ``(q, n)`` are read from the file's header alone -- the ``.npy`` headers of an
+   ``.npz``, the JSON header of a ``.safetensors`` file, the pickle of a ``.pt`` file with every tensor
+   replaced by its shape (no torch import, no tensor data) -- through the layouts of
+   :mod:`cogo.readers`, and the caller's memory estimate (``estimate(n, q)``, :mod:`cogo.limits`) is
+   required before any array is read;
+3. the arrays are read (one ``torch.load(weights_only=True)`` or one ``numpy.load``), checked and
+   converted to float64 once.
+
+The result carries everything a command needs (weights, group, layout, activation, stored dtype,
+metadata, snapshots), so commands hand the object down instead of the path: ``cogo classify`` and
+``cogo verify --checkpoint`` are two views of one reading.  :func:`cogo.checkpoints.load_weights` is
+this function.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import parse_group
+from cogo.arrays import weights_dtype
+from cogo.io import formats as F
+from cogo.io.formats import CheckpointError, WEIGHT_KEYS
+
+__all__ = ["Checkpoint", "read_checkpoint", "header_shapes", "peek_shapes", "as_checkpoint"]
+
+
+@dataclass
+class Checkpoint:
+    """A network read from a file: float64 weights of SPEC 1, the group, the file's metadata.
+
+    ``Wa``, ``Wb`` (q, n) and ``Wc`` (n, q); ``dtype`` the coarsest floating dtype the file stored the
+    weights in (``float64`` for integers; the numeric tolerances follow it); ``meta`` the file's metadata
+    with its ``layout`` and ``activation``.  ``str(ckpt)`` and ``os.fspath(ckpt)`` are its path, so a
+    checkpoint stands where a path is expected.
+
+    >>> import os, tempfile
+    >>> from cogo.checkpoints import save_checkpoint
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_checkpoint(os.path.join(d, "f6.pt"), Wa, Wb, Wc, meta={"group": "5"})
+    ...     w = read_checkpoint(os.path.join(d, "f6.pt"))
+    >>> w.Wa.shape, w.Wc.shape, w.Wa.dtype, str(w.group), w.meta["group"], w.layout, w.activation
+    ((12, 5), (5, 12), dtype('float64'), 'Z_5', '5', 'cogo', 'sqr')
+    """
+
+    Wa: np.ndarray
+    Wb: np.ndarray
+    Wc: np.ndarray
+    group: FiniteAbelianGroup
+    meta: dict = field(default_factory=dict)
+    path: str = ""
+    #: the coarsest floating dtype the file stored the weights in (``float64`` for integers)
+    dtype: str = "float64"
+
+    @property
+    def hidden(self) -> int:
+        return self.Wa.shape[0]
+
+    @property
+    def activation(self) -> str:
+        """sigma of the network: ``--activation``, else the file's ``meta['activation']``, else ``'sqr'``."""
+        return str(self.meta.get("activation", "sqr"))
+
+    @property
+    def layout(self) -> str:
+        """The layout read (:mod:`cogo.readers`): cogo, ba2de90, head, shared, npz or keys."""
+        return str(self.meta.get("layout", "cogo"))
+
+    @property
+    def snapshots(self) -> Any:
+        """The file's snapshot record (``meta['snapshots']``, see :mod:`cogo.snapshots`), or None."""
+        return self.meta.get("snapshots")
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int], Any] | None = None) -> Checkpoint:
+    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading.
+
+    Returns
+    -------
+    Checkpoint
+        The checkpoint, read at most once.
+    """
+    if isinstance(source, Checkpoint):
+        if group is None:
+            return source
+        G = parse_group(group)
+        if G == source.group:
+            return source
+        if G.order != source.Wa.shape[1]:
+            raise CheckpointError(f"{source.path}: group {G} has order {G.order} but the weights have "
+                                  f"{source.Wa.shape[1]} columns")
+        return Checkpoint(source.Wa, source.Wb, source.Wc, G, source.meta, source.path, source.dtype)
+    return read_checkpoint(source, group=group, estimate=estimate)
+
+
+def _n_hint(meta: dict, group: Any) -> int | None:
+    try:
+        if group is not None:
+            return parse_group(group).order
+        if isinstance(meta.get("n"), int):
+            return int(meta["n"])
+    except (ValueError, TypeError):
+        return None
+    return None
+
+
+def _layout_shapes(state: Any, meta: dict, group: Any) -> tuple[int, int] | None:
+    """``(q, n)`` of a state dict of shapes (:class:`cogo.io.formats._ShapeOnly`) through the layouts, or None."""
+    from cogo.readers import read_state, unwrap_state
+
+    try:
+        st, _ = unwrap_state(state, "")
+        (Wa, Wb, Wc), _ = read_state(st, "", meta=meta, n_hint=_n_hint(meta, group))
+        shapes = [tuple(x.shape) for x in (Wa, Wb, Wc)]
+        F._check_shapes(*shapes, "")
+    except Exception:  # noqa: BLE001 - not decidable from the header: the full read gives the one-line reason
+        return None
+    return int(shapes[0][0]), int(shapes[0][1])
+
+
+def _header_meta(obj: Any) -> dict:
+    m = obj.get("meta", {}) if isinstance(obj, dict) and ("model" in obj or "state_dict" in obj) else {}
+    return m if isinstance(m, dict) else {}
+
+
+def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int, int], dict] | None:
+    """``((q, n), meta)`` of a checkpoint from its header alone, or None where the header cannot tell.
+
+    No array is read and torch is not imported: ``.npz`` (the ``.npy`` headers), ``.safetensors``
+    (its JSON header), ``.pt`` (its pickle, tensors replaced by their shapes); every layout of
+    :mod:`cogo.readers`, with the reading options in force.  ``meta``: what the header says of the
+    file's metadata (its ``group``, for the orientation check), ``{}`` when it says nothing.
+
+    Returns
+    -------
+    tuple or None
+        ``((q, n), meta)``, or None (a layout that needs the data, e.g. a composed embedding).
+    """
+    from cogo.readers import current_options
+
+    p, where = Path(path), str(path)
+    if p.suffix == ".npz":
+        members = F.npz_member_shapes(p, where)
+        if {"Wa", "Wb", "Wc"} <= set(members) and not current_options().keys:
+            got: list = []
+            F._check_npz_headers(p, where, lambda q, n: got.append((q, n)))
+            meta = {"group": True} if "group" in members else {}
+            return got[0], meta
+        state = {k: F._ShapeOnly(s) for k, s in members.items()}
+        meta = {}
+    elif p.suffix == ".safetensors":
+        header = F.safetensors_header(p, where)
+        state = {k: F._ShapeOnly(v.get("shape", ())) for k, v in header.items() if k != "__metadata__"}
+        meta = {}
+    else:
+        obj = F.pt_state_without_torch(p)
+        if obj is None:
+            return None
+        state, meta = obj, _header_meta(obj)
+    shapes = _layout_shapes(state, meta, group)
+    return None if shapes is None else (shapes, meta)
+
+
+def _check_orientation(q: int, n: int, group_known: bool, where: str) -> None:
+    """Refuse a file that may be stored transposed: fewer hidden nodes than columns and no group to decide."""
+    if group_known or q >= n:
+        return
+    raise CheckpointError(
+        f"{where}: W_a is ({q}, {n}): {q} hidden nodes on a group of order {n}, or a transposed file of {n} "
+        f"hidden nodes on a group of order {q}; the file records no group to decide: pass --group {n} to read it "
+        f"as stored, or --group {q} --keys Wa=Wa:T,Wb=Wb:T,Wc=Wc:T (keys as in the file) to transpose it")
+
+
+def _group_known(meta: dict, group: Any) -> bool:
+    return group is not None or meta.get("group") is not None
+
+
+def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callable[[int, int], Any] | None = None,
+                    on_shapes: Callable[[int, int], None] | None = None) -> Checkpoint:
+    """Read a checkpoint once (module docstring): ``.pt``, ``.npz`` or ``.safetensors``, every layout.
+
+    ``group`` overrides the group recorded in the file (default: the file's ``meta['group']``, else
+    ``Z_n`` with ``n`` the number of weight columns; a file with fewer hidden nodes than columns and no
+    group is refused, since it may be stored transposed).  ``estimate(n, q)``: the caller's
+    :class:`cogo.limits.Estimate` of its work on the network, required (:func:`cogo.limits.require`)
+    from the header's shapes before any array is read (and again from the arrays' shapes when the
+    header cannot tell).  ``on_shapes(q, n)``: called once the shapes are known, before the weights
+    are converted.  Finite weights so large that the network's squared output overflows float64 are
+    refused (:func:`cogo.io.formats.max_weight_magnitude`).
+
+    Returns
+    -------
+    Checkpoint
+        The float64 weights, the group, the metadata (with ``layout`` and ``activation``), the path and
+        the stored dtype.
+
+    Raises
+    ------
+    CheckpointError
+        One line, for a missing, unreadable, malformed, inconsistent, too large or non-finite file.
+    cogo.errors.CogoError
+        When ``estimate`` says the work cannot fit (:func:`cogo.limits.require`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     np.savez(os.path.join(d, "f6.npz"), Wa=Wa, Wb=Wb, Wc=Wc)
+    ...     w = read_checkpoint(os.path.join(d, "f6.npz"))     # no meta: the group is Z_n, n = the columns
+    ...     np.savez(os.path.join(d, "t.npz"), Wa=Wa.T, Wb=Wb.T, Wc=Wc.T)
+    ...     read_checkpoint(os.path.join(d, "t.npz"))          # 5 nodes on Z_12, or transposed?
+    Traceback (most recent call last):
+    ...
+    cogo.checkpoints.CheckpointError: .../t.npz: W_a is (5, 12): 5 hidden nodes on a group of order 12, or a transposed file of 12 hidden nodes on a group of order 5; ...
+    >>> str(w.group), w.Wb.shape
+    ('Z_5', (12, 5))
+    """
+    from cogo.limits import require
+
+    where = str(path)
+    p = Path(path)
+    F._check_file(p, where)
+
+    def check(q: int, n: int) -> None:
+        if estimate is not None:
+            require(estimate(n, q))
+        if on_shapes is not None:
+            on_shapes(q, n)
+
+    head = header_shapes(p, group)
+    if head is not None:  # before any array is read
+        (q, n), hmeta = head
+        _check_orientation(q, n, _group_known(hmeta, group), where)
+        check(q, n)
+    raw, meta = F._read_raw(p, where, group, None)
+    meta = F._record_activation(meta, where)
+    shapes = [tuple(getattr(x, "shape", ())) for x in raw]
+    for x, k in zip(raw, WEIGHT_KEYS):
+        F._check_array_type(x, k, where)
+    F._check_shapes(*shapes, where)
+    if head is None:
+        _check_orientation(shapes[0][0], shapes[0][1], _group_known(meta, group), where)
+        check(shapes[0][0], shapes[0][1])
+    Wa, Wb, Wc = (F._to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
+    F._check_magnitude(Wa, Wb, Wc, where)
+    G = parse_group(group) if group is not None else F._group_from(meta.get("group"), Wa.shape[1], where,
+                                                                     meta.get("group_table"))
+    if G.order != Wa.shape[1]:
+        raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
+    return Checkpoint(Wa, Wb, Wc, G, meta, where, weights_dtype(*raw))
+
+
+def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
+    """``(q, n)`` of a checkpoint's weights without reading the arrays where the header tells them.
+
+    Bad files raise :class:`CheckpointError` (one line), as :func:`read_checkpoint` would; a layout whose
+    header cannot tell the shapes is read (:func:`read_checkpoint`).
+
+    Returns
+    -------
+    tuple of int
+        ``(q, n)``: the number of hidden nodes and of group elements (the shape of ``Wa``, SPEC 1).
+    """
+    p, where = Path(path), str(path)
+    F._check_file(p, where)
+    head = header_shapes(p, group)
+    if head is not None:
+        return head[0]
+    return tuple(read_checkpoint(path, group=group).Wa.shape)  # type: ignore[return-value]
