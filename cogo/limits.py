@@ -6,7 +6,7 @@ cannot fit in the available memory is refused with a one-line
 :class:`cogo.errors.CogoError` that quotes the estimate, instead of a
 ``MemoryError`` traceback minutes later.  The public functions whose memory
 grows like ``n^3`` or faster check too, so that Python callers get the same
-refusal: :func:`cogo.solvers.constructions.z_M` (hence ``construct("mem", ...)``).
+refusal: :func:`cogo.solvers.constructions.z_M` (hence ``construct("z_M", ...)``).
 
 The constants are measured peaks (resident memory above the interpreter's
 baseline, float64/complex128 arrays) of the current algorithms, rounded up:

@@ -1083,7 +1083,7 @@ def _check_paths(paths: list, group: Any) -> None:
     read is used as it is.
     """
     from cogo.errors import CogoError
-    from cogo.io.checkpoint import header_shapes
+    from cogo.io.checkpoint import Checkpoint, header_shapes
     from cogo.limits import classify_estimate, require
     from cogo.outputs import same_file
 
@@ -1094,7 +1094,7 @@ def _check_paths(paths: list, group: Any) -> None:
             if same_file(p, p0):
                 raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
     for p in paths:
-        if isinstance(p, (str, os.PathLike)) and os.path.isfile(p):
+        if not isinstance(p, Checkpoint) and isinstance(p, (str, os.PathLike)) and os.path.isfile(p):
             head = header_shapes(p, group=group)
             if head is not None:
                 q_, n_ = head[0]

@@ -63,7 +63,7 @@ def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, kee
             if w.group.abelian is None or (i and str(w.group) != str(first.group)):
                 yield str(w.group), None, None  # the caller refuses before reading it
                 return
-            yield str(w.group), io.read(w, p, st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
+            yield str(w.group), io.read(w, str(p), st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -92,10 +92,11 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     """
     from cogo.errors import CogoError
 
-    paths = [str(p) for p in paths]
-    first = io.load(paths[0], group)
+    items = list(paths)          # paths, or checkpoints already read (cogo.io.checkpoint.Checkpoint): not read again
+    paths = [str(p) for p in items]
+    first = io.load(items[0], group)
     if first.group.abelian is None:  # the irreps reading (SPEC 9) of every checkpoint, loaded first as before
-        loaded = [first] + [io.load(p, group) for p in paths[1:]]
+        loaded = [first] + [io.load(p, group) for p in items[1:]]
         seen: dict = {}
         for w, p in zip(loaded, paths):
             seen.setdefault(str(w.group), []).append(p)
@@ -114,7 +115,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
         bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
     reports, weights = [], []
     try:
-        for p, (g, rep, w) in zip(paths, _results(paths, first, group, st, workers, keep_weights, io)):
+        for p, (g, rep, w) in zip(paths, _results(items, first, group, st, workers, keep_weights, io)):
             if g != label or rep is None:
                 raise CogoError(_mixed_groups({label: paths[:1], g: [p]}))
             rep.group = first.group  # one group object (and its cached tables) for every report
