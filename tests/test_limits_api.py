@@ -37,7 +37,7 @@ def test_z_M_refused_before_allocating(monkeypatch, exact):
 
 def test_construct_mem_refused(monkeypatch):
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "1M")
-    msg, peak = _refusal(construct, "mem", 64)
+    msg, peak = _refusal(construct, "z_M", 64)
     assert "z_M on a group of order 64" in msg and peak < 4 * 2**20
     with pytest.raises(ValueError):  # CogoError is a ValueError: callers catching ValueError keep working
         construct("z_M", "8x8", exact=True)
