@@ -88,8 +88,9 @@ class ModularField:
     (6, True, True)
     """
 
-    def __init__(self, L: int, bits: int):
+    def __init__(self, L: int, bits: int, instances: int = 1):
         self.L = L = int(L)
+        self.bits, self.instances = int(bits), int(instances)
         cyc = cyclotomic(L) if L > 1 else None
         self.maxR = cyc.maxR if cyc is not None else 1
         self.units = [s for s in range(L) if math.gcd(s, L) == 1] if L > 1 else [0]
@@ -110,8 +111,10 @@ class ModularField:
                            for w, p in zip(roots, primes)])
         idx = {u: i for i, u in enumerate(self.units)}
         perm = np.asarray([idx[(-u) % L] for u in self.units], dtype=np.int64)  # zeta -> zeta^-1
-        self.conj = (np.arange(len(primes))[:, None] * self.phi + perm[None, :]).ravel()  # on flat residues
-        self.Pf = np.repeat(np.asarray(primes, dtype=np.int64), self.phi)  # the prime of each flat residue
+        self.K = len(primes) * self.phi  # residues of one instance
+        # flat residues: instance, prime, embedding
+        self.conj = (np.arange(len(primes) * self.instances)[:, None] * self.phi + perm[None, :]).ravel()
+        self.Pf = np.tile(np.repeat(np.asarray(primes, dtype=np.int64), self.phi), self.instances)  # their primes
         self.pmax = max(primes)
         self._inverse: dict = {}
         self._scalars: dict = {}
@@ -120,7 +123,7 @@ class ModularField:
         """The integer ``m`` as flat residues (cached for small ``m``)."""
         v = self._scalars.get(m)
         if v is None:
-            v = np.repeat(np.asarray([m % p for p in self.primes], dtype=np.int64), self.phi)
+            v = np.tile(np.repeat(np.asarray([m % p for p in self.primes], dtype=np.int64), self.phi), self.instances)
             if abs(m) < 2**20:
                 self._scalars[m] = v
         return v
@@ -179,18 +182,21 @@ class ModularField:
 
 
 @lru_cache(maxsize=32)
-def modular_field(L: int, bits: int = DEFAULT_BITS) -> ModularField:
+def modular_field(L: int, bits: int = DEFAULT_BITS, instances: int = 1) -> ModularField:
     """The (cached) :class:`ModularField` of order ``L`` with a modulus of more than ``bits`` bits.
+
+    ``instances > 1``: each element holds that many independent values side by side (one computation, one
+    Python operation per step, for several inputs; :meth:`ModCyc.split` separates them).
 
     Returns
     -------
     ModularField
         Primes ``p = 1 (mod L)`` whose product exceeds ``2^bits``, with their embeddings.
     """
-    return ModularField(L, bits)
+    return ModularField(L, bits, instances)
 
 
-_LAZY = 2**62  # residues are kept unreduced while a tracked bound on |representative| stays below this
+_LAZY = 2**62  # residues are kept unreduced while a tracked bound h on |representative| stays below this
 
 
 def _new(F: ModularField, r: np.ndarray, D: int, b: int, h: int) -> "ModCyc":
@@ -227,18 +233,18 @@ class ModCyc:
         """``s * sum_e v[e] zeta^e`` (``v`` integers, length ``L``; ``s`` rational)."""
         v = np.asarray(v)
         s = Fraction(s)
-        r = F.residues(v).ravel() * F.scalar(s.numerator) % F.Pf
-        return _new(F, r, s.denominator, sum(abs(int(x)) for x in v.tolist()) * abs(s.numerator), F.pmax)
+        r = np.tile(F.residues(v).ravel(), F.instances) * F.scalar(s.numerator) % F.Pf
+        return _new(F, r, s.denominator, sum(abs(int(x)) for x in v.tolist()) * abs(s.numerator), F.pmax - 1)
 
     @classmethod
     def root(cls, F: ModularField, e: int) -> "ModCyc":
         """``zeta_L^e``."""
-        return _new(F, F.G[:, int(e) % F.L, :].ravel().copy(), 1, 1, F.pmax)
+        return _new(F, np.tile(F.G[:, int(e) % F.L, :].ravel(), F.instances), 1, 1, F.pmax - 1)
 
     @classmethod
     def rational(cls, F: ModularField, q: Any) -> "ModCyc":
         q = Fraction(q)
-        return _new(F, F.scalar(q.numerator).copy(), q.denominator, abs(q.numerator), F.pmax)
+        return _new(F, F.scalar(q.numerator).copy(), q.denominator, abs(q.numerator), F.pmax - 1)
 
     # -- arithmetic -------------------------------------------------------------
     def _coerce(self, other: Any) -> "ModCyc":
@@ -251,6 +257,12 @@ class ModCyc:
             raise TypeError(f"ModCyc: cannot combine with {type(other).__name__} {other!r} exactly")
         return ModCyc.rational(self.F, q)
 
+    def _red(self) -> np.ndarray:
+        """The residues reduced into ``[0, p)`` (stored back: the value is the same)."""
+        if self.h >= self.F.pmax:
+            self.r, self.h = self.r % self.F.Pf, self.F.pmax - 1
+        return self.r
+
     def __add__(self, other: Any) -> "ModCyc":
         o = other if type(other) is ModCyc and other.F is self.F else self._coerce(other)
         if o.b == 0:
@@ -262,11 +274,11 @@ class ModCyc:
             h = self.h + o.h
             if h < _LAZY:
                 return _new(F, self.r + o.r, self.D, self.b + o.b, h)
-            return _new(F, (self.r % F.Pf) + (o.r % F.Pf), self.D, self.b + o.b, 2 * F.pmax)
+            return _new(F, self._red() + o._red(), self.D, self.b + o.b, 2 * F.pmax)
         g = math.gcd(self.D, o.D)
         f1, f2 = o.D // g, self.D // g
-        r = (self.r % F.Pf) * F.scalar(f1) % F.Pf + (o.r % F.Pf) * F.scalar(f2) % F.Pf
-        return _new(F, r, self.D * f1, self.b * f1 + o.b * f2, 2 * F.pmax)
+        r = self._red() * F.scalar(f1) + o._red() * F.scalar(f2)
+        return _new(F, r, self.D * f1, self.b * f1 + o.b * f2, 2 * F.pmax * F.pmax)
 
     __radd__ = __add__
 
@@ -288,17 +300,15 @@ class ModCyc:
                 return self
             if other.b == 0:
                 return other
-            a = self.r if self.h <= F.pmax else self.r % F.Pf
-            c = other.r if other.h <= F.pmax else other.r % F.Pf
-            return _new(F, a * c % F.Pf, self.D * other.D, self.b * other.b, F.pmax)
+            # products of reduced residues stay below pmax^2 < 2^54: reduced only when used again (_red)
+            return _new(F, self._red() * other._red(), self.D * other.D, self.b * other.b, F.pmax * F.pmax)
         q = _rational(other)
         if q is None:
             raise TypeError(f"ModCyc: cannot multiply by {type(other).__name__} {other!r} exactly")
         num = q.numerator
         if num == 1:
             return _new(F, self.r, self.D * q.denominator, self.b, self.h)
-        a = self.r if self.h <= F.pmax else self.r % F.Pf
-        return _new(F, a * F.scalar(num) % F.Pf, self.D * q.denominator, self.b * abs(num), F.pmax)
+        return _new(F, self._red() * F.scalar(num), self.D * q.denominator, self.b * abs(num), F.pmax * F.pmax)
 
     __rmul__ = __mul__
 
@@ -328,8 +338,19 @@ class ModCyc:
         return self
 
     # exact predicates ----------------------------------------------------------
+    def split(self) -> tuple:
+        """The values of the instances side by side (:func:`modular_field`), each a ModCyc of one instance."""
+        F, K = self.F, self.F.K
+        F1 = modular_field(F.L, F.bits, 1)
+        return tuple(_new(F1, self.r[i * K:(i + 1) * K].copy(), self.D, self.b, self.h) for i in range(F.instances))
+
+    def _single(self) -> None:
+        if self.F.instances != 1:
+            raise ValueError(f"this ModCyc holds {self.F.instances} values side by side: split() it first")
+
     def is_zero(self) -> bool:
         """Proven 0 (every residue 0, bound within the modulus), proven nonzero, or :class:`ModulusTooSmall`."""
+        self._single()
         if self.b == 0:
             return True
         if np.any(self.r % self.F.Pf):
@@ -341,6 +362,7 @@ class ModCyc:
 
     def coordinates(self) -> tuple:
         """Exact coordinates (Fractions) in the basis ``1, zeta, ..., zeta^(phi(L)-1)``."""
+        self._single()
         r = (self.r % self.F.Pf).reshape(len(self.F.primes), self.F.phi)
         return tuple(Fraction(c, self.D) for c in self.F.coordinates(r, self.b))
 
@@ -372,37 +394,45 @@ class ModCyc:
     __str__ = __repr__
 
 
-def fourier_network_modular(Wa: Any, Wb: Any, Wc: Any, group: Any, bits: int = DEFAULT_BITS):
+def fourier_network_modular(Wa: Any, Wb: Any, Wc: Any, group: Any, bits: int = DEFAULT_BITS, also: tuple = ()):
     """:func:`cogo.algebra.cyclotomic.fourier_network` with :class:`ModCyc` entries (same gauge, same values).
+
+    ``also``: further weight triples ``(Wa, Wb, Wc)`` of the same shapes, held as further instances of every
+    entry (:func:`modular_field`), so that one evaluation computes all of them.
 
     Returns
     -------
     Network
-        An exact network whose entries are ModCyc of ``modular_field(exponent, bits)``.
+        An exact network whose entries are ModCyc of ``modular_field(exponent, bits, 1 + len(also))``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from cogo.algebra import fourier_loss
-    >>> W0 = np.zeros((1, 3), dtype=int)                # one dead node on Z_3: loss 1 - 1/3
-    >>> fourier_loss(fourier_network_modular(W0, W0, W0.T, 3)) == Fraction(2, 3)
+    >>> W0, W1 = np.zeros((1, 3), dtype=int), np.ones((1, 3), dtype=int)
+    >>> fourier_loss(fourier_network_modular(W0, W0, W0.T, 3)) == Fraction(2, 3)   # a dead node: 1 - 1/3
     True
+    >>> z = fourier_network_modular(W0, W0, W0.T, 3, also=[(W1, W1, W1.T)])
+    >>> [x.to_rational() for x in fourier_loss(z).split()]                      # both networks at once
+    [Fraction(2, 3), Fraction(2, 3)]
     """
     from cogo.algebra.cyclotomic import fourier_counts
     from cogo.algebra.network import Network
 
-    G, (Va, Vb, Vc), cs = fourier_counts(Wa, Wb, Wc, group)
-    F = modular_field(G.exponent, bits)
-    n, q = Va.shape[:2]
+    insts = [fourier_counts(*W, group) for W in [(Wa, Wb, Wc)] + list(also)]
+    G, cs = insts[0][0], insts[0][2]
+    if any(V.shape != W.shape for inst in insts for V, W in zip(inst[1], insts[0][1])):
+        raise ValueError("fourier_network_modular: every weight triple needs the same shapes")
+    F = modular_field(G.exponent, bits, len(insts))
+    n, q = insts[0][1][0].shape[:2]
     z = np.empty((3, n, q), dtype=object)
-    csm = F.scalar(cs.numerator)
-    for pi, V in enumerate((Va, Vb, Vc)):
-        R = F.residues(V).reshape(n, q, -1)  # flat residues per entry
-        if pi == 2:
-            R = R * csm % F.Pf
-        norms = np.abs(V).sum(axis=-1) * (abs(cs.numerator) if pi == 2 else 1)
-        D = cs.denominator if pi == 2 else 1
+    for pi in range(3):
+        R = np.concatenate([F.residues(inst[1][pi]).reshape(n, q, -1) for inst in insts], axis=-1)
+        norms = np.max([np.abs(inst[1][pi]).sum(axis=-1) for inst in insts], axis=0)
+        D = 1
+        if pi == 2:  # the output scale lam^3 / n^3
+            R, norms, D = R * F.scalar(cs.numerator) % F.Pf, norms * abs(cs.numerator), cs.denominator
         for k in range(n):
             for j in range(q):
-                z[pi, k, j] = _new(F, R[k, j], D, int(norms[k, j]), F.pmax)
+                z[pi, k, j] = _new(F, R[k, j], D, int(norms[k, j]), F.pmax - 1)
     return Network(G, z, exact=True)

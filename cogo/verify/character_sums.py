@@ -161,7 +161,7 @@ def mem_certificate_inversion(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) ->
     >>> Ua, Ub = mem_factors(7)
     >>> mem_certificate_inversion(Ua, Ub).zero                # z_M: every condition exactly 0
     {'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}
-    >>> E = Ua.E.copy(); E[0, :, 0] = E[0, :, 1]              # node 0 of U_a reads a at element -1 (node 1's row)
+    >>> E = Ua.E.copy(); E[0, :, 0] = E[0, :, 1]              # node 0 of U_a reads a at element 1 (node 1's row)
     >>> mem_certificate_inversion(RootOfUnityNetwork(Ua.group, E, Ua.L), Ub).failing
     ['R_g', 'R_c']
     """
