@@ -32,8 +32,8 @@ needs every residue modulo primes whose product exceeds twice the bound.
 
 References
 ----------
-.. [1] J. von zur Gathen, J. Gerhard, "Modern Computer Algebra", 3rd ed., Cambridge University Press, 2013 (ch. 5, 8: modular algorithms and the Chinese remainder theorem).
-.. [2] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997 (ch. 2: primes p = 1 (mod L) split completely in Q(zeta_L)).
+.. [1] J. von zur Gathen, J. Gerhard, "Modern Computer Algebra", Cambridge University Press, 3rd ed., 2013.
+.. [2] L. C. Washington, "Introduction to Cyclotomic Fields", Springer GTM 83, 2nd ed., 1997.
 """
 from __future__ import annotations
 

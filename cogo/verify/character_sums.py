@@ -40,7 +40,7 @@ decides anything).
 
 References
 ----------
-.. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977 (ch. 2: orthogonality of characters).
+.. [1] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
 .. [2] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
