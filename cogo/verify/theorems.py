@@ -1076,8 +1076,11 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
     (:func:`design_from_network`: the premise of the block-independence lemma,
     see :mod:`cogo.verify.certificates`), and :func:`block_certificate` proves
     every condition residual 0 and the loss 0.  Exact, z_M: the
-    character-sum certificate (:func:`mem_certificate`, homomorphism route) for
-    every ``n``, and the general loss of the exact network for ``n <= 5``.
+    character-sum certificate (homomorphism route) for every ``n``, decided by
+    Fourier inversion on integer point counts
+    (:func:`cogo.verify.character_sums.mem_certificate_inversion`; up to order 31
+    also by :func:`mem_certificate` in ``Z[zeta_L]``, and the two must agree), and
+    the general loss of the exact network for ``n <= 5``.
     Numeric: the real weights (default parameters and those of ``seed``) have
     real-space loss below 1e-20 on all pairs.
 
