@@ -98,6 +98,8 @@ class ModularField:
         pb = _prime_bits(L)
         primes, t = [], ((1 << pb) - 1) // L
         while math.prod(primes).bit_length() <= bits:
+            if t <= 0:
+                raise ValueError(f"not enough primes p = 1 (mod {L}) below 2^{pb} for a {bits}-bit modulus")
             p = 1 + L * t
             if p % 2 == 1 and sympy.isprime(p):
                 primes.append(p)
