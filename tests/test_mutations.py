@@ -21,8 +21,10 @@ import cogo.algebra.loss as loss_mod
 import cogo.algebra.network as network_mod
 import cogo.solvers.constructions as cons_mod
 import cogo.solvers.partial as partial_mod
+from cogo.algebra import modular as modular_mod
 from cogo.verify import certificates as cert_mod
 from cogo.verify import collisions as collisions_mod
+from cogo.verify import character_sums as charsum_mod
 from cogo.verify import controls as controls_mod
 from cogo.verify import every_order as every_mod
 from cogo.verify import every_order_run as every_run_mod
@@ -184,6 +186,16 @@ MUTANTS += [
      [("    elif kind == \"f6-ab\":", "    elif kind != \"f6-ab\":")], False),
     ("z_M certificate: no k1 accumulated", cert_mod, "mem_certificate",
      [("    for k1 in range(n):", "    for k1 in []:")], True),
+    # issue 41's fast routes: the z_M certificate by Fourier inversion (killed by the cross-check against the
+    # Z[zeta_L] route up to order 31) and the multi-modular scalars of row 3 (killed by row 3 itself)
+    ("z_M inversion: R_c's diagonal term [g1 + g2 + g3 = 0] not subtracted", charsum_mod, "mem_certificate_inversion",
+     [("D[:, 0] -= 1", "D[:, 0] -= 0")], True),
+    ("z_M inversion: the points' third coordinate without the output rows", charsum_mod, "mem_certificate_inversion",
+     [("u = A[A[g1, g2], g3]", "u = A[g1, g2]")], True),
+    ("modular: conjugation is the identity", modular_mod.ModCyc, "conjugate",
+     [("self.r[self.F.conj]", "self.r")], True),
+    ("modular: sums of different denominators lose the second scale", modular_mod.ModCyc, "__add__",
+     [("o._red() * F.scalar(f2)", "o._red()")], True),
     # row 5's union check turned around: with the right catalogue the sets are equal, so only the control that
     # hands row 5 a wrong catalogue (membership row: z_nu with its second c doubled) can kill it
     ("membership: union check turned around", T, "membership_table",

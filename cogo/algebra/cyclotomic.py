@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "cyc_network", "gauge_fix_nodes",
+__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "fourier_counts", "cyc_network", "gauge_fix_nodes",
            "entries_order", "exact_real_loss", "gauge_scales", "clear_caches"]
 
 _EXACT_FLOAT = 2**52  # integers below this are exact in float64, and so are sums of products staying below it
@@ -441,8 +441,29 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
     >>> fourier_loss(fourier_network(W0, W0, W0.T, 3)) == Fraction(2, 3)
     True
     """
-    from cogo.algebra.spec import parse_group
     from cogo.algebra.network import Network
+
+    G, (Va, Vb, Vc), cs = fourier_counts(Wa, Wb, Wc, group)
+    n, q, L = Va.shape
+    z = np.empty((3, n, q), dtype=object)
+    for k in range(n):
+        for j in range(q):
+            z[0, k, j] = CycNumber(L, Va[k, j])
+            z[1, k, j] = CycNumber(L, Vb[k, j])
+            z[2, k, j] = CycNumber(L, Vc[k, j], cs)
+    return Network(G, z, exact=True)
+
+
+def fourier_counts(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple:
+    """The gauge-fixed Fourier coordinates of :func:`fourier_network` as multiplicities of ``zeta_L^e``.
+
+    Returns
+    -------
+    tuple ``(G, (Va, Vb, Vc), cs)``
+        The group, integer arrays ``V[k, j, e]`` (``z[a,k,j] = sum_e Va[k,j,e] zeta^e``, the same for ``b``;
+        ``z[c,k,j] = cs sum_e Vc[k,j,e] zeta^e``) and the rational output scale ``cs = lam^3 / n^3``.
+    """
+    from cogo.algebra.spec import parse_group
 
     G = parse_group(group)
     lam3 = sympy.expand(G.exact_scale ** 3)
@@ -460,15 +481,8 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
             np.add.at(V[:, j, :], (np.repeat(np.arange(n), n), E.ravel()), np.tile(W[j], n))
         return V
 
-    Va, Vb, Vc = transform(Wa, -1), transform(Wb, -1), transform(Wc.T, 1)
     cs = Fraction(int(lam3.p), int(lam3.q)) / n**3
-    z = np.empty((3, n, q), dtype=object)
-    for k in range(n):
-        for j in range(q):
-            z[0, k, j] = CycNumber(L, Va[k, j])
-            z[1, k, j] = CycNumber(L, Vb[k, j])
-            z[2, k, j] = CycNumber(L, Vc[k, j], cs)
-    return Network(G, z, exact=True)
+    return G, (transform(Wa, -1), transform(Wb, -1), transform(Wc.T, 1)), cs
 
 
 def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:

@@ -40,9 +40,16 @@ sympy = lazy_module("sympy")
 __all__ = ["fourier_loss", "published_loss", "real_loss", "per_frequency_loss", "Conditions", "condition_residuals"]
 
 
+def _expand1(e: Any) -> Any:
+    """``sympy.expand(e)`` through the entry's own ``expand`` (sympy's is the same; CycNumber and the modular
+    scalars of :mod:`cogo.algebra.modular` return themselves), without sympy's dispatch per entry."""
+    f = getattr(e, "expand", None)
+    return f() if f is not None else sympy.expand(e)
+
+
 def _abs2(x: np.ndarray, exact: bool) -> np.ndarray:
-    if exact:
-        return np.vectorize(lambda e: sympy.expand(e * sympy.conjugate(e)), otypes=[object])(x) if x.size else x
+    if exact:  # e.conjugate() is sympy.conjugate(e) for sympy values, zeta -> zeta^-1 for exact scalars
+        return np.vectorize(lambda e: _expand1(e * e.conjugate()), otypes=[object])(x) if x.size else x
     return (x * np.conj(x)).real
 
 
@@ -73,9 +80,9 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
         r0mk = (za[0][None, :] * zb[nz]).dot(zc.T)  # r[0,m,k]
         star = _abs2(rm0k + half * Ca[nz], exact).sum(axis=0) + _abs2(r0mk + half * Cb[nz], exact).sum(axis=0)
     if exact:
-        re2 = np.vectorize(lambda e: sympy.expand(e + sympy.conjugate(e)), otypes=[object])(rkkk)
+        re2 = np.vectorize(lambda e: _expand1(e + e.conjugate()), otypes=[object])(rkkk)
         lk = -re2 + sq + dc + star
-        lk = np.vectorize(sympy.expand, otypes=[object])(lk)
+        lk = np.vectorize(_expand1, otypes=[object])(lk)
         lk[0] = sympy.Integer(0)
         return lk
     lk = -2.0 * rkkk.real + sq.real + dc + star

@@ -30,6 +30,7 @@ from cogo._moved import Moved, moved
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
+from cogo.algebra.modular import DEFAULT_BITS, ModulusTooSmall, fourier_network_modular, modular_field
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials
@@ -39,6 +40,7 @@ from cogo.solvers.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, 
 from cogo.verify.certificates import (CONST_MONOMIALS, ZeroTest, block_certificate, character_sum_onehot,
                                       constant_vector_sums, design_from_network, general_loss_certificate,
                                       mem_certificate)
+from cogo.verify.character_sums import INVERSION_ROUTE, mem_certificate_inversion
 from cogo.verify.formal import Formal, FormalVariables, formal_network
 from cogo.verify.zero import is_nonzero_proven
 from cogo.verify.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.verify.zero)
@@ -480,8 +482,10 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
     Exact: random integer weights on ``G`` itself (``q = 3`` nodes, every input
     row with nonzero mean, output weights with nonzero mean too): the library's
     :func:`fourier_loss` evaluated in exact ``Q(zeta_L)`` arithmetic
-    (:func:`cogo.algebra.cyclotomic.fourier_network`, ``L`` = exponent of ``G``,
-    the library's exact Fourier scale) equals the exact real-space loss in Q
+    (the network of :func:`cogo.algebra.cyclotomic.fourier_network`, ``L`` = exponent of ``G``,
+    the library's exact Fourier scale, held as residues modulo primes ``p = 1 (mod L)`` with a
+    proven coefficient bound: :func:`cogo.algebra.modular.fourier_network_modular`, whose zero test
+    is a proof) equals the exact real-space loss in Q
     (:func:`cogo.algebra.cyclotomic.exact_real_loss`, integers only);
     ``published_loss`` differs; for zero-mean inputs both forms equal the real
     loss.  This is exact arithmetic on these instances (``exact-instances``):
@@ -514,7 +518,8 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
         passed = all(checks.values())
     if method == "exact":
         stmt = (f"On {G} itself: for random integer weights (q={q}, seed {seed}, nonzero means) the general loss of "
-                f"SPEC 5 computed by fourier_loss exactly in Q(zeta_{G.exponent}) equals the exact real-space loss "
+                f"SPEC 5 computed by fourier_loss exactly in Q(zeta_{G.exponent}) (residues modulo primes p = 1 mod "
+                f"{G.exponent} with a proven coefficient bound) equals the exact real-space loss "
                 "in Q; the published zero-mean form differs; for zero-mean inputs both forms agree")
         rmethod = "exact-instances"
     else:
@@ -525,28 +530,43 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
 
 
 def _loss_decomposition_exact(G: Any, rng: np.random.Generator, q: int) -> tuple[dict, dict, float]:
-    """Row 3, exact: ``(checks, values, worst)`` on random integer weights, in ``Q(zeta_L)`` and Q."""
-    checks: dict = {}
-    values: dict = {}
-    worst = 0.0
+    """Row 3, exact: ``(checks, values, worst)`` on random integer weights, in ``Q(zeta_L)`` and Q.
+
+    ``Q(zeta_L)`` is held modulo primes ``p = 1 (mod L)`` with a proven coefficient bound
+    (:mod:`cogo.algebra.modular`); a modulus too small to decide a zero is enlarged and the row recomputed.
+    """
     n = G.order
     Wa, Wb = _int_weights(rng, q, n), _int_weights(rng, q, n)
     Wc = _int_weights(rng, q, n).T.copy()
+    Za, Zb = _int_weights(rng, q, n, zero_mean=True), _int_weights(rng, q, n, zero_mean=True)
+    bits = DEFAULT_BITS
+    for _ in range(4):
+        try:
+            return _loss_decomposition_modular(G, (Wa, Wb, Wc), (Za, Zb), q, bits)
+        except ModulusTooSmall as exc:
+            bits = exc.bits + 32
+    return {f"{G.label}: modulus large enough to decide (2^{bits})": False}, {}, float("inf")
+
+
+def _loss_decomposition_modular(G: Any, W: tuple, Z: tuple, q: int, bits: int) -> tuple[dict, dict, float]:
+    """Row 3's checks with the exact networks of :func:`fourier_network_modular` (modulus above ``2^bits``):
+    the nonzero-mean weights ``W`` and the zero-mean inputs ``Z`` side by side in one evaluation."""
+    checks: dict = {}
+    values: dict = {}
+    worst = 0.0
+    Wa, Wb, Wc = W
     try:
-        z = fourier_network(Wa, Wb, Wc, G)
-        gen, pub = fourier_loss(z), published_loss(z)
-        real = exact_real_loss(Wa, Wb, Wc, G)
+        F = modular_field(G.exponent, bits)
+        zz = fourier_network_modular(Wa, Wb, Wc, G, bits, also=[(Z[0], Z[1], Wc)])
+        (gen, gen0), (pub, pub0) = fourier_loss(zz).split(), published_loss(zz).split()
+        real, real0 = exact_real_loss(Wa, Wb, Wc, G), exact_real_loss(Z[0], Z[1], Wc, G)
         ok = gen == real
         checks[f"{G.label}: fourier_loss = exact real-space loss (nonzero means, q={q})"] = bool(ok)
         checks[f"{G.label}: published form differs (nonzero means)"] = not (pub == real)
-        Za, Zb = _int_weights(rng, q, n, zero_mean=True), _int_weights(rng, q, n, zero_mean=True)
-        z0 = fourier_network(Za, Zb, Wc, G)
-        real0 = exact_real_loss(Za, Zb, Wc, G)
         checks[f"{G.label}: both forms = exact real-space loss (zero-mean inputs)"] = bool(
-            fourier_loss(z0) == real0 and published_loss(z0) == real0)
-        values = {"real_loss": str(real), "fourier_loss": str(gen.to_rational() if hasattr(gen, "to_rational")
-                                                              else gen),
-                  "L": G.exponent}
+            gen0 == real0 and pub0 == real0)
+        values = {"real_loss": str(real), "fourier_loss": str(gen.to_rational()), "L": G.exponent,
+                  "modulus": f"{len(F.primes)} primes p = 1 (mod {G.exponent}), {F.modulus.bit_length()} bits"}
         if not ok:
             worst = abs(complex(gen) - float(real))
     except (TypeError, ValueError) as exc:  # e.g. a Fourier scale whose cube is not rational
@@ -956,14 +976,36 @@ GENERAL_LOSS_MAX_ORDER = 31
 MEM_GENERAL_LOSS_MAX_ORDER = 5
 
 
+#: Up to this order the z_M certificate by Fourier inversion is cross-checked, condition by condition, against the
+#: reference route (character sums in Z[zeta_L], ``O(n^5)``); a disagreement fails the row.
+MEM_CROSSCHECK_MAX_ORDER = 31
+
+
+def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict) -> tuple:
+    """``(certificate, routes agree, route)`` of z_M's factors: Fourier inversion where every row is a character
+    (:mod:`cogo.verify.character_sums`), with the reference route beside it up to order 31; else the reference."""
+    cert = mem_certificate_inversion(Ua, Ub)
+    if cert is None:
+        return mem_certificate(Ua, Ub), True, "homomorphism + exact character sums in Z[zeta_L]"
+    route = INVERSION_ROUTE
+    agree = True
+    if G.order <= MEM_CROSSCHECK_MAX_ORDER:
+        ref = mem_certificate(Ua, Ub)
+        agree = ref.zero == cert.zero
+        details["routes agree"] = agree
+        if not agree:
+            details["reference route failing_conditions"] = ref.failing
+        route += "; the same conditions as character sums in Z[zeta_L]: " + ("agree" if agree else "DISAGREE")
+    return cert, agree, route
+
+
 def _optimality_mem(G: FiniteAbelianGroup, factors: tuple | None, full_loss: bool, details: dict) -> tuple:
     """Row 6, exact, z_M: the character-sum certificate, and the general loss of the exact network for small n."""
     C = _constructions()
     Ua, Ub = factors if factors is not None else C.mem_factors(G)
-    cert = mem_certificate(Ua, Ub)
-    passed, residual = cert.optimal, cert.largest
+    cert, agree, route = _mem_certificate(G, Ua, Ub, details)
+    passed, residual = cert.optimal and agree, cert.largest
     details.update(failing_conditions=cert.failing, max_abs=cert.max_abs, **cert.details)
-    route = "homomorphism + exact character sums in Z[zeta_L]"
     if G.order <= MEM_GENERAL_LOSS_MAX_ORDER or full_loss:
         nt = Ua.to_network(True) * Ub.to_network(True) * (sympy.Integer(G.order) ** sympy.Rational(-2, 3)) \
             if factors is not None else C.z_M(G, exact=True)
@@ -1034,8 +1076,11 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
     (:func:`design_from_network`: the premise of the block-independence lemma,
     see :mod:`cogo.verify.certificates`), and :func:`block_certificate` proves
     every condition residual 0 and the loss 0.  Exact, z_M: the
-    character-sum certificate (:func:`mem_certificate`, homomorphism route) for
-    every ``n``, and the general loss of the exact network for ``n <= 5``.
+    character-sum certificate (homomorphism route) for every ``n``, decided by
+    Fourier inversion on integer point counts
+    (:func:`cogo.verify.character_sums.mem_certificate_inversion`; up to order 31
+    also by :func:`mem_certificate` in ``Z[zeta_L]``, and the two must agree), and
+    the general loss of the exact network for ``n <= 5``.
     Numeric: the real weights (default parameters and those of ``seed``) have
     real-space loss below 1e-20 on all pairs.
 
