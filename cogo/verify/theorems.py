@@ -28,6 +28,7 @@ import sympy
 
 from cogo._moved import Moved, moved
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
+from cogo.algebra.cyc_format import format_exact
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss, real_loss
@@ -544,8 +545,7 @@ def _loss_decomposition_exact(G: Any, rng: np.random.Generator, q: int) -> tuple
         real0 = exact_real_loss(Za, Zb, Wc, G)
         checks[f"{G.label}: both forms = exact real-space loss (zero-mean inputs)"] = bool(
             fourier_loss(z0) == real0 and published_loss(z0) == real0)
-        values = {"real_loss": str(real), "fourier_loss": str(gen.to_rational() if hasattr(gen, "to_rational")
-                                                              else gen),
+        values = {"real_loss": str(real), "fourier_loss": format_exact(gen),
                   "L": G.exponent}
         if not ok:
             worst = abs(complex(gen) - float(real))
@@ -981,7 +981,7 @@ def _optimality_network(G: FiniteAbelianGroup, nt: Network, label: str, full_los
         try:
             gl = general_loss_certificate(nt, extra_scales=(G.order,))
             passed = gl["loss"] == 0
-            details.update(loss_exact=str(gl["loss"] if gl["loss"] is not None else gl["value"]),
+            details.update(loss_exact=format_exact(gl["loss"] if gl["loss"] is not None else gl["value"]),
                            gauge=gl["scales"], L=gl["L"])
             if not passed:
                 residual = abs(complex(gl["value"]))
@@ -992,7 +992,7 @@ def _optimality_network(G: FiniteAbelianGroup, nt: Network, label: str, full_los
     d, problems = design_from_network(nt)
     cert = block_certificate(d)
     cert.structure.extend(problems)
-    details.update(failing_conditions=cert.failing, loss_exact=str(cert.loss), structure=cert.structure,
+    details.update(failing_conditions=cert.failing, loss_exact=format_exact(cert.loss), structure=cert.structure,
                    max_abs=cert.max_abs, block_types=cert.per_block_type)
     return cert.optimal, cert.largest, (f"block route on the actual network ({label}): exact supports checked "
                                         "(blocks do not interact), exact block certificate")
