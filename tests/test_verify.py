@@ -928,3 +928,69 @@ def test_occam_numeric_balance_is_a_balance_of_squared_moduli(c_moduli, balanced
     z[2, :, :] = np.asarray(c_moduli)  # real and the same at k and -k: Hermitian, a real network
     r = T.occam(n, "numeric", zprime=Network(parse_group(n), z), points=3)
     assert r.details["checks"]["z' balanced"] is balanced
+
+
+# --------------------------------------------------------------------------- cogo.verify.controls_unseen (issue 38)
+@pytest.mark.parametrize("group", [5, 6, 8, "3x3", 35])
+def test_unseen_control_closed_forms_match_the_real_space_loss(group):
+    """The hand closed forms of cogo.verify.controls_unseen against the float64 real-space loss on all pairs of
+    the network each control builds (code shared with the certificates: none), and both methods CAUGHT."""
+    from cogo.verify import controls_unseen as U
+
+    G = parse_group(group)
+    for name, (_, build, loss_of, want_nonzero) in U.UNSEEN_CONTROLS.items():
+        if "hat" in name and len(G.positive_frequencies) < 2:
+            continue
+        net = build(G).to_network().to_numeric()
+        assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(float(loss_of(G)), rel=1e-11), name
+        for method in ("exact", "numeric"):
+            r = U.run_unseen_block_control(name, G, method)
+            assert r.status == "CAUGHT" and r.details["nonzero_conditions"] == want_nonzero, (name, method, r.details)
+
+
+@pytest.mark.parametrize("group", [3, 4, 6, "2x2", 9])
+def test_mem_zero_frequency_control_by_hand(group):
+    """z_M with U_b's node 0 reading b = -1 at frequency 0: the weights written by SPEC 7.4 alone and the network of
+    the defective factors are one network (same float64 real-space loss), 4 (n - 1)/n^3 by hand."""
+    from cogo.verify import controls_unseen as U
+
+    G = parse_group(group)
+    n = G.order
+    W = [np.asarray(w, dtype=np.float64) for w in U._mem_offset_weights(G)]
+    Ua, Ub = U._mem_offset_factors(G)
+    net = (Ua.to_network(False) * Ub.to_network(False)) * float(n) ** (-2 / 3)
+    want = 4 * (n - 1) / n ** 3
+    assert real_loss(*W, group=G) == pytest.approx(want, rel=1e-12)
+    assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(want, rel=1e-10)
+    for method in ("exact", "numeric"):
+        r = U.control_mem_zero_frequency(G, method)
+        assert r.status == "CAUGHT" and r.details["failing_conditions"] == ["R_c"], r.details
+
+
+def test_unseen_controls_refuse_another_broken_object():
+    """Handed a network broken otherwise (the R_n-only blocks), each block control says MISSED; the zero-test
+    control says MISSED when a hand decision is wrong (an undecidable coefficient claimed zero)."""
+    from cogo.verify import controls_unseen as U
+
+    G = parse_group(7)
+    rn = K.BLOCK_CONTROLS["block route: R_n only"][1](True)
+    other = C.BlockDesign(G, "R_n only", [C.Block(int(k), rn) for k in G.positive_frequencies], True)
+    for name in U.UNSEEN_CONTROLS:
+        for method in ("exact", "numeric"):
+            assert U.run_unseen_block_control(name, G, method, design=other).status == "MISSED", (name, method)
+    x = sympy.Symbol("x")
+    bad = [("x (sin^2 1 + cos^2 1 - 1)", x * (sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1), True)]
+    assert U.control_zero_test_unseen(7, cases=bad).status == "MISSED"
+
+
+def test_irrational_exact_loss_is_reported_in_one_readable_form():
+    """Row 6 / the controls print an irrational exact loss reduced, with its minimal polynomial (by hand
+    x^2 - 2 A x + A^2 - 2 B^2 for A - B sqrt 2), never as the unreduced CycNumber."""
+    from cogo.verify import controls_unseen as U
+
+    r = U.control_irrational_loss(7)
+    assert r.status == "CAUGHT"
+    assert r.details["loss"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial x**2 - 18*x/7 + 9/49")
+    assert "CycNumber" not in r.details["loss"]
+    out = T.optimality(7, "f6", "exact", net=U._irrational(parse_group(7)).to_network())
+    assert not out.passed and out.details["loss_exact"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial")

@@ -103,14 +103,23 @@ def minimal_polynomial(x: CycNumber) -> list:
     return out
 
 
-def _readable(x: CycNumber) -> sympy.Expr:
-    """``x`` reduced modulo ``Phi_L`` as ``sum_e c_e (cos + i sin)(2 pi e / L)``, expanded by sympy."""
+def _trig(coeffs: Any, L: int) -> sympy.Expr:
+    """``sum_e coeffs[e] (cos + i sin)(2 pi e / L)``, expanded by sympy (exact)."""
     terms = []
-    for e, c in enumerate(x.coordinates()):
+    for e, c in enumerate(coeffs):
         if c:
-            ang = 2 * sympy.pi * sympy.Rational(e, x.L)
+            ang = 2 * sympy.pi * sympy.Rational(e, L)
             terms.append(sympy.Rational(c.numerator, c.denominator) * (sympy.cos(ang) + sympy.I * sympy.sin(ang)))
     return sympy.expand(sympy.Add(*terms))
+
+
+def _readable(x: CycNumber) -> sympy.Expr:
+    """The shorter of ``x`` in the basis ``1, ..., zeta^(phi(L)-1)`` (reduced modulo ``Phi_L``) and in its stored
+    powers ``zeta^0 .. zeta^(L-1)``, each written with cosines and sines (both exact; the reduced one is
+    canonical, the stored one can be shorter: ``zeta_7 + zeta_7^6 = 2 cos(2 pi/7)``)."""
+    reduced = _trig(x.coordinates(), x.L)
+    stored = _trig([Fraction(int(c), x.D) for c in x.v.tolist()], x.L)
+    return min((reduced, stored), key=lambda e: len(str(e)))
 
 
 def format_exact(x: Any) -> str:
@@ -137,7 +146,8 @@ def format_exact(x: Any) -> str:
         if q is not None:
             return str(q)
         poly = sympy.Poly([sympy.Rational(c.numerator, c.denominator) for c in minimal_polynomial(x)], _X)
-        return f"{_readable(x)} (minimal polynomial {poly.as_expr()}; approx. {_value(complex(x), x == x.conjugate())})"
+        e = _readable(x)  # the value below from it, to 30 digits: no cancellation in an unreduced vector
+        return f"{e} (minimal polynomial {poly.as_expr()}; approx. {_value(complex(sympy.N(e, 30)), x == x.conjugate())})"
     e = sympy.sympify(x)
     if isinstance(e, sympy.Rational):
         return str(e)
