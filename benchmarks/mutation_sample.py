@@ -82,7 +82,7 @@ def _apply(fn: ast.AST, site: tuple) -> tuple[ast.AST, str]:
         after = ast.unparse(node.operand)
     else:
         after = ast.unparse(node)
-    return fn, f"{before}  ->  {after}"
+    return fn, f"line {getattr(node, 'lineno', '?')}: {before}  ->  {after}"
 
 
 def _functions(module: types.ModuleType) -> list:

@@ -941,7 +941,7 @@ def test_unseen_control_closed_forms_match_the_real_space_loss(group):
     for name, (_, build, loss_of, want_nonzero) in U.UNSEEN_CONTROLS.items():
         if "hat" in name and len(G.positive_frequencies) < 2:
             continue
-        net = build(G).to_network().to_numeric()
+        net = getattr(U, build)(G).to_network().to_numeric()
         assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(float(loss_of(G)), rel=1e-11), name
         for method in ("exact", "numeric"):
             r = U.run_unseen_block_control(name, G, method)

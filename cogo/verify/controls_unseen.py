@@ -120,23 +120,24 @@ def _irrational_loss(G) -> sympy.Expr:
     return sympy.Rational(n - 1 + P, n) - sympy.Rational(2 * P, n) * sympy.sqrt(2)
 
 
-#: name -> (statement, design builder, closed-form loss (by hand, module docstring), conditions that must be
-#: nonzero (in the order R_g, R_c, R_n, R_*))
+#: name -> (statement, the name of its design builder in this module (looked up at each run, so a patched builder
+#: is the one run), closed-form loss (by hand, module docstring), conditions that must be nonzero (in the order
+#: R_g, R_c, R_n, R_*))
 UNSEEN_CONTROLS: dict = {
     "block route: hat read per node": (
         "x at every pair, c of the block at k1 extended to k2 by the vector (3t, -3t, 0, 0, 0, 0): the four hat R_c "
-        "terms are 1, nothing else moves; loss (s + 8)/n", _hat_per_node,
+        "terms are 1, nothing else moves; loss (s + 8)/n", "_hat_per_node",
         lambda G: sympy.Rational(_pc(G)[2] + 8, G.order), ["R_c"]),
     "block route: hat on an order-6 block with |nu| = 2": (
         "t z_syn * z_nu(2) at k1 with the scalar hat t at k2: hat R_c terms -3/2 (twice), R_n 10; loss (s + 59)/n",
-        _hat_nu2, lambda G: sympy.Rational(_pc(G)[2] + 59, G.order), ["R_c", "R_n"]),
+        "_hat_nu2", lambda G: sympy.Rational(_pc(G)[2] + 59, G.order), ["R_c", "R_n"]),
     "block route: unbalanced nodes": (
         "4^(-1/3) z_nu=i * z_xi(1,+1) with a of nodes 0, 2 doubled and b halved: R_n = 17/4 + 2i; "
-        "loss (289 P/32 + n - 1)/n", _unbalanced,
+        "loss (289 P/32 + n - 1)/n", "_unbalanced",
         lambda G: sympy.Rational(289 * _pc(G)[1], 32 * G.order) + sympy.Rational(G.order - 1, G.order), ["R_n"]),
     "block route: irrational loss": (
         "x with c / sqrt 2 at every pair: abc = sqrt(2)/2; loss (n - 1 + P)/n - (2P/n) sqrt 2, reported in one "
-        "readable exact form with its minimal polynomial", _irrational, _irrational_loss, ["R_g"]),
+        "readable exact form with its minimal polynomial", "_irrational", _irrational_loss, ["R_g"]),
 }
 
 
@@ -264,7 +265,7 @@ def run_unseen_block_control(name: str, group: Any, method: str = "exact", desig
     details: dict = {"expected_loss": str(want_loss), "expected_nonzero": want_nonzero,
                      "expected_failing": want_nonzero}
     with Timer() as t:
-        d = design if design is not None else build(G)
+        d = design if design is not None else globals()[build](G)
         if method == "numeric":
             caught, residual = _numeric_block_control(G, d.to_network(), None, want_loss, want_nonzero, details)
         else:
