@@ -36,8 +36,8 @@ def test_run_all_product_group(results_3x5):
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
     # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 5, 6 and 7 (both methods):
-    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35
-    assert len(controls) == 35 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
+    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35, and those of cogo.verify.controls_unseen: 5 (both methods) + 1 = 11
+    assert len(controls) == 46 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
@@ -74,7 +74,8 @@ def test_table_and_json(results_3x5):
 def test_even_group_runs_what_applies():
     res = R.run_all(4, "numeric")
     assert all(r.passed for r in res)
-    assert sum(r.negative_control for r in res) == 9  # z_nu, order-4, two z_M, four block-route single-condition, row 5
+    # z_nu, order-4, two z_M, four block-route single-condition, row 5; unbalanced, irrational loss, z_M at k2 = 0
+    assert sum(r.negative_control for r in res) == 12
     assert [r.name for r in res if r.name.startswith("6.")] == ["6. optimality of z_M memorization"]
     assert R.skipped(4) and not R.skipped(5)
 
@@ -397,7 +398,8 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
     good = C.f6_design(7, exact=method == "exact")
     ran = 0
     for fn, kw in K.controls_for(7, with_kwargs=True):
-        if fn.__name__ in ("control_exact_zero_test", "control_formal") or method not in kw.get("methods", (method,)):
+        if fn.__name__ in ("control_exact_zero_test", "control_formal", "control_zero_test_unseen") \
+                or method not in kw.get("methods", (method,)):
             continue
         handed = good
         if fn in K._BLOCK_ALL:
@@ -414,11 +416,15 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             r = fn(7, method, factors=T._catalogue_factors(method, np.random.default_rng(0)))
         elif fn is K.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
+        elif fn.__name__ == "control_mem_zero_frequency":  # intact z_M: factors and weights
+            from cogo.verify import controls_unseen as U
+
+            r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
             r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
-    assert ran == (19 if method == "exact" else 14)
+    assert ran == (24 if method == "exact" else 19)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -456,10 +462,11 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
-    assert [f.__name__ for f in fns[-5:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
-                                              "control_mem_certificate", "control_membership"]
-    assert all(f(group).status == "CAUGHT" for f in fns[-5:])
-    fns = fns[:-5]  # then the two z_M controls (no pair k != -k: no block-route control)
+    assert [f.__name__ for f in fns[-7:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
+                                              "control_mem_certificate", "control_membership",
+                                              "control_mem_zero_frequency", "control_zero_test_unseen"]
+    assert all(f(group).status == "CAUGHT" for f in fns[-7:])
+    fns = fns[:-7]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -489,7 +496,9 @@ def _control_applies_by_hand(body: str, G) -> bool:
     return {"control_z_nu_blocks": pairs >= 1, "control_order4_blocks": pairs >= 1,
             "control_uncorrected_f46": odd and pairs >= 2, "control_perturbed_f6": odd,
             "control_mem_doubled": G.order <= 31 or pairs == 0, "control_mem_dropped": G.order <= 31 or pairs == 0,
-            "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd}.get(body, True)
+            "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd,
+            "control_hat_per_node": pairs >= 2, "control_hat_nu2": pairs >= 2, "control_unbalanced": pairs >= 1,
+            "control_irrational_loss": pairs >= 1}.get(body, True)
 
 
 @pytest.mark.parametrize("group", [2, 3, 4, 7, 24, 37, "2x2", "3x5"])
@@ -498,7 +507,7 @@ def test_each_control_runs_or_is_skipped_with_its_reason(group):
     G = parse_group(group)
     ran = [f.__name__ for f in K.controls_for(G)]
     lines = R.skipped(G)
-    assert len(K.CONTROL_ROWS) == 21
+    assert len(K.CONTROL_ROWS) == 27
     for row in K.CONTROL_ROWS:
         listed = [line for line in lines if line.startswith(row.label + " (") or line.startswith(row.label + ", ")]
         runs = row.fn.__name__ in ran
@@ -594,7 +603,7 @@ def test_cli_verify_numeric_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert all(row["method"] == "numeric" for row in data)
     # 6 general-loss/z_M controls, 5 block-route ones with a numeric form, rows 6 and 7 handed broken objects
-    assert sum(row["negative_control"] for row in data) == 14  # with row 5 handed a wrong catalogue
+    assert sum(row["negative_control"] for row in data) == 19  # with row 5; 5 of cogo.verify.controls_unseen
     assert all(row["passed"] for row in data)
 
 
@@ -639,14 +648,15 @@ def test_cli_verify_even_group_runs_controls(capsys):
     # numeric controls on an even group: z_nu blocks, order-4 blocks without hat, the two z_M controls and the
     # four block-route controls that isolate one condition (R_g, R_c, R_n, R_*), and row 5 handed a wrong catalogue;
     # the others are exact-only
-    assert "skipped" in out and out.count("CAUGHT") == 9 and "MISSED" not in out
+    # and the five numeric controls of cogo.verify.controls_unseen
+    assert "skipped" in out and out.count("CAUGHT") == 14 and "MISSED" not in out
 
 
 @pytest.mark.parametrize("group", ["2", "2x2"])
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 10 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 13 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 

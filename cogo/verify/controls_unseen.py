@@ -314,9 +314,10 @@ def _mem_offset_factors(G) -> tuple:
     return RootOfUnityNetwork(G, Ea, L2), RootOfUnityNetwork(G, Eb, L2)
 
 
-def _mem_offset_weights(G) -> tuple:
+def _mem_offset_weights(G, offset: bool = True) -> tuple:
     """The gauged real weights by SPEC 7.4 alone: node ``(j1, j2)`` reads ``a`` at ``j1``, ``b`` at ``j2`` (1),
-    writes 1/2 at ``j1 + j2``; nodes ``(j1, 0)`` get ``-2/n`` on every ``b`` input (module docstring)."""
+    writes 1/2 at ``j1 + j2``; with ``offset``, nodes ``(j1, 0)`` get ``-2/n`` on every ``b`` input (module
+    docstring); without, this is z_M itself."""
     n = G.order
     j1, j2 = np.divmod(np.arange(n * n), n)
     Wa = np.zeros((n * n, n), dtype=object)
@@ -325,19 +326,22 @@ def _mem_offset_weights(G) -> tuple:
     Wa[:] = Wb[:] = Wc[:] = Fraction(0)
     Wa[np.arange(n * n), j1] = Fraction(1)
     Wb[np.arange(n * n), j2] = Fraction(1)
-    Wb[j2 == 0] = Wb[j2 == 0] - Fraction(2, n)
+    if offset:
+        Wb[j2 == 0] = Wb[j2 == 0] - Fraction(2, n)
     Wc[G.add_table[j1, j2], np.arange(n * n)] = Fraction(1, 2)
     return Wa, Wb, Wc
 
 
-def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple | None = None) -> TheoremResult:
+def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple | None = None,
+                               weights: tuple | None = None) -> TheoremResult:
     """z_M whose only defect is in the potentials with a zero-frequency input (module docstring).
 
     Exact: row 6's z_M certificate (:func:`cogo.verify.certificates.mem_certificate`) on the factors must
     fail exactly R_c; up to order 31 the exact real-space loss of the weights of SPEC 7.4 and, up to order 7,
     the general loss of SPEC 5 of the exact network in ``Q(zeta_L)`` must be ``4 (n - 1)/n^3``.  Numeric: the
     float64 general loss (``fourier_loss``, the DC terms of SPEC 5) and real-space loss must match it to 1e-9
-    and exactly R_c must exceed ``COND_TOL``.  ``factors`` replaces the defective pair (testing the control).
+    and exactly R_c must exceed ``COND_TOL``.  ``factors`` replaces the defective pair, ``weights`` the rational
+    weights ``(W_a, W_b, W_c)`` of the real-space losses (testing the control).
 
     Returns
     -------
@@ -357,15 +361,15 @@ def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple
     details: dict = {"expected_failing": ["R_c"], "expected_loss": str(want)}
     with Timer() as t:
         if method == "exact":
-            caught, residual = _mem_zero_exact(G, factors, want, details)
+            caught, residual = _mem_zero_exact(G, factors, weights, want, details)
         else:
-            caught, residual = _mem_zero_numeric(G, want, details)
+            caught, residual = _mem_zero_numeric(G, weights, want, details)
     return make_result(_MEM_ZERO, "z_M with b of U_b's node 0 at frequency 0 set to -1 (a constant -2/n on the b "
                        "input of the nodes (j1, 0)): only r[k, 0, k] = -2/n moves; CAUGHT iff exactly R_c fails and "
                        "the loss is 4 (n - 1)/n^3", method, caught, residual, t, negative_control=True, **details)
 
 
-def _mem_zero_exact(G, factors, want: Fraction, details: dict) -> tuple[bool, float]:
+def _mem_zero_exact(G, factors, weights, want: Fraction, details: dict) -> tuple[bool, float]:
     from cogo.algebra.cyclotomic import exact_real_loss
     from cogo.verify.certificates import general_loss_certificate, mem_certificate
 
@@ -375,7 +379,7 @@ def _mem_zero_exact(G, factors, want: Fraction, details: dict) -> tuple[bool, fl
     ok = cert.failing == ["R_c"] and not cert.optimal
     n = G.order
     if n <= _MEM_LOSS_MAX:
-        loss = exact_real_loss(*_mem_offset_weights(G), G)
+        loss = exact_real_loss(*(weights if weights is not None else _mem_offset_weights(G)), G)
         details.update(loss=str(loss), route="row 6's z_M certificate (character sums); exact real-space loss in Q")
         ok = ok and loss == want
     else:
@@ -389,12 +393,12 @@ def _mem_zero_exact(G, factors, want: Fraction, details: dict) -> tuple[bool, fl
     return ok, cert.largest
 
 
-def _mem_zero_numeric(G, want: Fraction, details: dict) -> tuple[bool, float]:
+def _mem_zero_numeric(G, weights, want: Fraction, details: dict) -> tuple[bool, float]:
     from cogo.algebra.loss import fourier_loss, real_loss
     from cogo.algebra.network import Network
     from cogo.analysis.verdict import largest_residuals
 
-    W = [np.asarray(w, dtype=np.float64) for w in _mem_offset_weights(G)]
+    W = [np.asarray(w, dtype=np.float64) for w in (weights if weights is not None else _mem_offset_weights(G))]
     net = Network.from_weights(*W, G)
     res = largest_residuals(net)
     failing = [c for c in ("R_g", "R_c", "R_n", "R_*") if res[c] > COND_TOL]
