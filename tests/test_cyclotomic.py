@@ -202,3 +202,5 @@ def test_format_exact_is_reduced_and_exact():
     assert format_exact(unreduced - x + Fraction(5, 7)) == "5/7"
     assert format_exact(CycNumber.root(7, 1) + CycNumber.root(7, -1)).startswith("2*cos(2*pi/7) (minimal polynomial")
     assert "CycNumber" not in format_exact(unreduced)
+    i = CycNumber.root(4, 1)                                          # not real: 1 + 2i, not its conjugate
+    assert format_exact(1 + 2 * i) == "1 + 2*I (minimal polynomial x**2 - 2*x + 5; approx. 1+2j)"

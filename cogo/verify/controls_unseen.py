@@ -238,8 +238,9 @@ def _irrational_general_loss(G, d: BlockDesign, want_loss, details: dict) -> boo
     details.update(general_loss=text, minimal_polynomial=[str(c) for c in poly or []],
                    expected_minimal_polynomial=[str(c) for c in want_poly], loss=text,
                    expected_loss=f"{want_loss} (minimal polynomial {hand})")
+    printed = sympy.sympify(text.split(" (minimal polynomial")[0])  # the expression printed is the loss itself
     return (gl["loss"] is None and decide_zero(gl["value"].to_sympy() - want_loss) is True and poly == want_poly
-            and "sqrt(2)" in text)
+            and "sqrt(2)" in text and decide_zero(printed - want_loss) is True)
 
 
 def run_unseen_block_control(name: str, group: Any, method: str = "exact", design: Any = None) -> TheoremResult:
