@@ -170,3 +170,37 @@ def test_equality_hash_and_zero_use_the_canonical_coordinates(L):
         assert sympy.simplify(e) != 0 and not (x - w).is_zero()
     r = CycNumber(L, 4 * rel + 6 * np.eye(L, dtype=np.int64)[0], Fraction(1, 4))  # 6/4 = 3/2, rational
     assert r.to_rational() == Fraction(3, 2) and r == Fraction(3, 2) and not CycNumber.root(L, 1).to_rational()
+
+
+# --------------------------------------------------------------------------- cogo.algebra.cyc_format
+def test_minimal_polynomials_by_hand():
+    """Minimal polynomials known by hand: sqrt 2 = zeta_8 + zeta_8^-1 (x^2 - 2), zeta_5 (Phi_5), 2 cos(2 pi/7)
+    (x^3 + x^2 - 2x - 1), i (x^2 + 1), a rational (degree 1)."""
+    from cogo.algebra.cyc_format import galois_conjugates, minimal_polynomial
+
+    r2 = CycNumber.root(8, 1) + CycNumber.root(8, -1)
+    F = Fraction
+    assert minimal_polynomial(r2) == [F(1), F(0), F(-2)]
+    assert minimal_polynomial(CycNumber.root(5, 1)) == [F(1)] * 5
+    assert minimal_polynomial(CycNumber.root(7, 1) + CycNumber.root(7, -1)) == [F(1), F(1), F(-2), F(-1)]
+    assert minimal_polynomial(CycNumber.root(24, 6)) == [F(1), F(0), F(1)]
+    assert minimal_polynomial(CycNumber.rational(24, F(-3, 4))) == [F(1), F(3, 4)]
+    assert len(galois_conjugates(r2 * r2)) == 1                       # 2: rational
+
+
+def test_format_exact_is_reduced_and_exact():
+    """One readable form: the rational itself; otherwise radicals (L | 24) with the minimal polynomial and the
+    value, never the unreduced vector of Q[x]/(x^L - 1)."""
+    from cogo.algebra.cyc_format import format_exact
+
+    r2 = CycNumber.root(24, 3) + CycNumber.root(24, -3)                # sqrt 2 in Q(zeta_24)
+    x = (CycNumber.rational(24, 33) - 22 * r2) / 23
+    unreduced = x + (1 + CycNumber.root(24, 8) + CycNumber.root(24, 16)) * 7   # + 7 (1 + w + w^2) = + 0
+    for v in (x, unreduced):
+        assert format_exact(v) == ("33/23 - 22*sqrt(2)/23 (minimal polynomial x**2 - 66*x/23 + 121/529; "
+                                   "approx. 0.0820565925126917)")
+    assert format_exact(unreduced - x + Fraction(5, 7)) == "5/7"
+    assert format_exact(CycNumber.root(7, 1) + CycNumber.root(7, -1)).startswith("2*cos(2*pi/7) (minimal polynomial")
+    assert "CycNumber" not in format_exact(unreduced)
+    i = CycNumber.root(4, 1)                                          # not real: 1 + 2i, not its conjugate
+    assert format_exact(1 + 2 * i) == "1 + 2*I (minimal polynomial x**2 - 2*x + 5; approx. 1+2j)"

@@ -16,6 +16,9 @@ import textwrap
 
 import pytest
 
+import importlib
+
+import cogo.algebra.cyclotomic as cyc_mod
 import cogo.algebra.groups as groups_mod
 import cogo.algebra.loss as loss_mod
 import cogo.algebra.network as network_mod
@@ -28,6 +31,7 @@ from cogo.verify import character_sums as charsum_mod
 from cogo.verify import controls as controls_mod
 from cogo.verify import every_order as every_mod
 from cogo.verify import every_order_run as every_run_mod
+from cogo.verify import controls_unseen as unseen_mod
 from cogo.verify import formal as formal_mod
 import cogo.verify.registry as registry
 from cogo.verify import theorems as T
@@ -206,6 +210,49 @@ MUTANTS += [
      [("checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = cert.optimal",
        "checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = True")], False),
 ]
+pot_mod = importlib.import_module("cogo.algebra.potentials")  # (cogo.algebra.potentials is also a function's name)
+
+#: Defects in the inputs no control built before cogo.verify.controls_unseen (issue 38): each with the control
+#: that must catch it on its own, and the group it is shown there -- (id, owner, attribute, edits, control, group).
+UNSEEN_MUTANTS = [
+    ("reader: a vector hat read as its first value", cert_mod, "_read_blocks",
+     [("ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)", "ext[k2] = col[0]")],
+     "control_hat_per_node", 7),
+    ("Q(zeta_L) route: a vector hat read as its first value", cert_mod, "_frequency_terms_cyc",
+     [("hat_w = [list(val) if isinstance(val, tuple) else [val] * part.q",
+       "hat_w = [[val[0]] * part.q if isinstance(val, tuple) else [val] * part.q")], "control_hat_per_node", 6),
+    ("sympy route: a vector hat read as its first value", cert_mod, "_frequency_terms",
+     [("V = constant_vector_sums(hat_part, weights=val, conj=conj)",
+       "V = constant_vector_sums(hat_part, weights=[val[0]] * len(val), conj=conj)")], "control_hat_per_node", 7),
+    ("Q(zeta_L) route: the hat's R_c terms left out of l_k", cert_mod, "_frequency_terms_cyc",
+     [("            rc_terms.append(V[m])\n", "")], "control_hat_nu2", 7),
+    ("sympy route: the hat's R_c terms left out of l_k", cert_mod, "_frequency_terms",
+     [("            rc_terms.append(v)\n", "")], "control_hat_nu2", 9),
+    ("Q(zeta_L) route: the hat's R_c residuals not recorded", cert_mod, "_frequency_terms_cyc",
+     [('            res["R_c"].append((f"hat: {m} * c", V[m]))\n', "")], "control_hat_per_node", 7),
+    ("Q(zeta_L) route: the R_n sum reads |a|^2 c twice", cert_mod, "_frequency_terms_cyc",
+     [('S["|a|^2 c + |b|^2 c"] = S["|a|^2 c"] + S["|b|^2 c"]', 'S["|a|^2 c + |b|^2 c"] = S["|a|^2 c"] + S["|a|^2 c"]')],
+     "control_unbalanced", 7),
+    ("block sums: |b|^2 c computed from a", pot_mod, "block_sums",
+     [('"|b|^2 c": tot(B * cb * C),', '"|b|^2 c": tot(A * ca * C),')], "control_unbalanced", 8),
+    ("CycNumber.to_rational: every number rational", cyc_mod.CycNumber, "to_rational",
+     [("return Fraction(c[0], D) if not any(c[1:]) else None", "return Fraction(c[0], D)")],
+     "control_irrational_loss", 7),
+    ("z_M certificate: R_c skips the zero frequency k2 = 0", cert_mod, "mem_certificate",
+     [('note("R_c", P[:, 1:])', 'note("R_c", P[1:, 1:])')], "control_mem_zero_frequency", 5),
+    ("zero test: an undecidable polynomial coefficient read as zero", zero_mod, "_decide_polynomial",
+     [("        if d is None:\n            out = None\n", "")], "control_zero_test_unseen", 7),
+    ("zero test: one zero cube-root class makes the number zero", zero_mod, "_decide_constant",
+     [("return all(v.is_zero() for v in groups.values()) if groups else True",
+       "return any(v.is_zero() for v in groups.values()) if groups else True")], "control_zero_test_unseen", 4),
+    ("zero test: the first coefficient decides a polynomial", zero_mod, "_decide_polynomial",
+     [("        if d is False:\n            return False\n", "        if d is False:\n            return False\n"
+       "        return d\n")], "control_zero_test_unseen", 7),
+    ("route comparison: an undecided loss difference read as equal", unseen_mod, "compare_routes",
+     [("if a.undecided or b.undecided or d is None:", "if a.undecided and b.undecided:")],
+     "control_zero_test_unseen", 5),
+]
+MUTANTS += [(mid, owner, attr, edits, True) for mid, owner, attr, edits, _, _ in UNSEEN_MUTANTS]
 MUTANTS = [m for m in MUTANTS if m[3]]  # (a placeholder without edits is not a mutant)
 
 #: Mutants of code that only the numeric method runs: Z_23 is run with both methods for them.
@@ -320,3 +367,13 @@ def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
     except Exception:  # a crash is a failing run (exit status != 0)
         ok = False
     assert not ok, f"mutant survived cogo verify --every-order: {mid}"
+@pytest.mark.parametrize("mid,owner,attr,edits,control,group", UNSEEN_MUTANTS, ids=[m[0] for m in UNSEEN_MUTANTS])
+def test_unseen_control_catches_its_mutant(mid, owner, attr, edits, control, group, monkeypatch):
+    """Each control of cogo.verify.controls_unseen is CAUGHT on the library and MISSED with its defect injected."""
+    T.clear_caches()
+    fn = getattr(unseen_mod, control)
+    assert fn(group).passed, f"{control} must be CAUGHT on the unmutated library (Z_{group})"
+    T.clear_caches()
+    _mutate(monkeypatch, owner, attr, edits)
+    r = fn(group)
+    assert r.status == "MISSED", f"{control} did not notice: {mid}"

@@ -174,3 +174,12 @@ def test_network_block_stays_exact_on_cyclotomic_entries():
     assert net.exact and isinstance(net.z[0, 1, 0], CycNumber)
     assert net.z[0, 1, 1] == w ** 2 and net.z[0, 4, 1] == w ** 3      # the conjugate sits at -k
     assert not Network.block(5, 1, [1.0], [1], [1]).exact
+
+
+def test_self_potential_sums_of_the_zero_network_are_zero():
+    """The zero of the semiring (no nodes) has every potential 0 (SPEC 3-4), exact and float (a mutation-tool
+    survivor: the empty exact network's C_p made 1)."""
+    for exact in (True, False):
+        for p in ("a", "b"):
+            C = self_potential_sums(Network.zero(5, exact=exact), p)
+            assert C.shape == (5, 5) and all(v == 0 for v in C.ravel()), (exact, p)

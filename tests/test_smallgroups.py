@@ -161,6 +161,79 @@ def test_character_tables_agree_with_gap(gid):
     assert compare_with_gap(sg.smallgroup(*gid)) == []
 
 
+#: The fixed sample of the GAP cross-checks run in CI (the gap extra installed; the whole 586-group run below stays
+#: a slow test): every group of order <= 16 (A000001: 42 groups) and 14 larger ones chosen for what they exercise --
+#: irrational and non-real characters (21,1), (39,1), (55,1), (57,1), irreps of dimension 3 to 5 (24,12) S4, (60,5) A5,
+#: (48,28), a quaternionic one (24,3) SL(2,3), and big 2- and 3-groups (27,3), (27,4), (32,49), (64,138).
+GAP_SAMPLE = [(n, i) for n in range(1, 17) for i in range(1, A000001[n - 1] + 1)] + [
+    (18, 3), (20, 3), (21, 1), (24, 3), (24, 12), (27, 3), (27, 4), (32, 49), (39, 1), (48, 28), (55, 1), (57, 1),
+    (60, 5), (64, 138)]
+
+
+def _gap_product_problems(G, n: int, i: int, pairs: int = 150) -> list:
+    """cogo's table against GAP's own products: ``g * h`` of GAP's elements (not its MultiplicationTable, which the
+    conversion reads) must be the element cogo's table names, through ``G._gap_positions``; every pair for n <= 16,
+    ``pairs`` fixed pairs above; element 0 is GAP's identity, named ``e``, the others carry GAP's names."""
+    gap = sg._libgap()
+    Ggap = gap.SmallGroup(n, i)
+    els = Ggap.Elements()
+    perm = [int(p) for p in G._gap_positions]
+    rng = np.random.default_rng(n * 1000 + i)
+    todo = [(a, b) for a in range(n) for b in range(n)] if n <= 16 else \
+        [tuple(int(v) for v in rng.integers(0, n, 2)) for _ in range(pairs)]
+    bad = [] if G.identity == 0 and perm[0] == int(gap.Position(els, Ggap.Identity())) - 1 \
+        else [("identity", G.identity)]
+    names = list(G.element_names)
+    bad += [("name", j) for j in range(1, n) if names[j] != str(els[perm[j]])][:3] + ([("name", 0)] if names[0] != "e" else [])
+    for a, b in todo:
+        prod = int(gap.Position(els, els[perm[a]] * els[perm[b]])) - 1
+        if perm[int(G.table[a, b])] != prod:
+            bad.append((a, b))
+    return bad
+
+
+@needs_gap
+def test_gap_sample_tables_and_products_agree_with_gap():
+    """The CI sample: cogo's character table, classes and indicators (compare_with_gap) and its Cayley table (GAP's
+    products) of each group of GAP_SAMPLE.  A character table alone cannot see a transposed Cayley table (the opposite
+    group has the same classes and the conjugate characters): the products can."""
+    assert len(GAP_SAMPLE) == sum(A000001[:16]) + 14 == 56
+    bad = {}
+    for n, i in GAP_SAMPLE:
+        G = sg.smallgroup(n, i)
+        problems = compare_with_gap(G) + [f"products {p}" for p in _gap_product_problems(G, n, i)[:3]]
+        if problems:
+            bad[(n, i)] = problems
+    assert bad == {}
+
+
+@needs_gap
+@pytest.mark.parametrize("defect", ["transposed", "identity not first", "names shifted"])
+def test_gap_sample_catches_a_defective_table_conversion(defect, monkeypatch):
+    """Mutation-style: a defect injected into the conversion of GAP's table (cogo.algebra.smallgroups.smallgroup) must
+    make the CI sample fail on S3 = SmallGroup(6,1) or Q8 = SmallGroup(8,4)."""
+    import inspect
+    import textwrap
+
+    src = textwrap.dedent(inspect.getsource(sg.smallgroup))
+    old, new = {"transposed": ("table = pos[T[np.ix_(perm, perm)]]", "table = pos[T[np.ix_(perm, perm)]].T"),
+                "identity not first": ("perm = np.asarray([e] + [j for j in range(n) if j != e], dtype=np.int64)",
+                                       "perm = np.asarray([j for j in range(n) if j != e] + [e], dtype=np.int64)"),
+                "names shifted": ("G._gap_positions = perm", "G._gap_positions = np.roll(perm, 1)")}[defect]
+    assert old in src
+    ns = dict(vars(sg), _CACHE={})  # its own empty cache: no group converted before answers for the mutant
+    exec(compile(src.replace(old, new), "<mutant of smallgroup>", "exec"), ns)
+    monkeypatch.setattr(sg, "smallgroup", ns["smallgroup"])
+    found = []
+    for n, i in ((6, 1), (8, 4)):
+        try:
+            G = sg.smallgroup(n, i)
+            found += compare_with_gap(G) + _gap_product_problems(G, n, i)
+        except CogoError as exc:  # the axioms refuse the converted table: also a failure of the sample
+            found.append(str(exc))
+    assert found
+
+
 @needs_gap
 @pytest.mark.parametrize("defect", ["indicator", "value", "classes"])
 def test_compare_with_gap_catches_a_wrong_table(defect):

@@ -36,8 +36,8 @@ def test_run_all_product_group(results_3x5):
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
     # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 5, 6 and 7 (both methods):
-    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35
-    assert len(controls) == 35 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
+    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35, and those of cogo.verify.controls_unseen: 5 (both methods) + 1 = 11
+    assert len(controls) == 46 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
     assert names == {str(i) for i in range(1, 9)}
@@ -74,7 +74,8 @@ def test_table_and_json(results_3x5):
 def test_even_group_runs_what_applies():
     res = R.run_all(4, "numeric")
     assert all(r.passed for r in res)
-    assert sum(r.negative_control for r in res) == 9  # z_nu, order-4, two z_M, four block-route single-condition, row 5
+    # z_nu, order-4, two z_M, four block-route single-condition, row 5; unbalanced, irrational loss, z_M at k2 = 0
+    assert sum(r.negative_control for r in res) == 12
     assert [r.name for r in res if r.name.startswith("6.")] == ["6. optimality of z_M memorization"]
     assert R.skipped(4) and not R.skipped(5)
 
@@ -397,7 +398,8 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
     good = C.f6_design(7, exact=method == "exact")
     ran = 0
     for fn, kw in K.controls_for(7, with_kwargs=True):
-        if fn.__name__ in ("control_exact_zero_test", "control_formal") or method not in kw.get("methods", (method,)):
+        if fn.__name__ in ("control_exact_zero_test", "control_formal", "control_zero_test_unseen") \
+                or method not in kw.get("methods", (method,)):
             continue
         handed = good
         if fn in K._BLOCK_ALL:
@@ -414,11 +416,15 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             r = fn(7, method, factors=T._catalogue_factors(method, np.random.default_rng(0)))
         elif fn is K.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
+        elif fn.__name__ == "control_mem_zero_frequency":  # intact z_M: factors and weights
+            from cogo.verify import controls_unseen as U
+
+            r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
             r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
-    assert ran == (19 if method == "exact" else 14)
+    assert ran == (24 if method == "exact" else 19)
 
 
 def test_control_missed_when_only_the_loss_is_wrong():
@@ -456,10 +462,11 @@ def test_mem_control_closed_forms_by_hand():
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
     fns = K.controls_for(group)
-    assert [f.__name__ for f in fns[-5:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
-                                              "control_mem_certificate", "control_membership"]
-    assert all(f(group).status == "CAUGHT" for f in fns[-5:])
-    fns = fns[:-5]  # then the two z_M controls (no pair k != -k: no block-route control)
+    assert [f.__name__ for f in fns[-7:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
+                                              "control_mem_certificate", "control_membership",
+                                              "control_mem_zero_frequency", "control_zero_test_unseen"]
+    assert all(f(group).status == "CAUGHT" for f in fns[-7:])
+    fns = fns[:-7]  # then the two z_M controls (no pair k != -k: no block-route control)
     assert len(fns) == 2
     for fn in fns:
         for method in ("exact", "numeric"):
@@ -489,7 +496,9 @@ def _control_applies_by_hand(body: str, G) -> bool:
     return {"control_z_nu_blocks": pairs >= 1, "control_order4_blocks": pairs >= 1,
             "control_uncorrected_f46": odd and pairs >= 2, "control_perturbed_f6": odd,
             "control_mem_doubled": G.order <= 31 or pairs == 0, "control_mem_dropped": G.order <= 31 or pairs == 0,
-            "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd}.get(body, True)
+            "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd,
+            "control_hat_per_node": pairs >= 2, "control_hat_nu2": pairs >= 2, "control_unbalanced": pairs >= 1,
+            "control_irrational_loss": pairs >= 1}.get(body, True)
 
 
 @pytest.mark.parametrize("group", [2, 3, 4, 7, 24, 37, "2x2", "3x5"])
@@ -498,7 +507,7 @@ def test_each_control_runs_or_is_skipped_with_its_reason(group):
     G = parse_group(group)
     ran = [f.__name__ for f in K.controls_for(G)]
     lines = R.skipped(G)
-    assert len(K.CONTROL_ROWS) == 21
+    assert len(K.CONTROL_ROWS) == 27
     for row in K.CONTROL_ROWS:
         listed = [line for line in lines if line.startswith(row.label + " (") or line.startswith(row.label + ", ")]
         runs = row.fn.__name__ in ran
@@ -594,7 +603,7 @@ def test_cli_verify_numeric_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert all(row["method"] == "numeric" for row in data)
     # 6 general-loss/z_M controls, 5 block-route ones with a numeric form, rows 6 and 7 handed broken objects
-    assert sum(row["negative_control"] for row in data) == 14  # with row 5 handed a wrong catalogue
+    assert sum(row["negative_control"] for row in data) == 19  # with row 5; 5 of cogo.verify.controls_unseen
     assert all(row["passed"] for row in data)
 
 
@@ -639,14 +648,15 @@ def test_cli_verify_even_group_runs_controls(capsys):
     # numeric controls on an even group: z_nu blocks, order-4 blocks without hat, the two z_M controls and the
     # four block-route controls that isolate one condition (R_g, R_c, R_n, R_*), and row 5 handed a wrong catalogue;
     # the others are exact-only
-    assert "skipped" in out and out.count("CAUGHT") == 9 and "MISSED" not in out
+    # and the five numeric controls of cogo.verify.controls_unseen
+    assert "skipped" in out and out.count("CAUGHT") == 14 and "MISSED" not in out
 
 
 @pytest.mark.parametrize("group", ["2", "2x2"])
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out
-    assert out.count("CAUGHT") == 10 and "MISSED" not in out and "FAIL" not in out
+    assert out.count("CAUGHT") == 13 and "MISSED" not in out and "FAIL" not in out
     assert "z_M without node (0, 0) [exact]: fails R_g, R_c, R_n, R_*" in out
 
 
@@ -941,3 +951,69 @@ def test_occam_numeric_balance_is_a_balance_of_squared_moduli(c_moduli, balanced
     z[2, :, :] = np.asarray(c_moduli)  # real and the same at k and -k: Hermitian, a real network
     r = T.occam(n, "numeric", zprime=Network(parse_group(n), z), points=3)
     assert r.details["checks"]["z' balanced"] is balanced
+
+
+# --------------------------------------------------------------------------- cogo.verify.controls_unseen (issue 38)
+@pytest.mark.parametrize("group", [5, 6, 8, "3x3", 35])
+def test_unseen_control_closed_forms_match_the_real_space_loss(group):
+    """The hand closed forms of cogo.verify.controls_unseen against the float64 real-space loss on all pairs of
+    the network each control builds (code shared with the certificates: none), and both methods CAUGHT."""
+    from cogo.verify import controls_unseen as U
+
+    G = parse_group(group)
+    for name, (_, build, loss_of, want_nonzero) in U.UNSEEN_CONTROLS.items():
+        if "hat" in name and len(G.positive_frequencies) < 2:
+            continue
+        net = getattr(U, build)(G).to_network().to_numeric()
+        assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(float(loss_of(G)), rel=1e-11), name
+        for method in ("exact", "numeric"):
+            r = U.run_unseen_block_control(name, G, method)
+            assert r.status == "CAUGHT" and r.details["nonzero_conditions"] == want_nonzero, (name, method, r.details)
+
+
+@pytest.mark.parametrize("group", [3, 4, 6, "2x2", 9])
+def test_mem_zero_frequency_control_by_hand(group):
+    """z_M with U_b's node 0 reading b = -1 at frequency 0: the weights written by SPEC 7.4 alone and the network of
+    the defective factors are one network (same float64 real-space loss), 4 (n - 1)/n^3 by hand."""
+    from cogo.verify import controls_unseen as U
+
+    G = parse_group(group)
+    n = G.order
+    W = [np.asarray(w, dtype=np.float64) for w in U._mem_offset_weights(G)]
+    Ua, Ub = U._mem_offset_factors(G)
+    net = (Ua.to_network(False) * Ub.to_network(False)) * float(n) ** (-2 / 3)
+    want = 4 * (n - 1) / n ** 3
+    assert real_loss(*W, group=G) == pytest.approx(want, rel=1e-12)
+    assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(want, rel=1e-10)
+    for method in ("exact", "numeric"):
+        r = U.control_mem_zero_frequency(G, method)
+        assert r.status == "CAUGHT" and r.details["failing_conditions"] == ["R_c"], r.details
+
+
+def test_unseen_controls_refuse_another_broken_object():
+    """Handed a network broken otherwise (the R_n-only blocks), each block control says MISSED; the zero-test
+    control says MISSED when a hand decision is wrong (an undecidable coefficient claimed zero)."""
+    from cogo.verify import controls_unseen as U
+
+    G = parse_group(7)
+    rn = K.BLOCK_CONTROLS["block route: R_n only"][1](True)
+    other = C.BlockDesign(G, "R_n only", [C.Block(int(k), rn) for k in G.positive_frequencies], True)
+    for name in U.UNSEEN_CONTROLS:
+        for method in ("exact", "numeric"):
+            assert U.run_unseen_block_control(name, G, method, design=other).status == "MISSED", (name, method)
+    x = sympy.Symbol("x")
+    bad = [("x (sin^2 1 + cos^2 1 - 1)", x * (sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1), True)]
+    assert U.control_zero_test_unseen(7, cases=bad).status == "MISSED"
+
+
+def test_irrational_exact_loss_is_reported_in_one_readable_form():
+    """Row 6 / the controls print an irrational exact loss reduced, with its minimal polynomial (by hand
+    x^2 - 2 A x + A^2 - 2 B^2 for A - B sqrt 2), never as the unreduced CycNumber."""
+    from cogo.verify import controls_unseen as U
+
+    r = U.control_irrational_loss(7)
+    assert r.status == "CAUGHT"
+    assert r.details["loss"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial x**2 - 18*x/7 + 9/49")
+    assert "CycNumber" not in r.details["loss"]
+    out = T.optimality(7, "f6", "exact", net=U._irrational(parse_group(7)).to_network())
+    assert not out.passed and out.details["loss_exact"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial")

@@ -337,10 +337,12 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
 
     Examples
     --------
-    >>> [f.__name__ for f in controls_for(2)][2:]          # Z_2: no pair k != -k: the z_M controls, then
+    >>> [f.__name__ for f in controls_for(2)][2:7]         # Z_2: no pair k != -k: the z_M controls, then
     ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate', 'control_membership']
-    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8
-    21
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8, + 6
+    27
+    >>> [f.__name__ for f in controls_for(2)][7:]          # and those of cogo.verify.controls_unseen
+    ['control_mem_zero_frequency', 'control_zero_test_unseen']
     """
     G = parse_group(group)
     out = [(row.fn, {} if row.methods == METHODS else {"methods": row.methods})
@@ -987,6 +989,13 @@ _PAIR = (lambda G: len(G.positive_frequencies) >= 1, _NEEDS_PAIR)
 _ODD = (lambda G: bool(G.is_odd), "needs odd order: z_F6 is its base")
 _ODD_TWO_PAIRS = (lambda G: G.is_odd and len(G.positive_frequencies) >= 2,
                   "needs odd order and two frequency pairs: z_F4/6 is its base")
+_TWO_PAIRS = (lambda G: len(G.positive_frequencies) >= 2, "needs two frequency pairs k != -k: its hat reaches a second")
+
+
+def _unseen(name: str, body: str, requires: tuple, methods: tuple = METHODS, section: str = "SPEC 6-7.3") -> Row:
+    """A row of :mod:`cogo.verify.controls_unseen` (the inputs the proof machinery had never been shown)."""
+    return Row("control", name, section, body, requires=requires, module="cogo.verify.controls_unseen",
+               methods=methods)
 
 
 def _attr(fn: Callable) -> str:
@@ -1013,4 +1022,11 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _row("optimality row: z_F6 with c of one block doubled", "control_optimality_row", (_ODD,), METHODS, "SPEC 7.1"),
     _row(_NODE_CONTROL, "control_node_counts", (_ODD,), METHODS, "SPEC 7"),
     _row(_OCCAM_CONTROL, "control_occam", (_ODD,), ("exact",), "SPEC 7"),
+    _unseen("block route: hat read per node", "control_hat_per_node", (_PAIR, _TWO_PAIRS)),
+    _unseen("block route: hat on an order-6 block with |nu| = 2", "control_hat_nu2", (_PAIR, _TWO_PAIRS)),
+    _unseen("block route: unbalanced nodes", "control_unbalanced", (_PAIR,)),
+    _unseen("block route: irrational loss", "control_irrational_loss", (_PAIR,), section="SPEC 5-6"),
+    _unseen("z_M, U_b node 0 reading b = -1 at frequency 0", "control_mem_zero_frequency", (), section="SPEC 5, 7.4"),
+    _unseen("exact zero test and route comparison: undecidable and conflicting inputs", "control_zero_test_unseen",
+            (), ("exact",), "SPEC 5-7"),
 )

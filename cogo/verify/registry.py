@@ -69,8 +69,8 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     --------
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows + row 5
-    15
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows + row 5 + 4 unseen
+    19
     """
     G = parse_group(group)
     out = []
@@ -123,9 +123,9 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
 
     Examples
     --------
-    >>> results = run_all(2, method="numeric")              # Z_2: theorems, the two z_M controls and row 5's
+    >>> results = run_all(2, method="numeric")              # Z_2: theorems, the three z_M controls and row 5's
     >>> len(results), all(r.passed for r in results), sum(r.negative_control for r in results)
-    (11, True, 3)
+    (12, True, 4)
     """
     methods = methods_of(method)
     G = parse_group(group)

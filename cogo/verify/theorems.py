@@ -28,6 +28,7 @@ import sympy
 
 from cogo._moved import Moved, moved
 from cogo.algebra.cyclotomic import Cyclotomic, exact_real_loss, fourier_network  # noqa: F401 (Cyclotomic: moved)
+from cogo.algebra.cyc_format import format_exact
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.algebra.modular import DEFAULT_BITS, ModulusTooSmall, fourier_network_modular, modular_field
@@ -1023,7 +1024,7 @@ def _optimality_network(G: FiniteAbelianGroup, nt: Network, label: str, full_los
         try:
             gl = general_loss_certificate(nt, extra_scales=(G.order,))
             passed = gl["loss"] == 0
-            details.update(loss_exact=str(gl["loss"] if gl["loss"] is not None else gl["value"]),
+            details.update(loss_exact=format_exact(gl["loss"] if gl["loss"] is not None else gl["value"]),
                            gauge=gl["scales"], L=gl["L"])
             if not passed:
                 residual = abs(complex(gl["value"]))
@@ -1034,7 +1035,7 @@ def _optimality_network(G: FiniteAbelianGroup, nt: Network, label: str, full_los
     d, problems = design_from_network(nt)
     cert = block_certificate(d)
     cert.structure.extend(problems)
-    details.update(failing_conditions=cert.failing, loss_exact=str(cert.loss), structure=cert.structure,
+    details.update(failing_conditions=cert.failing, loss_exact=format_exact(cert.loss), structure=cert.structure,
                    max_abs=cert.max_abs, block_types=cert.per_block_type)
     return cert.optimal, cert.largest, (f"block route on the actual network ({label}): exact supports checked "
                                         "(blocks do not interact), exact block certificate")
