@@ -722,8 +722,11 @@ def _add_dynamics(sub) -> None:
                     "reaches its final type; over many runs, when each block type appears (mean +- s.e.). "
                     "Writes OUT/dynamics.json and OUT/figures/*.png; per-snapshot results are cached in "
                     "OUT/cache so an interrupted reading resumes.")
-    _input(p.add_argument("files", nargs="+", metavar="RUN.pt",
-                          help="checkpoints with snapshots (cogo train --snapshot-every N)"))
+    _input(p.add_argument("files", nargs="+", metavar="RUN",
+                          help="checkpoints with snapshots (cogo train --snapshots N); or a series of checkpoints, "
+                               "one per epoch (model00000.pt model00010.pt ...: epochs from the names or the "
+                               "metadata; any layout cogo reads); a folder (a series, or a sweep of runs read as "
+                               "a grid); a quoted glob pattern"))
     _output(p.add_argument("--out", required=True, metavar="DIR",
                            help="output directory (created if missing; its cache is reused to resume)"), "dir")
     p.add_argument("--workers", type=_int_type("workers", 1), default=None, metavar="W",
@@ -756,27 +759,36 @@ def _cmd_dynamics(args) -> int:
     import os
 
     workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
-    for f in args.files:  # what cannot fit is refused from the shapes alone, before any snapshot is read
+    from cogo.series import discover_runs
+
+    with _user_input():  # files, folders, globs: the runs they name (a series of checkpoints is one run)
+        sources = discover_runs(args.files, group=args.group)
+    files = [s for s in sources if isinstance(s, str)]
+    for f in files:  # what cannot fit is refused from the shapes alone, before any snapshot is read
         q_, n_ = peek_shapes(f, group=args.group)
         require(dynamics_estimate(n_, q_, workers))
+    for s in sources:
+        if not isinstance(s, str):
+            require(dynamics_estimate(s.n, s.hidden, workers))
     from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
     from cogo.snapshots import open_snapshots
     from cogo.solvers.training import check_output_dir
 
-    for f in args.files:  # every input is checked before anything is written
+    for f in files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
     with _user_input():
         out = check_output_dir(args.out)
     from cogo.analysis.nodes import activation_reports
 
     with _user_input():  # another activation: no catalogue form; the per-node report, then the progress measures
-        got = activation_reports(args.files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
+        got = activation_reports(files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr) \
+            if files else None
     if got is not None:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
     runs = [analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers, group=args.group,
                         log=None if args.no_progress else (lambda s: print(s, flush=True)),
-                        max_order=args.max_order) for f in args.files]
+                        max_order=args.max_order) for f in sources]
     written = write_dynamics(runs, out, figures=not args.no_figures)
     sys.stdout.write(render_text(runs))
     for path in written:

@@ -249,11 +249,13 @@ def _history_at(meta: dict, epochs: Sequence[int]) -> list[dict]:
     return out
 
 
-def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
+def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
                 workers: int | None = None, chunk: int = 16, group: Any = None,
                 log: Callable[[str], None] | None = None, max_order: int | None = MAX_ORDER) -> dict:
     """Read every snapshot of a checkpoint trained with ``--snapshot-every`` (module docstring).
 
+    ``path``: the checkpoint, or an opened :class:`cogo.snapshots.Snapshots` (a series of checkpoint files,
+    :func:`cogo.series.discover_runs`).
     ``cache_dir``: where per-snapshot records are cached (None: no cache);
     ``workers``: processes for the per-block classification (default
     ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
@@ -283,10 +285,11 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     >>> run["format"], [s["epoch"] for s in run["snapshots"]], len(run["formation"]) == len(run["snapshots"][-1]["blocks"])
     ('cogo-dynamics/1', [0, 10, 20], True)
     """
-    from cogo.snapshots import open_snapshots
+    from cogo.snapshots import Snapshots, open_snapshots
 
     st = (settings or Settings()).validate()
-    snaps = open_snapshots(path, group=group)
+    snaps = path if isinstance(path, Snapshots) else open_snapshots(path, group=group)
+    path = snaps.path if isinstance(path, Snapshots) else path
     G = snaps.group
     q = snaps.hidden
     workers = max(1, int(workers if workers is not None else min(2, os.cpu_count() or 1)))
