@@ -691,6 +691,10 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
                 paths.append(_save(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
             if r.get("progress"):
                 paths.append(_save(figure_progress(r), fd / f"progress_{Path(r['path']).stem}.png"))
+            if (r.get("progress") or {}).get("chughtai"):
+                from cogo.analysis.peers_report import figure_peers
+
+                paths.append(_save(figure_peers(r), fd / f"peers_{Path(r['path']).stem}.png"))
         paths.append(_save(figure_seeds(agg), fd / "dynamics_types.png"))
         if any(r.get("progress") for r in runs):
             paths.append(_save(figure_progress_seeds(runs), fd / "progress_seeds.png"))
@@ -725,4 +729,8 @@ def render_text(runs: Sequence[dict]) -> str:
     lines = [f"{len(runs)} run(s), {sum(len(r['snapshots']) for r in runs)} snapshots; "
              f"test accuracy >= 0.99 from epoch {grok} (mean over runs)"]
     lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"], rows))
+    from cogo.analysis.peers_report import summary_lines
+
+    for r in runs:
+        lines.extend(summary_lines(r))
     return "\n".join(lines) + "\n"

@@ -54,6 +54,7 @@ import numpy as np
 
 from cogo.arrays import as_array
 from cogo.analysis.nodes import inverse_participation_ratio
+from cogo.analysis.peers import PEER_ARRAYS
 from cogo.analysis.records import Records
 
 __all__ = ["ACTIVATIONS", "KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
@@ -797,6 +798,7 @@ class _ProgressCache:
         import hashlib
         from pathlib import Path
 
+        self.reader = reader
         self.dir = Path(directory) / "progress"
         self.dir.mkdir(parents=True, exist_ok=True)
         h = hashlib.sha256(f"{PROGRESS_CACHE_VERSION}|{reader.G.label}|{reader.loss}|{reader.activation}|"
@@ -824,7 +826,9 @@ class _ProgressCache:
         self.save("key-" + self._hash("key", last, li2), {"key": np.asarray(key, dtype=np.int64)})
 
     def name(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, li2: dict | None) -> str:
-        return self._hash("snapshot", (Wa, Wb, Wc), li2)
+        r = self.reader   # the key families (cogo's, Nanda et al.'s, Chughtai et al.'s) decide the restricted losses
+        keys = repr((r.key, r.peer_keys["nanda"], r.peer_keys["chughtai"]))
+        return self._hash("snapshot" + keys, (Wa, Wb, Wc), li2)
 
     def load(self, name: str) -> dict | None:
         path = self.dir / f"{name}.npz"
@@ -846,10 +850,10 @@ class _ProgressCache:
 
 
 #: Bump when the progress measures change meaning: cached values of an older version are not reused.
-PROGRESS_CACHE_VERSION = "1"
+PROGRESS_CACHE_VERSION = "2"   # 2: the peers' measures (cogo.analysis.peers) are cached too
 #: The per-snapshot entries of :func:`progress_measures` (arrays with the snapshot as first axis).
 _PER_SNAPSHOT = ("restricted_loss", "excluded_loss", "fve_logits", "fve_Wa", "fve_Wb", "fve_Wc", "key_at", "ipr",
-                 "live", *LI2_STATS, "feature_move")
+                 "live", *LI2_STATS, "feature_move", *PEER_ARRAYS)
 
 
 class ProgressReader:
@@ -892,6 +896,9 @@ class ProgressReader:
                                          li2=tail)["key"]
             if self.cache is not None:
                 self.cache.save_key(last, tail, self.key)
+        from cogo.analysis.peers import peer_keys
+
+        self.peer_keys = peer_keys(*last, self.G, activation=self.activation)
         self.parts: list = []
         self._pos = 0
         self.hits = 0
@@ -911,6 +918,10 @@ class ProgressReader:
             part = progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss, key=self.key,
                                      eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
                                      activation=self.activation, li2=li2)
+            from cogo.analysis.peers import peer_measures
+
+            part.update(peer_measures(Wa, Wb, Wc, self.G, self.peer_keys, train_idx=self.train_idx,
+                                      activation=self.activation))
             for i, nm in enumerate(names or []):
                 self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in _PER_SNAPSHOT},
                                      "stage": np.asarray(part["stage"][i]), "eta": np.asarray(part["eta"])})
@@ -945,6 +956,9 @@ class ProgressReader:
                     "rule": f"lazy: feature_move < {LAZY_MOVE}; else independent: G_F_cos >= {INDEPENDENT_COS}; "
                             f"else interactive"},
         }
+        from cogo.analysis.peers_report import peers_result
+
+        out.update(peers_result({k: cat(k) for k in PEER_ARRAYS}, self.peer_keys, B, self.loss))
         if run is not None:
             test = [r.get("test_loss") for r in run["snapshots"]]
             out["fall_epoch"] = {"restricted_loss": fall_epoch(self.epochs, out["restricted_loss"]),
