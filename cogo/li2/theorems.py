@@ -491,7 +491,8 @@ def _drop_control(G: Li2Group, nodes_without: Any) -> TheoremResult:
     comp = G.components[drop]
     M = G.order
     with Timer() as t:
-        rel, acc = _reconstruct(G, nodes_without(drop))
+        nodes = nodes_without(drop)
+        rel, acc = _reconstruct(G, nodes)
     # irrep k carries d_k^2/(M-1) of |Y~|^2: the missing component leaves sqrt(sum_{k in c} d_k^2 / (M-1))
     want = math.sqrt(len(comp.irreps) * comp.dim ** 2 / (M - 1))
     return TheoremResult(
@@ -499,7 +500,8 @@ def _drop_control(G: Li2Group, nodes_without: Any) -> TheoremResult:
         statement=f"the same construction without the nodes of {comp.label}: relative residual "
                   f"sqrt(sum_k d_k^2/(M-1)) = {want:.6g} (irrep k carries d_k^2/(M-1) of |Y~|^2), not 0",
         passed=rel > 1e-3 and abs(rel - want) <= 1e-9, residual=rel, seconds=t.seconds,
-        details={"relative_residual": rel, "predicted": want, "failing_conditions": ["reconstruction"]})
+        details={"nodes": len(nodes), "relative_residual": rel, "predicted": want,
+                 "failing_conditions": ["reconstruction"]})
 
 
 def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
@@ -523,8 +525,8 @@ def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
     >>> rows = theorem3(5)
     >>> [(r.passed, r.negative_control) for r in rows], round(rows[1].residual, 6)   # sqrt(2/(M-1)) without k = +-1
     ([(True, False), (True, True)], 0.707107)
-    >>> [(r.passed, r.details.get("nodes")) for r in theorem3("S3")]        # 2 x (2 + 32) nodes; the control
-    [(True, 68), (True, None)]
+    >>> [(r.passed, r.details["nodes"]) for r in theorem3("S3")]        # 2 x (2 + 32) nodes; without the sign's
+    [(True, 68), (True, 64)]
     """
     G = li2_group(group)
     M = G.order
