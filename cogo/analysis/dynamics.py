@@ -526,7 +526,9 @@ def figure_run(run: dict):
     ks = fr["k"]
     fig = Figure(figsize=(10, 11), layout="constrained")
     ax = fig.subplots(4, 1, sharex=True)
-    title = f"Z_{run['group']}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
+    from cogo.analysis.peers_report import group_title
+
+    title = f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
     fig.suptitle(title)
     _panel_training(ax[0], run)
     _panel_r_kkk(ax[1], ep, fr["r_kkk"], ks)
@@ -534,6 +536,7 @@ def figure_run(run: dict):
     _panel_orders(fig, ax[3], ep, fr["order"], ks)
     for a in ax:
         _xaxis(a, run["epochs"])
+        a.tick_params(labelbottom=True)   # shared axis, but every panel keeps its epoch labels
     return fig
 
 
@@ -584,15 +587,27 @@ def _panel_r_kkk(ax, ep: np.ndarray, r_kkk: list, ks: list) -> None:
 
 
 def _panel_conditions(ax, ep: np.ndarray, fr: dict) -> None:
-    """Panel 3 of :func:`figure_run`: the largest and median R_c, R_n, R_* potentials over frequencies."""
-    for j, c in enumerate(("R_c", "R_n", "R_*")):
-        v = np.asarray(fr[c], dtype=float)
-        ax.plot(ep, np.nanmax(v, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k")
-        ax.plot(ep, np.nanmedian(v, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k")
+    """Panel 3 of :func:`figure_run`: the largest and median R_c, R_n, R_* potentials over frequencies.
+
+    R_n at the frequencies that hold an order-4 block is drawn apart: the block's own sum is ``1 + s_k i`` by
+    design, paid by the order-6 block's output at ``k`` (a cross-frequency term, SPEC 7.3), so it is not 0 here.
+    """
+    four = np.asarray(fr["order"], dtype=float) == 4
+    with np.errstate(all="ignore"):
+        for j, c in enumerate(("R_c", "R_n", "R_*")):
+            v = np.asarray(fr[c], dtype=float)
+            w = np.where(four, np.nan, v) if c == "R_n" else v
+            note = " (no order-4 block)" if c == "R_n" else ""
+            ax.plot(ep, np.nanmax(w, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k{note}")
+            ax.plot(ep, np.nanmedian(w, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k{note}")
+        if four.any():
+            v4 = np.where(four, np.asarray(fr["R_n"], dtype=float), np.nan)
+            ax.plot(ep, np.nanmax(v4, axis=1), color="0.5", lw=1.0, ls=":",
+                    label="R_n at order-4 blocks: |1 + s i| by design (SPEC 7.3), not a violation")
     ax.set_yscale("log")
-    ax.set_ylabel("|potential| (should be 0)")
+    ax.set_ylabel("|same-frequency potential|\n(SPEC 6 asks for 0)")
     ax.set_title("same-frequency potentials of R_c, R_n, R_* (SPEC 5-6)", fontsize=9)
-    ax.legend(fontsize=7, ncol=3)
+    ax.legend(fontsize=7, ncol=2)
 
 
 def _panel_orders(fig, ax, ep: np.ndarray, orders: list, ks: list) -> None:
@@ -608,8 +623,11 @@ def _panel_orders(fig, ax, ep: np.ndarray, orders: list, ks: list) -> None:
     ax.set_title("block order against epoch, per frequency", fontsize=9)
 
 
-def figure_seeds(agg: dict):
+def figure_seeds(agg: dict, runs: Sequence[dict] | None = None):
     """When each block type appears and settles, mean +- standard error over runs (a Figure).
+
+    Runs with no blocks (groups that are not Abelian: the block reading of SPEC 5-8 is skipped) get instead
+    :func:`_figure_key_order` of ``runs``, when given.
 
     Returns
     -------
@@ -627,6 +645,8 @@ def figure_seeds(agg: dict):
     from matplotlib.figure import Figure
 
     types = list(agg["types"])
+    if not types and runs:
+        return _figure_key_order(runs)
     fig = Figure(figsize=(8, 1.2 + 0.5 * max(len(types), 1)), layout="constrained")
     ax = fig.subplots()
     y = np.arange(len(types))
@@ -643,6 +663,44 @@ def figure_seeds(agg: dict):
     ax.set_xlabel("epoch")
     ax.set_title(f"block types over training, {agg['runs']} run(s)")
     ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def _figure_key_order(runs: Sequence[dict]):
+    """Per irrep family, the epoch its logit similarity first exceeds 0.05 (Chughtai et al.'s order in which the
+    key irreps are learned), median and range over runs: ``dynamics_types.png`` of a group with no block types."""
+    from matplotlib.figure import Figure
+
+    from cogo.analysis.peers import CHUGHTAI_KEY_SIMILARITY
+    from cogo.analysis.peers_report import group_title
+
+    runs = [r for r in runs if (r.get("progress") or {}).get("chughtai")]
+    names = runs[0]["progress"]["chughtai"]["families"] if runs else []
+    first: dict = {nm: [] for nm in names}
+    for r in runs:
+        c = r["progress"]["chughtai"]
+        sim = np.asarray([[np.nan if v is None else v for v in row] for row in c["logit_similarity"]], dtype=float)
+        for f, nm in enumerate(c["families"]):
+            hit = np.flatnonzero(sim[:, f] > CHUGHTAI_KEY_SIMILARITY) if f < sim.shape[1] else []
+            if len(hit) and nm in first:
+                first[nm].append(r["epochs"][hit[0]])
+    shown = [nm for nm in names if first[nm]]
+    fig = Figure(figsize=(8, 1.6 + 0.5 * max(len(shown), 1)), layout="constrained")
+    ax = fig.subplots()
+    for i, nm in enumerate(shown):
+        v = np.asarray(first[nm], dtype=float)
+        ax.errorbar([np.median(v)], [i], xerr=[[np.median(v) - v.min()], [v.max() - np.median(v)]], fmt="o",
+                    color="C0", capsize=3, label="median, range over runs" if i == 0 else None)
+    ax.set_yticks(range(len(shown)))
+    ax.set_yticklabels(shown)
+    ax.set_ylabel("irrep family")
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlabel("epoch its logit similarity first exceeds 0.05 (log scale; 0 linear)")
+    group = group_title(runs[0]["group"]) if runs else "?"
+    ax.set_title(f"{group}: when each irrep becomes key (Chughtai et al.), {len(runs)} run(s); "
+                 "no block types (the block reading of SPEC 5-8 is for Abelian groups)", fontsize=8)
+    if shown:
+        ax.legend(fontsize=7, loc="lower right")
     return fig
 
 
@@ -695,7 +753,7 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
                 from cogo.analysis.peers_report import figure_peers
 
                 paths.append(_save(figure_peers(r), fd / f"peers_{Path(r['path']).stem}.png"))
-        paths.append(_save(figure_seeds(agg), fd / "dynamics_types.png"))
+        paths.append(_save(figure_seeds(agg, runs), fd / "dynamics_types.png"))
         if any(r.get("progress") for r in runs):
             paths.append(_save(figure_progress_seeds(runs), fd / "progress_seeds.png"))
     return paths

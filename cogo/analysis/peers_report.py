@@ -221,6 +221,7 @@ def figure_peers(run: dict):
     ax.set_title("IPR (one frequency pair: 1/2)", fontsize=9)
     for ax in axes[:4]:
         ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_xlim(left=0)
         ax.set_xlabel("epoch (log scale; 0 linear)")
         ax.legend(fontsize=6, loc="best")
     for ax, layer in zip(axes[4:7], ("Wa", "Wb", "Wc")):

@@ -1021,6 +1021,9 @@ def _series(run: dict) -> dict:
         A = np.asarray(pr["fve"][w], dtype=float)
         out[f"fve_{w}_key"] = A[:, key].sum(1) if key else np.zeros(len(A))
         out[f"fve_{w}_max"] = A.max(1)
+        ck = (pr.get("chughtai") or {}).get("fve_key", {}).get(w)
+        # outside Chughtai et al.'s key irreps (the constant included): not 1 - 1 = 0 when every family is key
+        out[f"fve_{w}_out"] = 1.0 - (f(ck) if ck is not None else out[f"fve_{w}_key"])
     for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
         out[k] = f(pr["li2"][k])
     out["stage"] = np.asarray([STAGES.index(s) for s in pr["li2"]["stage"]], dtype=float)
@@ -1038,13 +1041,11 @@ def _grok(run: dict, level: float = 0.99) -> int | None:
 #: (title, [(series, label, style)], y log scale) of each panel of the progress figures.
 _PANELS = [
     ("loss (SPEC 1): train, test, restricted, excluded",
-     [("train_loss", "train", "-"), ("test_loss", "test", "--"), ("restricted_loss", "restricted (key only)", "-"),
-      ("excluded_loss", "excluded (key removed), train pairs", ":")], True),
+     [("train_loss", "train", "-"), ("test_loss", "test", "--"), ("restricted_loss", "cogo restricted (key, functions of abc^-1)", "-"),
+      ("excluded_loss", "cogo excluded (key removed), train pairs", ":")], True),
     ("FVE of the centred logits by the key irreps", [("fve_logits_key", "logits", "-")], False),
-    ("FVE of W_a, W_b, W_c: key irreps (sum) and the largest family",
-     [("fve_Wa_key", "W_a, key", "-"), ("fve_Wb_key", "W_b, key", "--"), ("fve_Wc_key", "W_c, key", ":"),
-      ("fve_Wa_max", "W_a, largest family", "-"), ("fve_Wb_max", "W_b, largest family", "--"),
-      ("fve_Wc_max", "W_c, largest family", ":")], False),
+    ("FVE of W_a, W_b, W_c: share of ||W||^2 outside the key irreps (1 - Chughtai et al.'s FVE)",
+     [("fve_Wa_out", "W_a", "-"), ("fve_Wb_out", "W_b", "--"), ("fve_Wc_out", "W_c", ":")], True),
     ("IPR of the live nodes' irrep spectra", [("ipr_mean", "mean", "-"), ("ipr_q25", "25%", ":"),
                                               ("ipr_q75", "75%", ":")], False),
     ("Li^2 kernel: mean diagonal / off-diagonal",
@@ -1057,10 +1058,17 @@ _PANELS = [
 ]
 
 
+#: The y-axis label of each progress panel, by the start of its title.
+_YLABELS = {"loss": "loss (the run's)", "FVE of the centred logits by the key irreps": "fraction of variance",
+            "FVE of W_a, W_b, W_c": "share of ||W||^2 outside the key irreps", "IPR of the live nodes' irrep spectra": "IPR (cogo: 1 = one family)",
+            "Li^2 kernel": "mean entry", "Li^2": "value", "stage": "stage",
+            "FVE of the centred logits per irrep family": "fraction of variance"}
+
+
 def _panel_axes(fig, n: int):
     cols = 2
     rows = (n + cols - 1) // cols
-    axes = fig.subplots(rows, cols, sharex=True).ravel()
+    axes = fig.subplots(rows, cols).ravel()   # not shared: every panel keeps its epoch labels
     for ax in axes[n:]:
         ax.set_visible(False)
     return axes[:n]
@@ -1076,6 +1084,8 @@ def _decorate(ax, title: str, logy: bool, grok: float | None, grok_label: str) -
     if grok is not None:
         ax.axvline(grok, color="C2", lw=1.0, ls="--", label=grok_label)
     ax.set_title(title, fontsize=9)
+    ax.set_ylabel(_YLABELS.get(title.split(":")[0].split(" (")[0], "value"), fontsize=8)
+    ax.set_xlim(left=0)
     ax.legend(fontsize=6, loc="best")
 
 
@@ -1091,8 +1101,10 @@ def figure_progress(run: dict):
     fig = Figure(figsize=(12, 16), layout="constrained")
     kn = run["progress"]["key_names"]
     keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
-    fig.suptitle(f"{run['group']}, q={run['hidden']}, seed {run.get('seed')}: progress measures (key: {keys or 'none'})",
-                 fontsize=10)
+    from cogo.analysis.peers_report import group_title
+
+    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: progress measures "
+                 f"(cogo's key families: {keys or 'none'})", fontsize=10)
     axes = _panel_axes(fig, len(_PANELS) + 1)
     for ax, (title, lines, logy) in zip(axes, _PANELS):
         for i, (k, lab, ls) in enumerate(lines):
@@ -1126,7 +1138,9 @@ def figure_progress_seeds(runs: Sequence[dict]):
     groks = [g for g in (_grok(r) for r in runs) if g is not None]
     grok = float(np.median(groks)) if groks else None
     fig = Figure(figsize=(12, 13), layout="constrained")
-    fig.suptitle(f"{runs[0]['group']}, q={runs[0]['hidden']}: progress measures over {len(runs)} run(s), "
+    from cogo.analysis.peers_report import group_title
+
+    fig.suptitle(f"{group_title(runs[0]['group'])}, q={runs[0]['hidden']}: progress measures over {len(runs)} run(s), "
                  f"median and range", fontsize=10)
     for ax, (title, lines, logy) in zip(_panel_axes(fig, len(_PANELS)), _PANELS):
         for i, (k, lab, ls) in enumerate(lines):
