@@ -297,7 +297,9 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     S = len(snaps)
     abelian = G.abelian is not None
-    prog = _ProgressReader(snaps, G, cache_dir=cache_dir)
+    from cogo.analysis.peers_report import PEERS
+
+    prog = _ProgressReader(snaps, G, cache_dir=cache_dir, extra=PEERS)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation
     read_blocks = abelian and prog.activation == "sqr"
@@ -526,7 +528,7 @@ def figure_run(run: dict):
     ks = fr["k"]
     fig = Figure(figsize=(10, 11), layout="constrained")
     ax = fig.subplots(4, 1, sharex=True)
-    from cogo.analysis.peers_report import group_title
+    from cogo.analysis.progress import group_title
 
     title = f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
     fig.suptitle(title)
@@ -672,7 +674,7 @@ def _figure_key_order(runs: Sequence[dict]):
     from matplotlib.figure import Figure
 
     from cogo.analysis.peers import CHUGHTAI_KEY_SIMILARITY
-    from cogo.analysis.peers_report import group_title
+    from cogo.analysis.progress import group_title
 
     runs = [r for r in runs if (r.get("progress") or {}).get("chughtai")]
     names = runs[0]["progress"]["chughtai"]["families"] if runs else []

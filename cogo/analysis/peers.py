@@ -45,9 +45,13 @@ cross-entropy, both reported:
 
 References
 ----------
-.. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023; code: mechanistic-interpretability-grokking/progress-measures-paper.
-.. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023; code: bilal-chughtai/rep-theory-mech-interp.
-.. [3] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023; D. Doshi, T. He, A. Das, A. Gromov, "To grok or not to grok", ICLR 2024.
+.. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
+.. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
+.. [3] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
+.. [4] D. Doshi, T. He, A. Das, A. Gromov, "To grok or not to grok: disentangling generalization and memorization on corrupted algorithmic datasets", ICLR 2024.
+
+The authors' code read for the definitions: mechanistic-interpretability-grokking/progress-measures-paper
+(Nanda et al.) and bilal-chughtai/rep-theory-mech-interp (Chughtai et al.).
 """
 from __future__ import annotations
 
@@ -68,7 +72,13 @@ PEER_ARRAYS = ("nanda_restricted_mse", "nanda_restricted_ce", "nanda_excluded_ms
 
 
 def is_cyclic(G: Any) -> bool:
-    """True when ``G`` is ``Z_p`` with elements ``0 .. p-1`` and ``a b = a + b mod p`` (Nanda et al.'s task)."""
+    """Whether ``G`` is ``Z_p`` with elements ``0 .. p-1`` and ``a b = a + b mod p`` (Nanda et al.'s task).
+
+    Returns
+    -------
+    bool
+        True for that table, False for any other group (a product such as ``3x5`` included).
+    """
     from cogo.algebra.spec import as_finite_group
 
     p = G.order
@@ -155,8 +165,14 @@ def nanda_directions(p: int, ks: Sequence[int]) -> np.ndarray:
 
 
 def family_characters(G: Any) -> np.ndarray:
-    """``chi_f(x)`` (F, M) of each irrep family of :func:`cogo.analysis.progress.family_basis`: real, the sum of
-    its members' characters (a complex irrep with its conjugate: ``2 Re chi``; for ``Z_p``: ``2 cos w_k x``)."""
+    """The real character of each irrep family of :func:`cogo.analysis.progress.family_basis`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``chi_f(x)`` (F, M): the sum of the family's members' characters (a complex irrep with its conjugate:
+        ``2 Re chi``; for ``Z_p``: ``2 cos w_k x``).
+    """
     from cogo.algebra.representations import character_table
     from cogo.analysis.progress import family_basis
 

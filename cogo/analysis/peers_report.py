@@ -16,8 +16,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.analysis.progress import group_title
+
 __all__ = ["NANDA_DEFINITION", "CHUGHTAI_DEFINITION", "DOSHI_DEFINITION", "peers_result", "summary_lines",
-           "figure_peers", "group_title"]
+           "figure_peers", "PEERS"]
 
 NANDA_DEFINITION = (
     "Nanda et al. 2023: key frequencies = the frequencies k in 1..(p-1)/2 that are some live neuron's best frequency "
@@ -78,23 +80,6 @@ def peers_result(arr: dict, keys: dict, basis: Any, run_loss: str) -> dict:
     if keys.get("nanda") is not None:
         gd = {"definition": DOSHI_DEFINITION, "ipr": {w: _clean(arr[f"doshi_ipr_{w}"]) for w in ("Wa", "Wb", "Wc")}}
     return {"nanda": nanda, "chughtai": chughtai, "gromov_doshi": gd, "cogo_restricted_definition": COGO_RESTRICTED}
-
-
-def group_title(label: Any) -> str:
-    """``Z_23`` for a cyclic group given by its order, the label otherwise.
-
-    Examples
-    --------
-    >>> group_title("23"), group_title("S3"), group_title("3x5")
-    ('Z_23', 'S3', 'Z_3 x Z_5')
-    """
-    s = str(label)
-    if s.isdigit():
-        return f"Z_{s}"
-    parts = s.split("x")
-    if len(parts) > 1 and all(p.isdigit() for p in parts):
-        return " x ".join(f"Z_{p}" for p in parts)
-    return s
 
 
 def _fmt(v: Any) -> str:
@@ -228,3 +213,34 @@ def figure_peers(run: dict):
         _panel_map(fig, ax, run, layer, cyclic)
     axes[7].set_visible(False)
     return fig
+
+
+class _Peers:
+    """The peers' measures as :class:`cogo.analysis.progress.ProgressReader` takes them (its ``extra``)."""
+
+    names = None
+
+    def __init__(self):
+        from cogo.analysis.peers import PEER_ARRAYS
+
+        self.names = PEER_ARRAYS
+
+    @staticmethod
+    def keys(last: Sequence, G: Any, activation: str) -> dict:
+        from cogo.analysis.peers import peer_keys
+
+        return peer_keys(*last, G, activation=activation)
+
+    @staticmethod
+    def measures(Wa: Any, Wb: Any, Wc: Any, G: Any, keys: dict, train_idx: Any, activation: str) -> dict:
+        from cogo.analysis.peers import peer_measures
+
+        return peer_measures(Wa, Wb, Wc, G, keys, train_idx=train_idx, activation=activation)
+
+    @staticmethod
+    def result(arr: dict, keys: dict, basis: Any, run_loss: str) -> dict:
+        return peers_result(arr, keys, basis, run_loss)
+
+
+#: Passed by :func:`cogo.analysis.dynamics.analyse_run` to the progress reader: the peers' measures of every run.
+PEERS = _Peers()

@@ -54,7 +54,6 @@ import numpy as np
 
 from cogo.arrays import as_array
 from cogo.analysis.nodes import inverse_participation_ratio
-from cogo.analysis.peers import PEER_ARRAYS
 from cogo.analysis.records import Records
 
 __all__ = ["ACTIVATIONS", "KEY_FRACTION", "LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "MAX_ELEMENTS", "FamilyBasis",
@@ -827,7 +826,7 @@ class _ProgressCache:
 
     def name(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, li2: dict | None) -> str:
         r = self.reader   # the key families (cogo's, Nanda et al.'s, Chughtai et al.'s) decide the restricted losses
-        keys = repr((r.key, r.peer_keys["nanda"], r.peer_keys["chughtai"]))
+        keys = repr((r.key, r.peer_keys.get("nanda"), r.peer_keys.get("chughtai")))
         return self._hash("snapshot" + keys, (Wa, Wb, Wc), li2)
 
     def load(self, name: str) -> dict | None:
@@ -853,7 +852,7 @@ class _ProgressCache:
 PROGRESS_CACHE_VERSION = "2"   # 2: the peers' measures (cogo.analysis.peers) are cached too
 #: The per-snapshot entries of :func:`progress_measures` (arrays with the snapshot as first axis).
 _PER_SNAPSHOT = ("restricted_loss", "excluded_loss", "fve_logits", "fve_Wa", "fve_Wb", "fve_Wc", "key_at", "ipr",
-                 "live", *LI2_STATS, "feature_move", *PEER_ARRAYS)
+                 "live", *LI2_STATS, "feature_move")
 
 
 class ProgressReader:
@@ -870,7 +869,7 @@ class ProgressReader:
     ``hits`` counts the snapshots read from it.
     """
 
-    def __init__(self, snaps: Any, group: Any, cache_dir: Any = None):
+    def __init__(self, snaps: Any, group: Any, cache_dir: Any = None, extra: Any = None):
         from cogo.algebra.spec import parse_group
 
         self.G = parse_group(group)
@@ -896,9 +895,9 @@ class ProgressReader:
                                          li2=tail)["key"]
             if self.cache is not None:
                 self.cache.save_key(last, tail, self.key)
-        from cogo.analysis.peers import peer_keys
-
-        self.peer_keys = peer_keys(*last, self.G, activation=self.activation)
+        self.extra = extra
+        self.peer_keys = extra.keys(last, self.G, self.activation) if extra is not None else {}
+        self._names = _PER_SNAPSHOT + (tuple(extra.names) if extra is not None else ())
         self.parts: list = []
         self._pos = 0
         self.hits = 0
@@ -912,18 +911,16 @@ class ProgressReader:
         got = [self.cache.load(nm) for nm in names] if names is not None else None
         if got is not None and all(g is not None for g in got):
             self.hits += S
-            part = {k: np.stack([g[k] for g in got]) for k in _PER_SNAPSHOT}
+            part = {k: np.stack([g[k] for g in got]) for k in self._names}
             part.update(stage=[str(g["stage"]) for g in got], eta=float(got[0]["eta"]), key=list(self.key))
         else:
             part = progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss, key=self.key,
                                      eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
                                      activation=self.activation, li2=li2)
-            from cogo.analysis.peers import peer_measures
-
-            part.update(peer_measures(Wa, Wb, Wc, self.G, self.peer_keys, train_idx=self.train_idx,
-                                      activation=self.activation))
+            if self.extra is not None:
+                part.update(self.extra.measures(Wa, Wb, Wc, self.G, self.peer_keys, self.train_idx, self.activation))
             for i, nm in enumerate(names or []):
-                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in _PER_SNAPSHOT},
+                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in self._names},
                                      "stage": np.asarray(part["stage"][i]), "eta": np.asarray(part["eta"])})
         self.parts.append(part)
 
@@ -956,9 +953,8 @@ class ProgressReader:
                     "rule": f"lazy: feature_move < {LAZY_MOVE}; else independent: G_F_cos >= {INDEPENDENT_COS}; "
                             f"else interactive"},
         }
-        from cogo.analysis.peers_report import peers_result
-
-        out.update(peers_result({k: cat(k) for k in PEER_ARRAYS}, self.peer_keys, B, self.loss))
+        if self.extra is not None:
+            out.update(self.extra.result({k: cat(k) for k in self.extra.names}, self.peer_keys, B, self.loss))
         if run is not None:
             test = [r.get("test_loss") for r in run["snapshots"]]
             out["fall_epoch"] = {"restricted_loss": fall_epoch(self.epochs, out["restricted_loss"]),
@@ -1006,6 +1002,28 @@ def aggregate_progress(runs: Sequence[dict]) -> dict:
 
 
 # --------------------------------------------------------------------------- figures
+def group_title(label: Any) -> str:
+    """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise.
+
+    Returns
+    -------
+    str
+        The group's name as figures and summaries print it.
+
+    Examples
+    --------
+    >>> group_title("23"), group_title("S3"), group_title("3x5")
+    ('Z_23', 'S3', 'Z_3 x Z_5')
+    """
+    s = str(label)
+    if s.isdigit():
+        return f"Z_{s}"
+    parts = s.split("x")
+    if len(parts) > 1 and all(p.isdigit() for p in parts):
+        return " x ".join(f"Z_{p}" for p in parts)
+    return s
+
+
 def _series(run: dict) -> dict:
     """The scalar series of one run, each a float array over its snapshots (NaN where missing)."""
     pr = run["progress"]
@@ -1101,8 +1119,6 @@ def figure_progress(run: dict):
     fig = Figure(figsize=(12, 16), layout="constrained")
     kn = run["progress"]["key_names"]
     keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
-    from cogo.analysis.peers_report import group_title
-
     fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: progress measures "
                  f"(cogo's key families: {keys or 'none'})", fontsize=10)
     axes = _panel_axes(fig, len(_PANELS) + 1)
@@ -1138,8 +1154,6 @@ def figure_progress_seeds(runs: Sequence[dict]):
     groks = [g for g in (_grok(r) for r in runs) if g is not None]
     grok = float(np.median(groks)) if groks else None
     fig = Figure(figsize=(12, 13), layout="constrained")
-    from cogo.analysis.peers_report import group_title
-
     fig.suptitle(f"{group_title(runs[0]['group'])}, q={runs[0]['hidden']}: progress measures over {len(runs)} run(s), "
                  f"median and range", fontsize=10)
     for ax, (title, lines, logy) in zip(_panel_axes(fig, len(_PANELS)), _PANELS):
