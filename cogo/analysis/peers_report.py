@@ -146,8 +146,8 @@ def _panel_losses(ax, run: dict, ep: np.ndarray) -> None:
 def _panel_per_family(ax, ep: np.ndarray, A: np.ndarray, names: list, key: list, ylabel: str, title: str) -> None:
     for f, nm in enumerate(names):
         if f in key or np.nanmax(np.abs(A[:, f])) > 0.05:
-            ax.plot(ep, A[:, f], lw=1.5 if f in key else 0.8, ls="-" if f in key else ":",
-                    label=nm if len(names) <= 14 else None)
+            ax.plot(ep, A[:, f], lw=1.5 if f in key else 0.8, ls="-" if f in key else ":", color=f"C{f % 10}",
+                    label=nm if len(names) <= 14 else None)     # one colour per irrep in every panel
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
 
@@ -203,7 +203,8 @@ def figure_peers(run: dict):
             ax.plot(ep, _y(g["ipr"][w]), ls=ls, label=f"{w} (Gromov / Doshi)")
     ax.plot(ep, _y(pr["ipr"]["mean"]) / 2.0, color="k", lw=0.8, label="cogo family IPR / 2")
     ax.set_ylabel("mean IPR over live nodes")
-    ax.set_title("IPR (one frequency pair: 1/2)", fontsize=9)
+    ax.set_title("IPR (one frequency pair: 1/2)" if g else
+                 "IPR: cogo's family IPR / 2 (Gromov / Doshi et al.'s is defined for Z_M only)", fontsize=9)
     for ax in axes[:4]:
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlim(left=0)
