@@ -120,8 +120,8 @@ def open_series(paths: Sequence[str | os.PathLike], group: Any = None, name: str
         e = w.meta.get("epoch") if isinstance(w.meta, dict) else None
         e = int(e) if isinstance(e, (int, np.integer)) and not isinstance(e, bool) and e >= 0 else epoch_from_name(p)
         if e is None:
-            raise CogoError(f"{p}: no epoch in its metadata or its name (a series needs one per file, "
-                            "e.g. model00010.pt)")
+            raise CogoError(f"{p}: the checkpoint has no snapshots (cogo train --snapshots N), and as a file of a "
+                            "series of checkpoints it gives no epoch in its metadata or its name (e.g. model00010.pt)")
         rows.append((e, str(p), w))
     rows.sort(key=lambda r: r[0])
     eps = [r[0] for r in rows]
