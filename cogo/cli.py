@@ -716,7 +716,8 @@ def _cmd_classify(args) -> int:
 def _add_dynamics(sub) -> None:
     p = sub.add_parser(
         "dynamics", help="read a training run over time from its snapshots",
-        description="Read every snapshot of checkpoints trained with --snapshot-every: per snapshot the live "
+        description="Read every snapshot of checkpoints trained with --snapshots N (or of a series of checkpoint "
+                    "files, one per epoch): per snapshot the live "
                     "nodes per frequency, each block's order, r_kkk, largest R_c, R_n, R_* residuals, type "
                     "(as cogo classify reads it) and the loss; per frequency the potentials; when each block "
                     "reaches its final type; over many runs, when each block type appears (mean +- s.e.). "

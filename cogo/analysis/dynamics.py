@@ -24,6 +24,11 @@ to the end (:func:`formation`).  :func:`aggregate` summarizes many runs (seeds):
 for each block type, the epoch at which it first appears and the mean epoch at
 which blocks settle into it, mean +- standard error over runs.
 
+A run is a checkpoint with its snapshots or a series of checkpoint files, one
+per epoch (:mod:`cogo.series`); the progress measures of
+:mod:`cogo.analysis.progress` and the peers' measures by their authors'
+definitions (:mod:`cogo.analysis.peers`) are read with it.
+
 Reading is resumable: the record of each snapshot is cached as JSON under a
 key made of the SHA-256 of its weights and the analysis settings, so a second
 reading (or one after an interruption) analyses only what is new.  Snapshots
