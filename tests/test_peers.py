@@ -278,7 +278,13 @@ def _run_dynamics(tmp_path, group, hidden, epochs, snapshots):
     (ckpt,) = runs.glob("*.pt")
     assert main(["dynamics", str(ckpt), "--out", str(tmp_path / "dyn"), "--workers", "1", "--no-figures",
                  "--no-progress"]) == 0
-    return ckpt, json.loads((tmp_path / "dyn" / "dynamics.json").read_text())["runs"][0]["progress"]
+    run = json.loads((tmp_path / "dyn" / "dynamics.json").read_text())["runs"][0]
+    from cogo.analysis.progress import progress_table
+
+    last = progress_table(run)[-1]                                   # the per-snapshot table carries them too
+    assert last["nanda_restricted_loss_mse"] == run["progress"]["nanda"]["restricted_loss"]["mse"][-1]
+    assert last["chughtai_excluded_loss_ce"] == run["progress"]["chughtai"]["excluded_loss"]["ce"][-1]
+    return ckpt, run["progress"]
 
 
 def test_dynamics_json_reports_nanda_restricted_loss_of_a_z7_run(tmp_path):

@@ -718,7 +718,8 @@ def progress_table(run: dict) -> Records:
     ``restricted_loss``, ``excluded_loss``, ``fve_logits_key`` (sum over the key
     families), ``fve_Wa_key``, ``fve_Wb_key``, ``fve_Wc_key``, ``ipr_mean``,
     ``ipr_median``, ``live_nodes``, the Li^2 statistics, ``feature_move``,
-    ``stage`` and ``fve_logits[<family>]`` per family.
+    ``stage``, the peers' ``nanda_restricted_loss_mse`` ... ``chughtai_excluded_loss_ce`` (when the run has them;
+    :mod:`cogo.analysis.peers`) and ``fve_logits[<family>]`` per family.
 
     Returns
     -------
@@ -741,6 +742,11 @@ def progress_table(run: dict) -> Records:
         for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
             r[k] = pr["li2"][k][i]
         r["stage"] = pr["li2"]["stage"][i]
+        for who in ("nanda", "chughtai"):            # the peers' own restricted and excluded losses (both losses)
+            if pr.get(who):
+                for kind in ("restricted_loss", "excluded_loss"):
+                    for loss in ("mse", "ce"):
+                        r[f"{who}_{kind}_{loss}"] = pr[who][kind][loss][i]
         for f, nm in enumerate(names):
             r[f"fve_logits[{nm}]"] = pr["fve"]["logits"][i][f]
         recs.append(r)
