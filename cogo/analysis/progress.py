@@ -872,7 +872,10 @@ class ProgressReader:
     measures depend on: group, loss, activation, ridge constant, training
     pairs, the first snapshot, the key families and the recorded Li^2
     statistics), so reading a run again computes nothing it has read before;
-    ``hits`` counts the snapshots read from it.
+    ``hits`` counts the snapshots read from it.  ``extra``: more measures read
+    alongside (:data:`cogo.analysis.peers_report.PEERS`, the peers' measures):
+    ``keys(last, G, activation)`` once, ``measures(...)`` per chunk (arrays named
+    ``extra.names``, cached with the rest), ``result(...)`` merged into the result.
     """
 
     def __init__(self, snaps: Any, group: Any, cache_dir: Any = None, extra: Any = None):
