@@ -95,7 +95,8 @@ def summary_lines(run: dict) -> list:
         One line per measure family present.
     """
     pr = run.get("progress") or {}
-    name = f"{group_title(run.get('group'))} seed {run.get('seed')}"
+    seed = run.get("seed")
+    name = f"{group_title(run.get('group'))} " + (f"seed {seed}" if seed is not None else str(run.get("path", "")))
     lines = []
     n = pr.get("nanda")
     if n:
