@@ -758,14 +758,18 @@ def _cmd_classify(args) -> int:
 def _add_dynamics(sub) -> None:
     p = sub.add_parser(
         "dynamics", help="read a training run over time from its snapshots",
-        description="Read every snapshot of checkpoints trained with --snapshot-every: per snapshot the live "
+        description="Read every snapshot of checkpoints trained with --snapshots N (or of a series of checkpoint "
+                    "files, one per epoch): per snapshot the live "
                     "nodes per frequency, each block's order, r_kkk, largest R_c, R_n, R_* residuals, type "
                     "(as cogo classify reads it) and the loss; per frequency the potentials; when each block "
                     "reaches its final type; over many runs, when each block type appears (mean +- s.e.). "
                     "Writes OUT/dynamics.json and OUT/figures/*.png; per-snapshot results are cached in "
                     "OUT/cache so an interrupted reading resumes.")
-    _input(p.add_argument("files", nargs="+", metavar="RUN.pt",
-                          help="checkpoints with snapshots (cogo train --snapshot-every N)"))
+    _input(p.add_argument("files", nargs="+", metavar="RUN",
+                          help="checkpoints with snapshots (cogo train --snapshots N); or a series of checkpoints, "
+                               "one per epoch (model00000.pt model00010.pt ...: epochs from the names or the "
+                               "metadata; any layout cogo reads); a folder (a series, or a sweep of runs read as "
+                               "a grid); a quoted glob pattern"))
     _output(p.add_argument("--out", required=True, metavar="DIR",
                            help="output directory (created if missing; its cache is reused to resume)"), "dir")
     p.add_argument("--workers", type=_int_type("workers", 1), default=None, metavar="W",
@@ -795,16 +799,23 @@ def _cmd_dynamics(args) -> int:
 
     set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
-    from cogo.limits import dynamics_estimate
+    from cogo.limits import dynamics_estimate, require
 
     import os
 
     workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
-    from cogo.io.checkpoint import read_checkpoint
+    from cogo.io.checkpoint import Checkpoint, read_checkpoint
+    from cogo.series import discover_runs
 
-    # each file read once (cogo.io); what cannot fit is refused from its header, before any array is read
-    files = [read_checkpoint(f, group=args.group, estimate=lambda n, q: dynamics_estimate(n, q, workers))
-             for f in args.files]
+    with _user_input():  # files, folders, globs: the runs they name (a series of checkpoints is one run)
+        sources = discover_runs(args.files, group=args.group)
+        # a run with its own snapshots is read once (cogo.io); what cannot fit is refused from its header first
+        sources = [read_checkpoint(s, group=args.group, estimate=lambda n, q: dynamics_estimate(n, q, workers))
+                   if isinstance(s, str) else s for s in sources]
+    for s in sources:
+        if not isinstance(s, Checkpoint):  # a series: its shapes are known from its first file
+            require(dynamics_estimate(s.n, s.hidden, workers))
+    files = [s for s in sources if isinstance(s, Checkpoint)]
     from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
     from cogo.snapshots import open_snapshots
     from cogo.solvers.training import check_output_dir
@@ -819,13 +830,14 @@ def _cmd_dynamics(args) -> int:
     from cogo.analysis.nodes import activation_reports
 
     with _user_input():  # another activation: no catalogue form; the per-node report, then the progress measures
-        got = activation_reports(files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr)
+        got = activation_reports(files, "dynamics", group=args.group, snapshots=True, dead_threshold=thr) \
+            if files else None
     if got is not None:
         sys.stdout.write(got[0])
     cache = None if args.no_cache else out / "cache"
     runs = []
-    for f in files:
-        bar = _CountBar(f"dynamics {Path(str(f)).stem}", "snapshot", off=args.no_progress)
+    for f in sources:
+        bar = _CountBar(f"dynamics {Path(str(getattr(f, 'path', f))).stem}", "snapshot", off=args.no_progress)
         try:
             runs.append(analyse_run(f, Settings(dead_threshold=thr), cache_dir=cache, workers=workers,
                                     group=args.group, progress=bar, max_order=args.max_order))

@@ -1,6 +1,7 @@
 """Tests of training snapshots and of cogo.analysis.dynamics (reading a training run over time)."""
 from __future__ import annotations
 
+import json
 import numpy as np
 import pytest
 import torch
@@ -315,3 +316,82 @@ def test_dynamics_refuses_what_cannot_fit_before_reading_a_snapshot(tmp_path, mo
     monkeypatch.setenv("COGO_MEMORY_LIMIT", str(int(need) + 1))
     assert main(["dynamics", str(run), "--out", str(out), "--workers", "1"]) == 2
     assert "needs about" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- series of checkpoints (cogo.series)
+def _head_series(d, epochs, n=5, q=6, seed=0, name="model{:05d}.pt"):
+    """Files in the reference code's HEAD layout (W.weight (q, 2n), V.weight (n, q)), one per epoch."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for e in epochs:
+        p = d / name.format(e)
+        torch.save({"W.weight": torch.tensor(rng.normal(size=(q, 2 * n))),
+                    "V.weight": torch.tensor(rng.normal(size=(n, q)))}, p)
+        paths.append(p)
+    return paths
+
+
+def test_dynamics_reads_the_reference_head_series_given_as_files(tmp_path, capsys):
+    from cogo.cli import main
+    from cogo.checkpoints import load_weights
+
+    paths = _head_series(tmp_path / "ref", (0, 10, 20, 100))
+    out = tmp_path / "dyn"
+    assert main(["dynamics", *map(str, reversed(paths)), "--out", str(out), "--workers", "1", "--no-figures",
+                 "--no-progress"]) == 0
+    run = json.loads((out / "dynamics.json").read_text())["runs"][0]
+    assert run["epochs"] == [0, 10, 20, 100]                       # from the names, sorted
+    assert run["path"] == str((tmp_path / "ref").resolve())
+    assert len(run["snapshots"]) == 4 and run["group"] == "5"
+    # the last snapshot is the last file's weights, read as W_a = W[:, :n], W_b = W[:, n:], W_c = V
+    w = load_weights(paths[-1])
+    from cogo.analysis.dynamics import snapshot_record
+
+    assert run["snapshots"][-1]["live_nodes"] == snapshot_record(w.Wa, w.Wb, w.Wc, group=5)["live_nodes"]
+
+
+def test_dynamics_reads_a_glob_a_folder_and_a_sweep_folder_as_a_grid(tmp_path):
+    from cogo.series import discover_runs
+
+    _head_series(tmp_path / "one", (0, 5, 50))
+    got = discover_runs([str(tmp_path / "one" / "model*.pt")])
+    assert len(got) == 1 and got[0].epochs == [0, 5, 50]
+    got = discover_runs([str(tmp_path / "one")])
+    assert len(got) == 1 and got[0].epochs == [0, 5, 50]
+    _head_series(tmp_path / "sweep" / "a", (0, 1, 2), seed=1)
+    _head_series(tmp_path / "sweep" / "b", (0, 3), seed=2)
+    grid = discover_runs([str(tmp_path / "sweep")])
+    assert [r.epochs for r in grid] == [[0, 1, 2], [0, 3]]
+    assert grid[1].load(1)[0].shape == (6, 5)
+
+
+def test_a_series_epoch_comes_from_the_metadata_before_the_name(tmp_path):
+    from cogo.checkpoints import save_checkpoint
+    from cogo.series import discover_runs
+
+    rng = np.random.default_rng(0)
+    for i, e in enumerate((7, 3)):
+        save_checkpoint(tmp_path / f"ckpt{i}.pt", rng.normal(size=(4, 5)), rng.normal(size=(4, 5)),
+                        rng.normal(size=(5, 4)), meta={"group": "5", "epoch": e})
+    (run,) = discover_runs([str(tmp_path / "ckpt0.pt"), str(tmp_path / "ckpt1.pt")])
+    assert run.epochs == [3, 7] and run.sources[0].endswith("ckpt1.pt")
+
+
+def test_bad_series_are_refused_in_one_line(tmp_path, capsys):
+    from cogo.cli import main
+
+    a = _head_series(tmp_path / "x", (0,), name="model{:05d}.pt")[0]
+    b = _head_series(tmp_path / "y", (0,), name="model{:05d}.pt")[0]
+    nameless = _head_series(tmp_path / "z", (0,), name="final.pt")[0]
+    other = _head_series(tmp_path / "w", (10,), n=7)[0]
+    for args, msg in (([a, b], "give epoch 0"), ([a, nameless], "no epoch"), ([a, other], "differ"),
+                      ([tmp_path / "nothing*.pt"], "matches no file"), ([tmp_path / "empty"], "no such")):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        code = main(["dynamics", *map(str, args), "--out", str(tmp_path / "o"), "--no-progress"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code != 0 and len(err) == 1, (args, err)
+        assert msg in err[0] or (msg == "no such" and "no checkpoint" in err[0]), (msg, err)
+        assert not (tmp_path / "o" / "dynamics.json").exists()

@@ -353,9 +353,16 @@ def test_dynamics_cli_on_s3_and_z5_writes_every_measure(tmp_path):
             assert len(pr["li2"][k]) == S
         assert len(pr["ipr"]["mean"]) == S and len(pr["key_epoch"]) == len(pr["families"])
         assert "progress" in doc["aggregate"]
+        # the peers' measures under their names: Nanda et al. and Gromov / Doshi et al. for Z_p only
+        assert (pr["nanda"] is None) == (group == "S3") and (pr["gromov_doshi"] is None) == (group == "S3")
+        assert np.asarray(pr["chughtai"]["logit_similarity"]).shape == (S, len(pr["families"]))
+        assert len(pr["chughtai"]["restricted_loss"]["mse"]) == len(pr["chughtai"]["restricted_loss"]["ce"]) == S
+        if group == "5":
+            assert len(pr["nanda"]["restricted_loss"]["mse"]) == S and set(pr["nanda"]["key_frequencies"]) <= {1, 2}
         if group == "S3":                                              # figures once (they take seconds)
             figs = sorted(f.name for f in (d / "dyn" / "figures").iterdir())
             assert "progress_seeds.png" in figs and sum(f.startswith("progress_d") for f in figs) == 2
+            assert sum(f.startswith("peers_d") for f in figs) == 2 and "dynamics_types.png" in figs
 
 
 def test_dynamics_of_a_relu_run_writes_the_progress_measures(tmp_path, capsys):

@@ -24,6 +24,11 @@ to the end (:func:`formation`).  :func:`aggregate` summarizes many runs (seeds):
 for each block type, the epoch at which it first appears and the mean epoch at
 which blocks settle into it, mean +- standard error over runs.
 
+A run is a checkpoint with its snapshots or a series of checkpoint files, one
+per epoch (:mod:`cogo.series`); the progress measures of
+:mod:`cogo.analysis.progress` and the peers' measures by their authors'
+definitions (:mod:`cogo.analysis.peers`) are read with it.
+
 Reading is resumable: the record of each snapshot is cached as JSON under a
 key made of the SHA-256 of its weights and the analysis settings, so a second
 reading (or one after an interruption) analyses only what is new.  Snapshots
@@ -249,12 +254,14 @@ def _history_at(meta: dict, epochs: Sequence[int]) -> list[dict]:
     return out
 
 
-def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
+def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os.PathLike | None = None,
                 workers: int | None = None, chunk: int = 16, group: Any = None,
                 log: Callable[[str], None] | None = None, max_order: int | None = MAX_ORDER,
                 progress: Callable[[int, int], None] | None = None) -> dict:
     """Read every snapshot of a checkpoint trained with ``--snapshot-every`` (module docstring).
 
+    ``path``: the checkpoint, or an opened :class:`cogo.snapshots.Snapshots` (a series of checkpoint files,
+    :func:`cogo.series.discover_runs`).
     ``cache_dir``: where per-snapshot records are cached (None: no cache);
     ``workers``: processes for the per-block classification (default
     ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
@@ -285,10 +292,11 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
     >>> run["format"], [s["epoch"] for s in run["snapshots"]], len(run["formation"]) == len(run["snapshots"][-1]["blocks"])
     ('cogo-dynamics/1', [0, 10, 20], True)
     """
-    from cogo.snapshots import open_snapshots
+    from cogo.snapshots import Snapshots, open_snapshots
 
     st = (settings or Settings()).validate()
-    snaps = open_snapshots(path, group=group)
+    snaps = path if isinstance(path, Snapshots) else open_snapshots(path, group=group)
+    path = snaps.path if isinstance(path, Snapshots) else path
     G = snaps.group
     q = snaps.hidden
     workers = max(1, int(workers if workers is not None else min(2, os.cpu_count() or 1)))
@@ -296,7 +304,9 @@ def analyse_run(path: str | os.PathLike, settings: Settings | None = None, cache
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     S = len(snaps)
     abelian = G.abelian is not None
-    prog = _ProgressReader(snaps, G, cache_dir=cache_dir)
+    from cogo.analysis.peers_report import PEERS
+
+    prog = _ProgressReader(snaps, G, cache_dir=cache_dir, extra=PEERS)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation
     read_blocks = abelian and prog.activation == "sqr"
@@ -530,7 +540,9 @@ def figure_run(run: dict):
     ks = fr["k"]
     fig = Figure(figsize=(10, 11), layout="constrained")
     ax = fig.subplots(4, 1, sharex=True)
-    title = f"Z_{run['group']}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
+    from cogo.analysis.progress import group_title
+
+    title = f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
     fig.suptitle(title)
     _panel_training(ax[0], run)
     _panel_r_kkk(ax[1], ep, fr["r_kkk"], ks)
@@ -538,6 +550,7 @@ def figure_run(run: dict):
     _panel_orders(fig, ax[3], ep, fr["order"], ks)
     for a in ax:
         _xaxis(a, run["epochs"])
+        a.tick_params(labelbottom=True)   # shared axis, but every panel keeps its epoch labels
     return fig
 
 
@@ -588,15 +601,27 @@ def _panel_r_kkk(ax, ep: np.ndarray, r_kkk: list, ks: list) -> None:
 
 
 def _panel_conditions(ax, ep: np.ndarray, fr: dict) -> None:
-    """Panel 3 of :func:`figure_run`: the largest and median R_c, R_n, R_* potentials over frequencies."""
-    for j, c in enumerate(("R_c", "R_n", "R_*")):
-        v = np.asarray(fr[c], dtype=float)
-        ax.plot(ep, np.nanmax(v, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k")
-        ax.plot(ep, np.nanmedian(v, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k")
+    """Panel 3 of :func:`figure_run`: the largest and median R_c, R_n, R_* potentials over frequencies.
+
+    R_n at the frequencies that hold an order-4 block is drawn apart: the block's own sum is ``1 + s_k i`` by
+    design, paid by the order-6 block's output at ``k`` (a cross-frequency term, SPEC 7.3), so it is not 0 here.
+    """
+    four = np.asarray(fr["order"], dtype=float) == 4
+    with np.errstate(all="ignore"):
+        for j, c in enumerate(("R_c", "R_n", "R_*")):
+            v = np.asarray(fr[c], dtype=float)
+            w = np.where(four, np.nan, v) if c == "R_n" else v
+            note = " (no order-4 block)" if c == "R_n" else ""
+            ax.plot(ep, np.nanmax(w, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k{note}")
+            ax.plot(ep, np.nanmedian(w, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k{note}")
+        if four.any():
+            v4 = np.where(four, np.asarray(fr["R_n"], dtype=float), np.nan)
+            ax.plot(ep, np.nanmax(v4, axis=1), color="0.5", lw=1.0, ls=":",
+                    label="R_n at order-4 blocks: |1 + s i| by design (SPEC 7.3), not a violation")
     ax.set_yscale("log")
-    ax.set_ylabel("|potential| (should be 0)")
+    ax.set_ylabel("|same-frequency potential|\n(SPEC 6 asks for 0)")
     ax.set_title("same-frequency potentials of R_c, R_n, R_* (SPEC 5-6)", fontsize=9)
-    ax.legend(fontsize=7, ncol=3)
+    ax.legend(fontsize=7, ncol=2)
 
 
 def _panel_orders(fig, ax, ep: np.ndarray, orders: list, ks: list) -> None:
@@ -612,8 +637,11 @@ def _panel_orders(fig, ax, ep: np.ndarray, orders: list, ks: list) -> None:
     ax.set_title("block order against epoch, per frequency", fontsize=9)
 
 
-def figure_seeds(agg: dict):
+def figure_seeds(agg: dict, runs: Sequence[dict] | None = None):
     """When each block type appears and settles, mean +- standard error over runs (a Figure).
+
+    Runs with no blocks (groups that are not Abelian: the block reading of SPEC 5-8 is skipped) get instead
+    :func:`_figure_key_order` of ``runs``, when given.
 
     Returns
     -------
@@ -631,6 +659,8 @@ def figure_seeds(agg: dict):
     from matplotlib.figure import Figure
 
     types = list(agg["types"])
+    if not types and runs:
+        return _figure_key_order(runs)
     fig = Figure(figsize=(8, 1.2 + 0.5 * max(len(types), 1)), layout="constrained")
     ax = fig.subplots()
     y = np.arange(len(types))
@@ -647,6 +677,44 @@ def figure_seeds(agg: dict):
     ax.set_xlabel("epoch")
     ax.set_title(f"block types over training, {agg['runs']} run(s)")
     ax.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def _figure_key_order(runs: Sequence[dict]):
+    """Per irrep family, the epoch its logit similarity first exceeds 0.05 (Chughtai et al.'s order in which the
+    key irreps are learned), median and range over runs: ``dynamics_types.png`` of a group with no block types."""
+    from matplotlib.figure import Figure
+
+    from cogo.analysis.peers import CHUGHTAI_KEY_SIMILARITY
+    from cogo.analysis.progress import group_title
+
+    runs = [r for r in runs if (r.get("progress") or {}).get("chughtai")]
+    names = runs[0]["progress"]["chughtai"]["families"] if runs else []
+    first: dict = {nm: [] for nm in names}
+    for r in runs:
+        c = r["progress"]["chughtai"]
+        sim = np.asarray([[np.nan if v is None else v for v in row] for row in c["logit_similarity"]], dtype=float)
+        for f, nm in enumerate(c["families"]):
+            hit = np.flatnonzero(sim[:, f] > CHUGHTAI_KEY_SIMILARITY) if f < sim.shape[1] else []
+            if len(hit) and nm in first:
+                first[nm].append(r["epochs"][hit[0]])
+    shown = [nm for nm in names if first[nm]]
+    fig = Figure(figsize=(8, 1.6 + 0.5 * max(len(shown), 1)), layout="constrained")
+    ax = fig.subplots()
+    for i, nm in enumerate(shown):
+        v = np.asarray(first[nm], dtype=float)
+        ax.errorbar([np.median(v)], [i], xerr=[[np.median(v) - v.min()], [v.max() - np.median(v)]], fmt="o",
+                    color="C0", capsize=3, label="median, range over runs" if i == 0 else None)
+    ax.set_yticks(range(len(shown)))
+    ax.set_yticklabels(shown)
+    ax.set_ylabel("irrep family")
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlabel("epoch its logit similarity first exceeds 0.05 (log scale; 0 linear)")
+    group = group_title(runs[0]["group"]) if runs else "?"
+    ax.set_title(f"{group}: when each irrep becomes key (Chughtai et al.), {len(runs)} run(s); "
+                 "no block types (the block reading of SPEC 5-8 is for Abelian groups)", fontsize=8)
+    if shown:
+        ax.legend(fontsize=7, loc="lower right")
     return fig
 
 
@@ -695,7 +763,11 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
                 paths.append(_save(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
             if r.get("progress"):
                 paths.append(_save(figure_progress(r), fd / f"progress_{Path(r['path']).stem}.png"))
-        paths.append(_save(figure_seeds(agg), fd / "dynamics_types.png"))
+            if (r.get("progress") or {}).get("chughtai"):
+                from cogo.analysis.peers_report import figure_peers
+
+                paths.append(_save(figure_peers(r), fd / f"peers_{Path(r['path']).stem}.png"))
+        paths.append(_save(figure_seeds(agg, runs), fd / "dynamics_types.png"))
         if any(r.get("progress") for r in runs):
             paths.append(_save(figure_progress_seeds(runs), fd / "progress_seeds.png"))
     return paths
@@ -729,4 +801,8 @@ def render_text(runs: Sequence[dict]) -> str:
     lines = [f"{len(runs)} run(s), {sum(len(r['snapshots']) for r in runs)} snapshots; "
              f"test accuracy >= 0.99 from epoch {grok} (mean over runs)"]
     lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"], rows))
+    from cogo.analysis.peers_report import summary_lines
+
+    for r in runs:
+        lines.extend(summary_lines(r))
     return "\n".join(lines) + "\n"

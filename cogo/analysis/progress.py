@@ -718,7 +718,8 @@ def progress_table(run: dict) -> Records:
     ``restricted_loss``, ``excluded_loss``, ``fve_logits_key`` (sum over the key
     families), ``fve_Wa_key``, ``fve_Wb_key``, ``fve_Wc_key``, ``ipr_mean``,
     ``ipr_median``, ``live_nodes``, the Li^2 statistics, ``feature_move``,
-    ``stage`` and ``fve_logits[<family>]`` per family.
+    ``stage``, the peers' ``nanda_restricted_loss_mse`` ... ``chughtai_excluded_loss_ce`` (when the run has them;
+    :mod:`cogo.analysis.peers`) and ``fve_logits[<family>]`` per family.
 
     Returns
     -------
@@ -741,6 +742,11 @@ def progress_table(run: dict) -> Records:
         for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
             r[k] = pr["li2"][k][i]
         r["stage"] = pr["li2"]["stage"][i]
+        for who in ("nanda", "chughtai"):            # the peers' own restricted and excluded losses (both losses)
+            if pr.get(who):
+                for kind in ("restricted_loss", "excluded_loss"):
+                    for loss in ("mse", "ce"):
+                        r[f"{who}_{kind}_{loss}"] = pr[who][kind][loss][i]
         for f, nm in enumerate(names):
             r[f"fve_logits[{nm}]"] = pr["fve"]["logits"][i][f]
         recs.append(r)
@@ -797,6 +803,7 @@ class _ProgressCache:
         import hashlib
         from pathlib import Path
 
+        self.reader = reader
         self.dir = Path(directory) / "progress"
         self.dir.mkdir(parents=True, exist_ok=True)
         h = hashlib.sha256(f"{PROGRESS_CACHE_VERSION}|{reader.G.label}|{reader.loss}|{reader.activation}|"
@@ -824,7 +831,9 @@ class _ProgressCache:
         self.save("key-" + self._hash("key", last, li2), {"key": np.asarray(key, dtype=np.int64)})
 
     def name(self, Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, li2: dict | None) -> str:
-        return self._hash("snapshot", (Wa, Wb, Wc), li2)
+        r = self.reader   # the key families (cogo's, Nanda et al.'s, Chughtai et al.'s) decide the restricted losses
+        keys = repr((r.key, r.peer_keys.get("nanda"), r.peer_keys.get("chughtai")))
+        return self._hash("snapshot" + keys, (Wa, Wb, Wc), li2)
 
     def load(self, name: str) -> dict | None:
         path = self.dir / f"{name}.npz"
@@ -846,7 +855,7 @@ class _ProgressCache:
 
 
 #: Bump when the progress measures change meaning: cached values of an older version are not reused.
-PROGRESS_CACHE_VERSION = "1"
+PROGRESS_CACHE_VERSION = "2"   # 2: the peers' measures (cogo.analysis.peers) are cached too
 #: The per-snapshot entries of :func:`progress_measures` (arrays with the snapshot as first axis).
 _PER_SNAPSHOT = ("restricted_loss", "excluded_loss", "fve_logits", "fve_Wa", "fve_Wb", "fve_Wc", "key_at", "ipr",
                  "live", *LI2_STATS, "feature_move")
@@ -863,10 +872,13 @@ class ProgressReader:
     measures depend on: group, loss, activation, ridge constant, training
     pairs, the first snapshot, the key families and the recorded Li^2
     statistics), so reading a run again computes nothing it has read before;
-    ``hits`` counts the snapshots read from it.
+    ``hits`` counts the snapshots read from it.  ``extra``: more measures read
+    alongside (:data:`cogo.analysis.peers_report.PEERS`, the peers' measures):
+    ``keys(last, G, activation)`` once, ``measures(...)`` per chunk (arrays named
+    ``extra.names``, cached with the rest), ``result(...)`` merged into the result.
     """
 
-    def __init__(self, snaps: Any, group: Any, cache_dir: Any = None):
+    def __init__(self, snaps: Any, group: Any, cache_dir: Any = None, extra: Any = None):
         from cogo.algebra.spec import parse_group
 
         self.G = parse_group(group)
@@ -892,6 +904,9 @@ class ProgressReader:
                                          li2=tail)["key"]
             if self.cache is not None:
                 self.cache.save_key(last, tail, self.key)
+        self.extra = extra
+        self.peer_keys = extra.keys(last, self.G, self.activation) if extra is not None else {}
+        self._names = _PER_SNAPSHOT + (tuple(extra.names) if extra is not None else ())
         self.parts: list = []
         self._pos = 0
         self.hits = 0
@@ -905,14 +920,16 @@ class ProgressReader:
         got = [self.cache.load(nm) for nm in names] if names is not None else None
         if got is not None and all(g is not None for g in got):
             self.hits += S
-            part = {k: np.stack([g[k] for g in got]) for k in _PER_SNAPSHOT}
+            part = {k: np.stack([g[k] for g in got]) for k in self._names}
             part.update(stage=[str(g["stage"]) for g in got], eta=float(got[0]["eta"]), key=list(self.key))
         else:
             part = progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss, key=self.key,
                                      eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
                                      activation=self.activation, li2=li2)
+            if self.extra is not None:
+                part.update(self.extra.measures(Wa, Wb, Wc, self.G, self.peer_keys, self.train_idx, self.activation))
             for i, nm in enumerate(names or []):
-                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in _PER_SNAPSHOT},
+                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in self._names},
                                      "stage": np.asarray(part["stage"][i]), "eta": np.asarray(part["eta"])})
         self.parts.append(part)
 
@@ -945,6 +962,8 @@ class ProgressReader:
                     "rule": f"lazy: feature_move < {LAZY_MOVE}; else independent: G_F_cos >= {INDEPENDENT_COS}; "
                             f"else interactive"},
         }
+        if self.extra is not None:
+            out.update(self.extra.result({k: cat(k) for k in self.extra.names}, self.peer_keys, B, self.loss))
         if run is not None:
             test = [r.get("test_loss") for r in run["snapshots"]]
             out["fall_epoch"] = {"restricted_loss": fall_epoch(self.epochs, out["restricted_loss"]),
@@ -992,6 +1011,28 @@ def aggregate_progress(runs: Sequence[dict]) -> dict:
 
 
 # --------------------------------------------------------------------------- figures
+def group_title(label: Any) -> str:
+    """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise.
+
+    Returns
+    -------
+    str
+        The group's name as figures and summaries print it.
+
+    Examples
+    --------
+    >>> group_title("23"), group_title("S3"), group_title("3x5")
+    ('Z_23', 'S3', 'Z_3 x Z_5')
+    """
+    s = str(label)
+    if s.isdigit():
+        return f"Z_{s}"
+    parts = s.split("x")
+    if len(parts) > 1 and all(p.isdigit() for p in parts):
+        return " x ".join(f"Z_{p}" for p in parts)
+    return s
+
+
 def _series(run: dict) -> dict:
     """The scalar series of one run, each a float array over its snapshots (NaN where missing)."""
     pr = run["progress"]
@@ -1007,6 +1048,9 @@ def _series(run: dict) -> dict:
         A = np.asarray(pr["fve"][w], dtype=float)
         out[f"fve_{w}_key"] = A[:, key].sum(1) if key else np.zeros(len(A))
         out[f"fve_{w}_max"] = A.max(1)
+        ck = (pr.get("chughtai") or {}).get("fve_key", {}).get(w)
+        # outside Chughtai et al.'s key irreps (the constant included): not 1 - 1 = 0 when every family is key
+        out[f"fve_{w}_out"] = 1.0 - (f(ck) if ck is not None else out[f"fve_{w}_key"])
     for k in ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos", "feature_move"):
         out[k] = f(pr["li2"][k])
     out["stage"] = np.asarray([STAGES.index(s) for s in pr["li2"]["stage"]], dtype=float)
@@ -1024,13 +1068,11 @@ def _grok(run: dict, level: float = 0.99) -> int | None:
 #: (title, [(series, label, style)], y log scale) of each panel of the progress figures.
 _PANELS = [
     ("loss (SPEC 1): train, test, restricted, excluded",
-     [("train_loss", "train", "-"), ("test_loss", "test", "--"), ("restricted_loss", "restricted (key only)", "-"),
-      ("excluded_loss", "excluded (key removed), train pairs", ":")], True),
+     [("train_loss", "train", "-"), ("test_loss", "test", "--"), ("restricted_loss", "cogo restricted (key, functions of abc^-1)", "-"),
+      ("excluded_loss", "cogo excluded (key removed), train pairs", ":")], True),
     ("FVE of the centred logits by the key irreps", [("fve_logits_key", "logits", "-")], False),
-    ("FVE of W_a, W_b, W_c: key irreps (sum) and the largest family",
-     [("fve_Wa_key", "W_a, key", "-"), ("fve_Wb_key", "W_b, key", "--"), ("fve_Wc_key", "W_c, key", ":"),
-      ("fve_Wa_max", "W_a, largest family", "-"), ("fve_Wb_max", "W_b, largest family", "--"),
-      ("fve_Wc_max", "W_c, largest family", ":")], False),
+    ("FVE of W_a, W_b, W_c: share of ||W||^2 outside the key irreps (1 - Chughtai et al.'s FVE)",
+     [("fve_Wa_out", "W_a", "-"), ("fve_Wb_out", "W_b", "--"), ("fve_Wc_out", "W_c", ":")], True),
     ("IPR of the live nodes' irrep spectra", [("ipr_mean", "mean", "-"), ("ipr_q25", "25%", ":"),
                                               ("ipr_q75", "75%", ":")], False),
     ("Li^2 kernel: mean diagonal / off-diagonal",
@@ -1043,10 +1085,17 @@ _PANELS = [
 ]
 
 
+#: The y-axis label of each progress panel, by the start of its title.
+_YLABELS = {"loss": "loss (the run's)", "FVE of the centred logits by the key irreps": "fraction of variance",
+            "FVE of W_a, W_b, W_c": "share of ||W||^2 outside the key irreps", "IPR of the live nodes' irrep spectra": "IPR (cogo: 1 = one family)",
+            "Li^2 kernel": "mean entry", "Li^2": "value", "stage": "stage",
+            "FVE of the centred logits per irrep family": "fraction of variance"}
+
+
 def _panel_axes(fig, n: int):
     cols = 2
     rows = (n + cols - 1) // cols
-    axes = fig.subplots(rows, cols, sharex=True).ravel()
+    axes = fig.subplots(rows, cols).ravel()   # not shared: every panel keeps its epoch labels
     for ax in axes[n:]:
         ax.set_visible(False)
     return axes[:n]
@@ -1062,6 +1111,8 @@ def _decorate(ax, title: str, logy: bool, grok: float | None, grok_label: str) -
     if grok is not None:
         ax.axvline(grok, color="C2", lw=1.0, ls="--", label=grok_label)
     ax.set_title(title, fontsize=9)
+    ax.set_ylabel(_YLABELS.get(title.split(":")[0].split(" (")[0], "value"), fontsize=8)
+    ax.set_xlim(left=0)
     ax.legend(fontsize=6, loc="best")
 
 
@@ -1077,8 +1128,8 @@ def figure_progress(run: dict):
     fig = Figure(figsize=(12, 16), layout="constrained")
     kn = run["progress"]["key_names"]
     keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
-    fig.suptitle(f"{run['group']}, q={run['hidden']}, seed {run.get('seed')}: progress measures (key: {keys or 'none'})",
-                 fontsize=10)
+    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: progress measures "
+                 f"(cogo's key families: {keys or 'none'})", fontsize=10)
     axes = _panel_axes(fig, len(_PANELS) + 1)
     for ax, (title, lines, logy) in zip(axes, _PANELS):
         for i, (k, lab, ls) in enumerate(lines):
@@ -1112,7 +1163,7 @@ def figure_progress_seeds(runs: Sequence[dict]):
     groks = [g for g in (_grok(r) for r in runs) if g is not None]
     grok = float(np.median(groks)) if groks else None
     fig = Figure(figsize=(12, 13), layout="constrained")
-    fig.suptitle(f"{runs[0]['group']}, q={runs[0]['hidden']}: progress measures over {len(runs)} run(s), "
+    fig.suptitle(f"{group_title(runs[0]['group'])}, q={runs[0]['hidden']}: progress measures over {len(runs)} run(s), "
                  f"median and range", fontsize=10)
     for ax, (title, lines, logy) in zip(_panel_axes(fig, len(_PANELS)), _PANELS):
         for i, (k, lab, ls) in enumerate(lines):

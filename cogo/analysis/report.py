@@ -33,7 +33,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -419,6 +419,21 @@ def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     return out
 
 
+def _family_key(name: str) -> str:
+    """One key per block family, whether written as a block type (``z_nu=i * z_syn,ab``) or a reference column
+    (``nu=i*syn_ab``)."""
+    return name.replace("z_", "").replace(" ", "").replace(",ab", "_ab")
+
+
+def _family_colours(names: Sequence[str]) -> dict:
+    """One colour per block family across both panels of :func:`tolerance_figure` (``C0``, ``C1``, ... in order)."""
+    keys: list = []
+    for nm in names:
+        if _family_key(nm) not in keys:
+            keys.append(_family_key(nm))
+    return {nm: f"C{keys.index(_family_key(nm)) % 10}" for nm in names}
+
+
 def tolerance_figure(curve: dict):
     """A matplotlib Figure: fraction of each block type (and reference column) against the tolerance.
 
@@ -444,16 +459,17 @@ def tolerance_figure(curve: dict):
 
     fig = Figure(figsize=(9, 3.6), dpi=100)
     t = curve["tolerances"]
+    colour = _family_colours([*curve["types"], *curve["paper_columns"]])
     ax1 = fig.add_subplot(1, 2, 1)
     for name, ys in curve["types"].items():
-        ax1.plot(t, ys, marker="o", label=name)
+        ax1.plot(t, ys, marker="o", label=name, color=colour[name])
     ax1.set_xlabel("tolerance (name-tol = factor-tol)")
     ax1.set_ylabel("fraction of factorable blocks")
     ax1.set_title("block types")
     ax1.legend(fontsize=7)
     ax2 = fig.add_subplot(1, 2, 2)
     for name, ys in curve["paper_columns"].items():
-        ax2.plot(t, [y if y is not None else float("nan") for y in ys], marker="o", label=name)
+        ax2.plot(t, [y if y is not None else float("nan") for y in ys], marker="o", label=name, color=colour[name])
     ax2.set_xlabel("tolerance (name-tol = factor-tol)")
     ax2.set_ylabel("fraction of factorable order-4/6 blocks")
     ax2.set_title("reference columns")
