@@ -804,14 +804,12 @@ def _cmd_dynamics(args) -> int:
     import os
 
     workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
-    from cogo.io.checkpoint import Checkpoint, read_checkpoint
+    from cogo.io.checkpoint import Checkpoint
     from cogo.series import discover_runs
 
-    with _user_input():  # files, folders, globs: the runs they name (a series of checkpoints is one run)
-        sources = discover_runs(args.files, group=args.group)
-        # a run with its own snapshots is read once (cogo.io); what cannot fit is refused from its header first
-        sources = [read_checkpoint(s, group=args.group, estimate=lambda n, q: dynamics_estimate(n, q, workers))
-                   if isinstance(s, str) else s for s in sources]
+    with _user_input():  # files, folders, globs: the runs they name (a series of checkpoints is one run); each
+        # file read once (cogo.io), what cannot fit refused from its header before any array is read
+        sources = discover_runs(args.files, group=args.group, estimate=lambda n, q: dynamics_estimate(n, q, workers))
     for s in sources:
         if not isinstance(s, Checkpoint):  # a series: its shapes are known from its first file
             require(dynamics_estimate(s.n, s.hidden, workers))
@@ -844,7 +842,8 @@ def _cmd_dynamics(args) -> int:
         finally:
             bar.close()
     written = write_dynamics(runs, out, figures=not args.no_figures)
-    _remove_stale(out / "figures", ("dynamics_*.png", "progress_*.png"), written)  # --force: none of the old run's
+    # --force: none of the old run's figures stays
+    _remove_stale(out / "figures", ("dynamics_*.png", "progress_*.png", "peers_*.png"), written)
     sys.stdout.write(render_text(runs))
     for path in written:
         print(f"wrote {path}")

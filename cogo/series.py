@@ -42,11 +42,14 @@ CHECKPOINT_SUFFIXES = (".pt", ".pth", ".npz", ".safetensors")
 _GLOB = re.compile(r"[*?\[]")
 
 
-def _read(path: str, group: Any = None) -> Any:
-    """The one call that opens a file of a series: :func:`cogo.checkpoints.load_weights`."""
+def _read(path: str, group: Any = None, estimate: Any = None) -> Any:
+    """The one call that opens a file of a series: :func:`cogo.checkpoints.load_weights`.
+
+    ``estimate(n, q)``: the work's memory estimate, checked from the file's header before any array is read.
+    """
     from cogo.checkpoints import load_weights
 
-    return load_weights(path, group=group)
+    return load_weights(path, group=group, estimate=estimate)
 
 
 def epoch_from_name(path: str | os.PathLike) -> int | None:
@@ -151,31 +154,34 @@ def _expand(arg: str) -> list[str]:
     return [arg]
 
 
-def _folder_runs(folder: Path, group: Any) -> list:
+def _folder_runs(folder: Path, group: Any, estimate: Any = None) -> list:
     """A folder: its checkpoints with snapshots (one run each), else its files as one series; then sub-folders."""
     files = [str(p) for p in _checkpoints_in(folder)]
     runs: list = []
     plain = []
     for f in files:
-        (runs.append(f) if _has_snapshots(_read(f, group).meta) else plain.append(f))
+        ck = _read(f, group, estimate)
+        (runs.append(ck) if _has_snapshots(ck.meta) else plain.append(f))
     if plain:
         runs.append(open_series(plain, group, name=str(folder)))
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         if _checkpoints_in(sub):
-            runs.extend(_folder_runs(sub, group))
+            runs.extend(_folder_runs(sub, group, estimate))
     if not runs:
         raise CogoError(f"{folder}: no checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}) in the folder or its sub-folders")
     return runs
 
 
-def discover_runs(args: Sequence[str], group: Any = None) -> list:
+def discover_runs(args: Sequence[str], group: Any = None, estimate: Any = None) -> list:
     """The runs named by ``cogo dynamics`` arguments (module docstring), every file read and checked.
+
+    ``estimate(n, q)``: the memory the work needs, checked from each file's header before its arrays are read.
 
     Returns
     -------
     list
-        Per run, in the order given: a checkpoint path (a run with its own snapshots, for
-        :func:`cogo.snapshots.open_snapshots`) or a :class:`SeriesSnapshots`.
+        Per run, in the order given: a checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`, a run
+        with its own snapshots, for :func:`cogo.snapshots.open_snapshots`) or a :class:`SeriesSnapshots`.
 
     Raises
     ------
@@ -195,11 +201,12 @@ def discover_runs(args: Sequence[str], group: Any = None) -> list:
             p = Path(item)
             if p.is_dir():
                 flush()
-                runs.extend(_folder_runs(p, group))
+                runs.extend(_folder_runs(p, group, estimate))
                 continue
-            if _has_snapshots(_read(item, group).meta):
+            ck = _read(item, group, estimate)
+            if _has_snapshots(ck.meta):
                 flush()
-                runs.append(item)
+                runs.append(ck)
             else:
                 pending.append(item)
     flush()

@@ -386,7 +386,7 @@ def test_bad_series_are_refused_in_one_line(tmp_path, capsys):
     a = _head_series(tmp_path / "x", (0,), name="model{:05d}.pt")[0]
     b = _head_series(tmp_path / "y", (0,), name="model{:05d}.pt")[0]
     nameless = _head_series(tmp_path / "z", (0,), name="final.pt")[0]
-    other = _head_series(tmp_path / "w", (10,), n=7)[0]
+    other = _head_series(tmp_path / "w", (10,), n=7, q=8)[0]  # q >= n: read as stored
     for args, msg in (([a, b], "give epoch 0"), ([a, nameless], "no epoch"), ([a, other], "differ"),
                       ([tmp_path / "nothing*.pt"], "matches no file"), ([tmp_path / "empty"], "no such")):
         (tmp_path / "empty").mkdir(exist_ok=True)
