@@ -423,15 +423,20 @@ def _read_keys(state: Mapping[str, Any], where: str, opts: ReadOptions, n_hint: 
                 continue
             if cs != (n, q) or (n_hint is not None and n != n_hint):
                 continue
-            cand.append((th, tc))
+            cand.append((th, tc, q, n))
     found = ", ".join(f"{nm}={k} {_shape(state[k])}" for nm, (k, _) in spec.items())
     if not cand:
         raise CogoError(f"{where}: --keys: {found} fit no reading W_a, W_b (q, n), W_c (n, q)"
                         + (f" with group order {n_hint}" if n_hint is not None else ""))
     if len(cand) > 1:
-        raise CogoError(f"{where}: --keys: the orientation of {found} is ambiguous; pass --group with the "
-                        "group order, or end a key with :T (transpose) or :N (as stored)")
-    th, tc = cand[0]
+        # a reading with fewer hidden nodes than group elements is the transposed file's (as for files read
+        # without --keys): when exactly one reading has q >= n, it is the one
+        plausible = [c for c in cand if c[2] >= c[3]]
+        if len(plausible) != 1:
+            raise CogoError(f"{where}: --keys: the orientation of {found} is ambiguous; pass --group with the "
+                            "group order, or end a key with :T (transpose) or :N (as stored)")
+        cand = plausible
+    th, tc = cand[0][:2]
     mats = {nm: (_t(state[k]) if (tc if nm == "Wc" else th) else state[k]) for nm, (k, _) in spec.items()}
     if "W" in spec:
         n = _shape(mats["W"])[1] // 2

@@ -141,13 +141,18 @@ def test_explicit_keys_orientation(tmp_path, capsys):
     Wa, Wb, Wc = _opt()                       # q = 25, n = 5
     torch.save({"enc1": Wa, "enc2": Wb, "dec": Wc}, tmp_path / "k.pt")
     path = tmp_path / "k.pt"
-    # shapes alone fit two readings ((q, n) as stored, or everything transposed): ambiguous
+    # shapes fit two readings ((q, n) as stored, or everything transposed); only the first has q >= n
+    with read_options(keys="Wa=enc1,Wb=enc2,Wc=dec"):
+        assert np.array_equal(load_weights(path).Wa, Wa.double().numpy())
+        w = load_weights(path, group=N)       # the group order settles it too
+    assert np.array_equal(w.Wa, Wa.double().numpy()) and w.layout == "keys"
+    # a square network (q = n) fits both readings with q >= n: ambiguous, and the error says what to pass
+    sq = torch.zeros(N, N)
+    torch.save({"enc1": sq, "enc2": sq, "dec": sq}, tmp_path / "sq.pt")
     with read_options(keys="Wa=enc1,Wb=enc2,Wc=dec"):
         with pytest.raises(CheckpointError, match="ambiguous") as e:
-            load_weights(path)
-        assert "enc1 (25, 5)" in str(e.value) and "--group" in str(e.value) and ":T" in str(e.value)
-        w = load_weights(path, group=N)       # the group order settles it
-    assert np.array_equal(w.Wa, Wa.double().numpy()) and w.layout == "keys"
+            load_weights(tmp_path / "sq.pt")
+    assert "enc1 (5, 5)" in str(e.value) and "--group" in str(e.value) and ":T" in str(e.value)
     with read_options(keys="Wa=enc1:N,Wb=enc2:N,Wc=dec:N"):
         assert np.array_equal(load_weights(path).Wc, Wc.double().numpy())
     # transposed storage, marked with :T

@@ -245,9 +245,13 @@ def test_keys_without_shared_embedding_read_two_embeddings(tmp_path, capsys):
     np.savez(path, emb_a=Wa, emb_b=Wb, unembed=Wc)
     # issue 36: refused with "--shared-embedding: Wb must be the same key as Wa" though that flag was not given
     argv = ["classify", str(path), "--keys", "Wa=emb_a,Wb=emb_b,Wc=unembed", "--no-progress"]
-    assert main(argv) == 2            # shapes fit (18, 7) as stored and transposed: the group order decides
-    assert "ambiguous" in capsys.readouterr().err
+    assert main(argv) == 0            # (18, 7) as stored; transposed, 7 hidden nodes on 18 elements: not taken
+    assert "z_nu * z_syn" in capsys.readouterr().out
     assert main(argv + ["--group", "7"]) == 0
+    assert "z_nu * z_syn" in capsys.readouterr().out
+    transposed = tmp_path / "t.npz"
+    np.savez(transposed, emb_a=Wa.T, emb_b=Wb.T, unembed=Wc.T)
+    assert main(["classify", str(transposed), "--keys", "Wa=emb_a,Wb=emb_b,Wc=unembed", "--no-progress"]) == 0
     assert "z_nu * z_syn" in capsys.readouterr().out
 
 
