@@ -266,8 +266,7 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
     ``workers``: processes for the per-block classification (default
     ``min(2, cpu_count)``; 1 = in this process); ``chunk``: snapshots loaded
     at a time; ``max_order``: see :func:`snapshot_record`; ``progress(done, total)``: called after each
-    chunk with the snapshots read so far (``cogo dynamics`` feeds a bar with it; else ``log`` gets a line).  Returns the JSON-ready record of the run (``format``
-    "cogo-dynamics/1", ``snapshots``, ``frequencies``, ``formation``).
+    chunk with the snapshots read so far (``cogo dynamics`` feeds a bar with it; else ``log`` gets a line).
 
     Returns
     -------
@@ -276,10 +275,6 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
         ``snapshots`` (one :func:`snapshot_record` each, with the epoch's losses and accuracies), ``frequencies``
         (:func:`frequency_potentials` and the block order per ``k``), ``formation``, ``progress`` (the progress
         measures of :mod:`cogo.analysis.progress`) and the counts of cached snapshots.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

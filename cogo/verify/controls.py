@@ -1023,7 +1023,7 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _row(_NODE_CONTROL, "control_node_counts", (_ODD,), METHODS, "SPEC 7"),
     _row(_OCCAM_CONTROL, "control_occam", (_ODD,), ("exact",), "SPEC 7"),
     _unseen("block route: hat read per node", "control_hat_per_node", (_PAIR, _TWO_PAIRS)),
-    _unseen("block route: hat on an order-6 block with |nu| = 2", "control_hat_nu2", (_PAIR, _TWO_PAIRS)),
+    _unseen("block route: hat on an order-6 block with nu = 2", "control_hat_nu2", (_PAIR, _TWO_PAIRS)),
     _unseen("block route: unbalanced nodes", "control_unbalanced", (_PAIR,)),
     _unseen("block route: irrational loss", "control_irrational_loss", (_PAIR,), section="SPEC 5-6"),
     _unseen("z_M, U_b node 0 reading b = -1 at frequency 0", "control_mem_zero_frequency", (), section="SPEC 5, 7.4"),

@@ -20,7 +20,7 @@ the first two positive frequencies, ``t = 6^(-1/3)``, ``w = exp(2 pi i / 3)``.  
   (nodes 0, 1 have ``a = t``, ``b = +-t``), ``a^2 = b^2 = conj(a)^2 = conj(b)^2 = t^2 h0 - t^2 h0 = 0``,
   ``|a|^2 + |b|^2 = 2 t^2 (h0 - h0) = 0``.  So only R_c fails, by the four hat terms at ``k2``:
   ``l_k2 = -1 + 4 = 3``, loss ``(s + 8)/n``.  Read as one scalar ``h0``, R_c would hold and R_n fail.
-* **hat on |nu| = 2** (``P >= 2``): the block at ``k1`` is ``t z_syn * z_nu(2)`` (``a = t w^j1 (1, 2)_j2``,
+* **hat on nu = 2** (``P >= 2``): the block at ``k1`` is ``t z_syn * z_nu(2)`` (``a = t w^j1 (1, 2)_j2``,
   ``b = t w^j1 (1, -2)_j2``, ``c = t w^j1 (1, -1/4)_j2``: ``abc = (1/2)(1 + 1) = 1``, every other own sum 0, as
   z_syn and z_nu each kill their half) with the scalar hat ``gamma = t`` at ``k2``.  The constant vector is
   not orthogonal to ``conj(a) b`` when ``|nu| != 1`` (SPEC 7.3): ``sum conj(a) b = sum a conj(b) = 3 t^2
@@ -97,7 +97,7 @@ def _hat_per_node(G) -> BlockDesign:
 def _hat_nu2(G) -> BlockDesign:
     ks = [int(k) for k in G.positive_frequencies]
     six = (z_syn(exact=True) * z_nu(2, exact=True)) * abc_normalizer(6, True)
-    return _every_pair(G, _sound_block(True), "hat on |nu| = 2", Block(ks[0], six, {ks[1]: _T}))
+    return _every_pair(G, _sound_block(True), "hat on nu = 2", Block(ks[0], six, {ks[1]: _T}))
 
 
 def _unbalanced(G) -> BlockDesign:
@@ -128,7 +128,7 @@ UNSEEN_CONTROLS: dict = {
         "x at every pair, c of the block at k1 extended to k2 by the vector (3t, -3t, 0, 0, 0, 0): the four hat R_c "
         "terms are 1, nothing else moves; loss (s + 8)/n", "_hat_per_node",
         lambda G: sympy.Rational(_pc(G)[2] + 8, G.order), ["R_c"]),
-    "block route: hat on an order-6 block with |nu| = 2": (
+    "block route: hat on an order-6 block with nu = 2": (
         "t z_syn * z_nu(2) at k1 with the scalar hat t at k2: hat R_c terms -3/2 (twice), R_n 10; loss (s + 59)/n",
         "_hat_nu2", lambda G: sympy.Rational(_pc(G)[2] + 59, G.order), ["R_c", "R_n"]),
     "block route: unbalanced nodes": (
@@ -291,7 +291,7 @@ def _unseen_fn(name: str, fname: str) -> Callable:
 
 
 control_hat_per_node = _unseen_fn("block route: hat read per node", "control_hat_per_node")
-control_hat_nu2 = _unseen_fn("block route: hat on an order-6 block with |nu| = 2", "control_hat_nu2")
+control_hat_nu2 = _unseen_fn("block route: hat on an order-6 block with nu = 2", "control_hat_nu2")
 control_unbalanced = _unseen_fn("block route: unbalanced nodes", "control_unbalanced")
 control_irrational_loss = _unseen_fn("block route: irrational loss", "control_irrational_loss")
 
