@@ -38,7 +38,7 @@ def best_of(fn, repeat: int = 5) -> float:
 
 
 def write_json(path: str | os.PathLike, obj: dict) -> None:
-    from cogo.checkpoints import atomic_write_text
+    from cogo.io.outputs import atomic_write_text
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--threads", type=int, default=None,
                     help="CPU threads (default: cogo's thread policy, 1 for these small operations; issue 21)")
     args = ap.parse_args(argv)
-    from cogo.threads import limit_process
+    from cogo.runtime.threads import limit_process
 
     limit_process(args.threads)  # these functions are not entry points: the policy applies to the whole script
     G = Cyclic(args.d)

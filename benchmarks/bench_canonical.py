@@ -36,7 +36,7 @@ def draw_angle(rng) -> float:
 
 
 def draw_product(rng):
-    from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+    from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
     u = lambda t: complex(np.exp(1j * t))  # noqa: E731
     while True:

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine_info, write_json  # noqa: E402
 
 from cogo.analysis.factorization import _prepare, factor_block, factor_shapes  # noqa: E402
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
 from cogo.analysis.classify import classify_block  # noqa: E402
 
 
@@ -132,8 +132,8 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
     import _reference
     import cogo
     from cogo.analysis.classify import read_network
-    from cogo.analysis.verdict import network_verdict
-    from cogo.checkpoints import load_weights, save_checkpoint
+    from cogo.analysis.optimality import network_verdict
+    from cogo.io.weights import load_weights, save_checkpoint
 
     torch.set_num_threads(1)
     out = {}
@@ -240,7 +240,7 @@ SLOW_CASES = ("nu*syn*syn", "syn*syn*nu*nu", "order48", "order64", "z_M d=24", "
 _CASE_CODE = r"""
 import json, math, sys, time
 import numpy as np
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_xi
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_xi
 from cogo.analysis.classify import classify_block, read_network
 u = lambda t: complex(np.exp(1j * t))
 def blk(ps, seed, noise=1e-3):

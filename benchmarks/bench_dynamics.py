@@ -11,9 +11,9 @@ nodes, 62 order-4 blocks and one order-6 block) padded with zero nodes to 512,
 its nodes shuffled, and ``t = min(1, (s / (0.6 S))^2)``: the first snapshots
 are noise-like (the costly case for the factorization), the last 40% are
 trained-like.  The snapshots are streamed to a temporary directory with
-:class:`cogo.snapshots.SnapshotWriter` (float32, as training writes them).
+:class:`cogo.io.snapshots.SnapshotWriter` (float32, as training writes them).
 
-Measured: wall time of :func:`cogo.analysis.dynamics.analyse_run` (load,
+Measured: wall time of :func:`cogo.dynamics.runs.analyse_run` (load,
 vectorized Fourier transform and potentials, per-snapshot classification in
 ``--workers`` processes; no cache), the time of a second, cached reading
 (resumption), and peak resident memory of this process and of the workers
@@ -21,10 +21,10 @@ vectorized Fourier transform and potentials, per-snapshot classification in
 workers; on a machine shared with other work the wall time overstates the
 cost, CPU seconds / workers does not).  Target: < 30 s on 2 cores.
 
-The reading includes the progress measures of :mod:`cogo.analysis.progress`
+The reading includes the progress measures of :mod:`cogo.dynamics.progress`
 (issue 24); they are also timed alone (``progress_seconds``: the key families
 from the last snapshot, then every snapshot a chunk at a time, as
-:func:`~cogo.analysis.dynamics.analyse_run` does, in this process), so that
+:func:`~cogo.dynamics.runs.analyse_run` does, in this process), so that
 their cost can be compared with the rest of the reading: ``progress_over_plain_reading`` = progress CPU seconds
 / (reading CPU seconds - progress CPU seconds), target at most 2.  The synthetic run records no Li^2 statistics
 (a run of ``cogo train --snapshots`` does, and its reading skips them), so this is the costlier case.
@@ -46,8 +46,8 @@ from _common import machine_info, write_json  # noqa: E402
 
 
 def make_run(directory: Path, S: int, d: int = 127, q: int = 512) -> Path:
-    from cogo.checkpoints import save_checkpoint
-    from cogo.snapshots import SnapshotWriter
+    from cogo.io.weights import save_checkpoint
+    from cogo.io.snapshots import SnapshotWriter
     from cogo.solvers.constructions import construct
     from cogo.solvers.training import init_weights
 
@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--snapshots", type=int, default=100)
     args = ap.parse_args()
-    from cogo.analysis.dynamics import analyse_run
+    from cogo.dynamics.runs import analyse_run
 
     with tempfile.TemporaryDirectory(prefix="cogo-bench-dyn-") as tmp:
         tmp = Path(tmp)
@@ -104,8 +104,8 @@ def main() -> None:
         t0 = time.perf_counter()
         again = analyse_run(path, cache_dir=tmp / "cache", workers=args.workers)
         t_cached = time.perf_counter() - t0
-        from cogo.analysis.progress import ProgressReader
-        from cogo.snapshots import open_snapshots
+        from cogo.dynamics.progress import ProgressReader
+        from cogo.io.snapshots import open_snapshots
 
         t0 = time.perf_counter()
         c0 = _cpu()

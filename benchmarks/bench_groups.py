@@ -66,7 +66,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None,
                     help="CPU threads (default: cogo's thread policy, 1; issue 21)")
     args = ap.parse_args()
-    from cogo.threads import limit_process
+    from cogo.runtime.threads import limit_process
 
     limit_process(args.threads)
     rows = []

@@ -1,4 +1,4 @@
-"""Peak memory against the estimate of cogo.limits, over a grid of checkpoint sizes (issue 20).
+"""Peak memory against the estimate of cogo.runtime.limits, over a grid of checkpoint sizes (issue 20).
 
 For every group order ``d``, hidden size ``q`` and live fraction (0, 1 %, 100 %: random normal weights on that
 share of the nodes, exact zeros elsewhere) an ``.npz`` checkpoint is written and read by ``cogo classify`` and
@@ -7,14 +7,14 @@ wrong estimate cannot take the machine) and ``COGO_MEMORY_LIMIT`` (what the comm
 Recorded per run: exit status, wall time, stderr lines, the peak resident memory (``VmHWM`` of the child at exit),
 the baseline (the same interpreter importing the same modules and doing nothing), and the estimate.  A run
 *fits* when the command ran (exit 0 or 1: 1 is "not a global optimizer"); then ``ratio = (peak - baseline) /
-estimate`` must be at most 1 (the estimates of cogo.limits are resident memory above the interpreter's
+estimate`` must be at most 1 (the estimates of cogo.runtime.limits are resident memory above the interpreter's
 baseline).  A run that does not fit must be refused: exit 2, one line, in under a second of its own work.
 
     nice -n 10 python benchmarks/bench_memory.py [--quick] [--limit 4G] [--out benchmarks/results/memory.json]
 
 ``cogo dynamics`` is measured on synthetic runs of the same sizes (a ``.pt`` checkpoint and three snapshots
 written as ``cogo train --snapshots`` writes them, the same live fraction), ``--workers 1`` (one process, so its
-peak is the whole command's), against :func:`cogo.limits.dynamics_estimate`; its baseline also imports torch
+peak is the whole command's), against :func:`cogo.runtime.limits.dynamics_estimate`; its baseline also imports torch
 (reading a ``.pt`` file does).  A run the estimate refuses gets no snapshot files (it must be refused from the
 checkpoint's shapes before any snapshot is read; its one line must quote the estimate).
 
@@ -89,8 +89,8 @@ def write_case(path: Path, d: int, q: int, live: float, seed: int = 0) -> int:
 
 def write_run(directory: Path, d: int, q: int, live: float, snapshots: bool = True, seed: int = 0) -> Path:
     """A synthetic training run: the checkpoint and three snapshots (epochs 0, 50, 100) as ``cogo train`` writes them."""
-    from cogo.checkpoints import save_checkpoint
-    from cogo.snapshots import SnapshotWriter
+    from cogo.io.weights import save_checkpoint
+    from cogo.io.snapshots import SnapshotWriter
 
     directory.mkdir(parents=True, exist_ok=True)
     f = directory / "w.npz"
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", default=None, metavar="JSON",
                     help="keep the rows of the other commands from this earlier result")
     args = ap.parse_args(argv)
-    from cogo.limits import _parse_bytes, classify_estimate, dynamics_estimate, verify_checkpoint_estimate
+    from cogo.runtime.limits import _parse_bytes, classify_estimate, dynamics_estimate, verify_checkpoint_estimate
 
     ds = (23, 128) if args.quick else (23, 128, 1024)
     qs = (512, 4096) if args.quick else (512, 4096, 65536)
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
                MKL_NUM_THREADS="1")
     limit = _parse_bytes(args.limit)
     # the baseline: the interpreter with numpy and cogo.cli (what every command imports first); what the commands
-    # import lazily beyond that is part of the estimate (cogo.limits.MODULES_BYTES)
+    # import lazily beyond that is part of the estimate (cogo.runtime.limits.MODULES_BYTES)
     base_cls = base_ver = run_child(["-c", "import numpy, cogo.cli"], env)
     base_dyn = run_child(["-c", "import numpy, torch, cogo.cli"], env)
     rows = []

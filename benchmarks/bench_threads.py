@@ -1,11 +1,11 @@
-"""Benchmark: the thread policy (cogo.threads) against every fixed thread count, idle and under load.
+"""Benchmark: the thread policy (cogo.runtime.threads) against every fixed thread count, idle and under load.
 
 For each case (training: group order d, hidden q, models M; classification of
 trained checkpoints) and each load condition (0, 1, 2 competing busy processes
 that this script spawns itself: ``python -c 'while True: pass'``), it times
 
 * every fixed thread count ``T = 1 .. min(cores, 4)``, and
-* the default: what :func:`cogo.threads.choose_threads` picks at that moment,
+* the default: what :func:`cogo.runtime.threads.choose_threads` picks at that moment,
 
 and reports ``ratio = time(default) / min_T time(T)`` (goal: at most 1.2 everywhere).
 Times are the median of ``--repeats`` runs after one warm-up.  The JSON records the
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 
 from _common import machine_info, write_json  # noqa: E402
-from cogo import threads as T  # noqa: E402
+from cogo.runtime import threads as T  # noqa: E402
 from cogo.solvers.training import TrainConfig, save_run, train  # noqa: E402
 
 QUICK_CASES = [(11, 64, 1, 300), (23, 512, 5, 40), (71, 512, 1, 20)]

@@ -41,7 +41,7 @@ import torch
 
 from cogo import __version__
 from cogo.algebra.spec import parse_group
-from cogo.checkpoints import atomic_write_text
+from cogo.io.outputs import atomic_write_text
 from cogo.solvers.training import TrainConfig, init_weights, pair_targets, split_pairs, train, validate_run
 
 
@@ -293,7 +293,7 @@ def main(argv=None) -> int:
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=None,
-                   help="CPU threads for training (default: the thread policy, cogo.threads.choose_threads)")
+                   help="CPU threads for training (default: the thread policy, cogo.runtime.threads.choose_threads)")
     p.add_argument("--no-reference", action="store_true", help="skip the conventional nn.Module baseline")
     p.add_argument("--grid", action="store_true", help="time d in {23, 71, 127} x 5 seeds at defaults instead")
     p.add_argument("--no-progress", action="store_true")

@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine_info, write_json  # noqa: E402
 
 from cogo.solvers.constructions import f6_design, f46_design  # noqa: E402
-from cogo.verify import registry as R  # noqa: E402
-from cogo.verify import theorems as T  # noqa: E402
+from cogo.proofs import registry as R  # noqa: E402
+from cogo.proofs import theorems as T  # noqa: E402
 
 
 def _load() -> list:

@@ -10,7 +10,7 @@ is compiled into its own module and patched in, with every ``from ... import`` b
 (the decorator would be lost), and so are module-level statements.
 
     python benchmarks/mutation_sample.py --per-module 8 --seed 38 \\
-        cogo/verify/zero.py cogo/algebra/potentials.py cogo/verify/controls_unseen.py
+        cogo/proofs/zero.py cogo/algebra/potentials.py cogo/proofs/controls_unseen.py
 
 writes ``benchmarks/results/mutation_sample.json`` (``--out``): per mutant its module, function, line, the change
 and the outcome (the first failing row), and the score per module.  Survivors are to be read by hand: an
@@ -126,8 +126,8 @@ def _alarm(signum, frame):
 
 def _verdict(group, timeout: int) -> str | None:
     """The first FAIL/MISSED row of ``cogo verify --group G --exact`` (controls first), or None."""
-    from cogo.verify import registry
-    from cogo.verify.results import METHODS
+    from cogo.proofs import registry
+    from cogo.proofs.results import METHODS
 
     rows = registry.theorem_list(group)
     rows = [r for r in rows if r[0].__name__.startswith("control")] + \
@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline", type=float, default=0.0, help="stop starting mutants after this Unix time")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation_sample.json"))
     args = ap.parse_args(argv)
-    from cogo.verify import theorems as T
+    from cogo.proofs import theorems as T
 
     group = int(args.group) if args.group.isdigit() else args.group
     rng = random.Random(args.seed)

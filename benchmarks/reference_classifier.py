@@ -295,7 +295,7 @@ def _block_detail(seed, k, ref: dict, b) -> dict:
 def compare_checkpoint(path, seed) -> dict:
     """Both readings of one checkpoint, block by block (keyed by frequency)."""
     from cogo.analysis.classify import Settings, classify_checkpoint
-    from cogo.checkpoints import load_weights
+    from cogo.io.weights import load_weights
 
     w = load_weights(path)
     ref = reference_blocks(w.Wa, w.Wb, w.Wc, np.complex64, near_ties=True)

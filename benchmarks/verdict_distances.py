@@ -22,7 +22,7 @@ from _common import machine_info, write_json  # noqa: E402
 
 
 def _one(path: str) -> dict:
-    from cogo.verify.checkpoint import verify_checkpoint
+    from cogo.proofs.trained import verify_checkpoint
 
     v = verify_checkpoint(path)
     return {"path": path, "verdict": v.verdict, "distance": v.nearest_optimum["distance"],

@@ -36,11 +36,11 @@ _API = {
     # the semiring (SPEC 2-3)
     "Network": ("cogo.algebra.network", "Network"),
     # the catalogue (SPEC 7)
-    "z_syn": ("cogo.solvers.partial", "z_syn"),
-    "z_syn_ab": ("cogo.solvers.partial", "z_syn_ab"),
-    "z_nu": ("cogo.solvers.partial", "z_nu"),
-    "z_nu_i": ("cogo.solvers.partial", "z_nu_i"),
-    "z_xi": ("cogo.solvers.partial", "z_xi"),
+    "z_syn": ("cogo.catalogue.partial", "z_syn"),
+    "z_syn_ab": ("cogo.catalogue.partial", "z_syn_ab"),
+    "z_nu": ("cogo.catalogue.partial", "z_nu"),
+    "z_nu_i": ("cogo.catalogue.partial", "z_nu_i"),
+    "z_xi": ("cogo.catalogue.partial", "z_xi"),
     "z_F6": ("cogo.solvers.constructions", "z_F6"),
     "z_F6_ab": ("cogo.solvers.constructions", "z_F6_ab"),
     "z_F46": ("cogo.solvers.constructions", "z_F46"),
@@ -51,23 +51,18 @@ _API = {
     "real_loss": ("cogo.algebra.loss", "real_loss"),
     # the workflow
     "TrainConfig": ("cogo.solvers.training", "TrainConfig"),
-    "CogoError": ("cogo.errors", "CogoError"),
+    "CogoError": ("cogo.runtime.errors", "CogoError"),
     "train": ("cogo.api", "train"),
     "load": ("cogo.api", "load"),
     "save": ("cogo.api", "save"),
     "classify": ("cogo.api", "classify"),
+    "verify": ("cogo.api", "verify"),
 }
 
-__all__ = sorted([*_API, "verify"])
-
-# ``cogo.verify`` is both the package of the theorem checks and the function below: importing the
-# package binds the name ``verify`` here to the package, so the package itself is callable
-# (cogo/verify/__init__.py) and calls :func:`cogo.api.verify`.
+__all__ = sorted(_API)
 
 
 def __getattr__(name: str) -> object:
-    if name == "verify":
-        return _importlib.import_module("cogo.verify")
     if name in _API:
         module, attr = _API[name]
         value = getattr(_importlib.import_module(module), attr)

@@ -15,7 +15,7 @@ def load(path: Any, group: Any = None):
     """Read a checkpoint (``.pt``, ``.npz`` or ``.safetensors``, weights only) once into a checkpoint object.
 
     The same validated reader every command uses (:func:`cogo.io.checkpoint.read_checkpoint`): a
-    malformed, hostile or inconsistent file raises :class:`cogo.checkpoints.CheckpointError`
+    malformed, hostile or inconsistent file raises :class:`cogo.io.formats.CheckpointError`
     (one line). ``group`` overrides the group recorded in the file. The object can be handed to
     :func:`classify` and :func:`verify` in place of the path (the file is not read again).
 
@@ -25,7 +25,7 @@ def load(path: Any, group: Any = None):
         ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``, ``.layout``,
         ``.activation``, ``.dtype``, ``.snapshots``.
     """
-    from cogo.checkpoints import load_weights
+    from cogo.io.weights import load_weights
 
     return load_weights(path, group=group)
 
@@ -59,7 +59,7 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
 
     ``source``: a checkpoint path, a folder of checkpoints, a list, a training result (what
     :func:`train` returns, or one element of it) or an object with ``Wa, Wb, Wc, group``
-    (what :func:`load` returns); every form is listed in :mod:`cogo.sources`.  ``group`` overrides
+    (what :func:`load` returns); every form is listed in :mod:`cogo.io.sources`.  ``group`` overrides
     the group recorded in the files; ``settings``: :class:`cogo.analysis.classify.Settings`
     (tolerances, the paper preset).  In-memory networks go through the same validated reader as
     files (written to a temporary checkpoint first); their reports name them ``<training result ...>``.
@@ -76,8 +76,8 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
     import tempfile
 
     from cogo.analysis.classify import classify_many
-    from cogo.checkpoints import save_checkpoint
-    from cogo.sources import gather, label_of, weights_and_meta
+    from cogo.io.weights import save_checkpoint
+    from cogo.io.sources import gather, label_of, weights_and_meta
 
     items = gather(source)
     with tempfile.TemporaryDirectory(prefix="cogo-classify-") as tmp:
@@ -99,7 +99,7 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
                 msg = msg.replace(tmp_path, label)
             if msg == str(exc):
                 raise
-            from cogo.errors import CogoError
+            from cogo.runtime.errors import CogoError
 
             raise CogoError(msg) from None
     for rep in result.reports:
@@ -113,7 +113,7 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
     ``network``: a training result (one element of what :func:`train` returns: its whole record,
     as ``cogo train`` writes it), an object with ``Wa, Wb, Wc, group`` (what :func:`load` returns)
     or a :class:`cogo.algebra.network.Network` (a construction: its real weights, which must be
-    Hermitian).  An existing file is refused (:class:`cogo.errors.CogoError`, one line) unless
+    Hermitian).  An existing file is refused (:class:`cogo.runtime.errors.CogoError`, one line) unless
     ``force``; the write is atomic.
 
     Returns
@@ -122,10 +122,10 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
         The checkpoint written.
     """
     from cogo.algebra.network import Network
-    from cogo.checkpoints import save_checkpoint
-    from cogo.errors import CogoError
-    from cogo.outputs import check_output_file
-    from cogo.sources import ACCEPTED, weights_and_meta
+    from cogo.io.weights import save_checkpoint
+    from cogo.runtime.errors import CogoError
+    from cogo.io.outputs import check_output_file
+    from cogo.io.sources import ACCEPTED, weights_and_meta
 
     try:
         out = check_output_file(path, force=force, label="path")
@@ -151,28 +151,28 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
 
     Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
-    negative controls (:func:`cogo.verify.registry.run_all`), a list of
-    :class:`cogo.verify.results.TheoremResult`; ``all(r.passed for r in results)`` is the
+    negative controls (:func:`cogo.proofs.registry.run_all`), a list of
+    :class:`cogo.proofs.results.TheoremResult`; ``all(r.passed for r in results)`` is the
     verdict. With ``checkpoint`` (a path, or a checkpoint from :func:`load`): what
     ``cogo verify --checkpoint`` says, with its options (``tol``, ``max_distance``, ``keys``,
     ``shared_embedding``, ``activation``; ``group`` overrides the file's group):
-    :func:`cogo.verify.checkpoint.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
+    :func:`cogo.proofs.trained.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
     whose ``exit_code`` its exit status.
 
     Returns
     -------
     list of TheoremResult, or CheckpointVerdict
         The theorem rows without ``checkpoint``; the checkpoint's verdict
-        (:class:`cogo.verify.checkpoint.CheckpointVerdict`: ``verdict``, ``nearest_optimum``,
+        (:class:`cogo.proofs.trained.CheckpointVerdict`: ``verdict``, ``nearest_optimum``,
         ``exit_code``, ``optimal`` (the secondary loss line)) with it.
     """
     if checkpoint is not None:
-        from cogo.readers import read_options
-        from cogo.verify.checkpoint import DEFAULT_MAX_DISTANCE, verify_checkpoint
+        from cogo.io.layouts import read_options
+        from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint
 
         with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation):
             return verify_checkpoint(checkpoint, group=group, tol=tol,
                                      max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance)
-    from cogo.verify.registry import run_all
+    from cogo.proofs.registry import run_all
 
     return run_all(23 if group is None else group, method=method)

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from cogo._version import __version__
-from cogo.errors import CogoError
+from cogo.algebra.activations import NAMES as ACTIVATION_NAMES
+from cogo.runtime.errors import CogoError
 
 EXIT_USAGE = 2
 
@@ -133,7 +134,7 @@ def _group_inputs(*groups) -> list[str]:
     return out
 
 
-#: the one meaning of --force for a command that writes named output files (cogo.outputs)
+#: the one meaning of --force for a command that writes named output files (cogo.io.outputs)
 FORCE_HELP = ("replace an output that already exists (a file, or a symbolic link, FIFO or device, replaced by a "
               "regular file); an output that is one of the command's inputs is refused even so")
 #: the one meaning of --no-progress
@@ -143,13 +144,13 @@ DEVICE_HELP = "cpu (default) or cuda[:N]; refused at once when it does not exist
 
 
 def _output(action, kind: str = "file"):
-    from cogo.outputs import mark_output
+    from cogo.io.outputs import mark_output
 
     return mark_output(action, kind)
 
 
 def _input(action):
-    from cogo.outputs import mark_input
+    from cogo.io.outputs import mark_input
 
     return mark_input(action)
 
@@ -206,20 +207,20 @@ def parse_seeds(text: str) -> list[int]:
 
 # ---------------------------------------------------------------- verify
 def _reader_flags(p) -> None:
-    """--keys, --shared-embedding, --activation: how to read foreign checkpoints (cogo.readers)."""
+    """--keys, --shared-embedding, --activation: how to read foreign checkpoints (cogo.io.layouts)."""
     p.add_argument("--keys", type=_keys_type, default=None, metavar="MAP",
                    help="read any state dict through an explicit key map Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY "
                         "for one (q, 2n) hidden matrix); end a key with :T to transpose it (docs/cli.md#layouts)")
     p.add_argument("--shared-embedding", action="store_true",
                    help="one embedding for both operands (W_a = W_b): --keys Wa=KEY,Wc=KEY")
-    p.add_argument("--activation", default=None, choices=("sqr", "relu", "silu", "relusqr"),
+    p.add_argument("--activation", default=None, choices=ACTIVATION_NAMES,
                    help="the network's activation (default: the file's record, else sqr); the catalogue and "
                         "theorems hold for sqr only, other activations get the per-node frequency report")
 
 
 def _keys_type(text: str) -> str:
     """``--keys``: the syntax is checked at parse time (which names are needed, once --shared-embedding is known)."""
-    from cogo.readers import parse_key_map
+    from cogo.io.layouts import parse_key_map
 
     try:
         parse_key_map(text, shared_embedding=None)  # the syntax; the flag is checked when the file is read
@@ -229,12 +230,12 @@ def _keys_type(text: str) -> str:
 
 
 def _reading(args):
-    """The reading options of cogo.readers for this command (a context manager)."""
+    """The reading options of cogo.io.layouts for this command (a context manager)."""
     import contextlib
 
     if not hasattr(args, "shared_embedding"):
         return contextlib.nullcontext()
-    from cogo.readers import read_options
+    from cogo.io.layouts import read_options
 
     return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation)
 
@@ -253,9 +254,9 @@ def _other_activation(args, paths, command: str, snapshots: bool = False) -> int
     sys.stdout.write(text)
     out_json = getattr(args, "json", None)
     if out_json:
-        from cogo.checkpoints import atomic_write_text
-        from cogo.formatting import dumps_json
-        from cogo.outputs import check_output_file
+        from cogo.io.outputs import atomic_write_text
+        from cogo.io.formatting import dumps_json
+        from cogo.io.outputs import check_output_file
 
         check_output_file(out_json, force=getattr(args, "force", False), label="--json")
         atomic_write_text(out_json, dumps_json(reports))
@@ -319,20 +320,20 @@ def _tol_type(text: str) -> float:
 
 def _verify_progress(G, method: str, off: bool):
     """A tqdm callback for run_all (one tick per check), or None."""
-    from cogo.limits import progress_callback
-    from cogo.verify.registry import theorem_list
+    from cogo.runtime.limits import progress_callback
+    from cogo.proofs.registry import theorem_list
 
     return progress_callback(len(theorem_list(G)) * (2 if method == "both" else 1), f"verify {G}", off=off)
 
 
 def _cmd_verify(args) -> int:
-    from cogo.threads import threads as _threads
+    from cogo.runtime.threads import threads as _threads
 
     with _threads(args.threads):
         if args.checkpoint is not None:
             return _verify_checkpoint(args)
         if args.every_order:
-            from cogo.verify.every_order_run import cli_every_order
+            from cogo.proofs.every_order_run import cli_every_order
 
             return cli_every_order(args)
         return _verify_theorems(args)
@@ -340,11 +341,11 @@ def _cmd_verify(args) -> int:
 
 def _verify_theorems(args) -> int:
     from cogo.algebra.spec import parse_group
-    from cogo.checkpoints import atomic_write_text
-    from cogo.verify.results import all_ok, format_table, results_to_json
-    from cogo.limits import require, verify_estimate
-    from cogo.outputs import check_output_file
-    from cogo.verify.registry import run_all, skipped
+    from cogo.io.outputs import atomic_write_text
+    from cogo.proofs.results import all_ok, format_table, results_to_json
+    from cogo.runtime.limits import require, verify_estimate
+    from cogo.io.outputs import check_output_file
+    from cogo.proofs.registry import run_all, skipped
 
     inputs = _group_inputs(args.group)
     if args.theory == "li2":
@@ -382,11 +383,11 @@ def _verify_theorems(args) -> int:
 
 def _verify_checkpoint(args) -> int:
     """``cogo verify --checkpoint FILE``: how far the network is from its nearest certified optimizer (read once)."""
-    from cogo.checkpoints import atomic_write_text
-    from cogo.formatting import dumps_json
+    from cogo.io.outputs import atomic_write_text
+    from cogo.io.formatting import dumps_json
     from cogo.io.checkpoint import read_checkpoint
-    from cogo.limits import verify_checkpoint_estimate
-    from cogo.outputs import check_output_file
+    from cogo.runtime.limits import verify_checkpoint_estimate
+    from cogo.io.outputs import check_output_file
 
     with _user_input():
         inputs = [args.checkpoint, *_group_inputs(args.group)]
@@ -396,14 +397,14 @@ def _verify_checkpoint(args) -> int:
         ckpt = read_checkpoint(args.checkpoint, estimate=verify_checkpoint_estimate)  # the file's group
     if (rc := _other_activation(args, [ckpt], "verify")) is not None:
         return rc
-    from cogo.verify.checkpoint import DEFAULT_MAX_DISTANCE, verify_checkpoint
+    from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint
 
     with _user_input():
         v = verify_checkpoint(ckpt, tol=args.tol,
                               max_distance=DEFAULT_MAX_DISTANCE if args.max_distance is None else args.max_distance)
     sys.stdout.write(v.render_text())
     if args.snap:
-        from cogo.verify.checkpoint import write_snapped
+        from cogo.proofs.trained import write_snapped
 
         with _user_input():
             write_snapped(v, args.snap)
@@ -490,8 +491,8 @@ def _construct_loss(Wa, Wb, Wc, G) -> tuple[float, str]:
 
 def _cmd_construct(args) -> int:
     from cogo.algebra.spec import parse_group
-    from cogo.limits import construct_estimate, require
-    from cogo.outputs import check_output_file
+    from cogo.runtime.limits import construct_estimate, require
+    from cogo.io.outputs import check_output_file
     from cogo.solvers.constructions import construct, to_checkpoint
 
     G = parse_group(args.group)
@@ -503,7 +504,7 @@ def _cmd_construct(args) -> int:
     est = require(construct_estimate(kind, G.order))
     if est.seconds > 5 and not args.no_progress:
         print(f"cogo construct: {est}", flush=True)
-    from cogo.threads import threads as _threads
+    from cogo.runtime.threads import threads as _threads
 
     with _threads(args.threads):
         net, meta = construct(args.kind, G, seed=args.seed)
@@ -520,7 +521,7 @@ def _cmd_construct(args) -> int:
 def _training_option_flags(p) -> None:
     """The training options beyond the reference setting (cogo.solvers.training_options), one definition for
     cogo train, cogo experiment and cogo demo."""
-    p.add_argument("--activation", default="sqr", choices=("sqr", "relu", "silu", "relusqr"),
+    p.add_argument("--activation", default="sqr", choices=ACTIVATION_NAMES,
                    help="sigma of the hidden layer (default sqr = x^2; recorded in the checkpoint; other activations "
                         "get the per-node frequency report, never a catalogue name)")
     p.add_argument("--batch-size", type=_int_type("batch size", 0), default=0, metavar="B",
@@ -656,7 +657,7 @@ def _cmd_train(args) -> int:
 
 
 def _threads_help() -> str:
-    from cogo.threads import POLICY_HELP
+    from cogo.runtime.threads import POLICY_HELP
 
     return POLICY_HELP
 
@@ -710,7 +711,7 @@ def _cmd_classify(args) -> int:
     with _user_input():
         check_output_paths(args.json, args.markdown, args.plots, inputs=inputs, force=args.force)
         if args.csv is not None:
-            from cogo.outputs import check_outputs
+            from cogo.io.outputs import check_outputs
 
             check_outputs([("--json", args.json), ("--markdown", args.markdown), ("--csv", args.csv)],
                           inputs=inputs, force=args.force)
@@ -724,13 +725,13 @@ def _cmd_classify(args) -> int:
                                 f"drop {flag}")
 
     from cogo.io.checkpoint import read_checkpoint
-    from cogo.limits import classify_estimate
+    from cogo.runtime.limits import classify_estimate
 
     with _user_input():  # each file read once (cogo.io), refused from its header when the work cannot fit
         loaded = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files]
     if (rc := _other_activation(args, loaded, "classify")) is not None:
         return rc
-    from cogo.threads import threads as _threads
+    from cogo.runtime.threads import threads as _threads
 
     with _threads(args.threads):
         result = classify_many(loaded, group=group,
@@ -782,7 +783,7 @@ def _add_dynamics(sub) -> None:
                         "what cogo classify factors)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write OUT/cache")
     p.add_argument("--no-figures", action="store_true", help="write only dynamics.json")
-    p.add_argument("--activation", default=None, choices=("sqr", "relu", "silu", "relusqr"),
+    p.add_argument("--activation", default=None, choices=ACTIVATION_NAMES,
                    help="the network's activation (default: the file's record, else sqr); non-sqr runs get the "
                         "per-node frequency report per snapshot")
     p.add_argument("--threads", type=_int_type("threads", 1), default=None, metavar="T", help=_threads_help())
@@ -795,17 +796,17 @@ def _add_dynamics(sub) -> None:
 
 def _cmd_dynamics(args) -> int:
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings
-    from cogo.threads import set_threads
+    from cogo.runtime.threads import set_threads
 
-    set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
+    set_threads(args.threads)  # the one meaning of --threads: the override of cogo.runtime.threads (None: the rule)
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
-    from cogo.limits import dynamics_estimate, require
+    from cogo.runtime.limits import dynamics_estimate, require
 
     import os
 
     workers = max(1, int(args.workers if args.workers is not None else min(2, os.cpu_count() or 1)))
     from cogo.io.checkpoint import Checkpoint
-    from cogo.series import discover_runs
+    from cogo.dynamics.series import discover_runs
 
     with _user_input():  # files, folders, globs: the runs they name (a series of checkpoints is one run); each
         # file read once (cogo.io), what cannot fit refused from its header before any array is read
@@ -814,15 +815,15 @@ def _cmd_dynamics(args) -> int:
         if not isinstance(s, Checkpoint):  # a series: its shapes are known from its first file
             require(dynamics_estimate(s.n, s.hidden, workers))
     files = [s for s in sources if isinstance(s, Checkpoint)]
-    from cogo.analysis.dynamics import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
-    from cogo.snapshots import open_snapshots
+    from cogo.dynamics.runs import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
+    from cogo.io.snapshots import open_snapshots
     from cogo.solvers.training import check_output_dir
 
     for f in files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
     with _user_input():
         out = check_output_dir(args.out)
-        from cogo.outputs import check_output_file
+        from cogo.io.outputs import check_output_file
 
         check_output_file(out / "dynamics.json", inputs=args.files, force=args.force, label="--out")
     from cogo.analysis.nodes import activation_reports
@@ -882,7 +883,7 @@ def _remove_stale(folder: Path, patterns: tuple, written: list) -> None:
 
 # ---------------------------------------------------------------- experiment / demo
 def _experiment_flags(p, demo: bool) -> None:
-    from cogo.experiment import DEMO_CONFIG, ExperimentConfig
+    from cogo.commands.experiment import DEMO_CONFIG, ExperimentConfig
 
     d = DEMO_CONFIG if demo else ExperimentConfig()
     seeds = ",".join(map(str, d.seeds)) if demo else "1-5"
@@ -928,14 +929,14 @@ def _add_experiment(sub) -> None:
     _experiment_flags(p, demo=False)
     _output(p.add_argument("--out", required=True, metavar="DIR",
                            help="output directory (created if missing; reused to resume)"), "dir")
-    from cogo.executors import add_arguments as _executor_flags
+    from cogo.runtime.executors import add_arguments as _executor_flags
 
-    _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
+    _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/runtime/executors.py)
     p.set_defaults(func=_cmd_experiment)
 
 
 def _experiment_config(args):
-    from cogo.experiment import ExperimentConfig
+    from cogo.commands.experiment import ExperimentConfig
 
     return ExperimentConfig(groups=_flat_groups(args.groups), seeds=tuple(args.seeds), weight_decays=tuple(args.wd),
                             hidden=args.hidden, epochs=args.epochs, lr=args.lr, test_fraction=args.test_fraction,
@@ -945,8 +946,8 @@ def _experiment_config(args):
 
 
 def _run_and_print(cfg, out, args, command: str) -> int:
-    from cogo.experiment import run_experiment, summary_text, verification_ok
-    from cogo.executors import settings_from_args
+    from cogo.commands.experiment import run_experiment, summary_text, verification_ok
+    from cogo.runtime.executors import settings_from_args
     from cogo.solvers.training import check_output_dir
 
     executor = settings_from_args(args, out)  # inprocess for cogo demo; CogoError if submitit/sbatch is missing
@@ -980,7 +981,7 @@ def _add_demo(sub) -> None:
 
 
 def _cmd_demo(args) -> int:
-    from cogo.experiment import fresh_directory
+    from cogo.commands.experiment import fresh_directory
 
     with _user_input():
         cfg = _experiment_config(args).validate()
@@ -1018,9 +1019,9 @@ def _add_li2_sweep(sub) -> None:
                    help="replace the sweep already in OUT (sweep.json of other settings, fit.json, the phase "
                         "diagrams; its cells are not reused); default: resume a sweep of the same settings, refuse "
                         "one of other settings. " + FORCE_HELP)
-    from cogo.executors import add_arguments as _executor_flags
+    from cogo.runtime.executors import add_arguments as _executor_flags
 
-    _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/executors.py)
+    _executor_flags(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/runtime/executors.py)
     p.set_defaults(func=_cmd_li2_sweep)
 
 
@@ -1028,21 +1029,21 @@ def _cmd_li2_sweep(args) -> int:
     import json
     import time
 
-    from cogo.checkpoints import atomic_write, atomic_write_text
-    from cogo.formatting import dumps_json, render_table
+    from cogo.io.outputs import atomic_write, atomic_write_text
+    from cogo.io.formatting import dumps_json, render_table
     from cogo.li2.boundary import SweepConfig, fit_constant, phase_diagram_png, row_key, sweep, sweep_table
     from cogo.solvers.training import check_output_dir
 
     cfg = SweepConfig(groups=_flat_groups(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
                       hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd, device=args.device).validate()
-    from cogo.executors import settings_from_args
+    from cogo.runtime.executors import settings_from_args
 
     executor = settings_from_args(args, args.out)  # CogoError (one line) if submitit or sbatch is missing
     with _user_input():
         out = check_output_dir(args.out)
-    from cogo.threads import set_threads
+    from cogo.runtime.threads import set_threads
 
-    set_threads(args.threads)  # the one meaning of --threads: the override of cogo.threads (None: the rule)
+    set_threads(args.threads)  # the one meaning of --threads: the override of cogo.runtime.threads (None: the rule)
     path = out / "sweep.json"
     done = {}
     if path.is_file() and not args.force:
@@ -1113,7 +1114,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``cogo`` parser; a usage error raises an internal exception that :func:`main` prints as one line.
 
     ``only``: build just that subcommand (start-up: ``cogo classify`` then
-    never imports what other commands need, e.g. cogo.experiment).
+    never imports what other commands need, e.g. cogo.commands.experiment).
     """
     parser = _Parser(
         prog="cogo",
@@ -1140,12 +1141,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     0: success; 1: a check failed (``verify``, ``experiment``); 2: a user error,
     printed as ONE line ``cogo: error: ...`` on stderr (a usage error from
-    argparse, or a :class:`cogo.errors.CogoError`); 130: interrupted (Ctrl-C at
+    argparse, or a :class:`cogo.runtime.errors.CogoError`); 130: interrupted (Ctrl-C at
     any moment, start-up included: one line ``cogo: interrupted; ...`` on a line of
     its own, saying how to resume, never a traceback).  Any other exception is a bug in
     cogo and propagates with its traceback.  The thread settings (``--threads``) hold
     for the command only: torch's and BLAS's thread counts are restored after it
-    (:func:`cogo.threads.preserved`).
+    (:func:`cogo.runtime.threads.preserved`).
     """
     argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
     try:
@@ -1166,7 +1167,7 @@ def _main(argv: list) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    from cogo.threads import preserved
+    from cogo.runtime.threads import preserved
 
     try:
         with preserved(), _reading(args):

@@ -54,10 +54,10 @@ def test_verify_checkpoint_rejects_a_non_optimizer(tmp_path):
 
 
 def test_verify_is_still_the_package():
-    import cogo.verify.theorems
+    import cogo.proofs.theorems
 
-    assert cogo.verify.theorems is cogo.verify.theorems and callable(cogo.verify)
-    assert cogo.verify.run_all is cogo.verify.registry.run_all
+    assert cogo.proofs.theorems is cogo.proofs.theorems and callable(cogo.verify)
+    assert cogo.proofs.run_all is cogo.proofs.registry.run_all
 
 
 def test_train_front(tmp_path):

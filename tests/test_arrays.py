@@ -1,4 +1,4 @@
-"""cogo.arrays.as_array: the one conversion of weights to numpy, and the readers that go through it.
+"""cogo.io.arrays.as_array: the one conversion of weights to numpy, and the readers that go through it.
 
 bfloat16 is the case that tells a shared conversion from the ones it replaced: numpy has no bfloat16, so
 ``tensor.numpy()`` raises, and every reader that converted on its own failed on a bfloat16 checkpoint.
@@ -9,9 +9,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cogo.analysis.irreps import read_irreps  # noqa: E402
-from cogo.analysis.progress import progress_measures  # noqa: E402
-from cogo.arrays import as_array  # noqa: E402
-from cogo.checkpoints import inert_nodes  # noqa: E402
+from cogo.dynamics.progress import progress_measures  # noqa: E402
+from cogo.io.arrays import as_array  # noqa: E402
+from cogo.io.weights import inert_nodes  # noqa: E402
 
 
 def test_numpy_cannot_hold_bfloat16():

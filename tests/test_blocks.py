@@ -1,4 +1,4 @@
-"""Block extraction (cogo.analysis.blocks, SPEC 6 / 8.2-8.3) and the network verdict (cogo.analysis.verdict)."""
+"""Block extraction (cogo.analysis.blocks, SPEC 6 / 8.2-8.3) and the network verdict (cogo.analysis.optimality)."""
 import numpy as np
 import pytest
 
@@ -6,8 +6,8 @@ from cogo.algebra import Network
 from cogo.algebra.loss import condition_residuals, real_loss
 from cogo.analysis.blocks import block_conditions, block_kind, extract_blocks
 from cogo.analysis.classify import read_network
-from cogo.analysis.verdict import largest_residuals, network_verdict
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_xi
+from cogo.analysis.optimality import largest_residuals, network_verdict
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_xi
 
 SIX = 6 ** (-1 / 3) * (z_syn() * z_nu(1j))
 

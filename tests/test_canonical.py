@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from cogo.algebra import Network
 from cogo.analysis.classify import classify_block, classify_checkpoint
 from cogo.analysis.factorization import balance_gauge, factor_block, node_features
-from cogo.checkpoints import save_checkpoint
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.io.weights import save_checkpoint
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 EXAMPLES = int(os.environ.get("COGO_CANON_EXAMPLES", "12"))
 D = 23  # the group Z_23; blocks sit at frequency K

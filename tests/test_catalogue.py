@@ -16,8 +16,8 @@ from cogo.algebra import Network
 from cogo.analysis.classify import classify_block, classify_checkpoint, name_factor, read_network
 from cogo.analysis.report import angle_histograms, collect_angles, render_json, render_text
 from cogo.catalogue import Family, NearestForm, Param, Product, registered
-from cogo.checkpoints import save_checkpoint
-from cogo.solvers.partial import PartialSolution, z_nu, z_syn
+from cogo.io.weights import save_checkpoint
+from cogo.catalogue.partial import PartialSolution, z_nu, z_syn
 
 
 def toy(t, exact=None):
@@ -130,19 +130,19 @@ def test_the_registry_holds_spec7_as_written():
         assert named.name == f.name, (f.name, named.name)
 
 
-def test_moved_tables_warn_and_still_work():
+def test_the_tables_come_from_the_catalogue_only():
+    """The old module-level tables (classify.FACTOR_NAMES, report.ANGLE_PARAMS, ...) are gone: one registry."""
     import cogo.analysis.classify as C
     import cogo.analysis.report as R
-    import cogo.verify.theorems as T
+    import cogo.proofs.theorems as T
+    from cogo import catalogue
 
-    with pytest.warns(DeprecationWarning, match="cogo.catalogue"):
-        assert C.FACTOR_NAMES == ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
-    with pytest.warns(DeprecationWarning, match="cogo.catalogue"):
-        assert C.BLOCK_TYPES[:3] == ("z_nu * z_syn", "z_nu=i * z_syn,ab", "z_nu=i * z_xi")
-    with pytest.warns(DeprecationWarning, match="angle_params"):
-        assert R.ANGLE_PARAMS == {"nu": "z_nu", "xi": "z_xi", "alpha": "z_syn,ab", "beta": "z_syn,ab"}
-    with pytest.warns(DeprecationWarning, match="construction_blocks"):
-        assert len(T.CONSTRUCTION_BLOCKS) == 3
+    assert catalogue.factor_names() == ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
+    assert catalogue.block_types()[:3] == ("z_nu * z_syn", "z_nu=i * z_syn,ab", "z_nu=i * z_xi")
+    assert catalogue.angle_params() == {"nu": "z_nu", "xi": "z_xi", "alpha": "z_syn,ab", "beta": "z_syn,ab"}
+    assert len(T.construction_blocks()) == 3
+    for mod, name in ((C, "FACTOR_NAMES"), (C, "BLOCK_TYPES"), (R, "ANGLE_PARAMS"), (T, "CONSTRUCTION_BLOCKS")):
+        assert not hasattr(mod, name), f"{mod.__name__}.{name}"
 
 
 def test_a_lone_family_block_is_typed_by_the_family():

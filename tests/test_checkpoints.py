@@ -1,4 +1,4 @@
-"""cogo.checkpoints: untrusted files are refused with one clear line; writes are atomic."""
+"""cogo.io.weights: untrusted files are refused with one clear line; writes are atomic."""
 import os
 import stat
 from pathlib import Path
@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from cogo.checkpoints import CheckpointError, atomic_write, load_weights, save_checkpoint
+from cogo.io.formats import CheckpointError
+from cogo.io.outputs import atomic_write
+from cogo.io.weights import load_weights, save_checkpoint
 
 
 class _Evil:
@@ -122,7 +124,7 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
 
     import torch
 
-    from cogo.checkpoints import _pt_shapes_without_torch, load_weights
+    from cogo.io.weights import _pt_shapes_without_torch, load_weights
     from cogo.solvers.training import TrainConfig, save_run, train
 
     path = save_run(train(TrainConfig(group="5", hidden=6, epochs=3, log_every=1), [1], progress=False,
@@ -141,4 +143,4 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
     assert _pt_shapes_without_torch(tmp_path / "nothing.pt") is None
     ref = tmp_path / "ref.pt"
     torch.save({"W.weight": torch.zeros(4, 10), "V.weight": torch.zeros(5, 4)}, ref)
-    assert _pt_shapes_without_torch(ref) is None  # another layout: torch.load decides (cogo.readers)
+    assert _pt_shapes_without_torch(ref) is None  # another layout: torch.load decides (cogo.io.layouts)

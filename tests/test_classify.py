@@ -10,9 +10,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from cogo.algebra import Network
-from cogo.checkpoints import save_checkpoint
+from cogo.io.weights import save_checkpoint
 from cogo.cli import main
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.catalogue import block_types, factor_names
 from cogo.analysis.classify import (
     Settings,
@@ -192,7 +192,7 @@ def test_stabilizers_of_the_catalogue():
 
 def test_other_factorable_block():
     rng = np.random.default_rng(2)
-    from cogo.solvers.partial import PartialSolution
+    from cogo.catalogue.partial import PartialSolution
 
     r4 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(4)) for _ in range(3)))
     rep = classify_block(*scrambled(z_syn() * r4, rng))
@@ -545,7 +545,7 @@ def test_a_rescaled_block_is_not_optimal_in_any_disguise():
     """Issue 27: z_nu * z_syn scaled by 1.01 (|abc - 1| = 0.0303, by hand: 1.01^3 - 1) is an exact Kronecker product
     (fit error ~1e-16), so its own tolerance is ~1e-14 and it is not optimal; node order, signs and the per-node gauge
     (s a, s b, c / s^2) change nothing.  The same block unscaled is optimal in every disguise."""
-    from cogo.solvers.partial import z_nu, z_syn
+    from cogo.catalogue.partial import z_nu, z_syn
 
     rng = np.random.default_rng(27)
     x = 6 ** (-1 / 3) * (z_nu(np.exp(0.4j)) * z_syn())
@@ -564,7 +564,7 @@ def test_a_rescaled_block_is_not_optimal_in_any_disguise():
 
 def test_a_fixed_optimality_tolerance_is_still_available():
     """Settings(opt_tol=0.05): the rule before (one tolerance for every block) accepts the 1.01-scaled block."""
-    from cogo.solvers.partial import z_nu, z_syn
+    from cogo.catalogue.partial import z_nu, z_syn
 
     x = 1.01 * 6 ** (-1 / 3) * (z_nu(np.exp(0.4j)) * z_syn())
     assert classify_block(x.a, x.b, x.c, k=1, settings=Settings(opt_tol=0.05)).optimal

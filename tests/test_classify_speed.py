@@ -8,10 +8,10 @@ import pytest
 from cogo.analysis.classify import Settings, classify_block, classify_many, nearest_family
 from cogo.analysis.kronecker import _feature_key, _feature_keys, linear_assignment
 from cogo.analysis.nearest import NEAREST_FROM_READING, nearest_from_reading
-from cogo.checkpoints import save_checkpoint
-from cogo.errors import CogoError
+from cogo.io.weights import save_checkpoint
+from cogo.runtime.errors import CogoError
 from cogo.solvers.constructions import z_F6, z_F46
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 
 def unit(deg):

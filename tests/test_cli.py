@@ -8,7 +8,7 @@ import pytest
 
 import cogo.cli as cli
 from cogo.cli import build_parser, main
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 
 def one_line_error(capsys):
@@ -126,7 +126,7 @@ def test_validation_errors_of_the_library_are_user_errors(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- the command recorded in the report
 def test_report_records_the_command_that_was_run(monkeypatch, tmp_path):
-    import cogo.experiment as experiment
+    import cogo.commands.experiment as experiment
 
     seen = {}
 
@@ -178,7 +178,7 @@ def test_construct_even_order_is_a_user_error(tmp_path, capsys):
 def test_plotting_never_switches_the_callers_backend(tmp_path):
     import matplotlib
 
-    from cogo.experiment import _order_histogram
+    from cogo.commands.experiment import _order_histogram
     from cogo.solvers.training import TrainConfig, plot_history, train
 
     before = matplotlib.get_backend()
@@ -196,6 +196,6 @@ def test_plotting_never_switches_the_callers_backend(tmp_path):
 
 
 def test_empty_order_histogram_is_not_drawn():
-    from cogo.experiment import _order_histogram
+    from cogo.commands.experiment import _order_histogram
 
     assert _order_histogram([type("R", (), {"blocks": []})], "5") is None

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogo.algebra import FiniteAbelianGroup, Network, condition_residuals, fourier_loss, parse_group, real_loss
-from cogo.checkpoints import load_weights
+from cogo.io.weights import load_weights
 from cogo.cli import main
 from cogo.solvers import constructions as C
-from cogo.solvers.partial import z_nu, z_syn
+from cogo.catalogue.partial import z_nu, z_syn
 
 ODD_GROUPS = [(3,), (5,), (11,), (23,), (3, 5), (3, 3), (9,)]
 LOSS_TOL = 1e-20
@@ -370,7 +370,7 @@ def test_partial_solutions_keep_exact_parameters_exact():
     import sympy
 
     from cogo.algebra.cyclotomic import CycNumber
-    from cogo.solvers.partial import z_nu
+    from cogo.catalogue.partial import z_nu
 
     p = z_nu(Fraction(1, 2))
     assert p.exact and sympy.Rational(1, 2) in list(p.a)
@@ -413,7 +413,7 @@ def test_memoized_entries_are_identical_to_cold_ones(fn):
 
 def test_memos_do_not_bypass_the_product_of_partial_solutions(monkeypatch):
     """A defect in PartialSolution.__mul__ shows in a network built after the memos are warm."""
-    from cogo.solvers import partial
+    from cogo.catalogue import partial
 
     good = C.z_F6(7, seed=1, exact=True)
     original = partial.PartialSolution.__mul__

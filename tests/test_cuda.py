@@ -17,7 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cogo.analysis.classify import read_network  # noqa: E402
-from cogo.checkpoints import load_weights  # noqa: E402
+from cogo.io.weights import load_weights  # noqa: E402
 from cogo.cli import main  # noqa: E402
 from cogo.solvers.training import TrainConfig, train  # noqa: E402
 

@@ -3,7 +3,7 @@
 A newcomer runs the commands of a page in order in one folder.  A command that writes
 an output an earlier command of the same page already wrote (the same checkpoint of
 `cogo train --out`, the same `-o` / `--json` / `--csv` / `--markdown` file) is refused
-there without `--force` (cogo.outputs), so the page would fail: this test finds such
+there without `--force` (cogo.io.outputs), so the page would fail: this test finds such
 pairs from the argument parser, without running anything.  (Running every block, as
 tests/test_docs.py does for the tutorial, is not done here: the README's blocks train for
 minutes to hours.)
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from cogo.cli import _UsageError, build_parser
-from cogo.outputs import OUTPUT_ATTR
+from cogo.io.outputs import OUTPUT_ATTR
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -1,4 +1,4 @@
-"""Tests of training snapshots and of cogo.analysis.dynamics (reading a training run over time)."""
+"""Tests of training snapshots and of cogo.dynamics.runs (reading a training run over time)."""
 from __future__ import annotations
 
 import json
@@ -32,7 +32,7 @@ def test_snapshots_are_copies_not_views_of_the_live_weights(seeds):
 
 # ---------------------------------------------------------------- streamed snapshot storage
 def test_streamed_snapshots_round_trip_and_match_in_memory(tmp_path):
-    from cogo.snapshots import open_snapshots
+    from cogo.io.snapshots import open_snapshots
     from cogo.solvers.training import save_run
 
     cfg = TrainConfig(group="7", hidden=8, epochs=6, log_every=3, snapshot_every=3, weight_decay=1e-3)
@@ -64,8 +64,9 @@ def test_streamed_snapshots_round_trip_and_match_in_memory(tmp_path):
 
 
 def test_hostile_snapshot_storage_is_refused(tmp_path):
-    from cogo.checkpoints import CheckpointError, save_checkpoint
-    from cogo.snapshots import open_snapshots
+    from cogo.io.formats import CheckpointError
+    from cogo.io.weights import save_checkpoint
+    from cogo.io.snapshots import open_snapshots
     from cogo.solvers.training import save_run
 
     cfg = TrainConfig(group="5", hidden=4, epochs=2, log_every=1, snapshot_every=1)
@@ -98,8 +99,8 @@ def test_hostile_snapshot_storage_is_refused(tmp_path):
 # ---------------------------------------------------------------- reading a run over time
 def _fake_run(tmp_path, group="11", ts=(0.0, 0.3, 0.6, 0.9, 1.0), seed=0):
     """A run whose snapshots move from noise to z_F4/6 (SPEC 7.3): W_t = t W + (1 - t) noise."""
-    from cogo.checkpoints import save_checkpoint
-    from cogo.snapshots import SnapshotWriter
+    from cogo.io.weights import save_checkpoint
+    from cogo.io.snapshots import SnapshotWriter
     from cogo.solvers.constructions import construct
 
     net, _ = construct("z_F46", group)
@@ -123,7 +124,7 @@ def _fake_run(tmp_path, group="11", ts=(0.0, 0.3, 0.6, 0.9, 1.0), seed=0):
 def test_last_snapshot_equals_cogo_classify_of_the_final_checkpoint(tmp_path, capsys):
     import json
 
-    from cogo.analysis.dynamics import analyse_run
+    from cogo.dynamics.runs import analyse_run
     from cogo.cli import main
 
     path, _ = _fake_run(tmp_path)
@@ -163,7 +164,7 @@ def test_frequency_potentials_are_the_network_potentials(tmp_path):
     """Checked against the full tensors r[k1,k2,k] and r_p[k1,k2,k] of cogo.algebra.potentials (SPEC 4)."""
     from cogo.algebra import Network
     from cogo.algebra.potentials import potentials, self_potentials
-    from cogo.analysis.dynamics import frequency_potentials
+    from cogo.dynamics.runs import frequency_potentials
 
     rng = np.random.default_rng(3)
     S, q, n = 3, 6, 7
@@ -188,7 +189,7 @@ def _blocks(*kt):
 
 
 def test_formation_and_aggregate_by_hand():
-    from cogo.analysis.dynamics import aggregate, formation
+    from cogo.dynamics.runs import aggregate, formation
 
     A, X = "z_nu=i * z_xi", "non-factorable"
     run1 = {"snapshots": [{"epoch": 0, "blocks": _blocks((1, X), (2, X))},
@@ -212,7 +213,7 @@ def test_formation_and_aggregate_by_hand():
 
 
 def test_reading_is_resumable_from_the_cache(tmp_path):
-    from cogo.analysis.dynamics import analyse_run
+    from cogo.dynamics.runs import analyse_run
 
     path, _ = _fake_run(tmp_path)
     cache = tmp_path / "cache"
@@ -244,7 +245,7 @@ def test_cli_dynamics_writes_json_and_figures(tmp_path, capsys):
     for name in ("dynamics_run1.png", "dynamics_run2.png", "dynamics_types.png"):
         assert (out / "figures" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # a checkpoint without snapshots: one-line error, exit 2, nothing written
-    from cogo.checkpoints import save_checkpoint
+    from cogo.io.weights import save_checkpoint
 
     W = [np.ones((4, 5)), np.ones((4, 5)), np.ones((5, 4))]
     save_checkpoint(tmp_path / "plain.pt", *W, {"group": "5"})
@@ -273,8 +274,8 @@ def test_experiment_dynamics_reads_every_run(tmp_path):
 def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, monkeypatch):
     """cogo dynamics caches the progress measures per snapshot: reading a run again computes none of them, and gives
     the same result; a changed run (other weights) is not served from the cache."""
-    import cogo.analysis.progress as P
-    from cogo.analysis.dynamics import analyse_run
+    import cogo.dynamics.progress as P
+    from cogo.dynamics.runs import analyse_run
     from cogo.solvers.training import save_run
 
     cfg = TrainConfig(group="7", hidden=8, epochs=20, log_every=10, snapshots=4)
@@ -295,11 +296,11 @@ def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, m
 
 
 def test_dynamics_refuses_what_cannot_fit_before_reading_a_snapshot(tmp_path, monkeypatch, capsys):
-    """The estimate (cogo.limits.dynamics_estimate) is checked from the checkpoint's shapes: with too little memory
+    """The estimate (cogo.runtime.limits.dynamics_estimate) is checked from the checkpoint's shapes: with too little memory
     the command exits 2 with one line quoting it, writes nothing, and never opens a snapshot (there is none here)."""
-    from cogo.checkpoints import save_checkpoint
+    from cogo.io.weights import save_checkpoint
     from cogo.cli import main
-    from cogo.limits import dynamics_estimate
+    from cogo.runtime.limits import dynamics_estimate
 
     W = [np.zeros((8, 7), np.float32), np.zeros((8, 7), np.float32), np.zeros((7, 8), np.float32)]
     run = tmp_path / "run.pt"
@@ -318,7 +319,7 @@ def test_dynamics_refuses_what_cannot_fit_before_reading_a_snapshot(tmp_path, mo
     assert "needs about" not in capsys.readouterr().err
 
 
-# ---------------------------------------------------------------- series of checkpoints (cogo.series)
+# ---------------------------------------------------------------- series of checkpoints (cogo.dynamics.series)
 def _head_series(d, epochs, n=5, q=6, seed=0, name="model{:05d}.pt"):
     """Files in the reference code's HEAD layout (W.weight (q, 2n), V.weight (n, q)), one per epoch."""
     import torch
@@ -336,7 +337,7 @@ def _head_series(d, epochs, n=5, q=6, seed=0, name="model{:05d}.pt"):
 
 def test_dynamics_reads_the_reference_head_series_given_as_files(tmp_path, capsys):
     from cogo.cli import main
-    from cogo.checkpoints import load_weights
+    from cogo.io.weights import load_weights
 
     paths = _head_series(tmp_path / "ref", (0, 10, 20, 100))
     out = tmp_path / "dyn"
@@ -348,13 +349,13 @@ def test_dynamics_reads_the_reference_head_series_given_as_files(tmp_path, capsy
     assert len(run["snapshots"]) == 4 and run["group"] == "5"
     # the last snapshot is the last file's weights, read as W_a = W[:, :n], W_b = W[:, n:], W_c = V
     w = load_weights(paths[-1])
-    from cogo.analysis.dynamics import snapshot_record
+    from cogo.dynamics.runs import snapshot_record
 
     assert run["snapshots"][-1]["live_nodes"] == snapshot_record(w.Wa, w.Wb, w.Wc, group=5)["live_nodes"]
 
 
 def test_dynamics_reads_a_glob_a_folder_and_a_sweep_folder_as_a_grid(tmp_path):
-    from cogo.series import discover_runs
+    from cogo.dynamics.series import discover_runs
 
     _head_series(tmp_path / "one", (0, 5, 50))
     got = discover_runs([str(tmp_path / "one" / "model*.pt")])
@@ -369,8 +370,8 @@ def test_dynamics_reads_a_glob_a_folder_and_a_sweep_folder_as_a_grid(tmp_path):
 
 
 def test_a_series_epoch_comes_from_the_metadata_before_the_name(tmp_path):
-    from cogo.checkpoints import save_checkpoint
-    from cogo.series import discover_runs
+    from cogo.io.weights import save_checkpoint
+    from cogo.dynamics.series import discover_runs
 
     rng = np.random.default_rng(0)
     for i, e in enumerate((7, 3)):

@@ -1,5 +1,5 @@
 """`cogo verify --every-order`: relations modulo d, character sums with d symbolic, the block and z_M proofs, their
-controls, and agreement with the per-order proofs (cogo.verify.theorems.optimality) at several orders per case."""
+controls, and agreement with the per-order proofs (cogo.proofs.theorems.optimality) at several orders per case."""
 import cmath
 import itertools
 import json
@@ -14,13 +14,13 @@ from cogo.algebra import real_loss
 from cogo.algebra.spec import parse_group
 from cogo.cli import main
 from cogo.solvers.constructions import z_F46
-from cogo.verify import controls as controls_mod
-from cogo.verify import every_order as E
-from cogo.verify import every_order_mem as EM
-from cogo.verify import every_order_models as M
-from cogo.verify import every_order_run as R
-from cogo.verify.collisions import D, Bracket, Unresolved, character_sum, form, relation_set, sum_over
-from cogo.verify.theorems import optimality
+from cogo.proofs import controls as controls_mod
+from cogo.proofs import every_order as E
+from cogo.proofs import every_order_mem as EM
+from cogo.proofs import every_order_models as M
+from cogo.proofs import every_order_run as R
+from cogo.proofs.collisions import D, Bracket, Unresolved, character_sum, form, relation_set, sum_over
+from cogo.proofs.theorems import optimality
 
 
 # --------------------------------------------------------------------------- relations modulo d
@@ -102,7 +102,7 @@ def test_mem_is_optimal_and_its_controls_have_the_hand_losses_at_every_order():
     assert (res["l_k"], res["loss"], res["brackets left by the sums"]) == (-1, 0, ["[k = 0]: 0 as k != 0"])
     doubled = EM.mem_loss(2)["loss"]
     dropped = EM.mem_loss(1, True)["loss"]
-    for n in range(2, 12):   # the closed forms of cogo.verify.controls (by hand, another module)
+    for n in range(2, 12):   # the closed forms of cogo.proofs.controls (by hand, another module)
         assert Fraction(str(doubled.subs(D, n))) == controls_mod._mem_doubled_expect(parse_group(n))[0]
         assert Fraction(str(dropped.subs(D, n))) == controls_mod._mem_dropped_expect(parse_group(n))[0]
 

@@ -1,4 +1,4 @@
-"""Tests of cogo.executors: `--executor local` (submitit subprocesses) gives the in-process numbers, resumes,
+"""Tests of cogo.runtime.executors: `--executor local` (submitit subprocesses) gives the in-process numbers, resumes,
 reports failed jobs, and refuses in one line what cannot run (no submitit, no sbatch).
 
 A Slurm run cannot be tested on this machine (no cluster); only its refusal without sbatch is.
@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from cogo.cli import main
-from cogo.errors import CogoError
-from cogo.executors import ExecutorSettings, run_jobs
+from cogo.runtime.errors import CogoError
+from cogo.runtime.executors import ExecutorSettings, run_jobs
 
 SWEEP = ["li2-sweep", "--groups", "5", "--seeds", "1-2", "--epochs", "5", "--hidden", "8", "--threads", "1"]
 
@@ -49,7 +49,7 @@ def test_experiment_local_executor_writes_the_in_process_weights(tmp_path, capsy
     pytest.importorskip("submitit")
     import torch
 
-    from cogo.experiment import ExperimentConfig
+    from cogo.commands.experiment import ExperimentConfig
     from cogo.solvers.training import train
 
     b = tmp_path / "b"

@@ -118,7 +118,7 @@ def test_bad_input_writes_nothing(tmp_path, capsys, bad, msg):
 
 def test_demo_defaults_and_fresh_directory(tmp_path, monkeypatch):
     from cogo.cli import build_parser
-    from cogo.experiment import fresh_directory
+    from cogo.commands.experiment import fresh_directory
 
     args = build_parser().parse_args(["demo"])
     assert args.groups == ["23"] and args.hidden == 512 and args.epochs == 10000 and args.seeds == [1, 2, 3, 4, 5]
@@ -208,7 +208,7 @@ def test_force_runs_a_new_grid_in_an_old_folder(tiny_run, tmp_path, capsys):
 def test_experiment_takes_the_training_options_and_names_no_catalogue_form_for_relu(tmp_path, capsys):
     """cogo experiment --activation relu (and the other options of cogo train): the checkpoints record them, and the
     report gives the per-node reading with no catalogue name (the catalogue holds for x^2 only)."""
-    from cogo.checkpoints import load_weights
+    from cogo.io.weights import load_weights
 
     out = tmp_path / "ex"
     rc = main(["experiment", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "30", "--activation",

@@ -18,7 +18,7 @@ from cogo.analysis.factorization import (
     linear_assignment,
     rank1,
 )
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 from strategies import angles, seeds, signs  # noqa: E402
 
@@ -331,7 +331,7 @@ def product_phase_defect(r) -> float:
 @given(angles, seeds)
 def test_order12_with_a_non_catalogue_4_factor_is_3x4(t, seed):
     rng = np.random.default_rng(seed)
-    from cogo.solvers.partial import PartialSolution
+    from cogo.catalogue.partial import PartialSolution
 
     r4 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(4)) for _ in range(3)))
     # a random r4 can itself lie within the factoring tolerance of a 2 x 2 product (seed 425: 0.045),
@@ -347,7 +347,7 @@ def test_order12_with_a_non_catalogue_4_factor_is_3x4(t, seed):
 @given(angles, seeds)
 def test_order12_with_a_non_catalogue_6_factor_is_2x6(t, seed):
     rng = np.random.default_rng(seed)
-    from cogo.solvers.partial import PartialSolution
+    from cogo.catalogue.partial import PartialSolution
 
     r6 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(6)) for _ in range(3)))
     x, _ = scrambled(z_nu(unit(t)) * r6, seed)
@@ -363,7 +363,7 @@ def test_order12_with_a_non_catalogue_6_factor_is_2x6(t, seed):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_order12_nu_near_1_finds_the_true_2x6_grid(t, seed):
     from cogo.analysis.factorization import _prepare, fit_grid
-    from cogo.solvers.partial import PartialSolution
+    from cogo.catalogue.partial import PartialSolution
 
     rng = np.random.default_rng(seed)
     r6 = PartialSolution("r", *(np.exp(2j * np.pi * rng.random(6)) for _ in range(3)))
@@ -475,7 +475,7 @@ def test_noisy_block_finds_the_best_grid(seed):
     The threshold-based tiling alone missed such grids (reported error 0.5 where a grid with 0.03 exists).
     """
     from cogo.analysis.factorization import balance_gauge, factor_block
-    from cogo.solvers.partial import z_nu, z_syn
+    from cogo.catalogue.partial import z_nu, z_syn
 
     rng = np.random.default_rng(seed)
     x = z_syn() * z_nu(np.exp(1j * rng.uniform(0, 2 * np.pi)))

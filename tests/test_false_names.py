@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cogo.analysis.classify import classify_block, name_factor
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 
 def unit_deg(deg):

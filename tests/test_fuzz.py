@@ -22,7 +22,7 @@ from cogo.cli import build_parser, main
 EXAMPLES = int(os.environ.get("COGO_FUZZ_EXAMPLES", "25"))
 #: Peak resident memory may grow by at most this much over the whole fuzz run.
 MEMORY_BOUND = 512 * 2**20
-#: What the commands believe is available (cogo.limits), so a refusal comes long before the bound.
+#: What the commands believe is available (cogo.runtime.limits), so a refusal comes long before the bound.
 LIMIT = "256M"
 
 DTYPES = ["float32", "float64", "float16", "int32", "int64", "uint8", "bool", "complex64"]
@@ -131,7 +131,7 @@ def test_hostile_checkpoints_succeed_or_fail_in_one_line(tmp_path, capsys, comma
         assert not any(line.startswith("Traceback") for line in err), (err, spec)
     if rc == 0 and command[0] == "classify":
         # only real, finite weights small enough for float64 arithmetic may be read
-        from cogo.checkpoints import max_weight_magnitude
+        from cogo.io.formats import max_weight_magnitude
 
         assert spec["dtype"] not in ("complex64", "bool") and spec["fmt"] != "npz-liar", spec
         rng = np.random.default_rng(spec["seed"])

@@ -40,7 +40,7 @@ def import_graph() -> nx.DiGraph:
 def test_the_graph_sees_imports():
     """The walker itself can fail: known edges are found (else an empty graph would pass)."""
     g = import_graph()
-    assert g.has_edge("cogo.cli", "cogo.errors")
+    assert g.has_edge("cogo.cli", "cogo.runtime.errors")
     assert g.has_edge("cogo.algebra.loss", "cogo.algebra.network") or g.out_degree("cogo.algebra.loss") > 0
     assert g.number_of_edges() > 50
 

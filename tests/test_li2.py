@@ -238,7 +238,7 @@ def test_each_row_runs_or_is_skipped_with_its_reason(group, method, monkeypatch)
 
 def test_a_new_row_is_one_registry_entry(monkeypatch):
     """A row added to LI2_THEOREMS alone is run, with the shared ascent run, and skipped with its reason."""
-    from cogo.verify.registry import Row
+    from cogo.proofs.registry import Row
 
     seen = {}
 

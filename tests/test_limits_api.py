@@ -1,14 +1,14 @@
 """Memory guards in the Python API: z_M (SPEC 7.4) refuses a group too large *before* allocating.
 
 ``COGO_MEMORY_LIMIT`` stands for the available memory, so these tests refuse modest sizes and
-allocate nothing big.  z_M takes about 200 n^3 bytes (docs/safety.md, cogo.limits).
+allocate nothing big.  z_M takes about 200 n^3 bytes (docs/safety.md, cogo.runtime.limits).
 """
 import tracemalloc
 
 import pytest
 
 from cogo.cli import main
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 from cogo.solvers.constructions import construct, z_M
 
 

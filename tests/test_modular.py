@@ -1,5 +1,5 @@
 """The multi-modular route (cogo.algebra.modular) and the z_M certificate by Fourier inversion
-(cogo.verify.character_sums) against the reference routes (CycNumber, mem_certificate), negative cases included."""
+(cogo.proofs.character_sums) against the reference routes (CycNumber, mem_certificate), negative cases included."""
 from fractions import Fraction
 
 import numpy as np
@@ -9,10 +9,10 @@ from cogo.algebra import fourier_loss, parse_group, published_loss
 from cogo.algebra.cyclotomic import CycNumber, exact_real_loss, fourier_network
 from cogo.algebra.modular import ModCyc, ModularField, ModulusTooSmall, fourier_network_modular, modular_field
 from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
-from cogo.verify import controls as K
-from cogo.verify import theorems as T
-from cogo.verify.certificates import mem_certificate
-from cogo.verify.character_sums import _table_ok, character_rows, mem_certificate_inversion
+from cogo.proofs import controls as K
+from cogo.proofs import theorems as T
+from cogo.proofs.certificates import mem_certificate
+from cogo.proofs.character_sums import _table_ok, character_rows, mem_certificate_inversion
 
 
 def _pair(L, rng, F):
@@ -91,7 +91,7 @@ def test_row3_enlarges_a_too_small_modulus(monkeypatch):
 
 
 def test_row3_fails_for_a_wrong_loss(monkeypatch):
-    import cogo.verify.theorems as TT
+    import cogo.proofs.theorems as TT
 
     monkeypatch.setattr(TT, "fourier_loss", lambda z: fourier_loss(z) + Fraction(1, 1000))
     r = T.loss_decomposition(7)

@@ -23,19 +23,19 @@ import cogo.algebra.groups as groups_mod
 import cogo.algebra.loss as loss_mod
 import cogo.algebra.network as network_mod
 import cogo.solvers.constructions as cons_mod
-import cogo.solvers.partial as partial_mod
+import cogo.catalogue.partial as partial_mod
 from cogo.algebra import modular as modular_mod
-from cogo.verify import certificates as cert_mod
-from cogo.verify import collisions as collisions_mod
-from cogo.verify import character_sums as charsum_mod
-from cogo.verify import controls as controls_mod
-from cogo.verify import every_order as every_mod
-from cogo.verify import every_order_run as every_run_mod
-from cogo.verify import controls_unseen as unseen_mod
-from cogo.verify import formal as formal_mod
-import cogo.verify.registry as registry
-from cogo.verify import theorems as T
-from cogo.verify import zero as zero_mod
+from cogo.proofs import certificates as cert_mod
+from cogo.proofs import collisions as collisions_mod
+from cogo.proofs import character_sums as charsum_mod
+from cogo.proofs import controls as controls_mod
+from cogo.proofs import every_order as every_mod
+from cogo.proofs import every_order_run as every_run_mod
+from cogo.proofs import controls_unseen as unseen_mod
+from cogo.proofs import formal as formal_mod
+import cogo.proofs.registry as registry
+from cogo.proofs import theorems as T
+from cogo.proofs import zero as zero_mod
 
 
 class Killed(Exception):
@@ -116,7 +116,7 @@ MUTANTS = [
 # The proof machinery itself (issue 27): the exact zero test, the block-route certificate, the design reader and
 # its Hermitian check, the formal indeterminates, the controls' expected values and the consistency rows.  Each
 # is a small edit a developer could make; `cogo verify --group 23 --exact` must fail with it (mostly through the
-# negative controls that show this machinery wrong inputs, cogo.verify.controls).
+# negative controls that show this machinery wrong inputs, cogo.proofs.controls).
 MUTANTS += [
     ("zero test: nonzero constants read as zero", zero_mod, "_decide_constant",
      [("return all(v.is_zero() for v in groups.values()) if groups else True", "return True")], True),
@@ -212,7 +212,7 @@ MUTANTS += [
 ]
 pot_mod = importlib.import_module("cogo.algebra.potentials")  # (cogo.algebra.potentials is also a function's name)
 
-#: Defects in the inputs no control built before cogo.verify.controls_unseen (issue 38): each with the control
+#: Defects in the inputs no control built before cogo.proofs.controls_unseen (issue 38): each with the control
 #: that must catch it on its own, and the group it is shown there -- (id, owner, attribute, edits, control, group).
 UNSEEN_MUTANTS = [
     ("reader: a vector hat read as its first value", cert_mod, "_read_blocks",
@@ -262,11 +262,11 @@ NUMERIC_ONLY = {"Fourier scale without the factor 2 (float; used by numeric chec
 def _killed(group, method) -> str | None:
     """The first failing row of the rows run_all runs (stopping there), or None when every row passed.
 
-    The rows are those of :func:`cogo.verify.registry.theorem_list` with the same methods as run_all, the
+    The rows are those of :func:`cogo.proofs.registry.theorem_list` with the same methods as run_all, the
     negative controls first (they are cheap and most mutants of the proof machinery fail one of them); the
     verdict "some row fails" does not depend on the order.
     """
-    from cogo.verify.results import METHODS
+    from cogo.proofs.results import METHODS
 
     rows = registry.theorem_list(group)
     rows = [r for r in rows if r[0].__name__.startswith("control")] + \
@@ -369,7 +369,7 @@ def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
     assert not ok, f"mutant survived cogo verify --every-order: {mid}"
 @pytest.mark.parametrize("mid,owner,attr,edits,control,group", UNSEEN_MUTANTS, ids=[m[0] for m in UNSEEN_MUTANTS])
 def test_unseen_control_catches_its_mutant(mid, owner, attr, edits, control, group, monkeypatch):
-    """Each control of cogo.verify.controls_unseen is CAUGHT on the library and MISSED with its defect injected."""
+    """Each control of cogo.proofs.controls_unseen is CAUGHT on the library and MISSED with its defect injected."""
     T.clear_caches()
     fn = getattr(unseen_mod, control)
     assert fn(group).passed, f"{control} must be CAUGHT on the unmutated library (Z_{group})"

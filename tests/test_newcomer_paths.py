@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from cogo.cli import DEVICE_HELP, FORCE_HELP, NO_PROGRESS_HELP, build_parser, main
-from cogo.outputs import INPUT_ATTR, OUTPUT_ATTR
-from cogo.threads import POLICY_HELP
+from cogo.io.outputs import INPUT_ATTR, OUTPUT_ATTR
+from cogo.runtime.threads import POLICY_HELP
 
 
 # ---------------------------------------------------------------- fixtures: an input checkpoint and input tables
@@ -314,7 +314,7 @@ def test_heavy_entry_points_run_under_the_thread_policy(monkeypatch):
     from threadpoolctl import threadpool_info, threadpool_limits
 
     import cogo.algebra.representations as R
-    from cogo import threads as T
+    from cogo.runtime import threads as T
 
     if not threadpool_info():
         pytest.skip("no BLAS library visible to threadpoolctl")

@@ -1,7 +1,7 @@
 """Issue 16: nothing lost, nothing crashes.
 
-Output policy (cogo.outputs), resource limits (cogo.limits), bounded checkpoint reading
-(cogo.checkpoints), honest failures of classify and train.  Every user error must be one line
+Output policy (cogo.io.outputs), resource limits (cogo.runtime.limits), bounded checkpoint reading
+(cogo.io.weights), honest failures of classify and train.  Every user error must be one line
 ``cogo: error: ...`` with exit status 2, before any output is written.
 """
 import io
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from cogo.checkpoints import CheckpointError, load_weights, save_checkpoint
+from cogo.io.formats import CheckpointError
+from cogo.io.weights import load_weights, save_checkpoint
 from cogo.cli import main
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

@@ -1,4 +1,4 @@
-"""The peers' measures (cogo.analysis.peers) against independent implementations written here from the authors'
+"""The peers' measures (cogo.dynamics.peers) against independent implementations written here from the authors'
 published code, not from cogo: Nanda et al.'s helpers (mechanistic-interpretability-grokking/progress-measures-paper:
 fourier_2d_basis_term, get_component_cos_xpy / sin_xpy, test_logits' bias_correction, extract_freq_2d and the
 neuron-frequency loop of their notebook), Chughtai et al.'s metrics (bilal-chughtai/rep-theory-mech-interp:
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cogo.algebra.spec import as_finite_group, parse_group
-from cogo.analysis.peers import doshi_ipr, peer_keys, peer_measures
+from cogo.dynamics.peers import doshi_ipr, peer_keys, peer_measures
 
 RTOL = 1e-10
 
@@ -217,7 +217,7 @@ def test_chughtai_similarity_restricted_loss_and_fve_against_their_metrics(group
         reps = {nm: (r, None) for nm, r in _perm_reps(G.element_names).items()}
     keys = peer_keys(Wa, Wb, Wc, group)
     got = peer_measures(Wa[None], Wb[None], Wc[None], group, keys)
-    from cogo.analysis.progress import family_basis
+    from cogo.dynamics.progress import family_basis
 
     B = family_basis(group)
     by_name = {"sign": next(f for f in range(len(B)) if B.irrep_dims[f] == 1 and f != B.trivial),
@@ -279,7 +279,7 @@ def _run_dynamics(tmp_path, group, hidden, epochs, snapshots):
     assert main(["dynamics", str(ckpt), "--out", str(tmp_path / "dyn"), "--workers", "1", "--no-figures",
                  "--no-progress"]) == 0
     run = json.loads((tmp_path / "dyn" / "dynamics.json").read_text())["runs"][0]
-    from cogo.analysis.progress import progress_table
+    from cogo.dynamics.progress import progress_table
 
     last = progress_table(run)[-1]                                   # the per-snapshot table carries them too
     assert last["nanda_restricted_loss_mse"] == run["progress"]["nanda"]["restricted_loss"]["mse"][-1]

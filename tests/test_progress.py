@@ -1,4 +1,4 @@
-"""Progress measures (cogo.analysis.progress) against independent real-space computations, log-spaced snapshots.
+"""Progress measures (cogo.dynamics.progress) against independent real-space computations, log-spaced snapshots.
 
 Every expected value here is computed directly from its definition (explicit loops over pairs and outputs,
 numpy's FFT for Z_n, the isotypic projectors of cogo.algebra.representations or Li^2's n x n formula of
@@ -17,10 +17,10 @@ from cogo.algebra.spec import as_finite_group
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import isotypic_projectors
 from cogo.analysis.records import Records
-from cogo.analysis.progress import (fall_epoch, family_basis, key_epochs, li2_stage, li2_statistics,
-                                    node_ipr, progress_measures)
+from cogo.dynamics.progress import fall_epoch, family_basis, key_epochs, li2_stage, node_ipr, progress_measures
+from cogo.solvers.li2_record import li2_statistics
 from cogo.li2.theorems import gradient_ridge
-from cogo.snapshots import snapshot_epochs
+from cogo.io.snapshots import snapshot_epochs
 
 RTOL = 1e-10
 
@@ -307,7 +307,7 @@ def test_snapshot_epochs_log_and_uniform():
 
 
 def test_train_with_log_snapshots_keeps_them_and_their_metrics(tmp_path):
-    from cogo.snapshots import open_snapshots
+    from cogo.io.snapshots import open_snapshots
     from cogo.solvers.training import TrainConfig, save_run, train
 
     cfg = TrainConfig(group="5", hidden=8, epochs=40, log_every=20, snapshots=7, snapshot_spacing="log")
@@ -387,15 +387,15 @@ def test_dynamics_of_a_relu_run_writes_the_progress_measures(tmp_path, capsys):
 def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
     """cogo train records the Li^2 kernel statistics at every snapshot epoch; they equal the statistics recomputed
     from the snapshots by the one definition (bit for bit: the same float64 features), and dynamics uses them."""
-    from cogo.analysis.dynamics import analyse_run
-    from cogo.analysis.progress import LI2_STATS, li2_statistics_of, ridge_eta
-    from cogo.snapshots import open_snapshots
+    from cogo.dynamics.runs import analyse_run
+    from cogo.solvers.li2_record import li2_statistics_of, LI2_STATS, ridge_eta
+    from cogo.io.snapshots import open_snapshots
     from cogo.solvers.training import TrainConfig, save_run, train
 
     cfg = TrainConfig(group="7", hidden=12, epochs=30, log_every=10, snapshots=5, snapshot_spacing="log")
     res = train(cfg, seeds=[1], weight_decays=[5e-4], progress=False, threads=1)
     path = save_run(res, tmp_path)[0]
-    from cogo.checkpoints import load_weights
+    from cogo.io.weights import load_weights
 
     rec = load_weights(path).meta["snapshots"]["li2"]
     snaps = open_snapshots(path)
@@ -415,7 +415,7 @@ def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
 
 
 def test_a_damaged_li2_record_is_refused():
-    from cogo.analysis.progress import recorded_li2
+    from cogo.dynamics.progress import recorded_li2
 
     good = {"epoch": [0, 5], "eta": 0.1, **{k: [1.0, 2.0] for k in ("FtF_diag", "FtF_offdiag", "FFt_diag",
                                                                       "FFt_offdiag", "G_F_norm", "G_F_cos")}}

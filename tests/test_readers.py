@@ -1,4 +1,4 @@
-"""Tests of the checkpoint layouts (cogo.readers through cogo.checkpoints.load_weights).
+"""Tests of the checkpoint layouts (cogo.io.layouts through cogo.io.weights.load_weights).
 
 The files are small synthetic ones with exactly the keys and shapes the reference code
 writes (``facebookresearch/luckmatters``, ``ssl/real-dataset/cogo``: at HEAD ``W.weight``
@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 import torch
 
-from cogo.checkpoints import CheckpointError, load_weights
+from cogo.io.formats import CheckpointError
+from cogo.io.weights import load_weights
 from cogo.cli import main
-from cogo.readers import read_options
+from cogo.io.layouts import read_options
 from cogo.solvers.constructions import z_M
 
 N = 5

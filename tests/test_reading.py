@@ -8,7 +8,7 @@ import pytest
 from cogo.algebra.representations import isotypic_projectors
 from cogo.analysis.classify import classify_checkpoint, classify_many
 from cogo.analysis.reading import Reading, Report
-from cogo.checkpoints import save_checkpoint
+from cogo.io.weights import save_checkpoint
 from cogo.solvers.constructions import z_F6
 
 
@@ -37,7 +37,7 @@ def test_both_readings_honour_the_contract(checkpoint, tmp_path):
     assert result.write_outputs(out_json, out_md) == [str(out_json), str(out_md)]
     assert json.loads(out_json.read_text())["format"] == fmt
     # the outputs policy holds for both: an existing result is not replaced without force
-    from cogo.errors import CogoError
+    from cogo.runtime.errors import CogoError
 
     with pytest.raises(CogoError):
         result.write_outputs(out_json)
@@ -45,14 +45,6 @@ def test_both_readings_honour_the_contract(checkpoint, tmp_path):
     rep = classify_checkpoint(path)
     assert isinstance(rep, Report) and rep.live_nodes == live
     assert rep.to_dict()["path"] == str(path) and rep.hidden == live
-
-
-def test_the_old_irreps_summary_call_warns(tmp_path):
-    W = isotypic_projectors("S3").real[2][:4]
-    save_checkpoint(tmp_path / "s3.pt", W, W, W.T, meta={"group": "S3"})
-    result = classify_many([tmp_path / "s3.pt"])
-    with pytest.warns(DeprecationWarning, match="dict attribute"):
-        assert result.summary() == dict(result.summary)
 
 
 def test_a_non_reading_is_not_a_reading():

@@ -14,7 +14,7 @@ import pytest
 
 from cogo.algebra import Network
 from cogo.solvers.constructions import z_F6, z_F6_ab, z_F46
-from cogo.solvers.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "reference_classifier.py"
 _spec = importlib.util.spec_from_file_location("reference_classifier", _PATH)

@@ -19,7 +19,7 @@ from cogo.algebra.groups import Cyclic, FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import (character_table, conjugacy_classes, group_fourier, group_fourier_inverse,
                                           irreps, isotypic_energy, isotypic_projectors, theorem3_nodes)
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 w3 = complex(-0.5, math.sqrt(3) / 2)
 phi = (1 + math.sqrt(5)) / 2

@@ -74,7 +74,7 @@ def test_resume_refuses_other_settings_and_a_leftover_state(tmp_path, monkeypatc
         _run(tmp_path, cfg, interrupt_after=50, monkeypatch=monkeypatch)
     other = T.TrainConfig(group="7", hidden=16, epochs=100, log_every=10, lr=0.02)
     assert state_path(tmp_path, other, [(1e-3, 1), (1e-3, 2)]).is_file()        # the same file name: lr is not in it
-    from cogo.errors import CogoError
+    from cogo.runtime.errors import CogoError
 
     with pytest.raises(CogoError, match="other settings"):
         _run(tmp_path, other, resume=True)

@@ -155,9 +155,9 @@ def test_construct_takes_the_function_names(tmp_path, capsys):
             warnings.simplefilter("error")                                 # the names themselves never warn
             net, meta = construct(name, 7)
         assert np.allclose(net.to_weights(real=True)[0], fn(7).to_weights(real=True)[0]), name
-    with pytest.warns(DeprecationWarning, match="z_F6_ab"):
-        old, meta = construct("f6-ab", 7)
-    assert meta["construction"] == "f6-ab"                                 # the file format is unchanged
+    with pytest.raises(ValueError, match="pass 'z_F6_ab'"):               # a recorded kind is not a name
+        construct("f6-ab", 7)
+    assert construct("z_F6_ab", 7)[1]["construction"] == "f6-ab"           # the file format is unchanged
     assert main(["construct", "z_F6_ab", "--group", "7", "--out", str(tmp_path / "a.pt")]) == 0
     assert main(["construct", "f6-ab", "--group", "7", "-o", str(tmp_path / "b.pt")]) == 0
     err = capsys.readouterr().err
@@ -275,7 +275,7 @@ def test_main_restores_torch_and_blas_threads(snapshot_runs, tmp_path):
     import torch
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from cogo.threads import threads_override
+    from cogo.runtime.threads import threads_override
 
     before = torch.get_num_threads()
     torch.set_num_threads(3)

@@ -19,7 +19,7 @@ import cogo.algebra.smallgroups as sg
 from cogo.algebra import finite_groups
 from cogo.algebra.spec import parse_group
 from cogo.cli import main
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 HAVE_GAP = sg.gap_available()
 needs_gap = pytest.mark.skipif(not HAVE_GAP, reason='GAP is not installed: pip install -e ".[gap]"')
@@ -93,7 +93,7 @@ def test_cli_without_gap_refuses_in_one_line_exit_2(tmp_path):
 
 def test_checkpoint_of_a_smallgroup_loads_without_gap(tmp_path, no_gap):
     """The Cayley table travels in the checkpoint: classify needs no GAP (S3's table stands in for SmallGroup(6,1))."""
-    from cogo.checkpoints import load_weights, save_checkpoint
+    from cogo.io.weights import load_weights, save_checkpoint
     import torch
 
     S3 = finite_groups.named_group("S3")

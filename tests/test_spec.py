@@ -28,20 +28,6 @@ def test_printed_abelian_names_are_the_products_written_by_hand():
     assert isinstance(parse_group("S3"), FiniteGroup)
 
 
-@pytest.mark.parametrize("module, name", [("cogo.algebra.groups", "parse_group"),
-                                          ("cogo.algebra.finite_groups", "group_from_spec"),
-                                          ("cogo.algebra.finite_groups", "as_finite_group")])
-def test_moved_names_work_for_one_release_with_a_warning(module, name):
-    import importlib
-
-    import cogo.algebra.spec as spec
-
-    mod = importlib.import_module(module)
-    with pytest.warns(DeprecationWarning, match="moved to cogo.algebra.spec"):
-        f = getattr(mod, name)
-    assert f is getattr(spec, name)
-
-
 def test_the_library_uses_no_moved_name():
     """Importing and using the whole library through its own paths raises no DeprecationWarning."""
     with warnings.catch_warnings():

@@ -61,7 +61,7 @@ def test_classify_needs_no_exact_arithmetic(tmp_path):
 
 def test_numeric_construction_needs_no_sympy():
     seen = _modules_after("from cogo.solvers.constructions import construct\n"
-                          "net, meta = construct('f6', 7)\nassert net.group.order == 7 and not net.exact")
+                          "net, meta = construct('z_F6', 7)\nassert net.group.order == 7 and not net.exact")
     assert not any(seen[m] for m in HEAVY), seen
 
 

@@ -1,4 +1,4 @@
-"""The thread policy (cogo.threads) and thread-count independence of training (issue #15)."""
+"""The thread policy (cogo.runtime.threads) and thread-count independence of training (issue #15)."""
 from __future__ import annotations
 
 import os
@@ -6,7 +6,7 @@ import os
 import pytest
 import torch
 
-from cogo import threads as T
+from cogo.runtime import threads as T
 from cogo.solvers.training import TrainConfig, train
 
 TINY = 1.1754944e-38  # smallest normal float32

@@ -112,7 +112,7 @@ def test_z_F46_snaps_with_its_hat(tmp_path):
 def early_bf16(tmp_path_factory):
     import torch
 
-    from cogo.checkpoints import save_checkpoint
+    from cogo.io.weights import save_checkpoint
 
     r = cogo.train(group=N, seeds=(1,), hidden=128, epochs=100, progress=False)[0]
     path = tmp_path_factory.mktemp("bf16") / "early_bf16.pt"

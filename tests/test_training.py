@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from cogo.checkpoints import load_weights
+from cogo.io.weights import load_weights
 from cogo.cli import main
 from cogo.solvers import training as T
 from cogo.solvers.training import TrainConfig, init_weights, pair_metrics, save_run, split_pairs, train

@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from cogo.checkpoints import load_weights
+from cogo.io.weights import load_weights
 from cogo.cli import main
 from cogo.solvers.training import TrainConfig, init_weights, save_run, split_pairs, train
 from cogo.solvers.training_options import corrupt_labels, minibatch_order

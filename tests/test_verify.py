@@ -14,13 +14,13 @@ import sympy
 from cogo.algebra import Network, condition_residuals, fourier_loss, parse_group, real_loss
 from cogo.cli import main
 from cogo.solvers import constructions as C
-from cogo.solvers.partial import PartialSolution, z_nu
+from cogo.catalogue.partial import PartialSolution, z_nu
 from cogo.algebra.cyclotomic import Cyclotomic
-from cogo.verify import certificates as CE
-from cogo.verify import controls as K
-from cogo.verify import registry as R
-from cogo.verify import theorems as T
-from cogo.verify.results import TheoremResult, all_ok, format_table, results_to_json
+from cogo.proofs import certificates as CE
+from cogo.proofs import controls as K
+from cogo.proofs import registry as R
+from cogo.proofs import theorems as T
+from cogo.proofs.results import TheoremResult, all_ok, format_table, results_to_json
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_run_all_product_group(results_3x5):
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
     # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 5, 6 and 7 (both methods):
-    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35, and those of cogo.verify.controls_unseen: 5 (both methods) + 1 = 11
+    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35, and those of cogo.proofs.controls_unseen: 5 (both methods) + 1 = 11
     assert len(controls) == 46 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
@@ -52,7 +52,7 @@ def test_controls_report_condition_and_loss(results_3x5):
     by = {(r.name, r.method): r for r in results_3x5 if r.negative_control}
     unc = by[("z_F4/6 without hat correction", "exact")]
     assert unc.details["failing_conditions"] == ["R_n"]
-    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.verify.controls)
+    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls)
     assert unc.details["loss"] == "8/5" and unc.details["expected_loss"] == "8/5"
     assert by[("z_F4/6 without hat correction", "numeric")].details["loss"] == pytest.approx(1.6, rel=1e-12)
     assert by[("z_nu blocks", "exact")].details["failing_conditions"] == ["R_c"]
@@ -177,7 +177,7 @@ def test_row_2_above_the_bound_says_instances():
 
 
 def test_formal_polynomials_are_exact():
-    from cogo.verify.formal import Formal, FormalVariables
+    from cogo.proofs.formal import Formal, FormalVariables
 
     V = FormalVariables()
     _, (u, v) = V.new((2,))
@@ -261,7 +261,7 @@ def test_membership_table_derived_from_partial_matches_spec7():
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_membership_row_fails_when_a_catalogue_factor_changes(method, monkeypatch):
     """z_nu with its second c entry doubled: a^2 c no longer vanishes, so Z(z_syn) | Z(z_nu) misses a^2 c."""
-    import cogo.solvers.partial as P
+    import cogo.catalogue.partial as P
 
     orig = P.z_nu
 
@@ -417,7 +417,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
         elif fn is K.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
         elif fn.__name__ == "control_mem_zero_frequency":  # intact z_M: factors and weights
-            from cogo.verify import controls_unseen as U
+            from cogo.proofs import controls_unseen as U
 
             r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
@@ -438,7 +438,7 @@ def test_control_missed_when_only_the_loss_is_wrong():
 
 @pytest.mark.parametrize("group", [7, 24, "3x5", 8, 2, "2x2", "2x2x2", "2x4"])
 def test_control_closed_forms_match_the_real_space_loss(group):
-    """The expected losses of cogo.verify.controls (derived by hand) against float64 real_loss on all pairs."""
+    """The expected losses of cogo.proofs.controls (derived by hand) against float64 real_loss on all pairs."""
     G = parse_group(group)
     ran = 0
     for name, (_, build, expect, applies, _why) in K.CONTROLS.items():
@@ -489,7 +489,7 @@ def test_mem_control_missed_when_the_loss_is_wrong():
 
 
 def _control_applies_by_hand(body: str, G) -> bool:
-    """When each control runs, written out from the module docstring of cogo.verify.controls."""
+    """When each control runs, written out from the module docstring of cogo.proofs.controls."""
     pairs, odd = len(G.positive_frequencies), G.order % 2 == 1
     if body.startswith("control_block_route"):
         return pairs >= 1 and (odd and pairs >= 2 if "hat_gamma" in body else True)
@@ -603,7 +603,7 @@ def test_cli_verify_numeric_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert all(row["method"] == "numeric" for row in data)
     # 6 general-loss/z_M controls, 5 block-route ones with a numeric form, rows 6 and 7 handed broken objects
-    assert sum(row["negative_control"] for row in data) == 19  # with row 5; 5 of cogo.verify.controls_unseen
+    assert sum(row["negative_control"] for row in data) == 19  # with row 5; 5 of cogo.proofs.controls_unseen
     assert all(row["passed"] for row in data)
 
 
@@ -648,7 +648,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
     # numeric controls on an even group: z_nu blocks, order-4 blocks without hat, the two z_M controls and the
     # four block-route controls that isolate one condition (R_g, R_c, R_n, R_*), and row 5 handed a wrong catalogue;
     # the others are exact-only
-    # and the five numeric controls of cogo.verify.controls_unseen
+    # and the five numeric controls of cogo.proofs.controls_unseen
     assert "skipped" in out and out.count("CAUGHT") == 14 and "MISSED" not in out
 
 
@@ -778,7 +778,7 @@ def _scaled_f6_checkpoint(tmp_path, delta, dtype=np.float64):
     """z_F6 on Z_23 with every entry of its first block times 1 + delta, as a checkpoint without exact parameters."""
     from cogo.analysis.blocks import extract_blocks
     from cogo.algebra.network import Network
-    from cogo.checkpoints import save_checkpoint
+    from cogo.io.weights import save_checkpoint
 
     net = C.z_F6(23)
     z = net.z.copy()
@@ -834,13 +834,13 @@ def test_checkpoint_default_tolerance_follows_the_dtype(tmp_path, capsys):
 
 
 def test_default_loss_tolerance_accepts_rounded_optimizers_and_rejects_small_defects():
-    from cogo.analysis.verdict import default_loss_tol, network_verdict
+    from cogo.analysis.optimality import default_loss_tol, network_verdict
 
     for dt in (np.float64, np.float32):
         Wa, Wb, Wc = (w.astype(dt) for w in C.z_F46(23).to_weights(real=True))
         assert network_verdict(Wa=Wa, Wb=Wb, Wc=Wc, group=23).optimal
     # z_nu=i * z_syn,ab with |alpha| = 1.02 (the issue's case, true loss ~2e-8) is not optimal at float64
-    from cogo.solvers.partial import z_nu_i, z_syn_ab
+    from cogo.catalogue.partial import z_nu_i, z_syn_ab
     from cogo.algebra.network import Network
 
     x = 6 ** (-1 / 3) * (z_nu_i() * z_syn_ab(1.02 * np.exp(0.7j), np.exp(1.2j)))
@@ -850,7 +850,7 @@ def test_default_loss_tolerance_accepts_rounded_optimizers_and_rejects_small_def
 
 
 def test_block_flag_tolerance_tied_to_scale_rejects_a_one_percent_rescaled_block():
-    from cogo.analysis.verdict import network_verdict
+    from cogo.analysis.optimality import network_verdict
 
     net = C.z_F6(23)
     from cogo.analysis.blocks import extract_blocks
@@ -864,7 +864,7 @@ def test_block_flag_tolerance_tied_to_scale_rejects_a_one_percent_rescaled_block
 
 
 def test_block_certificate_routes_are_not_shared_by_the_cache():
-    from cogo.verify import certificates as Ce
+    from cogo.proofs import certificates as Ce
 
     d = C.f6_design(7, exact=True)
     Ce.clear_caches()
@@ -877,9 +877,9 @@ def test_block_certificate_routes_are_not_shared_by_the_cache():
 
 def test_undecided_is_not_a_pass():
     import sympy
-    from cogo.verify import certificates as Ce
-    from cogo.verify.controls import run_zero_control
-    from cogo.verify.zero import decide_zero
+    from cogo.proofs import certificates as Ce
+    from cogo.proofs.controls import run_zero_control
+    from cogo.proofs.zero import decide_zero
 
     # an output weight sin(1)^2 + cos(1)^2 (= 1, but not decidable by exact algebra here) in z_F6's first block
     d = C.f6_design(7, exact=True)
@@ -953,12 +953,12 @@ def test_occam_numeric_balance_is_a_balance_of_squared_moduli(c_moduli, balanced
     assert r.details["checks"]["z' balanced"] is balanced
 
 
-# --------------------------------------------------------------------------- cogo.verify.controls_unseen (issue 38)
+# --------------------------------------------------------------------------- cogo.proofs.controls_unseen (issue 38)
 @pytest.mark.parametrize("group", [5, 6, 8, "3x3", 35])
 def test_unseen_control_closed_forms_match_the_real_space_loss(group):
-    """The hand closed forms of cogo.verify.controls_unseen against the float64 real-space loss on all pairs of
+    """The hand closed forms of cogo.proofs.controls_unseen against the float64 real-space loss on all pairs of
     the network each control builds (code shared with the certificates: none), and both methods CAUGHT."""
-    from cogo.verify import controls_unseen as U
+    from cogo.proofs import controls_unseen as U
 
     G = parse_group(group)
     for name, (_, build, loss_of, want_nonzero) in U.UNSEEN_CONTROLS.items():
@@ -975,7 +975,7 @@ def test_unseen_control_closed_forms_match_the_real_space_loss(group):
 def test_mem_zero_frequency_control_by_hand(group):
     """z_M with U_b's node 0 reading b = -1 at frequency 0: the weights written by SPEC 7.4 alone and the network of
     the defective factors are one network (same float64 real-space loss), 4 (n - 1)/n^3 by hand."""
-    from cogo.verify import controls_unseen as U
+    from cogo.proofs import controls_unseen as U
 
     G = parse_group(group)
     n = G.order
@@ -993,7 +993,7 @@ def test_mem_zero_frequency_control_by_hand(group):
 def test_unseen_controls_refuse_another_broken_object():
     """Handed a network broken otherwise (the R_n-only blocks), each block control says MISSED; the zero-test
     control says MISSED when a hand decision is wrong (an undecidable coefficient claimed zero)."""
-    from cogo.verify import controls_unseen as U
+    from cogo.proofs import controls_unseen as U
 
     G = parse_group(7)
     rn = K.BLOCK_CONTROLS["block route: R_n only"][1](True)
@@ -1009,7 +1009,7 @@ def test_unseen_controls_refuse_another_broken_object():
 def test_irrational_exact_loss_is_reported_in_one_readable_form():
     """Row 6 / the controls print an irrational exact loss reduced, with its minimal polynomial (by hand
     x^2 - 2 A x + A^2 - 2 B^2 for A - B sqrt 2), never as the unreduced CycNumber."""
-    from cogo.verify import controls_unseen as U
+    from cogo.proofs import controls_unseen as U
 
     r = U.control_irrational_loss(7)
     assert r.status == "CAUGHT"

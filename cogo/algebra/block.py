@@ -43,7 +43,7 @@ class Block:
     (:func:`cogo.analysis.blocks.extract_blocks`).
 
     ``k``: frequency index (the smaller of ``k, -k``); ``part``: the
-    :class:`cogo.solvers.partial.PartialSolution` a designed block is made of
+    :class:`cogo.catalogue.partial.PartialSolution` a designed block is made of
     (its values become ``a, b, c``); ``c_ext``: for a design, other frequency
     indices ``k'`` mapped to the value the block's output weights take there (a
     scalar, the hat correction of SPEC 7.3, or a vector over the nodes; empty for
@@ -131,7 +131,7 @@ def block_conditions(a: Any, b: Any, c: Any, kind: str = "generic") -> dict[str,
 
     Examples
     --------
-    >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn, z_xi
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1): every condition holds
     >>> {k: round(v, 9) for k, v in block_conditions(x.a, x.b, x.c).items()}
     {'R_g': 0.0, 'R_c': 0.0, 'R_n': 0.0, 'R_*': 0.0}

@@ -5,7 +5,7 @@ A :class:`FiniteGroup` of order ``M`` holds its elements as the integers
 ``table[g, h] = index of g*h`` (int64, ``M x M``).  It is built
 
 * from a table (:meth:`FiniteGroup.from_table`), checked against the group
-  axioms: a malformed table raises :class:`cogo.errors.CogoError` naming the
+  axioms: a malformed table raises :class:`cogo.runtime.errors.CogoError` naming the
   axiom that fails (closure, identity, inverses, associativity);
 * from a JSON file (:meth:`FiniteGroup.from_cayley_json`): ``{"name": "...",
   "table": [[...], ...]}`` or a bare list of rows; optional ``"elements"``
@@ -43,9 +43,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo._moved import moved
 from cogo.algebra.groups import MAX_ORDER, FiniteAbelianGroup
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 __all__ = ["FiniteGroup", "named_group", "NotAbelianError", "direct_product",
            "NAMED_GROUPS_HELP", "is_builtin_name"]
@@ -164,7 +163,7 @@ class FiniteGroup:
         >>> FiniteGroup.from_table([[0, 1], [1, 1]])
         Traceback (most recent call last):
         ...
-        cogo.errors.CogoError: Cayley table of 'G' fails the inverse axiom: element 1 has no h with ...
+        cogo.runtime.errors.CogoError: Cayley table of 'G' fails the inverse axiom: element 1 has no h with ...
         """
         arr = np.asarray(table)
         if arr.dtype == object or arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
@@ -721,5 +720,3 @@ def named_group(name: str) -> FiniteGroup:
     return G
 
 
-# moved names keep working for one release (cogo.algebra.spec is the one group-spec parser)
-__getattr__ = moved(__name__, {n: f"cogo.algebra.spec.{n}" for n in ("group_from_spec", "as_finite_group")})

@@ -18,7 +18,7 @@ import numpy as np
 from cogo.algebra.cyclotomic import CycNumber
 from cogo.algebra.representations import character_table
 from cogo.algebra.smallgroups import _libgap
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 __all__ = ["compare_with_gap"]
 

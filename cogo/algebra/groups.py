@@ -21,7 +21,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from cogo._moved import moved
 from cogo.algebra._lazy import lazy_module
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
@@ -271,5 +270,3 @@ def Cyclic(d: int) -> FiniteAbelianGroup:
     return FiniteAbelianGroup((d,))
 
 
-# moved names keep working for one release (cogo.algebra.spec is the one group-spec parser; also cogo.group)
-__getattr__ = moved(__name__, {"parse_group": "cogo.algebra.spec.parse_group"})

@@ -55,13 +55,13 @@ from typing import Any
 
 import numpy as np
 
-from cogo.threads import thread_policy as _thread_policy
+from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra._lazy import lazy_module
 from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.spec import as_finite_group
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.spec import parse_group
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -193,7 +193,7 @@ class CharacterTable:
         return {1: "real", 0: "complex", -1: "quaternionic"}[int(self.indicators[k])]
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def character_table(G: Any) -> CharacterTable:
     """The character table of ``G`` (Burnside-Dixon, cleaned to exact values; SPEC 9).
 
@@ -347,7 +347,7 @@ def _check_projector_memory(G, K: int) -> None:
                         f"the {MAX_PROJECTOR_BYTES / 2**30:.0f} GiB limit")
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def isotypic_projectors(G: Any) -> np.ndarray:
     """``P[k] = (d_k / M) sum_g conj(chi_k(g)) R_g`` with ``(R_g f)(x) = f(x g)``; shape ``(K, M, M)`` complex (SPEC 9).
 
@@ -385,7 +385,7 @@ def _projectors(G) -> np.ndarray:
     return coef[:, cls]
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def irreps(G: Any, seed: int = 0) -> list[Irrep]:
     """One unitary irreducible representation per character, trivial first (SPEC 9; construction in the module docstring).
 

@@ -11,7 +11,7 @@ the table goes through the same axiom checks as any Cayley table, element
 (GAP's sorted list with the identity moved to the front).  Nothing else in
 cogo imports GAP: it is loaded at the first ``SmallGroup(...)`` or
 ``smallgroups(...)`` that needs it, and without the extra that call raises
-one :class:`cogo.errors.CogoError` line saying how to install it.
+one :class:`cogo.runtime.errors.CogoError` line saying how to install it.
 
 The group records where it came from in ``G.source``
 (``{"library": "GAP SmallGroups", "id": [n, i], "name": <StructureDescription>}``);
@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 __all__ = ["INSTALL_HINT", "is_smallgroup_spec", "is_collection_spec", "smallgroup", "expand_collection",
            "collection_members", "gap_available"]

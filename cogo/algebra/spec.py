@@ -28,9 +28,9 @@ from cogo.algebra.finite_groups import (NAMED_GROUPS_HELP, FiniteGroup, _refuse_
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.smallgroups import from_spec as _smallgroup_from_spec  # GAP is imported at the first SmallGroup
 from cogo.algebra.smallgroups import is_smallgroup_spec
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
-__all__ = ["parse_group", "group_from_spec", "as_finite_group"]
+__all__ = ["pair_tables", "parse_group", "group_from_spec", "as_finite_group"]
 
 
 _GROUP_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
@@ -131,3 +131,22 @@ def as_finite_group(G: Any) -> FiniteGroup:
     if isinstance(G, FiniteAbelianGroup):
         return FiniteGroup.from_abelian(G)
     return as_finite_group(parse_group(G))
+
+
+def pair_tables(G: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair ``p = a M + b`` of ``G``: indices ``a, b`` and answers ``ab`` (each (M^2,)), and ``cx`` (M, M^2).
+
+    ``cx[x, p]`` is the ``c`` with ``a b c^-1 = x``, i.e. ``x^-1 a b`` (the fibre of ``x``, SPEC 9).
+
+    >>> a, b, ab, cx = pair_tables(3)
+    >>> ab.tolist(), cx[1].tolist()
+    ([0, 1, 2, 1, 2, 0, 2, 0, 1], [2, 0, 1, 0, 1, 2, 1, 2, 0])
+    """
+    FG = as_finite_group(G)
+    M = FG.order
+    T = np.asarray(FG.table)
+    p = np.arange(M * M)
+    a, b = p // M, p % M
+    ab = T[a, b]
+    cx = T[np.asarray(FG.inverse)[:, None], ab[None, :]]           # c with a b c^-1 = x
+    return a, b, ab, cx

@@ -2,7 +2,7 @@
 
 :func:`extract_blocks` splits the hidden nodes of a network (numeric or exact)
 into dead nodes, zero-frequency nodes and per-frequency blocks; classification
-(:mod:`cogo.analysis.classify`), the network verdict (:mod:`cogo.analysis.verdict`)
+(:mod:`cogo.analysis.classify`), the network verdict (:mod:`cogo.analysis.optimality`)
 and the theorem verifier use it, so every reader of a network applies the same rules:
 
 1. **Dead nodes** (SPEC 8.2).  A node's *strength* is the gauge-invariant
@@ -25,7 +25,7 @@ and the theorem verifier use it, so every reader of a network applies the same r
    there are the block's, the rest is reported by ``mix_ratio`` (a block made
    only of its own values is exactly optimal iff the conditions of
    :func:`block_conditions` hold; cross-frequency terms are judged by the
-   network verdict, :mod:`cogo.analysis.verdict`).
+   network verdict, :mod:`cogo.analysis.optimality`).
 4. **Self-conjugate classes** (SPEC 6, even groups).  When ``k = -k`` the block
    has one value per node (real for real weights), the only potentials it
    makes at output ``k`` are ``r[k,k,k] = sum a b c`` and the self sums
@@ -38,7 +38,7 @@ and the theorem verifier use it, so every reader of a network applies the same r
 Example
 -------
 >>> from cogo.algebra import Network
->>> from cogo.solvers.partial import z_nu_i, z_syn
+>>> from cogo.catalogue.partial import z_nu_i, z_syn
 >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
 >>> net = Network.block(7, 2, x.a, x.b, x.c)
 >>> split = extract_blocks(net)

@@ -37,7 +37,7 @@ Pipeline for one network (:func:`read_network`):
    :func:`cogo.analysis.blocks.block_conditions` (``|abc - 1|``, the R_c
    sums, the R_n sum, the R_* sums; per block kind) has residual at most
    the block's own tolerance ``opt_tol`` (reported per block):
-   ``3 max(e, 64 eps) s`` (:func:`cogo.analysis.verdict.block_tolerance`),
+   ``3 max(e, 64 eps) s`` (:func:`cogo.analysis.optimality.block_tolerance`),
    ``s = sum_j (|a_j|^2 + |b_j|^2) |c_j|`` the gauge-invariant mass of the
    block's cubic monomials, ``e`` the error of its
    reported reading (reconstruction error and naming residuals; 0 when it has
@@ -46,7 +46,7 @@ Pipeline for one network (:func:`read_network`):
    rescaled by 1.01 (``|abc - 1| = 0.03``, fit error 0) is not optimal.
    ``Settings(opt_tol=t)`` judges every block with one tolerance ``t``
    instead (the rule before 0.2, with ``t`` = :data:`OPT_TOL` = 0.05).
-9. **Network verdict** (:mod:`cogo.analysis.verdict`): the loss on all pairs
+9. **Network verdict** (:mod:`cogo.analysis.optimality`): the loss on all pairs
    and the largest residual of each SPEC 5 condition of the whole network,
    which sees what blocks alone cannot (cross-frequency terms of mixed nodes).
 
@@ -119,8 +119,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
-from cogo._moved import Moved, moved
-from cogo.threads import thread_policy as _thread_policy
+from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, block_sums
@@ -171,12 +170,6 @@ EXACT_SLACK = 0.005
 #: Naming and factorization tolerance of the reference classifier (``--preset paper``).
 PAPER_TOL = 0.1
 
-#: Names moved to :mod:`cogo.catalogue` (the one registry of the catalogue); kept here for one release.
-__getattr__ = moved(__name__, {
-    "FACTOR_NAMES": Moved("cogo.catalogue.factor_names()", _cat.factor_names),
-    "BLOCK_TYPES": Moved("cogo.catalogue.block_types()", _cat.block_types),
-    "PAPER_COLUMNS": Moved("cogo.catalogue.PAPER_COLUMNS", lambda: _cat.PAPER_COLUMNS),
-    "FAMILIES": Moved("cogo.catalogue.products()", lambda: tuple((p.name, p.roles) for p in _cat.products()))})
 
 
 def _specific(name: str) -> int:
@@ -196,7 +189,7 @@ class Settings:
     mix_threshold: float = MIX_THRESHOLD
     factor_tol: float = FACTOR_TOL
     name_tol: float = NAME_TOL
-    #: None (default): each block's own tolerance (:func:`cogo.analysis.verdict.block_tolerance`); a number:
+    #: None (default): each block's own tolerance (:func:`cogo.analysis.optimality.block_tolerance`); a number:
     #: one tolerance for every block's residuals (the rule before 0.2: :data:`OPT_TOL`)
     opt_tol: float | None = None
     #: ``"default"`` or ``"paper"`` (:func:`Settings.preset`); the paper preset names a special
@@ -469,7 +462,7 @@ class BlockReport:
     ``abc_scale``: the common per-node ``a_j b_j c_j`` of the factorization
     (``1/q`` for the catalogue); ``grid``: network node indices on the grid.
 
-    >>> from cogo.solvers.partial import z_nu_i, z_xi
+    >>> from cogo.catalogue.partial import z_nu_i, z_xi
     >>> y = 4 ** (-1 / 3) * (z_nu_i() * z_xi(1, 1))     # an order-4 block of z_F4/6 (SPEC 7.3)
     >>> b = classify_block(y.a, y.b, y.c, k=2)
     >>> b.order, b.type, b.shape, b.optimal, b.failed_conditions, paper_column(b)
@@ -531,7 +524,7 @@ class NetworkReport:
     path: str = ""
     meta: dict = field(default_factory=dict)
     seconds: float = 0.0
-    verdict: Any = None  # cogo.analysis.verdict.Verdict of the whole network
+    verdict: Any = None  # cogo.analysis.optimality.Verdict of the whole network
     snap: Any = None  # cogo.analysis.snap.Snap: the nearest certified optimizer and the distances to it
 
     def to_dict(self) -> dict:
@@ -662,7 +655,7 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
 
     Examples
     --------
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1)
     >>> b = classify_block(x.a, x.b, x.c, k=1)
     >>> b.type, [f["name"] for f in b.factors], b.shape, round(b.error, 9), b.optimal
@@ -860,13 +853,13 @@ def _optimality_flag(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarr
     """Set ``optimal``, ``failed_conditions`` and ``opt_tol`` of a read block (module docstring, step 8).
 
     The tolerance is ``settings.opt_tol`` when given, else
-    :func:`cogo.analysis.verdict.block_tolerance` of the block's scale, the
+    :func:`cogo.analysis.optimality.block_tolerance` of the block's scale, the
     error of its reported reading (the grid's reconstruction error and its
     factors' naming residuals; 0 for a block with no reading) and the weights'
     dtype: a block is optimal on its own only as far as its own fit and the
     rounding of its weights can explain its residuals.
     """
-    from cogo.analysis.verdict import block_scale, block_tolerance
+    from cogo.analysis.optimality import block_scale, block_tolerance
 
     if not rep.order:
         return
@@ -946,7 +939,7 @@ def _read_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, s
     rep.grid = grid_nodes.tolist()
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Settings | None = None,
                  path: str = "", meta: dict | None = None, with_verdict: bool = True,
                  dtype: str | None = None) -> NetworkReport:
@@ -969,13 +962,13 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     """
     import time
 
-    from cogo.checkpoints import inert_nodes
+    from cogo.io.weights import inert_nodes
 
     t0 = time.perf_counter()
     st = (settings or Settings()).validate()
-    from cogo.analysis.verdict import weights_dtype
+    from cogo.analysis.optimality import weights_dtype
 
-    dtype = dtype or weights_dtype(Wa, Wb, Wc)  # the file's dtype when read from one (LoadedWeights.dtype)
+    dtype = dtype or weights_dtype(Wa, Wb, Wc)  # the file's dtype when read from one (Checkpoint.dtype)
     # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
     # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below
     hidden = int(np.shape(Wa)[0])
@@ -992,7 +985,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
               for bl in split.blocks]
     verdict = None
     if with_verdict:
-        from cogo.analysis.verdict import network_verdict
+        from cogo.analysis.optimality import network_verdict
 
         verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split, dtype=dtype)
         verdict.hidden = hidden
@@ -1029,7 +1022,7 @@ def _plain_meta(meta: dict) -> dict:
     return out
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def classify_checkpoint(path: str | os.PathLike, group: Any = None,
                         settings: Settings | None = None) -> "NetworkReport | IrrepReport":
     """Load a checkpoint (``.pt`` reference layout or ``.npz``, weights only) and analyse it.
@@ -1038,7 +1031,7 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     group and a :class:`cogo.analysis.irreps.IrrepReport` (SPEC 9) otherwise;
     both are :class:`cogo.analysis.reading.Report`.
 
-    Raises :class:`cogo.checkpoints.CheckpointError` (a ValueError, one line)
+    Raises :class:`cogo.io.formats.CheckpointError` (a ValueError, one line)
     for a missing, malformed, hostile or inconsistent file.
 
     Returns
@@ -1060,10 +1053,10 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     >>> classify_checkpoint("no_such_file.pt")
     Traceback (most recent call last):
     ...
-    cogo.checkpoints.CheckpointError: ...
+    cogo.io.formats.CheckpointError: ...
     """
-    from cogo.checkpoints import load_weights
-    from cogo.limits import classify_estimate
+    from cogo.io.weights import load_weights
+    from cogo.runtime.limits import classify_estimate
 
     w = load_weights(path, group=group, estimate=classify_estimate)  # a path, or a Checkpoint already read
     if w.group.abelian is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
@@ -1076,16 +1069,16 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
 
 
 def _check_paths(paths: list, group: Any) -> None:
-    """Refuse duplicates, and what cannot fit (:mod:`cogo.limits`) where a file's header tells its shapes.
+    """Refuse duplicates, and what cannot fit (:mod:`cogo.runtime.limits`) where a file's header tells its shapes.
 
     No array is read here: a file whose header cannot tell its shapes is checked when it is read
     (:func:`_load_one`), still before its arrays are; a :class:`cogo.io.checkpoint.Checkpoint` already
     read is used as it is.
     """
-    from cogo.errors import CogoError
+    from cogo.runtime.errors import CogoError
     from cogo.io.checkpoint import Checkpoint, header_shapes
-    from cogo.limits import classify_estimate, require
-    from cogo.outputs import same_file
+    from cogo.runtime.limits import classify_estimate, require
+    from cogo.io.outputs import same_file
 
     if not paths:
         raise ValueError("no checkpoint files given")
@@ -1103,15 +1096,15 @@ def _check_paths(paths: list, group: Any) -> None:
 
 def _load_one(path: Any, group: Any) -> Any:
     """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`), refused from its header if it cannot fit."""
-    from cogo.checkpoints import load_weights
-    from cogo.limits import classify_estimate
+    from cogo.io.weights import load_weights
+    from cogo.runtime.limits import classify_estimate
 
     return load_weights(path, group=group, estimate=classify_estimate)
 
 
 def _read_loaded(w: Any, p: Any, st: Settings) -> NetworkReport:
     """The block reading of one loaded checkpoint; overflowing float arithmetic is refused (one line)."""
-    from cogo.errors import CogoError
+    from cogo.runtime.errors import CogoError
 
     try:
         with np.errstate(over="raise"):
@@ -1122,7 +1115,7 @@ def _read_loaded(w: Any, p: Any, st: Settings) -> NetworkReport:
                         "the weights are too large to analyse") from None
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
                   on_loaded: Any = None, workers: int = 1,
@@ -1137,11 +1130,11 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     file given twice (it would count twice in the error bars), checkpoints
     of different groups (their statistics are not comparable; classify each
     group separately), a checkpoint whose analysis would not fit in memory
-    (:mod:`cogo.limits`; checked for every path before any array is read),
+    (:mod:`cogo.runtime.limits`; checked for every path before any array is read),
     and overflowing float arithmetic (an error, not a warning).
     ``progress``: a tqdm bar over the checkpoints.  ``on_loaded(loaded)``:
     called before any analysis with the loaded checkpoints that decide the
-    reading (:class:`cogo.checkpoints.LoadedWeights`; the first one for the
+    reading (:class:`cogo.io.checkpoint.Checkpoint`; the first one for the
     block reading, whose group every other must share; all for the irreps
     reading), a command's last checks.  ``workers``: processes reading the
     checkpoints (:mod:`cogo.analysis.sweep`; 1: this process).
@@ -1165,7 +1158,7 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     ...     classify_many([path, path])                 # the same file twice is refused
     Traceback (most recent call last):
     ...
-    cogo.errors.CogoError: ... is given twice (as ...); each checkpoint may count only once
+    cogo.runtime.errors.CogoError: ... is given twice (as ...); each checkpoint may count only once
     >>> result.summary["checkpoints"], result.summary["order_counts"]
     (1, {'6': 2})
     """

@@ -118,7 +118,7 @@ def factor_block_shape(a: Any, b: Any, c: Any, shape: Sequence[int], match_tol: 
 
     Examples
     --------
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
     >>> fs = factor_block_shape(x.a, x.b, x.c, (2, 3))
     >>> fs[0].shape, round(fs[0].error, 9)
@@ -154,7 +154,7 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
 
     Examples
     --------
-    >>> from cogo.solvers.partial import z_nu_i, z_syn, z_xi
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn, z_xi
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # order 6 = 2 x 3 (SPEC 8.5)
     >>> bf = factor_block(x.a, x.b, x.c)
     >>> bf.factorable, bf.best.shape, round(bf.best.error, 9)

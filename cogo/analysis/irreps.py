@@ -44,11 +44,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.arrays import as_array
+from cogo.io.arrays import as_array
 
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
-from cogo.formatting import dumps_json, render_table, to_plain
+from cogo.io.formatting import dumps_json, render_table, to_plain
 
 __all__ = ["IrrepReport", "IrrepsResult", "read_irreps", "irreps_checkpoints", "irrep_families",
            "DEAD_THRESHOLD", "MIX_THRESHOLD", "CATALOGUE_NOTE"]
@@ -219,17 +219,6 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
 
 
 # --------------------------------------------------------------------------- many checkpoints
-class _Summary(dict):
-    """A dict that can still be called (``result.summary()``, the API before 0.2), with a DeprecationWarning."""
-
-    def __call__(self) -> dict:
-        import warnings
-
-        warnings.warn("IrrepsResult.summary is now a dict attribute, as ClassifyResult.summary; drop the call",
-                      DeprecationWarning, stacklevel=2)
-        return dict(self)
-
-
 @dataclass
 class IrrepsResult:
     """Irreducible-representation readings of several checkpoints, with text/JSON/Markdown rendering.
@@ -255,7 +244,7 @@ class IrrepsResult:
         """Per group: mean and standard error over checkpoints of the live nodes per family (a dict, as
         :attr:`cogo.analysis.classify.ClassifyResult.summary`; calling it, the old method, still works for one
         release)."""
-        return _Summary(self._summary())
+        return self._summary()
 
     def _summary(self) -> dict:
         out: dict = {}
@@ -336,10 +325,10 @@ class IrrepsResult:
 
     def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
                       force: bool = False) -> list[str]:
-        """Check every path (:mod:`cogo.outputs`), render in memory, write atomically; no plots for this reading."""
+        """Check every path (:mod:`cogo.io.outputs`), render in memory, write atomically; no plots for this reading."""
         from cogo.analysis.report import check_output_paths
-        from cogo.checkpoints import atomic_write_text
-        from cogo.errors import CogoError
+        from cogo.io.outputs import atomic_write_text
+        from cogo.runtime.errors import CogoError
 
         if plots_dir is not None:
             raise CogoError("--plots needs the block reading of an Abelian group (SPEC 8); the irreps reading "
@@ -360,7 +349,7 @@ class IrrepsResult:
 
 def irreps_checkpoints(loaded: Sequence[Any], paths: Sequence[str | os.PathLike],
                        dead_threshold: float = DEAD_THRESHOLD, meta_filter: Any = None) -> IrrepsResult:
-    """Read already loaded checkpoints (:class:`cogo.checkpoints.LoadedWeights`) through their irreps.
+    """Read already loaded checkpoints (:class:`cogo.io.checkpoint.Checkpoint`) through their irreps.
 
     Returns
     -------
@@ -370,9 +359,9 @@ def irreps_checkpoints(loaded: Sequence[Any], paths: Sequence[str | os.PathLike]
     Examples
     --------
     >>> from cogo.algebra import Cyclic
-    >>> from cogo.checkpoints import LoadedWeights
+    >>> from cogo.io.checkpoint import Checkpoint
     >>> from cogo.solvers.constructions import z_F6
-    >>> loaded = [LoadedWeights(*z_F6(5).to_weights(real=True), Cyclic(5))]
+    >>> loaded = [Checkpoint(*z_F6(5).to_weights(real=True), Cyclic(5))]
     >>> result = irreps_checkpoints(loaded, ["f6.pt"])
     >>> [(r.path, r.counts) for r in result.reports]
     [('f6.pt', [0, 6, 6])]

@@ -83,7 +83,7 @@ class Factor:
 
     >>> import numpy as np
     >>> from cogo.analysis.factorization import factor_block
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # an order-6 block (SPEC 7.1)
     >>> f2, f3 = factor_block(x.a, x.b, x.c).best.factors
     >>> len(f2.a), len(f3.a), bool(np.allclose([f3.a[0], f3.b[0], f3.c[0]], 1))
@@ -104,8 +104,8 @@ class Factor:
         return np.stack([self.a, self.b, self.c])
 
     def to_partial(self, name: str = "factor", params: dict | None = None):
-        """This factor as a :class:`cogo.solvers.partial.PartialSolution`."""
-        from cogo.solvers.partial import PartialSolution
+        """This factor as a :class:`cogo.catalogue.partial.PartialSolution`."""
+        from cogo.catalogue.partial import PartialSolution
 
         return PartialSolution(name, self.a.copy(), self.b.copy(), self.c.copy(), dict(params or {}))
 
@@ -164,7 +164,7 @@ class Factorization:
     Examples
     --------
     >>> from cogo.analysis.factorization import factor_block
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())        # z_nu=i * z_syn: a 2 x 3 Kronecker product
     >>> f = factor_block(x.a, x.b, x.c).best
     >>> f.shape, f.grid.tolist(), round(f.error, 9), f.exact_grid
@@ -243,7 +243,7 @@ class BlockFactorization:
     """All factorizations tried for one block: per shape, the grids found (best first).
 
     >>> from cogo.analysis.factorization import factor_block
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
     >>> bf = factor_block(x.a, x.b, x.c)
     >>> bf.q, bf.factorable, sorted(bf.by_shape), bf.skipped
@@ -632,7 +632,7 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     Examples
     --------
     >>> import numpy as np
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
     >>> X = np.stack(balance_gauge(x.a, x.b, x.c)[:3])
     >>> grid, facs, scale, signs, err = fit_grid(X, node_features(*X), np.arange(6).reshape(2, 3))
@@ -762,7 +762,7 @@ def canonical_factorization(fz: Factorization) -> Factorization:
     --------
     >>> import numpy as np
     >>> from cogo.analysis.factorization import factor_block
-    >>> from cogo.solvers.partial import z_nu_i, z_syn
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
     >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
     >>> f = factor_block(x.a, x.b, x.c).best             # already canonical: a second pass changes nothing
     >>> g = canonical_factorization(f)

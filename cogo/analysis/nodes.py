@@ -35,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from cogo.algebra.activations import activation
 from cogo.algebra.spec import parse_group
 
-__all__ = ["ACTIVATION_FUNCTIONS", "activate", "node_spectrum", "inverse_participation_ratio",
+__all__ = ["activate", "node_spectrum", "inverse_participation_ratio",
            "network_metrics", "NodeReport", "node_report", "catalogue_refusal", "SINGLE_SHARE"]
 
 #: A live node is single-frequency when its dominant class holds at least this share of its energy.
@@ -47,37 +48,13 @@ SINGLE_SHARE = 0.9
 DEAD_THRESHOLD = 0.01
 
 
-def activate(x: np.ndarray, activation: str) -> np.ndarray:
-    """``sigma(x)`` for ``sqr`` (x^2), ``relu``, ``silu`` (x sigmoid(x)), ``relusqr`` (relu(x)^2), float64.
+def activate(x: np.ndarray, activation_name: str) -> np.ndarray:
+    """``sigma(x)`` (float64, a new array) for the activation named (:data:`cogo.algebra.activations.ACTIVATIONS`).
 
-    Returns
-    -------
-    numpy.ndarray
-        ``sigma(x)``, elementwise, the shape of ``x``.
-
-    Raises
-    ------
-    ValueError
-        For an activation outside :data:`ACTIVATION_FUNCTIONS`.
-
-    Examples
-    --------
     >>> activate(np.array([-1.0, 2.0]), "relusqr").tolist(), activate(np.array([-1.0, 2.0]), "sqr").tolist()
     ([0.0, 4.0], [1.0, 4.0])
     """
-    if activation == "sqr":
-        return x * x
-    if activation == "relu":
-        return np.maximum(x, 0.0)
-    if activation == "silu":
-        return x / (1.0 + np.exp(-x))
-    if activation == "relusqr":
-        r = np.maximum(x, 0.0)
-        return r * r
-    raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATION_FUNCTIONS)}")
-
-
-ACTIVATION_FUNCTIONS = ("sqr", "relu", "silu", "relusqr")
+    return activation(activation_name).numpy(x)
 
 
 def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, list[str]]:
@@ -293,14 +270,14 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
                        snapshots: bool = False) -> tuple[str, list[dict]] | None:
     """For ``cogo classify / verify / dynamics``: None when every file is ``sqr``; else the text and dicts to print.
 
-    Every file is read first (:func:`cogo.checkpoints.load_weights`, with the
-    reading options of :mod:`cogo.readers`).  When any network's activation is
+    Every file is read first (:func:`cogo.io.weights.load_weights`, with the
+    reading options of :mod:`cogo.io.layouts`).  When any network's activation is
     not ``sqr`` the text starts with :func:`catalogue_refusal` (one line) and
     holds a :class:`NodeReport` per file; with ``snapshots`` (``cogo dynamics``)
     also one line per snapshot: epoch, accuracy, loss, single-frequency
     fraction and mean IPR of the live nodes.
     """
-    from cogo.checkpoints import load_weights
+    from cogo.io.weights import load_weights
 
     loaded = [load_weights(p, group=group) for p in paths]
     acts = sorted({w.activation for w in loaded})
@@ -314,7 +291,7 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
         d = rep.to_dict()
         lines.append(rep.render_text().rstrip("\n"))
         if snapshots:
-            from cogo.snapshots import open_snapshots
+            from cogo.io.snapshots import open_snapshots
 
             snaps = open_snapshots(p, group=group)
             rows = []

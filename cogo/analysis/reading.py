@@ -14,7 +14,7 @@ one it holds:
 * ``to_dict()``: every value as plain JSON (``format`` names the layout);
 * ``render_text()``, ``render_markdown()``, ``render_json()``;
 * ``write_outputs(json_path, markdown_path, plots_dir, force=False)``: checks
-  every path first (:mod:`cogo.outputs`), renders in memory, writes
+  every path first (:mod:`cogo.io.outputs`), renders in memory, writes
   atomically, returns the paths written.
 
 ``tests/test_reading.py`` holds both readings to this contract.

@@ -184,14 +184,14 @@ def to_csv_text(result: Any) -> str:
 
 
 def write_csv(result: Any, path: str | os.PathLike) -> str:
-    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.outputs`); returns it.
+    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.io.outputs`); returns it.
 
     Returns
     -------
     str
         ``path``, as written.
     """
-    from cogo.checkpoints import atomic_write_text
+    from cogo.io.outputs import atomic_write_text
 
     atomic_write_text(path, to_csv_text(result))
     return str(path)
@@ -200,7 +200,7 @@ def write_csv(result: Any, path: str | os.PathLike) -> str:
 class Records(list):
     """A list of records (dicts) with :meth:`to_pandas`: the one table type of cogo's readings.
 
-    Used by :func:`cogo.analysis.progress.progress_table` (one record per snapshot); the
+    Used by :func:`cogo.dynamics.progress.progress_table` (one record per snapshot); the
     block table of :func:`to_records` is a plain list of the same kind of dicts.
 
     >>> Records([{"epoch": 0, "x": 1.0}]).columns

@@ -1,7 +1,7 @@
 """Rendering classification results (SPEC 8): text table, Markdown, JSON and angle histograms.
 
 Everything is rendered in memory first; :func:`write_outputs` then writes
-each file atomically (:func:`cogo.checkpoints.atomic_write`), after checking
+each file atomically (:func:`cogo.io.outputs.atomic_write`), after checking
 every destination, so a failure leaves no partial output.
 
 JSON layout (``format: "cogo-classify/1"``)::
@@ -38,8 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
-from cogo._moved import Moved, moved
-from cogo.formatting import dumps_json, render_table, to_plain
+from cogo.io.formatting import dumps_json, render_table, to_plain
 
 # ClassifyResult / NetworkReport (cogo.analysis.classify) appear in annotations only: the renderer never imports
 # the reading, whose results call it (the one contract, cogo.analysis.reading)
@@ -55,8 +54,6 @@ __all__ = [
     "tolerance_figure",
 ]
 
-# moved: the catalogue registry says which parameters are angles
-__getattr__ = moved(__name__, {"ANGLE_PARAMS": Moved("cogo.catalogue.angle_params()", _cat.angle_params)})
 
 
 _SUMMARY_ROWS = (
@@ -490,7 +487,7 @@ def _png(fig) -> bytes:
 # --------------------------------------------------------------------------- writing
 def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
                        inputs: Any = (), force: bool = False) -> None:
-    """Raise CogoError (one line) unless every requested output can be written (policy: :mod:`cogo.outputs`).
+    """Raise CogoError (one line) unless every requested output can be written (policy: :mod:`cogo.io.outputs`).
 
     Files: never an input, never a directory, a FIFO/device/symlink only with
     ``force``, a writable existing parent; the two must differ.  Plots:
@@ -504,9 +501,9 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
     ...     check_output_paths(json_path=d)
     Traceback (most recent call last):
     ...
-    cogo.errors.CogoError: cannot write --json ...: it is a directory
+    cogo.runtime.errors.CogoError: cannot write --json ...: it is a directory
     """
-    from cogo.outputs import check_output_dir, check_outputs
+    from cogo.io.outputs import check_output_dir, check_outputs
 
     outs = [("--json", json_path), ("--markdown", markdown_path)]
     if plots_dir is not None:
@@ -527,7 +524,7 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
 
     Raises
     ------
-    cogo.errors.CogoError
+    cogo.runtime.errors.CogoError
         One line, before anything is written, when an output cannot be written (:func:`check_output_paths`).
 
     Examples
@@ -542,7 +539,7 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
     ...     [os.path.basename(p) for p in written]
     ['r.json', 'r.md']
     """
-    from cogo.checkpoints import atomic_write, atomic_write_text
+    from cogo.io.outputs import atomic_write, atomic_write_text
 
     check_output_paths(json_path, markdown_path, plots_dir, force=force)
     if plots_dir is not None:

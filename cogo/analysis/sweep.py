@@ -1,7 +1,7 @@
 """Many checkpoints read one at a time (a list, a folder, a sweep), optionally in worker processes (SPEC 8).
 
 :func:`cogo.analysis.classify.classify_many` checks every path first (duplicates, and what cannot
-fit from the shapes alone, :mod:`cogo.limits`), then hands the block reading to :func:`read_many`:
+fit from the shapes alone, :mod:`cogo.runtime.limits`), then hands the block reading to :func:`read_many`:
 each checkpoint is loaded, read and dropped before the next, so memory holds one network's
 weights at a time (``keep_weights=False``; the reports are kept, about 0.3 MB each for 63 blocks:
 they are the output; they share the first checkpoint's group object, whose cached tables would
@@ -11,7 +11,7 @@ process loads its own checkpoints, so the weights never travel between processes
 
 The groups must agree: the first checkpoint decides the reading (blocks for an Abelian group,
 SPEC 8; the irreps of SPEC 9 otherwise, which loads every checkpoint first as before) and every
-other checkpoint must have its group, else a one-line :class:`cogo.errors.CogoError` (raised
+other checkpoint must have its group, else a one-line :class:`cogo.runtime.errors.CogoError` (raised
 before any output is written).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ __all__ = ["Readers", "read_many"]
 class Readers(NamedTuple):
     """How one checkpoint is read (module-level functions, so worker processes can be handed them).
 
-    ``load(path, group)`` -> :class:`cogo.checkpoints.LoadedWeights`; ``read(loaded, path,
+    ``load(path, group)`` -> :class:`cogo.io.checkpoint.Checkpoint`; ``read(loaded, path,
     settings)`` -> the block reading of one network; ``result(reports, settings, weights)`` -> the
     aggregate; ``irreps(loaded, paths, settings)`` -> the irreps reading (SPEC 9).
     """
@@ -90,7 +90,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     ClassifyResult or IrrepsResult
         As :func:`cogo.analysis.classify.classify_many`.
     """
-    from cogo.errors import CogoError
+    from cogo.runtime.errors import CogoError
 
     items = list(paths)          # paths, or checkpoints already read (cogo.io.checkpoint.Checkpoint): not read again
     paths = [str(p) for p in items]

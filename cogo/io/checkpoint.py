@@ -6,14 +6,14 @@ Every command and the Python API read a checkpoint file through :func:`read_chec
 2. the weight shapes ``(q, n)`` are read from the file's header alone -- the ``.npy`` headers of an
    ``.npz``, the JSON header of a ``.safetensors`` file, the pickle of a ``.pt`` file with every tensor
    replaced by its shape (no torch import, no tensor data) -- through the layouts of
-   :mod:`cogo.readers`, and the caller's memory estimate (``estimate(n, q)``, :mod:`cogo.limits`) is
+   :mod:`cogo.io.layouts`, and the caller's memory estimate (``estimate(n, q)``, :mod:`cogo.runtime.limits`) is
    required before any array is read;
 3. the arrays are read (one ``torch.load(weights_only=True)`` or one ``numpy.load``), checked and
    converted to float64 once.
 
 The result carries everything a command needs (weights, group, layout, activation, stored dtype,
 metadata, snapshots), so commands hand the object down instead of the path: ``cogo classify`` and
-``cogo verify --checkpoint`` are two views of one reading.  :func:`cogo.checkpoints.load_weights` is
+``cogo verify --checkpoint`` are two views of one reading.  :func:`cogo.io.weights.load_weights` is
 this function.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
-from cogo.arrays import weights_dtype
+from cogo.io.arrays import weights_dtype
 from cogo.io import formats as F
 from cogo.io.formats import CheckpointError, WEIGHT_KEYS
 
@@ -44,7 +44,7 @@ class Checkpoint:
     checkpoint stands where a path is expected.
 
     >>> import os, tempfile
-    >>> from cogo.checkpoints import save_checkpoint
+    >>> from cogo.io.weights import save_checkpoint
     >>> from cogo.solvers.constructions import z_F6
     >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
     >>> with tempfile.TemporaryDirectory() as d:
@@ -74,12 +74,12 @@ class Checkpoint:
 
     @property
     def layout(self) -> str:
-        """The layout read (:mod:`cogo.readers`): cogo, ba2de90, head, shared, npz or keys."""
+        """The layout read (:mod:`cogo.io.layouts`): cogo, ba2de90, head, shared, npz or keys."""
         return str(self.meta.get("layout", "cogo"))
 
     @property
     def snapshots(self) -> Any:
-        """The file's snapshot record (``meta['snapshots']``, see :mod:`cogo.snapshots`), or None."""
+        """The file's snapshot record (``meta['snapshots']``, see :mod:`cogo.io.snapshots`), or None."""
         return self.meta.get("snapshots")
 
     def __fspath__(self) -> str:
@@ -123,7 +123,7 @@ def _n_hint(meta: dict, group: Any) -> int | None:
 
 def _layout_shapes(state: Any, meta: dict, group: Any) -> tuple[int, int] | None:
     """``(q, n)`` of a state dict of shapes (:class:`cogo.io.formats._ShapeOnly`) through the layouts, or None."""
-    from cogo.readers import read_state, unwrap_state
+    from cogo.io.layouts import read_state, unwrap_state
 
     try:
         st, _ = unwrap_state(state, "")
@@ -145,7 +145,7 @@ def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int
 
     No array is read and torch is not imported: ``.npz`` (the ``.npy`` headers), ``.safetensors``
     (its JSON header), ``.pt`` (its pickle, tensors replaced by their shapes); every layout of
-    :mod:`cogo.readers`, with the reading options in force.  ``meta``: what the header says of the
+    :mod:`cogo.io.layouts`, with the reading options in force.  ``meta``: what the header says of the
     file's metadata (its ``group``, for the orientation check), ``{}`` when it says nothing.
 
     Returns
@@ -153,7 +153,7 @@ def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int
     tuple or None
         ``((q, n), meta)``, or None (a layout that needs the data, e.g. a composed embedding).
     """
-    from cogo.readers import current_options
+    from cogo.io.layouts import current_options
 
     p, where = Path(path), str(path)
     if p.suffix == ".npz":
@@ -199,7 +199,7 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     ``group`` overrides the group recorded in the file (default: the file's ``meta['group']``, else
     ``Z_n`` with ``n`` the number of weight columns; a file with fewer hidden nodes than columns and no
     group is refused, since it may be stored transposed).  ``estimate(n, q)``: the caller's
-    :class:`cogo.limits.Estimate` of its work on the network, required (:func:`cogo.limits.require`)
+    :class:`cogo.runtime.limits.Estimate` of its work on the network, required (:func:`cogo.runtime.limits.require`)
     from the header's shapes before any array is read (and again from the arrays' shapes when the
     header cannot tell).  ``on_shapes(q, n)``: called once the shapes are known, before the weights
     are converted.  Finite weights so large that the network's squared output overflows float64 are
@@ -215,8 +215,8 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     ------
     CheckpointError
         One line, for a missing, unreadable, malformed, inconsistent, too large or non-finite file.
-    cogo.errors.CogoError
-        When ``estimate`` says the work cannot fit (:func:`cogo.limits.require`).
+    cogo.runtime.errors.CogoError
+        When ``estimate`` says the work cannot fit (:func:`cogo.runtime.limits.require`).
 
     Examples
     --------
@@ -230,11 +230,11 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     ...     read_checkpoint(os.path.join(d, "t.npz"))          # 5 nodes on Z_12, or transposed?
     Traceback (most recent call last):
     ...
-    cogo.checkpoints.CheckpointError: .../t.npz: W_a is (5, 12): 5 hidden nodes on a group of order 12, or a transposed file of 12 hidden nodes on a group of order 5; ...
+    cogo.io.formats.CheckpointError: .../t.npz: W_a is (5, 12): 5 hidden nodes on a group of order 12, or a transposed file of 12 hidden nodes on a group of order 5; ...
     >>> str(w.group), w.Wb.shape
     ('Z_5', (12, 5))
     """
-    from cogo.limits import require
+    from cogo.runtime.limits import require
 
     where = str(path)
     p = Path(path)

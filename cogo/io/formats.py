@@ -4,7 +4,7 @@ The ground floor of reading (SPEC 1): files are untrusted input, so every size i
 anything is read (the file, the uncompressed members of a zip, the declared ``.npy`` shapes, the
 ``.safetensors`` header), ``.pt`` files are read with ``torch.load(..., weights_only=True)`` and every array
 is checked for shape, dtype and finiteness.  :mod:`cogo.io.checkpoint` puts these pieces together into one
-:class:`~cogo.io.checkpoint.Checkpoint`; :mod:`cogo.checkpoints` re-exports the public names.
+:class:`~cogo.io.checkpoint.Checkpoint`; :mod:`cogo.io.weights` re-exports the public names.
 
 References
 ----------
@@ -20,10 +20,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cogo.arrays import as_array
+from cogo.io.arrays import as_array
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 __all__ = ["CheckpointError", "WEIGHT_KEYS", "MAX_CHECKPOINT_BYTES", "max_weight_magnitude"]
 
@@ -35,7 +35,7 @@ WEIGHT_KEYS = ("layera.weight", "layerb.weight", "layerc.weight")
 MAX_CHECKPOINT_BYTES = 2 * 1024**3
 
 #: Reading needs at most this many times the uncompressed size (the stored arrays, their
-#: float64 copies and the checks); it must fit in the available memory (cogo.limits).
+#: float64 copies and the checks); it must fit in the available memory (cogo.runtime.limits).
 _LOAD_FACTOR = 3
 
 
@@ -43,7 +43,7 @@ class CheckpointError(CogoError):
     """A checkpoint file is missing, malformed, inconsistent or hostile.
 
     >>> import os, tempfile
-    >>> from cogo.checkpoints import load_weights
+    >>> from cogo.io.weights import load_weights
     >>> tmp = tempfile.TemporaryDirectory()
     >>> junk = os.path.join(tmp.name, "junk.pt")
     >>> with open(junk, "wb") as f:
@@ -51,14 +51,13 @@ class CheckpointError(CogoError):
     >>> load_weights(junk)
     Traceback (most recent call last):
     ...
-    cogo.checkpoints.CheckpointError: .../junk.pt: not a torch checkpoint (neither a torch zip archive nor a legacy torch file)
+    cogo.io.formats.CheckpointError: .../junk.pt: not a torch checkpoint (neither a torch zip archive nor a legacy torch file)
     >>> issubclass(CheckpointError, ValueError)          # one line, like every user error
     True
     >>> tmp.cleanup()
     """
 
 
-CheckpointError.__module__ = "cogo.checkpoints"  # its public home: messages and pickles name cogo.checkpoints
 
 
 
@@ -105,7 +104,7 @@ def _check_array_type(x: Any, name: str, where: str) -> None:
 
 
 def _uncompressed_limit() -> int:
-    from cogo.limits import available_memory
+    from cogo.runtime.limits import available_memory
 
     free = available_memory()
     return MAX_CHECKPOINT_BYTES if free is None else int(min(MAX_CHECKPOINT_BYTES, free // _LOAD_FACTOR))
@@ -113,7 +112,7 @@ def _uncompressed_limit() -> int:
 
 def _check_uncompressed(p: Path, where: str, size: int) -> None:
     """Bound what reading ``p`` can allocate: the uncompressed zip members, or the file itself."""
-    from cogo.limits import fmt_bytes
+    from cogo.runtime.limits import fmt_bytes
 
     limit = _uncompressed_limit()
     total = size
@@ -191,9 +190,9 @@ def npz_member_shapes(p: Path, where: str) -> dict:
     return out
 
 
-# ---------------------------------------------------------------- layouts (cogo.readers)
+# ---------------------------------------------------------------- layouts (cogo.io.layouts)
 def _unwrap(obj: Any, where: str) -> tuple[dict, str | None]:
-    from cogo.readers import unwrap_state
+    from cogo.io.layouts import unwrap_state
 
     try:
         return unwrap_state(obj, where)
@@ -202,8 +201,8 @@ def _unwrap(obj: Any, where: str) -> tuple[dict, str | None]:
 
 
 def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list, str]:
-    """The three raw matrices and the layout's name, through the registry of :mod:`cogo.readers`."""
-    from cogo.readers import read_state
+    """The three raw matrices and the layout's name, through the registry of :mod:`cogo.io.layouts`."""
+    from cogo.io.layouts import read_state
 
     n_hint = None
     try:
@@ -223,8 +222,9 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list,
 
 
 def _record_activation(meta: dict, where: str) -> dict:
-    """``meta['activation']``: ``--activation`` (cogo.readers.read_options) over the file's, default sqr."""
-    from cogo.readers import ACTIVATIONS, current_options
+    """``meta['activation']``: ``--activation`` (cogo.io.layouts.read_options) over the file's, default sqr."""
+    from cogo.algebra.activations import ACTIVATIONS
+    from cogo.io.layouts import current_options
 
     act = current_options().activation or meta.get("activation", "sqr")
     if not isinstance(act, str) or act not in ACTIVATIONS:
@@ -283,7 +283,7 @@ def _read_safetensors(p: Path, where: str) -> dict:
 
 
 def _npz_has_own_keys(p: Path, where: str) -> bool:
-    """True when an .npz lacks cogo's Wa, Wb, Wc (it is then read through the layouts of cogo.readers)."""
+    """True when an .npz lacks cogo's Wa, Wb, Wc (it is then read through the layouts of cogo.io.layouts)."""
     try:
         with zipfile.ZipFile(p) as zf:
             names = {i.filename for i in zf.infolist()}
@@ -340,7 +340,7 @@ class _ShapeOnly:
         self.shape = tuple(int(x) for x in shape)
 
     def t(self) -> "_ShapeOnly":
-        """The transposed shape (what the layouts of cogo.readers ask of a tensor)."""
+        """The transposed shape (what the layouts of cogo.io.layouts ask of a tensor)."""
         return _ShapeOnly(self.shape[::-1])
 
     @property
@@ -498,9 +498,9 @@ def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], N
         state = _read_safetensors(p, where)
         raw, layout = _read_layout(state, where, meta, group)
     elif p.suffix == ".npz":
-        from cogo.readers import current_options
+        from cogo.io.layouts import current_options
 
-        if _npz_has_own_keys(p, where) or current_options().keys:  # other keys, or --keys: the layouts of cogo.readers
+        if _npz_has_own_keys(p, where) or current_options().keys:  # other keys, or --keys: the layouts of cogo.io.layouts
             raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group)
             meta = {"layout": layout}
         else:

@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 __all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "theory_boundary", "group_info", "learned_irreps", "fit_constant", "phase_diagram_png", "sweep_table",
            "seed_crossings", "dk_law", "dk_law_table", "dk_law_text", "dk_law_png", "dk_law_report"]
@@ -260,7 +260,7 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
 
     ``done`` maps ``(group label, x, lr, seed)`` (:func:`row_key`) to rows already computed (resume: they are not
     trained again); ``on_cell(rows)`` is called after each batched cell (for
-    checkpointing the partial results).  ``executor`` (:class:`cogo.executors.ExecutorSettings`)
+    checkpointing the partial results).  ``executor`` (:class:`cogo.runtime.executors.ExecutorSettings`)
     says where the cells train (default: in this process, one after another); the rows
     are returned, and passed to ``on_cell``, in the grid's order (M, lr, x, seed) whatever
     the order the cells finish in (groups as given).  ``progress``: a bar over the cells to train.
@@ -278,7 +278,7 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     >>> [(r["x"], r["seed"]) for r in rows], all(0.0 <= r["test_acc"] <= 1.0 for r in rows)
     ([(1.0, 1), (1.0, 2), (2.0, 1), (2.0, 2)], True)
     """
-    from cogo.executors import run_jobs
+    from cogo.runtime.executors import run_jobs
 
     cfg.validate()
     have = {k: r for k, r in (done or {}).items()}
@@ -296,7 +296,7 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     def ordered() -> list[dict]:
         return [have[k] for k in order if k in have]
 
-    from cogo.limits import progress_callback
+    from cogo.runtime.limits import progress_callback
 
     tick = progress_callback(len(calls), "li2-sweep", unit="cell", off=not progress)
 
@@ -726,8 +726,8 @@ def dk_law_report(rows: list[dict], lrs: Sequence[float], out, log: Callable[[st
     """
     from pathlib import Path
 
-    from cogo.checkpoints import atomic_write
-    from cogo.formatting import render_table
+    from cogo.io.outputs import atomic_write
+    from cogo.io.formatting import render_table
 
     laws = {}
     if not any(int(r.get("d_max", 1)) > 1 for r in rows):

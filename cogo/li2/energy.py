@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.errors import CogoError
+from cogo.runtime.errors import CogoError
 
 __all__ = [
     "INPUT_SCALE",

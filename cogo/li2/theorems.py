@@ -1,11 +1,11 @@
 """The Li^2 theorems of SPEC 9 as checks (exact and numeric), with negative controls.
 
-Every function returns :class:`cogo.verify.results.TheoremResult` rows;
+Every function returns :class:`cogo.proofs.results.TheoremResult` rows;
 :func:`run_li2` runs them all (``cogo verify --theory li2``).
 
 * Theorem 2, exact (Abelian groups): ``E`` at a single-irrep vector equals
   ``E*`` exactly, computed in the cyclotomic ring ``Z[zeta_L]``
-  (:class:`cogo.verify.theorems.Cyclotomic`; ``L`` = exponent of G), for every
+  (:class:`cogo.proofs.theorems.Cyclotomic`; ``L`` = exponent of G), for every
   component.  Also ``E(a w_1 + b w_2) = E*(a^4 + b^4)`` as a quartic form
   (5 exact evaluations determine it), so a mixture of two irreps is a strict
   minimum along the great circle through the two maxima: not a local maximum.
@@ -32,10 +32,10 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from cogo.threads import thread_policy as _thread_policy
+from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.li2.energy import (Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient)
-from cogo.verify.rows import Row, methods_of, skipped_rows
-from cogo.verify.results import TheoremResult, Timer
+from cogo.proofs.rows import Row, methods_of, skipped_rows
+from cogo.proofs.results import TheoremResult, Timer
 
 __all__ = ["theorem2_exact", "theorem2_numeric", "theorem3", "lemma1", "control_mixture_exact",
            "control_mixture_numeric", "control_wrong_prediction", "run_li2", "skipped_li2", "LI2_THEOREMS",
@@ -100,7 +100,7 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
 
     ``u_terms = [(c, k, s), ...]`` means ``u_g = sum c (zeta_L^(<k,g>L + s) + conj)``.
     Everything is an integer vector of ``zeta``-exponent counts; only the final
-    values are reduced modulo ``Phi_L`` (:class:`cogo.verify.theorems.Cyclotomic`), where
+    values are reduced modulo ``Phi_L`` (:class:`cogo.proofs.theorems.Cyclotomic`), where
     they must be rational.  ``E = 1/2 || r ||^2 / ||w||^4`` (SPEC 9, unit-norm inputs).
 
     Returns
@@ -120,7 +120,7 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
     >>> exact_energy_abelian(5, [(1, 1, 0), (1, 2, 0)], [(1, 1, 0), (1, 2, 0)])   # two mixed: E*/2, not a maximum
     5/32
     """
-    from cogo.verify.theorems import Cyclotomic
+    from cogo.algebra.cyclotomic import Cyclotomic
 
     G = li2_group(G)
     M = G.order
@@ -667,7 +667,7 @@ def _two_irreps(G: Li2Group) -> bool:
 _EXACT = (_abelian, "exact rows need an Abelian group")
 _TWO = (_two_irreps, "needs two non-trivial irreps to mix")
 
-#: Every Li^2 row, in the order ``cogo verify --theory li2`` prints them (rows of :class:`cogo.verify.rows.Row`):
+#: Every Li^2 row, in the order ``cogo verify --theory li2`` prints them (rows of :class:`cogo.proofs.rows.Row`):
 #: :func:`run_li2` and :func:`skipped_li2` are queries over it.  The numeric rows share one ascent run.
 LI2_THEOREMS: tuple[Row, ...] = (
     Row(2, "E at each irrep's maximum = E*", "SPEC 9", "theorem2_exact", requires=(_EXACT,), module=__name__,
@@ -706,7 +706,7 @@ def skipped_li2(group: Any, method: str = "both") -> list[str]:
     return skipped_rows(LI2_THEOREMS, li2_group(group), method)
 
 
-@_thread_policy("classify")  # the thread policy applies from Python too (cogo.threads)
+@_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def run_li2(group: Any = 23, method: str = "both", starts: int | None = None, seed: int = 0,
             progress: Callable | None = None) -> list[TheoremResult]:
     """Every Li^2 check of SPEC 9 on ``group`` (exact, numeric or both), controls included.

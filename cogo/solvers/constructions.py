@@ -5,7 +5,7 @@ Every construction of this module is built in two layers:
 * a :class:`BlockDesign` -- the list of per-frequency blocks of SPEC 6 (a
   frequency ``k``, the block's vectors ``(a, b, c)`` at ``k`` and, for
   z_F4/6, the constant extensions of ``c`` at other frequencies).  The exact
-  certificates of :mod:`cogo.verify.theorems` read the design: its block
+  certificates of :mod:`cogo.proofs.theorems` read the design: its block
   sums do not depend on the group order.
 * a :class:`~cogo.algebra.Network` -- the design assembled in Fourier
   coordinates (values at ``k``, conjugates at ``-k``, zero elsewhere, exactly
@@ -62,9 +62,9 @@ from cogo.algebra.block import Block  # the one block type (SPEC 6), shared with
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.spec import parse_group
 from cogo.algebra.network import Network, is_zero_exact
-from cogo.limits import construct_estimate, require
-from cogo.solvers.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
-from cogo.solvers.partial import clear_caches as _partial_clear_caches
+from cogo.runtime.limits import construct_estimate, require
+from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+from cogo.catalogue.partial import clear_caches as _partial_clear_caches
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -97,45 +97,31 @@ __all__ = [
 #: ``construct`` and ``cogo construct`` take.
 NAMES = ("z_F6", "z_F6_ab", "z_F46", "z_M")
 #: What a checkpoint records in ``meta["construction"]`` for each name (the file format: unchanged, so every
-#: checkpoint written before reads the same); these short kinds are also the names of the previous release,
-#: accepted by :func:`construct` for one more release with a DeprecationWarning.
+#: checkpoint written before reads the same).
 KIND_OF = {"z_F6": "f6", "z_F6_ab": "f6-ab", "z_F46": "f46", "z_M": "mem"}
 #: The recorded kinds (``meta["construction"]``).
 KINDS = tuple(KIND_OF.values())
 
 
 def construction_name(name: str) -> str:
-    """The construction's name (:data:`NAMES`) for ``name`` or an old spelling (:data:`KINDS`, with a warning).
-
-    Returns
-    -------
-    str
-        One of :data:`NAMES`.
+    """The construction's name (:data:`NAMES`) for ``name``; a recorded kind (:data:`KINDS`) is refused with its name.
 
     Raises
     ------
     ValueError
-        An unknown name.
+        An unknown name, or a recorded kind such as ``"f6-ab"`` (the message names ``z_F6_ab``).
 
     Examples
     --------
     >>> construction_name("z_F6_ab")
     'z_F6_ab'
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     construction_name("f6-ab"), w[0].category.__name__
-    ('z_F6_ab', 'DeprecationWarning')
     """
     if name in KIND_OF:
         return name
     old = {k: n for n, k in KIND_OF.items()}
     if name in old:
-        import warnings
-
-        warnings.warn(f"construction {name!r} is the old name of {old[name]!r} (the function cogo.{old[name]}); "
-                      "the old names are accepted until the next release", DeprecationWarning, stacklevel=3)
-        return old[name]
+        raise ValueError(f"unknown construction {name!r}: {name!r} is what a checkpoint records for "
+                         f"{old[name]!r}; pass {old[name]!r}")
     raise ValueError(f"unknown construction {name!r}; choose one of {', '.join(NAMES)}")
 
 DEFAULT_NU = 1
@@ -560,7 +546,7 @@ def _exact_sum(terms: Callable, entries: tuple):
 
 
 def clear_caches() -> None:
-    """Forget the memoized exact sums here and the exact entries of :mod:`cogo.solvers.partial`."""
+    """Forget the memoized exact sums here and the exact entries of :mod:`cogo.catalogue.partial`."""
     _SUM_MEMO.clear()
     _partial_clear_caches()
 
@@ -635,7 +621,7 @@ class RootOfUnityNetwork:
 
     ``E`` has shape ``(3, n_G, q)`` (entries mod ``L``, the group exponent).
     Used for the factors ``sum_j u_a^j`` and ``sum_j u_b^j`` of z_M, whose
-    potentials are character sums that :mod:`cogo.verify` evaluates in exact
+    potentials are character sums that :mod:`cogo.proofs` evaluates in exact
     cyclotomic arithmetic.
     """
 
@@ -695,8 +681,8 @@ def z_M(group: Any, exact: bool = False) -> Network:
 
     Its ``3 x n_G x n_G^2`` coordinates take about ``200 n_G^3`` bytes: a group too
     large for the available memory (or ``COGO_MEMORY_LIMIT``) is refused with a
-    one-line :class:`~cogo.errors.CogoError` before anything is allocated
-    (:func:`cogo.limits.construct_estimate`).
+    one-line :class:`~cogo.runtime.errors.CogoError` before anything is allocated
+    (:func:`cogo.runtime.limits.construct_estimate`).
 
     Returns
     -------
@@ -801,7 +787,7 @@ def to_checkpoint(net: Network, path: Any, meta: dict | None = None) -> None:
     """Write the real weights of ``net`` as a checkpoint (keys ``layera.weight`` (q, n), ``layerb.weight`` (q, n),
     ``layerc.weight`` (n, q), plus ``meta``), atomically.  The network must be real (Hermitian)."""
     from cogo._version import __version__
-    from cogo.checkpoints import save_checkpoint
+    from cogo.io.weights import save_checkpoint
 
     num = net.to_numeric() if net.exact else net
     Wa, Wb, Wc = num.to_weights(real=True)

@@ -13,7 +13,7 @@ carries from one epoch to the next:
 * the wall time spent so far.
 
 The file is ``DIR/.<first checkpoint stem>.x<M>.resume.pt`` (one per batched
-program), written through :func:`cogo.checkpoints.atomic_write` (a temporary
+program), written through :func:`cogo.io.outputs.atomic_write` (a temporary
 file renamed into place), so an interruption at any moment leaves the previous
 complete state.  It is removed when the program finishes.
 
@@ -22,7 +22,7 @@ complete state.  It is removed when the program finishes.
 checkpoint), checks that it was written for the same hyperparameters, models,
 kernel and device type, and continues at the saved epoch.  The epoch loop is
 deterministic given that state (full-batch gradients, no random numbers after
-initialization, denormals flushed on every thread, see :mod:`cogo.threads`),
+initialization, denormals flushed on every thread, see :mod:`cogo.runtime.threads`),
 so the resumed run ends with weights, history and snapshots bit-identical to
 an uninterrupted run (``tests/test_resume.py``).  Without a saved state the
 run starts at epoch 0 and says so.
@@ -40,8 +40,8 @@ from typing import Any
 
 import torch
 
-from cogo.solvers.naming import checkpoint_name
-from cogo.errors import CogoError
+from cogo.io.naming import checkpoint_name
+from cogo.runtime.errors import CogoError
 
 __all__ = ["RESUME_FORMAT", "DEFAULT_RESUME_EVERY", "ResumeState", "state_path"]
 
@@ -107,7 +107,7 @@ class ResumeState:
         """Save the state before iteration ``epoch`` (weights after ``epoch`` updates) when it is due."""
         if not self.every or epoch == 0 or epoch >= last_epoch or epoch % self.every:
             return False
-        from cogo.checkpoints import atomic_write
+        from cogo.io.outputs import atomic_write
 
         state = {
             "format": RESUME_FORMAT, "settings": self.settings, "epoch": int(epoch),

@@ -47,7 +47,7 @@ faster than autograd on the same batched program (``benchmarks/bench_training.py
 Checkpoints
 -----------
 :func:`save_run` writes one file per model, ``d{label}_q{q}_wd{wd}_seed{s}.pt``,
-through :func:`cogo.checkpoints.save_checkpoint` (reference layout
+through :func:`cogo.io.weights.save_checkpoint` (reference layout
 ``layera.weight`` (q, n), ``layerb.weight`` (q, n), ``layerc.weight`` (n, q))
 with a ``meta`` dict of plain Python values and tensors only, so that
 ``torch.load(path, weights_only=True)`` reads it.  ``meta`` keys:
@@ -65,17 +65,17 @@ recorded at epoch 0, every ``log_every`` epochs, at every snapshot epoch and at 
 ``wall_time_s`` (of the batched program the model was in), ``kernel``, ``threads`` (CPU threads used;
 the weights do not depend on it) and ``denormals`` (how float32 denormals were treated), and, when ``snapshot_every > 0`` or ``snapshots > 0``,
 ``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ..., or the ``snapshots`` epochs of
-:func:`cogo.snapshots.snapshot_epochs`) and either, when
+:func:`cogo.io.snapshots.snapshot_epochs`) and either, when
 :func:`train` streamed them to disk (``snapshot_dir``, what ``cogo train`` does),
 ``format`` ("cogo-snapshots/1") and ``dir``, the name of the directory beside
 the checkpoint holding one safetensors file per snapshot (see
-:mod:`cogo.snapshots`), or, when kept in memory, the three weight keys holding
+:mod:`cogo.io.snapshots`), or, when kept in memory, the three weight keys holding
 stacked tensors ``(S, q, n)``, ``(S, q, n)``, ``(S, n, q)``; and ``li2``: the Li^2
 kernel statistics recorded at those epochs (docs/li2.md; as the reference code
 records them every epoch): a dict with ``epoch``, ``eta`` and one list of floats
-per :data:`cogo.analysis.progress.LI2_STATS` entry (mean diagonal and
+per :data:`cogo.dynamics.progress.LI2_STATS` entry (mean diagonal and
 off-diagonal of ``F~^T F~`` and ``F F^T``, ``||G_F||`` and ``cos(G_F, Y~Y~^T F~)``),
-computed by :func:`cogo.analysis.progress.li2_statistics_of` on the model's
+computed by :func:`cogo.dynamics.progress.li2_statistics_of` on the model's
 training pairs; ``cogo dynamics`` reads them instead of recomputing.
 
 A ``summary.json`` beside the checkpoints lists every model's final metrics.
@@ -96,10 +96,12 @@ import numpy as np
 import torch
 
 from cogo._version import __version__
-from cogo.solvers.naming import _fmt_wd, checkpoint_name  # noqa: F401 (re-exported: a file name of a run)
+from cogo.io.naming import _fmt_wd, checkpoint_name  # noqa: F401 (re-exported: a file name of a run)
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
-from cogo.checkpoints import WEIGHT_KEYS, atomic_write, atomic_write_text, save_checkpoint
+from cogo.io.formats import WEIGHT_KEYS
+from cogo.io.outputs import atomic_write, atomic_write_text
+from cogo.io.weights import save_checkpoint
 
 __all__ = [
     "TrainConfig",
@@ -177,7 +179,7 @@ class TrainConfig:
     given no explicit list of weight decays.  ``log_every`` sets how often the
     full-data metrics are recorded; ``snapshot_every`` (0 = off) how often the
     weights are kept; ``snapshots`` (0 = off) how many epochs are kept instead,
-    placed by ``snapshot_spacing`` (:func:`cogo.snapshots.snapshot_epochs`:
+    placed by ``snapshot_spacing`` (:func:`cogo.io.snapshots.snapshot_epochs`:
     ``"log"`` or ``"uniform"``, always epoch 0 and the last).  Metrics are
     also recorded at every snapshot epoch.
 
@@ -207,7 +209,7 @@ class TrainConfig:
     top: str = "trained"
     ridge: float = 1e-3
     snapshots: int = 0                # > 0: keep the weights at this many epochs (0 and the last included)
-    snapshot_spacing: str = "log"     # how those epochs are placed: "log" or "uniform" (cogo.snapshots.snapshot_epochs)
+    snapshot_spacing: str = "log"     # how those epochs are placed: "log" or "uniform" (cogo.io.snapshots.snapshot_epochs)
 
     def __post_init__(self) -> None:
         # normalise an int, tuple or group to its label ('23', '3x5'); bad values are left to validate()
@@ -276,7 +278,7 @@ class TrainConfig:
             lo = 1 if name == "log_every" else 0
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise ValueError(f"{name.replace('_', '-')} must be an integer >= {lo}, got {v!r}")
-        from cogo.snapshots import SPACINGS
+        from cogo.io.snapshots import SPACINGS
 
         if isinstance(self.snapshots, bool) or not isinstance(self.snapshots, (int, np.integer)) or self.snapshots < 0:
             raise ValueError(f"snapshots must be an integer >= 0, got {self.snapshots!r}")
@@ -414,7 +416,7 @@ class TrainResult:
             "history": {k: list(v) for k, v in self.history.items()},
             "wall_time_s": float(self.wall_time_s),
             "kernel": self.kernel,
-            "threads": int(self.threads),   # CPU threads used; the weights do not depend on it (cogo.threads)
+            "threads": int(self.threads),   # CPU threads used; the weights do not depend on it (cogo.runtime.threads)
             "denormals": self.denormals,
             **(self.extra or {}),
         }
@@ -474,7 +476,7 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
     per_model = _work_elements(n, config.hidden, n_train, kernel) * config.torch_dtype.itemsize
     free = _available_bytes(device)
     n_models = len(seeds) * len(wds)
-    from cogo.limits import models_per_batch
+    from cogo.runtime.limits import models_per_batch
 
     fit = models_per_batch(per_model, free, f"one model (group order {n}, hidden {config.hidden}, {config.dtype})",
                            str(device))  # CogoError (a ValueError) when one model exceeds half the free memory
@@ -500,11 +502,11 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
 
     With ``snapshot_dir`` and ``config.snapshot_every > 0`` the
     snapshots are streamed to ``snapshot_dir/<checkpoint stem>.snapshots/`` as
-    training runs (:class:`cogo.snapshots.SnapshotWriter`), never all held in
+    training runs (:class:`cogo.io.snapshots.SnapshotWriter`), never all held in
     memory; without it they are kept in memory (``TrainResult.snapshots``).
-    ``threads`` (CPU threads) defaults to :func:`cogo.threads.choose_threads`; the
+    ``threads`` (CPU threads) defaults to :func:`cogo.runtime.threads.choose_threads`; the
     weights are bit-identical for every thread count (denormals are flushed on
-    every thread, see :mod:`cogo.threads`).
+    every thread, see :mod:`cogo.runtime.threads`).
 
     ``resume_every = N > 0`` saves the whole state of each batched program every
     ``N`` epochs into ``snapshot_dir`` (atomic; :mod:`cogo.solvers.resume`);
@@ -529,10 +531,10 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     >>> res[0].Wa.shape, res[0].Wc.shape
     (torch.Size([16, 7]), torch.Size([7, 16]))
     """
-    from cogo.threads import choose_threads, flush_denormals, set_flush_denormal_all, thread_limit, training_elements
-    from cogo.threads import threads_override
+    from cogo.runtime.threads import choose_threads, flush_denormals, set_flush_denormal_all, thread_limit, training_elements
+    from cogo.runtime.threads import threads_override
 
-    threads = threads if threads is not None else threads_override()  # set_threads / COGO_THREADS (cogo.threads)
+    threads = threads if threads is not None else threads_override()  # set_threads / COGO_THREADS (cogo.runtime.threads)
 
     seeds, wds, kernel, max_batch = validate_run(config, seeds, weight_decays, max_batch, kernel)
     device = torch.device(config.device)
@@ -572,7 +574,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     history: list[dict[str, list]] = [{"epoch": [], **{k: [] for k in _METRICS}} for _ in range(M)]
     snaps: list[tuple[torch.Tensor, ...]] = []
     snap_epochs: list[int] = []
-    from cogo.snapshots import snapshot_epochs
+    from cogo.io.snapshots import snapshot_epochs
 
     snap_at = set(snapshot_epochs(cfg.epochs, cfg.snapshot_every, cfg.snapshots, cfg.snapshot_spacing))
     writers = _snapshot_writers(cfg, models, batch, snap_at, snapshot_dir)
@@ -604,10 +606,10 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
 
 def _snapshot_writers(cfg: TrainConfig, models: list[tuple[float, int]], batch: Any, snap_at: set,
                       snapshot_dir: str | os.PathLike | None) -> list:
-    """One :class:`cogo.snapshots.SnapshotWriter` per model when snapshots stream to ``snapshot_dir``, else ``[]``."""
+    """One :class:`cogo.io.snapshots.SnapshotWriter` per model when snapshots stream to ``snapshot_dir``, else ``[]``."""
     if not (snap_at and snapshot_dir is not None):
         return []
-    from cogo.snapshots import SnapshotWriter, snapshot_dir_name
+    from cogo.io.snapshots import SnapshotWriter, snapshot_dir_name
 
     return [SnapshotWriter(Path(snapshot_dir) / snapshot_dir_name(checkpoint_name(cfg.group, cfg.hidden, wd, s)),
                            cfg.group, batch.n, batch.q, cfg.dtype) for wd, s in models]
@@ -677,14 +679,14 @@ def _batch_results(cfg: TrainConfig, models: list[tuple[float, int]], batch: Any
 def _record_li2(cfg: TrainConfig, batch: Any, models: list, W: tuple, history: list, epoch: int) -> None:
     """Record the Li^2 kernel statistics of every model at a snapshot epoch (``history[m]["li2"]``).
 
-    :func:`cogo.analysis.progress.li2_statistics_of` (the one definition) of
+    :func:`cogo.dynamics.progress.li2_statistics_of` (the one definition) of
     the model's hidden features on its training pairs, with ``eta`` the ridge
-    constant of ``--top ridge`` or else :func:`cogo.analysis.progress.ridge_eta`
+    constant of ``--top ridge`` or else :func:`cogo.dynamics.progress.ridge_eta`
     of the model's weight decay.  Reads the weights only: training is unchanged.
     The history travels with the resumable state; at the end it moves to the
     checkpoint's ``meta["snapshots"]["li2"]``.
     """
-    from cogo.analysis.progress import LI2_STATS, li2_statistics_of, ridge_eta
+    from cogo.solvers.li2_record import li2_statistics_of, LI2_STATS, ridge_eta
 
     for m, (wd, seed) in enumerate(models):
         tr = batch.splits[seed][0].cpu().numpy()
@@ -701,14 +703,14 @@ def check_output_dir(out_dir: str | os.PathLike) -> Path:
     """Create ``out_dir`` if missing and check that files can be written in it.
 
     Raises CogoError (one line) otherwise.  Writes nothing that stays behind
-    (the output policy of :mod:`cogo.outputs`).
+    (the output policy of :mod:`cogo.io.outputs`).
 
     Returns
     -------
     pathlib.Path
         ``out_dir``, existing and writable.
     """
-    from cogo.outputs import check_output_dir as _check
+    from cogo.io.outputs import check_output_dir as _check
 
     return _check(out_dir)
 
@@ -720,10 +722,10 @@ def check_run_outputs(config: TrainConfig, seeds: Iterable[int], weight_decays: 
     A checkpoint of the same name already in ``out_dir`` is refused (one
     line) unless ``force``: it would be overwritten and ``summary.json``
     would list only the new models.  Each path also passes
-    :func:`cogo.outputs.check_output_file`.
+    :func:`cogo.io.outputs.check_output_file`.
     """
-    from cogo.errors import CogoError
-    from cogo.outputs import check_output_file
+    from cogo.runtime.errors import CogoError
+    from cogo.io.outputs import check_output_file
 
     out = Path(out_dir)
     names = [checkpoint_name(config.group, config.hidden, wd, s) for wd in weight_decays for s in seeds]
@@ -762,7 +764,7 @@ def mergeable_summary(out_dir: str | os.PathLike, config: TrainConfig, refuse: b
     dict or None
         The summary read, or None when there is none (or, without ``refuse``, when it cannot be merged).
     """
-    from cogo.errors import CogoError
+    from cogo.runtime.errors import CogoError
 
     path = Path(out_dir) / "summary.json"
     if not path.is_file():
@@ -816,7 +818,7 @@ def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = N
 def save_run(results: TrainResult | Sequence[TrainResult], out_dir: str | os.PathLike) -> list[str]:
     """Write one checkpoint per model and ``summary.json`` into ``out_dir``; return the paths.
 
-    Every file is written atomically (see :mod:`cogo.checkpoints`).  A ``summary.json`` already there from
+    Every file is written atomically (see :mod:`cogo.io.weights`).  A ``summary.json`` already there from
     a run of the same settings (:func:`mergeable_summary`) keeps its other models: a folder takes more seeds.
 
     Returns

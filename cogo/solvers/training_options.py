@@ -52,11 +52,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from cogo.algebra.activations import activation
 
-__all__ = ["ACTIVATIONS", "TOPS", "uses_options", "validate_options", "OptionsBatch", "ridge_readout",
+__all__ = ["TOPS", "uses_options", "validate_options", "OptionsBatch", "ridge_readout",
            "sigma", "corrupt_labels", "minibatch_order"]
 
-ACTIVATIONS = ("sqr", "relu", "silu", "relusqr")
 TOPS = ("trained", "ridge")
 
 
@@ -76,8 +76,7 @@ def uses_options(cfg: Any) -> bool:
 
 def validate_options(cfg: Any, n_train: int) -> None:
     """One-line ValueError on a bad option value (called by :meth:`TrainConfig.validate`)."""
-    if cfg.activation not in ACTIVATIONS:
-        raise ValueError(f"unknown activation {cfg.activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+    activation(cfg.activation)
     bs = cfg.batch_size
     if isinstance(bs, bool) or not isinstance(bs, (int, np.integer)) or bs < 0:
         raise ValueError(f"batch size must be a non-negative integer (0 = full batch), got {bs!r}")
@@ -95,35 +94,14 @@ def validate_options(cfg: Any, n_train: int) -> None:
         raise ValueError("--top ridge is the least-squares solution of the MSE loss; use --loss mse")
 
 
-def sigma(h: torch.Tensor, activation: str) -> torch.Tensor:
-    """``sigma(h)`` (a new tensor).
-
-    Returns
-    -------
-    torch.Tensor
-        ``sigma(h)`` elementwise for ``activation`` (``sqr``, ``relu``, ``silu`` or ``relusqr``), the
-        shape and dtype of ``h``.
-    """
-    if activation == "sqr":
-        return h * h
-    if activation == "relu":
-        return torch.relu(h)
-    if activation == "silu":
-        return torch.nn.functional.silu(h)
-    r = torch.relu(h)
-    return r * r
+def sigma(h: torch.Tensor, activation_name: str) -> torch.Tensor:
+    """``sigma(h)`` elementwise (a new tensor) for the activation named (:data:`cogo.algebra.activations.ACTIVATIONS`)."""
+    return activation(activation_name).torch_(h)
 
 
-def _dsigma_mul_(dh: torch.Tensor, h: torch.Tensor, activation: str) -> torch.Tensor:
+def _dsigma_mul_(dh: torch.Tensor, h: torch.Tensor, activation_name: str) -> torch.Tensor:
     """In place ``dh *= sigma'(h)``."""
-    if activation == "sqr":
-        return dh.mul_(h).mul_(2.0)
-    if activation == "relu":
-        return dh.mul_(h > 0)
-    if activation == "silu":
-        s = torch.sigmoid(h)
-        return dh.mul_(s * (1.0 + h * (1.0 - s)))
-    return dh.mul_(torch.relu(h)).mul_(2.0)
+    return activation(activation_name).grad_mul_(dh, h)
 
 
 def corrupt_labels(c_train: torch.Tensor, n: int, p: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,0 +1,1 @@
+"""The ``cogo`` commands: one module per command (the parser and ``main`` stay in :mod:`cogo.cli`)."""

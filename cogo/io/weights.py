@@ -1,0 +1,139 @@
+"""Reading and writing network checkpoints (the reference layout, SPEC 1).
+
+A checkpoint is a ``torch.save`` file holding a dict::
+
+    {"model": {"layera.weight": (q, n_G), "layerb.weight": (q, n_G),
+               "layerc.weight": (n_G, q)},
+     "meta": {"group": "23", ...}}
+
+Bare state dicts (the three keys at top level) and ``.npz`` files with arrays
+``Wa``, ``Wb``, ``Wc`` (and optionally a string ``group``) are read too.
+
+Checkpoints are untrusted input: they are loaded with
+``torch.load(..., weights_only=True)`` and every array is checked for shape,
+dtype and finiteness before use.  Every writer in cogo goes through
+:func:`cogo.io.outputs.atomic_write` so that an error never leaves a partial output file.
+"""
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, Callable
+
+import numpy as np
+
+from cogo.io.arrays import as_array
+from cogo.io.outputs import atomic_write
+from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
+from cogo.io.formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
+                             _check_shapes, _pt_shapes_without_torch, max_weight_magnitude)
+
+__all__ = [
+    "CheckpointError",
+    "Checkpoint",
+    "save_checkpoint",
+    "load_weights",
+    "WEIGHT_KEYS",
+    "inert_nodes",
+    "peek_shapes",
+]
+
+def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = None) -> None:
+    """Save real weights in the reference layout, atomically.
+
+    ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
+    ``meta`` must hold only plain Python values (str, int, float, bool, None,
+    lists, dicts, and tensors) so that ``weights_only=True`` can read it back.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from cogo.algebra import real_loss
+    >>> from cogo.solvers.constructions import z_M
+    >>> Wa, Wb, Wc = z_M(3).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_checkpoint(os.path.join(d, "zm.pt"), Wa, Wb, Wc, meta={"group": "3", "name": "z_M"})
+    ...     w = load_weights(os.path.join(d, "zm.pt"))      # read back with weights_only=True
+    >>> bool(np.array_equal(w.Wa, Wa)), w.meta["name"], real_loss(w.Wa, w.Wb, w.Wc, group=w.group) < 1e-20
+    (True, 'z_M', True)
+    """
+    import torch
+
+    def as_tensor(x):
+        if isinstance(x, torch.Tensor):
+            return x.detach().cpu().clone()
+        return torch.as_tensor(np.asarray(x))
+
+    Wa, Wb, Wc = (as_tensor(x) for x in (Wa, Wb, Wc))
+    _check_shapes(Wa.shape, Wb.shape, Wc.shape, where=str(path))
+    payload = {"model": dict(zip(WEIGHT_KEYS, (Wa, Wb, Wc))), "meta": dict(meta or {})}
+    buf = io.BytesIO()
+    torch.save(payload, buf)
+    with atomic_write(path, "wb") as fh:
+        fh.write(buf.getvalue())
+
+
+
+def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int = 4096) -> np.ndarray:
+    """Bool per hidden node: it contributes exactly nothing (dead under every rule of SPEC 8.2).
+
+    Node ``j`` computes ``Wc[:, j] (Wa[j, x] + Wb[j, y])^2``: it is zero for every input when its input
+    weights are all 0, or its output weights are all 0 (its Fourier strength ``(A^2 C)^(1/3)`` is then 0).
+    With ``keep_inputs`` (``dead_threshold = 0``: only nodes with zero inputs are dead) only the first
+    case counts.  Read in chunks of ``chunk`` nodes, so no copy of the weights is made: readers drop these
+    nodes before anything of size ``q x n`` complex (or ``q x n^2``) is allocated.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool array of length ``q``: True where hidden node ``j`` is inert.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Wa = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]); Wc = np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> inert_nodes(Wa, Wa, Wc).tolist(), inert_nodes(Wa, Wa, Wc, keep_inputs=True).tolist()
+    ([True, False, True], [True, False, False])
+    """
+    q = int(np.shape(Wa)[0])
+    out = np.zeros(q, dtype=bool)
+    for s in range(0, q, chunk):
+        e = min(q, s + chunk)
+        no_in = ~(np.any(as_array(Wa[s:e]) != 0, axis=1) | np.any(as_array(Wb[s:e]) != 0, axis=1))
+        out[s:e] = no_in if keep_inputs else no_in | ~np.any(as_array(Wc[:, s:e]) != 0, axis=0)
+    return out
+
+
+
+def load_weights(path: str | os.PathLike, group: Any = None,
+                 on_shapes: Callable[[int, int], None] | None = None, estimate: Any = None) -> Checkpoint:
+    """Load ``(Wa, Wb, Wc)`` and the group from a ``.pt``, ``.npz`` or ``.safetensors`` checkpoint, once.
+
+    :func:`cogo.io.checkpoint.read_checkpoint` (the one reader; a :class:`Checkpoint` given is returned as is,
+    re-grouped if ``group`` is given).  Raises :class:`CheckpointError` (a ValueError) with a one-line message
+    for a missing, unreadable, malformed, inconsistent or non-finite file.
+
+    Returns
+    -------
+    Checkpoint
+        The float64 matrices ``Wa, Wb`` (``q x n``) and ``Wc`` (``n x q``) of the layout of SPEC 1, the
+        group, the file's meta (with its ``layout`` and ``activation``), the path and the stored dtype.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from cogo.solvers.constructions import z_F6
+    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     np.savez(os.path.join(d, "f6.npz"), Wa=Wa, Wb=Wb, Wc=Wc)
+    ...     w = load_weights(os.path.join(d, "f6.npz"))     # no meta: the group is Z_n, n = the number of columns
+    >>> str(w.group), w.Wb.shape
+    ('Z_5', (12, 5))
+    >>> load_weights("no/such/file.pt")
+    Traceback (most recent call last):
+    ...
+    cogo.io.formats.CheckpointError: no/such/file.pt: no such file
+    """
+    if isinstance(path, Checkpoint):
+        return as_checkpoint(path, group=group)
+    return read_checkpoint(path, group=group, estimate=estimate, on_shapes=on_shapes)
