@@ -415,7 +415,7 @@ class Network:
 
     def to_torch(self, dtype=None, device=None):
         """The array ``z`` as a torch complex tensor (numeric networks only)."""
-        import torch
+        import torch  # late: torch
 
         if self.exact:
             raise ValueError("exact networks have no torch form; call to_numeric() first")
