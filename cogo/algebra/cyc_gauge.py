@@ -1,4 +1,4 @@
-"""Exact sympy networks gauge-fixed into ``Q(zeta_L)``: sympy entries -> :class:`~cogo.algebra.cyclotomic.CycNumber` (SPEC 8.4).
+"""Exact sympy networks gauge-fixed into ``Q(zeta_L)``: entries as :class:`~cogo.algebra.cyclotomic.CycNumber` (SPEC 8.4).
 
 The constructions of SPEC 7 have entries such as ``6^(-1/3) exp(2 pi i k / n)``: root-of-unity multiples
 of per-node real radicals, outside any cyclotomic field.  A node ``(a, b, c)`` and its gauge transform

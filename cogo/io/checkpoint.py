@@ -76,7 +76,7 @@ class Checkpoint:
 
     @property
     def layout(self) -> str:
-        """The layout read (:mod:`cogo.io.layouts`): cogo, ba2de90, head, shared, npz or keys."""
+        """The name of the layout read, a record of :data:`cogo.io.layouts.LAYOUTS` (or ``keys+shared``)."""
         return str(self.meta.get("layout", "cogo"))
 
     @property
