@@ -283,8 +283,8 @@ def cyc_network(net, extra_scales: tuple = ()):
     """Gauge-fix an exact sympy network into CycNumbers, node by node (SPEC 8.4).
 
     Each node ``j`` is written ``(t_j u_a, t_j u_b, t_j^-2 u_c)`` with ``u`` in
-    ``Q(zeta_L)`` (``L`` = lcm of 24 and the orders of the roots of unity in
-    the entries) and ``t_j`` the first of ``m^(-1/3)``, ``m = 1..12`` (then
+    ``Q(zeta_L)`` (``L`` = :func:`entries_order` of the entries: a multiple of
+    4 and of the orders of the roots of unity in them) and ``t_j`` the first of ``m^(-1/3)``, ``m = 1..12`` (then
     ``m^(-2/3)`` for ``m`` in ``extra_scales``) for which every entry of the
     node converts exactly; the returned network holds ``(u_a, u_b, u_c)``.
     Every potential term of the node is multiplied by ``t_j^2 t_j^-2 = 1``,

@@ -142,11 +142,6 @@ class Cyclotomic:
 def cyclotomic(L: int) -> Cyclotomic:
     """The (cached) :class:`Cyclotomic` of order ``L``.
 
-    Returns
-    -------
-    Cyclotomic
-        The field ``Q(zeta_L)`` (cached per ``L``).
-
     Examples
     --------
     >>> cyclotomic(12) is cyclotomic(12), cyclotomic(12).deg   # phi(12) = 4
@@ -437,11 +432,6 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     an integer vector (``o' = D o``), so the loss is
     ``(sum of squares) / (D^2 n^4)`` exactly (integer arithmetic; no Fourier
     transform is involved).
-
-    Returns
-    -------
-    fractions.Fraction
-        The loss, exactly.
 
     Examples
     --------

@@ -78,13 +78,7 @@ _LIBGAP: Any = None
 
 
 def gap_available() -> bool:
-    """True when GAP (the ``gap`` extra) can be imported; never raises.
-
-    Returns
-    -------
-    bool
-        Whether GAP can be used.
-    """
+    """True when GAP (the ``gap`` extra) can be imported; never raises."""
     try:
         _libgap()
     except CogoError:
@@ -106,11 +100,6 @@ def _libgap():
 
 def is_smallgroup_spec(spec: Any) -> bool:
     """Whether ``spec`` is written ``SmallGroup(n,i)`` (or ``SG(n,i)``); GAP is not needed to say so.
-
-    Returns
-    -------
-    bool
-        Whether ``spec`` names a SmallGroup.
 
     Examples
     --------
@@ -274,11 +263,6 @@ def expand_collection(spec: str) -> list[str]:
     """The group labels of a collection ``smallgroups(...)`` (module docstring), in (order, id) order.
 
     CogoError (one line) for a malformed collection, one that holds no group, or without GAP.
-
-    Returns
-    -------
-    list of str
-        The labels of the collection's groups.
     """
     labels = [m["label"] for m in collection_members(spec)]
     if not labels:

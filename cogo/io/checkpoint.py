@@ -92,13 +92,7 @@ class Checkpoint:
 
 
 def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int], Any] | None = None) -> Checkpoint:
-    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading.
-
-    Returns
-    -------
-    Checkpoint
-        The checkpoint, read at most once.
-    """
+    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading."""
     if isinstance(source, Checkpoint):
         if group is None:
             return source

@@ -114,13 +114,7 @@ def snapshot_epochs(epochs: int, every: int = 0, count: int = 0, spacing: str = 
 
 
 def snapshot_dir_name(checkpoint_name: str) -> str:
-    """``d23_q512_wd5e-05_seed1.pt`` -> ``d23_q512_wd5e-05_seed1.snapshots``.
-
-    Returns
-    -------
-    str
-        The name of the snapshot directory kept beside the checkpoint.
-    """
+    """``d23_q512_wd5e-05_seed1.pt`` -> ``d23_q512_wd5e-05_seed1.snapshots``."""
     stem = checkpoint_name[:-3] if checkpoint_name.endswith(".pt") else checkpoint_name
     return stem + ".snapshots"
 
