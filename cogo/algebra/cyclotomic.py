@@ -252,8 +252,9 @@ class CycNumber(ExactScalar):
         return CycNumber.rational(self.L, q)
 
     def __add__(self, other: Any) -> "CycNumber":
-        if type(other) is CycNumber:  # the hot path (object-array dot products): no coercion
-            self._check_field(other)
+        if type(other) is CycNumber:  # the hot path (object-array dot products): no coercion, no call
+            if other.L != self.L:
+                self._check_field(other)
             o = other
         else:
             o = self._coerce(other)
@@ -280,7 +281,8 @@ class CycNumber(ExactScalar):
 
     def __mul__(self, other: Any) -> "CycNumber":
         if isinstance(other, CycNumber):
-            self._check_field(other)
+            if other.L != self.L:
+                self._check_field(other)
             if self.b == 0:
                 return self
             if other.b == 0:

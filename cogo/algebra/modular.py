@@ -285,7 +285,8 @@ class ModCyc(ExactScalar):
     def __mul__(self, other: Any) -> "ModCyc":
         F = self.F
         if type(other) is ModCyc:
-            self._check_field(other)
+            if other.F is not F:
+                self._check_field(other)
             if self.b == 0:
                 return self
             if other.b == 0:
