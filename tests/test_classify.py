@@ -19,11 +19,10 @@ from cogo.analysis.classify import (
     classify_block,
     classify_checkpoint,
     classify_many,
-    name_factor,
     read_network,
-    stabilizer,
-    summarize,
 )
+from cogo.analysis.naming import name_factor, stabilizer
+from cogo.analysis.summary import paper_column, summarize
 from cogo.analysis.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
 
 from strategies import angles, seeds, signs  # noqa: E402
@@ -485,7 +484,6 @@ def test_end_to_end_train_classify(tmp_path, capsys):
 
 def test_paper_columns_and_preset(tmp_path, capsys):
     """z_nu=i * z_syn counts under the reference's nu=i*syn_ab column; the paper preset widens both tolerances."""
-    from cogo.analysis.classify import paper_column
 
     rng = np.random.default_rng(5)
     rep = classify_block(*scrambled(z_nu_i() * z_syn(), rng))

@@ -63,7 +63,7 @@ from cogo.io.arrays import DTYPE_EPS, as_array, weights_dtype
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
-           "LOSS_TOL_FACTOR", "LOSS_TOL_CAP", "default_loss_tol", "weights_dtype", "block_tolerance", "block_scale"]
+           "LOSS_TOL_FACTOR", "LOSS_TOL_CAP", "default_loss_tol", "block_tolerance", "block_scale"]
 
 #: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
 VERDICT_TOL = 0.05

@@ -3,7 +3,7 @@
 A trained network is never exactly a construction of SPEC 7: its weights carry optimizer noise,
 rounding and dead nodes.  :func:`snap_network` takes the block reading of
 :func:`cogo.analysis.classify.read_network` (every block's catalogue type and nearest parameters, fitted by
-:func:`cogo.analysis.classify.nearest_family`) and puts each block *on* its family's exact constraint set:
+:func:`cogo.analysis.nearest.nearest_family`) and puts each block *on* its family's exact constraint set:
 
 * the family's product (``z_nu * z_syn``, ``z_nu=i * z_syn,ab``, ``z_nu=i * z_xi``) with unit-circle
   parameters and the family's normalization ``m^(-1/3)`` (``abc = 1``);
@@ -41,7 +41,7 @@ from cogo.algebra.block import Block
 from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.catalogue import partial as P
-from cogo.solvers.constructions import BlockDesign, _hat_gammas, abc_normalizer
+from cogo.solvers.constructions import BlockDesign, abc_normalizer, z_M
 
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 
@@ -338,7 +338,7 @@ def _polish(X: np.ndarray, typ: str, v0: tuple, perm: np.ndarray, nparams: int) 
 
 
 def _snap_block(Xfull: np.ndarray, k: int, rep: Any) -> SnappedBlock:
-    """Snap one block of the reading (``rep``: a :class:`cogo.analysis.classify.BlockReport`)."""
+    """Snap one block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`)."""
     near = rep.nearest or {}
     typ = near.get("type")
     sb = SnappedBlock(int(rep.k), int(rep.order), typ, list(rep.nodes))
