@@ -49,6 +49,9 @@ from cogo.io.arrays import as_array
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
 from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.outputs import atomic_write_text
+from cogo.analysis.report import check_output_paths
+from cogo.runtime.errors import CogoError
 
 __all__ = ["IrrepReport", "IrrepsResult", "read_irreps", "irreps_checkpoints", "irrep_families",
            "DEAD_THRESHOLD", "MIX_THRESHOLD", "CATALOGUE_NOTE"]
@@ -326,10 +329,6 @@ class IrrepsResult:
     def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
                       force: bool = False) -> list[str]:
         """Check every path (:mod:`cogo.io.outputs`), render in memory, write atomically; no plots for this reading."""
-        from cogo.analysis.report import check_output_paths
-        from cogo.io.outputs import atomic_write_text
-        from cogo.runtime.errors import CogoError
-
         if plots_dir is not None:
             raise CogoError("--plots needs the block reading of an Abelian group (SPEC 8); the irreps reading "
                             "(SPEC 9) has no plots: drop --plots")

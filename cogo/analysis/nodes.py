@@ -37,6 +37,10 @@ import numpy as np
 
 from cogo.algebra.activations import activation
 from cogo.algebra.spec import parse_group
+from cogo.algebra.representations import isotypic_energy
+from cogo.analysis.irreps import irrep_families
+from cogo.io.snapshots import open_snapshots
+from cogo.io.weights import load_weights
 
 __all__ = ["activate", "node_spectrum", "inverse_participation_ratio",
            "network_metrics", "NodeReport", "node_report", "catalogue_refusal", "SINGLE_SHARE"]
@@ -86,13 +90,9 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
     >>> [names[i] for i in E.argmax(0)], [round(float(e), 9) for e in E.sum(0)]
     (['2', '3'], [10.5, 10.5])
     """
-    from cogo.algebra.representations import isotypic_energy
-
     G = parse_group(group)
     Wa, Wb, Wc = (np.asarray(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     E = isotypic_energy(G, Wa.T) + isotypic_energy(G, Wb.T) + isotypic_energy(G, Wc)   # (K, q)
-    from cogo.analysis.irreps import irrep_families
-
     fam = irrep_families(G)
     names = _class_names(G, fam)
     FE = np.stack([E[m].sum(0) for m in fam])
@@ -277,8 +277,6 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
     also one line per snapshot: epoch, accuracy, loss, single-frequency
     fraction and mean IPR of the live nodes.
     """
-    from cogo.io.weights import load_weights
-
     loaded = [load_weights(p, group=group) for p in paths]
     acts = sorted({w.activation for w in loaded})
     if acts == ["sqr"]:
@@ -291,8 +289,6 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
         d = rep.to_dict()
         lines.append(rep.render_text().rstrip("\n"))
         if snapshots:
-            from cogo.io.snapshots import open_snapshots
-
             snaps = open_snapshots(p, group=group)
             rows = []
             lines.append(f"  {'epoch':>8} {'accuracy':>9} {'loss':>10} {'single':>7} {'mean IPR':>9}")

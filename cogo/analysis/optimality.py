@@ -61,6 +61,9 @@ import numpy as np
 
 from cogo.io.arrays import DTYPE_EPS, as_array, weights_dtype
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
+from cogo.algebra.loss import condition_residuals, fourier_loss, real_loss
+from cogo.algebra.network import Network
+from cogo.algebra.potentials import self_potential_sums
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
            "LOSS_TOL_FACTOR", "LOSS_TOL_CAP", "default_loss_tol", "block_tolerance", "block_scale"]
@@ -271,9 +274,6 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     >>> max(largest_residuals(z_F46(7)).values()) < 1e-12     # the hat corrects it
     True
     """
-    from cogo.algebra.loss import condition_residuals
-    from cogo.algebra.potentials import self_potential_sums
-
     n, q = net.n, net.q
     if n * n * max(q, 1) <= chunk_elements:
         return condition_residuals(net).max_abs()
@@ -334,9 +334,6 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     >>> v.optimal, v.failed, v.hidden
     (True, [], 25)
     """
-
-    from cogo.algebra.network import Network
-
     weights = (Wa, Wb, Wc) if Wa is not None and Wb is not None and Wc is not None else None
     if dtype is None:
         dtype = weights_dtype(*weights) if weights is not None else "float64"
@@ -371,8 +368,6 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
 
 def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: list) -> float:
     """The loss of the kept nodes: real space from the given weights or a real network, else Fourier (noted)."""
-    from cogo.algebra.loss import fourier_loss, real_loss
-
     G = small.group
     if weights is not None:
         Wa_, Wb_, Wc_ = (as_array(w, dtype=np.float64) for w in weights)

@@ -39,6 +39,7 @@ import numpy as np
 
 from cogo import catalogue as _cat
 from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, check_outputs
 
 # ClassifyResult / NetworkReport (cogo.analysis.classify) appear in annotations only: the renderer never imports
 # the reading, whose results call it (the one contract, cogo.analysis.reading)
@@ -397,7 +398,7 @@ def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     >>> sorted(pngs), all(v.startswith(b"\\x89PNG") for v in pngs.values())
     (['angles_alpha.png', 'angles_beta.png', 'angles_nu.png', 'angles_xi.png'], True)
     """
-    from matplotlib.figure import Figure  # object API: no pyplot, no backend switch
+    from matplotlib.figure import Figure  # late: matplotlib (object API: no pyplot, no backend switch)
 
     out = {}
     params = _cat.angle_params()
@@ -452,7 +453,7 @@ def tolerance_figure(curve: dict):
     ('Figure', 2)
     """
 
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # late: matplotlib
 
     fig = Figure(figsize=(9, 3.6), dpi=100)
     t = curve["tolerances"]
@@ -503,8 +504,6 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
     ...
     cogo.runtime.errors.CogoError: cannot write --json ...: it is a directory
     """
-    from cogo.io.outputs import check_output_dir, check_outputs
-
     outs = [("--json", json_path), ("--markdown", markdown_path)]
     if plots_dir is not None:
         check_output_dir(plots_dir, create=False, label="--plots")
@@ -539,8 +538,6 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
     ...     [os.path.basename(p) for p in written]
     ['r.json', 'r.md']
     """
-    from cogo.io.outputs import atomic_write, atomic_write_text
-
     check_output_paths(json_path, markdown_path, plots_dir, force=force)
     if plots_dir is not None:
         result.compute_tolerance_curve()

@@ -75,7 +75,7 @@ def unit_point(degrees: float, exact: bool = False) -> Any:
     rad = math.radians(float(degrees))
     if not exact:
         return complex(np.exp(1j * rad))
-    import sympy
+    import sympy  # late: sympy
 
     rad = math.remainder(rad, 2 * math.pi)
     sign = 1
@@ -100,7 +100,7 @@ def _build(typ: str, units: tuple, exact: bool) -> Any:
 def _phased(part: Any, al: Any, be: Any) -> Any:
     """``(alpha a, beta b, c / (alpha beta))`` of a partial solution (exact entries stay exact)."""
     if part.exact:
-        import sympy
+        import sympy  # late: sympy
 
         ga = sympy.conjugate(al) * sympy.conjugate(be)   # 1 / (alpha beta) on the unit circle
         vecs = [np.array([sympy.expand(e * s) for e in v], dtype=object)
@@ -392,7 +392,7 @@ def _exact_hat(parts: dict, hat: dict) -> dict:
     At an order-4 frequency ``k`` the carriers ``B`` must satisfy ``sum_B gamma_B D_B = -rn_k`` exactly, with
     ``D_B = sum over B's nodes of |a|^2 + |b|^2`` and ``rn_k`` the R_n sum of the order-4 block (SPEC 7.3).
     """
-    import sympy
+    import sympy  # late: sympy
 
     def rat(x: float):
         f = Fraction(x).limit_denominator(10 ** 9)
@@ -535,8 +535,6 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     Only when the ``n^2`` largest nodes hit every pair ``(j1, j2)`` once (the structure of z_M); the rest are
     dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems.optimality` with ``"mem"``).
     """
-    from cogo.solvers.constructions import z_M
-
     n = G.order
     Wa, Wb = np.asarray(Wa, dtype=np.float64), np.asarray(Wb, dtype=np.float64)
     mass = np.linalg.norm(Z.reshape(-1, Z.shape[2]), axis=0)
