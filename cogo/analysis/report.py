@@ -487,11 +487,13 @@ def _png(fig) -> bytes:
 
 # --------------------------------------------------------------------------- writing
 def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
-                       inputs: Any = (), force: bool = False) -> None:
+                       inputs: Any = (), force: bool = False, csv_path: Any = None) -> None:
     """Raise CogoError (one line) unless every requested output can be written (policy: :mod:`cogo.io.outputs`).
 
+    The one check of every output of ``cogo classify`` (``--json``, ``--markdown``, ``--csv``,
+    ``--plots``), made once before any checkpoint is read.
     Files: never an input, never a directory, a FIFO/device/symlink only with
-    ``force``, a writable existing parent; the two must differ.  Plots:
+    ``force``, a writable existing parent; no two the same.  Plots:
     ``plots_dir`` must be a directory or a new name in an existing writable
     directory (it is created on writing), and each histogram file in it passes
     the same checks.
@@ -503,8 +505,13 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
     Traceback (most recent call last):
     ...
     cogo.runtime.errors.CogoError: cannot write --json ...: it is a directory
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_output_paths(json_path=os.path.join(d, "r"), csv_path=os.path.join(d, "r"))
+    Traceback (most recent call last):
+    ...
+    cogo.runtime.errors.CogoError: --json and --csv name the same file .../r
     """
-    outs = [("--json", json_path), ("--markdown", markdown_path)]
+    outs = [("--json", json_path), ("--markdown", markdown_path), ("--csv", csv_path)]
     if plots_dir is not None:
         check_output_dir(plots_dir, create=False, label="--plots")
         if Path(plots_dir).is_dir():
