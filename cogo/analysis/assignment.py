@@ -20,11 +20,6 @@ def linear_assignment(cost: np.ndarray) -> np.ndarray:
 
     Returns ``col`` with ``col[i]`` the column assigned to row ``i``.
 
-    Returns
-    -------
-    int array (n,)
-        ``col[i]``: the column assigned to row ``i`` in a minimum-cost perfect assignment.
-
     Examples
     --------
     >>> import numpy as np

@@ -152,11 +152,6 @@ def frequency_classes(group: Any) -> tuple[np.ndarray, np.ndarray]:
 def block_kind(group: Any, k: int) -> str:
     """``"self-conjugate"`` (``k = -k``), ``"quarter"`` (``2k = -2k`` only) or ``"generic"`` (SPEC 6).
 
-    Returns
-    -------
-    str
-        ``"self-conjugate"``, ``"quarter"`` or ``"generic"``.
-
     Examples
     --------
     >>> from cogo.algebra import Cyclic

@@ -23,11 +23,6 @@ def canonical_node_order(F: np.ndarray) -> np.ndarray:
     permutation; nodes equal to :data:`cogo.analysis.kronecker.KEY_DECIMALS` decimals keep their relative order (they are
     interchangeable).
 
-    Returns
-    -------
-    int array (q,)
-        The node indices in canonical order.
-
     Examples
     --------
     >>> import numpy as np
@@ -81,11 +76,6 @@ def canonical_factorization(fz: Factorization) -> Factorization:
     their key sequence.  The reconstruction (:meth:`cogo.analysis.kronecker.Factorization.reconstruct`), the
     error and the node partition are unchanged; the grid, the factors, ``scale`` and ``signs``
     move together.
-
-    Returns
-    -------
-    Factorization
-        The same factorization (same reconstruction, error and node partition) in canonical form.
 
     Examples
     --------

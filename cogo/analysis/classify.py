@@ -340,11 +340,6 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
 
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
 
-    Returns
-    -------
-    NetworkReport
-        The network's blocks, each read (:func:`classify_block`), its verdict (SPEC 5) and the frequency summary.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import z_F46

@@ -32,6 +32,7 @@ References
 ----------
 .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+.. [3] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
 """
 from __future__ import annotations
 
@@ -165,22 +166,10 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     ``Wa``, ``Wb``: (q, M); ``Wc``: (M, q); numpy arrays or torch tensors; ``group`` anything
     :func:`cogo.algebra.spec.parse_group` accepts.
 
-    Returns
-    -------
-    IrrepReport
-        The energy of every node in every irrep, the families, each node's family (-1 when dead), the mixing
-        nodes, the live nodes per family and the counts of Theorem 3 beside them.
-
     Raises
     ------
     ValueError
         When the weight shapes do not fit the group.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-    .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-    .. [3] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
 
     Examples
     --------

@@ -190,13 +190,7 @@ class Factorization:
     @classmethod
     def from_fit(cls, fit: GridFit, balance: np.ndarray, exact_grid: bool,
                  shape: tuple[int, ...] | None = None) -> "Factorization":
-        """The factorization of a :func:`fit_grid` result on a block balanced by ``balance``.
-
-        Returns
-        -------
-        Factorization
-            Of ``shape`` (default: the fitted grid's shape).
-        """
+        """The factorization of a :func:`fit_grid` result on a block balanced by ``balance``, of ``shape`` (default: the grid's)."""
         shape = tuple(fit.grid.shape) if shape is None else tuple(shape)
         return cls(shape, fit.grid, [Factor(*f) for f in fit.factors], fit.scale, fit.error, fit.signs,
                    balance, exact_grid)
@@ -302,11 +296,6 @@ def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     per node, so that ``|t a| |t b| = |c / t^2|^2``; nodes with a zero entry
     keep ``t = 1``.
 
-    Returns
-    -------
-    tuple of 4 arrays (q,)
-        ``(t a, t b, c / t^2, t)``: the balanced node vectors and the per-node balance ``t > 0``.
-
     Examples
     --------
     >>> import numpy as np
@@ -332,11 +321,6 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     ``(a, b, c)`` is a Kronecker product up to per-node signs ``(-a, -b, c)``
     iff its features are a Kronecker product (channel by channel).
 
-    Returns
-    -------
-    complex array (q, 4)
-        The features ``(a_j^2, a_j b_j, b_j^2, c_j)`` of every node ``j``.
-
     Examples
     --------
     >>> import numpy as np
@@ -349,11 +333,6 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
     """Kronecker product along nodes of arrays ``(C, m_i)``: ``(C, prod m_i)``, node order row-major (SPEC 3).
-
-    Returns
-    -------
-    complex array (C, prod m_i)
-        The channels' Kronecker products, node order row-major (the first factor slowest).
 
     Examples
     --------
@@ -370,11 +349,6 @@ def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
 
 def factor_shapes(q: int) -> list[tuple[int, ...]]:
     """Every factorization of ``q`` into at least two factors of size >= 2, as non-decreasing tuples.
-
-    Returns
-    -------
-    list of tuple of int
-        The non-decreasing factor-size tuples whose product is ``q`` (empty for ``q < 4`` and primes).
 
     Examples
     --------
@@ -440,12 +414,6 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     per-node signs and fits each of ``a, b, c`` by a rank-1 tensor (SPEC 8.5).
     Returns ``(grid, factor_vectors, scale, signs, error)`` with
     ``factor_vectors[i]`` of shape ``(3, m_i)`` normalized to first node 1.
-
-    Returns
-    -------
-    GridFit
-        ``(grid, factors, scale, signs, error)``: the refined grid, the factor vectors ``(3, m_i)``
-        normalized to first node 1, the per-channel scale, the per-node signs fixed, the relative error.
 
     Examples
     --------

@@ -71,11 +71,6 @@ def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, 
 def rank1_batch(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[np.ndarray, list[np.ndarray]]:
     """:func:`rank1` for a stack of tensors ``T[c]`` at once: returns ``lam`` (C,) and ``u_i`` (C, m_i).
 
-    Returns
-    -------
-    tuple ``(lam, us)``
-        ``lam`` complex array (C,), ``us[i]`` complex array (C, m_i) of unit vectors.
-
     Examples
     --------
     >>> import numpy as np

@@ -129,11 +129,6 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
     ``lam V`` has a distinct partner in ``V`` within relative feature distance
     ``tol``.  Always contains ``(1, 1, 1)``.
 
-    Returns
-    -------
-    complex array (S, 3)
-        One row ``lam`` per multiplier that maps the node set to itself (``(1, 1, 1)`` included).
-
     Examples
     --------
     >>> import numpy as np
@@ -218,11 +213,6 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
 
     ``partner`` is the product of the block's other factors, shape (3, n),
     whose stabilizer may move this factor's nodes; None for a lone factor.
-
-    Returns
-    -------
-    FactorName
-        The catalogue name of the factor (or None), its parameters and the fit diagnostics.
 
     Examples
     --------

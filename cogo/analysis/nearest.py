@@ -46,11 +46,6 @@ def block_features(x: np.ndarray) -> tuple[np.ndarray, float] | None:
 
     As :func:`nearest_family` reads a block: balanced (SPEC 8.4), features
     ``(a^2, a b, b^2, c)``, nodes in :func:`cogo.analysis.canonical.canonical_node_order`.
-
-    Returns
-    -------
-    tuple ``(F, ||F||^2)`` or None
-        The features (m, 4) and their squared norm; None when every feature is zero.
     """
     ab, bb, cb, _ = balance_gauge(*x)
     F = node_features(ab, bb, cb)

@@ -122,11 +122,6 @@ def block_scale(a: Any, b: Any, c: Any) -> float:
     ``(|a_j|^2 + |b_j|^2) |c_j|``, and this mass is invariant under the per-node
     gauge ``(s a, s b, c / s^2)`` (a catalogue block of ``r_kkk = 1`` has mass 2).
 
-    Returns
-    -------
-    float
-        ``sum_j (|a_j|^2 + |b_j|^2) |c_j|``, non-negative.
-
     Examples
     --------
     >>> block_scale([1, 1j], [1, -1j], [0.5, 0.5])
@@ -147,11 +142,6 @@ def block_tolerance(scale: float, fit_error: float = 0.0, dtype: str = "float64"
     whichever is larger.  Gauge invariant, like ``scale``.  A block rescaled
     by 1.01 (an exact Kronecker product: fit error ~1e-16, ``|abc - 1| =
     0.0303``) is therefore not optimal unless its fit is that poor.
-
-    Returns
-    -------
-    float
-        ``3 max(fit_error, 64 eps) scale``, with ``eps`` the unit roundoff of ``dtype``.
 
     Examples
     --------

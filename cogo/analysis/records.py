@@ -186,13 +186,7 @@ def to_csv_text(result: Any) -> str:
 
 
 def write_csv(result: Any, path: str | os.PathLike) -> str:
-    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.io.outputs`); returns it.
-
-    Returns
-    -------
-    str
-        ``path``, as written.
-    """
+    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.io.outputs`); returns it."""
     atomic_write_text(path, to_csv_text(result))
     return str(path)
 

@@ -44,7 +44,8 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
     Returns
     -------
     dict
-        Each statistic's mean, standard error and per-checkpoint values.
+        ``checkpoints``, ``blocks`` and ``order_counts`` (counts over all checkpoints); every other
+        statistic as ``{"mean", "se", "n"}`` (``n``: the checkpoints where it is defined).
 
     Examples
     --------
@@ -113,11 +114,6 @@ def paper_column(b: BlockReport) -> str | None:
     ``z_nu=i * z_syn`` (a ``z_nu * z_syn`` block whose 2-factor is the special
     case ``z_nu=i``: the reference counts it here); ``nu*syn``: the other
     ``z_nu * z_syn`` blocks; ``others``: every other factorable block.
-
-    Returns
-    -------
-    str or None
-        ``'nu=i*xi'``, ``'nu=i*syn_ab'``, ``'nu*syn'`` or ``'others'``; None when the block is not counted.
 
     Examples
     --------
