@@ -149,7 +149,7 @@ class Settings:
         whenever it fits within that tolerance; and, as the reference does,
         every node is divided by ``|a_j b_j c_j|^(1/3)`` before factoring, so
         unequal node amplitudes do not count against a block.  The column definitions of the
-        reference are in :func:`summarize` (``paper_columns``), for both presets.
+        reference are in :func:`cogo.analysis.summary.summarize` (``paper_columns``), for both presets.
         """
         if name == "default":
             return cls(**overrides).validate()

@@ -193,7 +193,7 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
     """The passes (:mod:`cogo.analysis.factor_passes`) on the block's nodes in canonical order (:func:`cogo.analysis.canonical.canonical_node_order`).
 
     Every result is mapped back to the caller's node indices and put in canonical form
-    (:func:`canonical_factorization`), so the answer is a function of the block up to node
+    (:func:`cogo.analysis.canonical.canonical_factorization`), so the answer is a function of the block up to node
     order and the per-node gauge, not of the order the nodes came in.
     """
     x0, F0, t = prepared

@@ -29,7 +29,6 @@ References
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,6 +39,7 @@ import numpy as np
 from cogo.algebra.block import Block
 from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
+from cogo.analysis.nearest import _perms
 from cogo.catalogue import partial as P
 from cogo.solvers.constructions import BlockDesign, abc_normalizer, z_M
 
@@ -199,19 +199,10 @@ def _perm_costs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 def _best_perm(C: np.ndarray) -> tuple[np.ndarray, float]:
     m = C.shape[0]
-    perms = np.array(list(itertools.permutations(range(m))))
+    perms = _perms(m)
     tot = C[np.arange(m)[None, :], perms].sum(axis=1)
     i = int(np.argmin(tot))
-    return perms[i], float(tot[i])
-
-
-_PERMS: dict = {}
-
-
-def _perms(m: int) -> np.ndarray:
-    if m not in _PERMS:
-        _PERMS[m] = np.array(list(itertools.permutations(range(m))))
-    return _PERMS[m]
+    return perms[i].copy(), float(tot[i])  # a copy: perms is the shared cache
 
 
 #: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_start`.
