@@ -18,8 +18,8 @@ Pipeline for one network (:func:`read_network`):
    a block is *factorable* when some grid reconstructs it with relative error at
    most ``factor_tol`` (default 0.05).  The finest such grid is reported,
    unless a coarser grid fits far better: only grids with error at most
-   ``EXACT_RATIO * e_min + EXACT_SLACK`` (2 and 0.005; ``e_min`` the best error
-   over all shapes) compete, so two different z_xi blocks merged at one
+   ``EXACT_RATIO * e_min + EXACT_SLACK`` (2 and 0.005, :mod:`cogo.analysis.naming`;
+   ``e_min`` the best error over all shapes) compete, so two different z_xi blocks merged at one
    frequency stay an exact 2 x 4 grid, not a 2 x 2 x 2 with one merged xi.
    Factors ``z_xi`` and ``z_syn,ab`` are fitted with ``|xi| = |alpha| =
    |beta| = 1`` (SPEC 7): the fit is projected onto the circle and the name
@@ -49,7 +49,6 @@ Pipeline for one network (:func:`read_network`):
 9. **Network verdict** (:mod:`cogo.analysis.optimality`): the loss on all pairs
    and the largest residual of each SPEC 5 condition of the whole network,
    which sees what blocks alone cannot (cross-frequency terms of mixed nodes).
-
 
 Where the pieces are
 --------------------
