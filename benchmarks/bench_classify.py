@@ -41,7 +41,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine_info, write_json  # noqa: E402
 
-from cogo.analysis.factorization import _prepare, factor_block, factor_shapes  # noqa: E402
+from cogo.analysis.factorization import _prepare, factor_block  # noqa: E402
+from cogo.analysis.kronecker import factor_shapes  # noqa: E402
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
 from cogo.analysis.classify import classify_block  # noqa: E402
 
