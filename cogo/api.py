@@ -114,12 +114,7 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
     as ``cogo train`` writes it), an object with ``Wa, Wb, Wc, group`` (what :func:`load` returns)
     or a :class:`cogo.algebra.network.Network` (a construction: its real weights, which must be
     Hermitian).  An existing file is refused (:class:`cogo.runtime.errors.CogoError`, one line) unless
-    ``force``; the write is atomic.
-
-    Returns
-    -------
-    pathlib.Path
-        The checkpoint written.
+    ``force``; the write is atomic.  Returns the path written.
     """
     try:
         out = check_output_file(path, force=force, label="path")

@@ -75,6 +75,23 @@ def test_help_and_no_command(capsys):
     assert "COMMAND" in capsys.readouterr().err
 
 
+def test_the_registry_is_the_commands_folder():
+    """Every public module of cogo/commands is a command with ORDER, add and run; `cogo --help` lists them in order."""
+    import argparse
+
+    from cogo import commands
+
+    assert commands.names() == sorted(["verify", "construct", "train", "classify", "dynamics", "experiment", "demo",
+                                       "li2-sweep"])
+    for m in commands.command_modules():
+        assert callable(m.add) and callable(m.run) and isinstance(m.ORDER, int), m.__name__
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == ["verify", "construct", "train", "classify", "dynamics", "experiment", "demo",
+                                 "li2-sweep"]
+    only = next(a for a in build_parser("train")._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(only.choices) == ["train"]
+
+
 def test_choices_match_the_library():
     from cogo.solvers import training
 

@@ -97,13 +97,7 @@ DEMO_CONFIG = ExperimentConfig(groups=("23",), seeds=(1, 2, 3, 4, 5))
 
 
 def fresh_directory(prefix: str = "cogo-demo", parent: str | os.PathLike = ".") -> Path:
-    """A directory name that does not exist yet: ``PREFIX-YYYYmmdd-HHMMSS`` (with a suffix if needed).
-
-    Returns
-    -------
-    pathlib.Path
-        ``PARENT/PREFIX-YYYYmmdd-HHMMSS`` (or with ``-1``, ``-2``, ... appended), which does not exist yet.
-    """
+    """A directory that does not exist yet: ``PARENT/PREFIX-YYYYmmdd-HHMMSS`` (``-1``, ``-2``, ... appended if needed)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = Path(parent) / f"{prefix}-{stamp}"
     path, i = base, 1
