@@ -84,7 +84,7 @@ def grid_config(args) -> ExperimentConfig:
 
 def run_and_print(cfg: ExperimentConfig, out, args, command: str) -> int:
     """Run the grid into ``out``, print its summary; exit status 0 iff every verification passed."""
-    from cogo.commands.grid.report import summary_text, verification_ok  # late: start-up (matplotlib on use)
+    from cogo.commands.grid.report import summary_text, verification_ok  # late: torch
     from cogo.commands.grid.run import run_experiment  # late: torch
     from cogo.solvers.training import check_output_dir  # late: torch
 

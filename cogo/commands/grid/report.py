@@ -14,6 +14,7 @@ from cogo._version import __version__
 from cogo.commands.grid.config import OPTION_DEFAULTS, ExperimentConfig
 from cogo.io.formatting import dumps_json, render_table
 from cogo.io.outputs import atomic_write_text
+from cogo.solvers.training import plot_history
 
 
 # --------------------------------------------------------------------------- figures
@@ -51,8 +52,6 @@ def order_counts(reports) -> dict[int, int]:
 
 
 def curves(metas: list[dict], tc, path: Path) -> None:
-    from cogo.solvers.training import plot_history  # late: torch (cogo experiment --help loads this module)
-
     runs = [SimpleNamespace(seed=m["seed"], weight_decay=m["weight_decay"], history=m["history"], config=tc)
             for m in metas]
     plot_history(runs, path)
