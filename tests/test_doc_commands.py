@@ -2,7 +2,7 @@
 
 A newcomer runs the commands of a page in order in one folder.  A command that writes
 an output an earlier command of the same page already wrote (the same checkpoint of
-`cogo train --out`, the same `-o` / `--json` / `--csv` / `--markdown` file) is refused
+`cogo train --out`, the same `--out` / `--json` / `--csv` / `--markdown` file) is refused
 there without `--force` (cogo.io.outputs), so the page would fail: this test finds such
 pairs from the argument parser, without running anything.  (Running every block, as
 tests/test_docs.py does for the tutorial, is not done here: the README's blocks train for
