@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine_info, write_json  # noqa: E402
 
-from cogo.cli import parse_seeds  # noqa: E402
+from cogo.commands._args import parse_seeds  # noqa: E402
 from cogo.solvers.training import TrainConfig, train  # noqa: E402
 
 

@@ -5,8 +5,18 @@ Thin, documented entry points over the modules that do the work; ``import cogo``
 """
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from cogo.algebra.network import Network
+from cogo.analysis.classify import classify_many
+from cogo.io.layouts import read_options
+from cogo.io.outputs import check_output_file
+from cogo.io.sources import ACCEPTED, gather, label_of, weights_and_meta
+from cogo.io.weights import load_weights, save_checkpoint
+from cogo.runtime.errors import CogoError
+from cogo.solvers.constructions import to_checkpoint
 
 __all__ = ["train", "load", "save", "classify", "verify"]
 
@@ -25,8 +35,6 @@ def load(path: Any, group: Any = None):
         ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``, ``.layout``,
         ``.activation``, ``.dtype``, ``.snapshots``.
     """
-    from cogo.io.weights import load_weights
-
     return load_weights(path, group=group)
 
 
@@ -47,8 +55,8 @@ def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, prog
     ----------
     .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
-    from cogo.solvers.training import TrainConfig
-    from cogo.solvers.training import train as _train
+    from cogo.solvers.training import TrainConfig  # late: torch (cogo.load and cogo.classify need none)
+    from cogo.solvers.training import train as _train  # late: torch
 
     cfg = TrainConfig(group=str(group) if isinstance(group, int) else group, **config)
     return _train(cfg, seeds=list(seeds), weight_decays=weight_decays, progress=progress)
@@ -73,12 +81,6 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
         coordinates gets the irreducible-representation reading
         (:class:`cogo.analysis.irreps.IrrepsResult`, SPEC 9) instead.
     """
-    import tempfile
-
-    from cogo.analysis.classify import classify_many
-    from cogo.io.weights import save_checkpoint
-    from cogo.io.sources import gather, label_of, weights_and_meta
-
     items = gather(source)
     with tempfile.TemporaryDirectory(prefix="cogo-classify-") as tmp:
         paths, labels = [], {}
@@ -99,8 +101,6 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
                 msg = msg.replace(tmp_path, label)
             if msg == str(exc):
                 raise
-            from cogo.runtime.errors import CogoError
-
             raise CogoError(msg) from None
     for rep in result.reports:
         rep.path = labels.get(str(rep.path), rep.path)
@@ -114,26 +114,13 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
     as ``cogo train`` writes it), an object with ``Wa, Wb, Wc, group`` (what :func:`load` returns)
     or a :class:`cogo.algebra.network.Network` (a construction: its real weights, which must be
     Hermitian).  An existing file is refused (:class:`cogo.runtime.errors.CogoError`, one line) unless
-    ``force``; the write is atomic.
-
-    Returns
-    -------
-    pathlib.Path
-        The checkpoint written.
+    ``force``; the write is atomic.  Returns the path written.
     """
-    from cogo.algebra.network import Network
-    from cogo.io.weights import save_checkpoint
-    from cogo.runtime.errors import CogoError
-    from cogo.io.outputs import check_output_file
-    from cogo.io.sources import ACCEPTED, weights_and_meta
-
     try:
         out = check_output_file(path, force=force, label="path")
     except CogoError as exc:  # the command line's wording names --force; here it is the keyword
         raise CogoError(str(exc).replace("use --force", "pass force=True")) from None
     if isinstance(network, Network):
-        from cogo.solvers.constructions import to_checkpoint
-
         to_checkpoint(network, out)
         return out
     if not (all(hasattr(network, a) for a in ("Wa", "Wb", "Wc"))
@@ -167,12 +154,11 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
         ``exit_code``, ``optimal`` (the secondary loss line)) with it.
     """
     if checkpoint is not None:
-        from cogo.io.layouts import read_options
-        from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint
+        from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint  # late: sympy
 
         with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation):
             return verify_checkpoint(checkpoint, group=group, tol=tol,
                                      max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance)
-    from cogo.proofs.registry import run_all
+    from cogo.proofs.registry import run_all  # late: sympy
 
     return run_all(23 if group is None else group, method=method)

@@ -6,8 +6,10 @@ import sys
 import numpy as np
 import pytest
 
-import cogo.cli as cli
+import cogo.commands.grid.run as grid_run
 from cogo.cli import build_parser, main
+from cogo.commands import _args, construct, verify
+from cogo.commands.grid.report import order_histogram
 from cogo.runtime.errors import CogoError
 
 
@@ -35,6 +37,12 @@ def one_line_error(capsys):
     (["demo", "--test-fraction", "1"], "argument --test-fraction"),
     (["classify", "f.pt", "--dead-threshold", "0"], "argument --dead-threshold"),
     (["construct", "f7", "--out", "x.pt"], "argument NAME: invalid choice: 'f7'"),
+    # the previous release's spellings are refused, each naming what to write instead
+    (["construct", "f6-ab", "--out", "x.pt"],
+     "argument NAME: invalid choice: 'f6-ab' ('f6-ab' is what a checkpoint records for z_F6_ab: use z_F6_ab)"),
+    (["construct", "mem", "--out", "x.pt"], "'mem' is what a checkpoint records for z_M: use z_M"),
+    (["construct", "z_F6", "-o", "x.pt"], "the following arguments are required: --out"),
+    (["construct", "z_F6", "--out", "x.pt", "--output", "y.pt"], "unrecognized arguments: --output y.pt"),
     (["construct", "z_F6", "--seed", "-1", "--out", "x.pt"], "argument --seed"),
     (["verify", "--group", "1"], "argument --group"),
     (["verify", "--exact", "--numeric"], "not allowed with argument"),
@@ -67,21 +75,38 @@ def test_help_and_no_command(capsys):
     assert "COMMAND" in capsys.readouterr().err
 
 
+def test_the_registry_is_the_commands_folder():
+    """Every public module of cogo/commands is a command with ORDER, add and run; `cogo --help` lists them in order."""
+    import argparse
+
+    from cogo import commands
+
+    eight = ["verify", "construct", "train", "classify", "dynamics", "experiment", "demo", "li2-sweep"]
+    assert set(eight) <= set(commands.names()) and "grid" not in commands.names()  # the engine is no command
+    for m in commands.command_modules():
+        assert callable(m.add) and callable(m.run) and isinstance(m.ORDER, int), m.__name__
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(sub.choices) == commands.names()
+    assert [c for c in sub.choices if c in eight] == eight  # the workflow's order (ORDER), not the files' order
+    only = next(a for a in build_parser("train")._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(only.choices) == ["train"]
+
+
 def test_choices_match_the_library():
     from cogo.solvers import training
 
-    assert cli.LOSSES == training.LOSSES
-    assert cli.OPTIMIZERS == training.OPTIMIZERS
-    assert cli.DTYPES == tuple(training.DTYPES)
-    assert cli.KERNELS == training.KERNELS
+    assert _args.LOSSES == training.LOSSES
+    assert _args.OPTIMIZERS == training.OPTIMIZERS
+    assert _args.DTYPES == tuple(training.DTYPES)
+    assert _args.KERNELS == training.KERNELS
     from cogo.solvers import constructions
 
-    assert cli.CONSTRUCTIONS == constructions.KIND_OF
+    assert construct.CONSTRUCTIONS == constructions.KIND_OF
 
 
 def test_every_option_with_a_value_is_typed_or_has_choices():
     """No option reaches the command as a raw string that could fail late, except paths and free text."""
-    free = {"--out", "-o", "--output", "--json", "--markdown", "--csv", "--plots", "files", "--checkpoint", "--snap",  # paths
+    free = {"--out", "--json", "--markdown", "--csv", "--plots", "files", "--checkpoint", "--snap",  # paths
             "--slurm-partition"}  # a name only the cluster knows
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
@@ -100,7 +125,7 @@ def test_cogo_error_becomes_one_line(monkeypatch, capsys):
     def boom(args):
         raise CogoError("the group is\nunsupported")
 
-    monkeypatch.setattr(cli, "_cmd_verify", boom)
+    monkeypatch.setattr(verify, "run", boom)
     assert main(["verify", "--group", "5"]) == 2
     assert one_line_error(capsys) == "cogo: error: the group is unsupported"
 
@@ -111,7 +136,7 @@ def test_internal_bug_keeps_its_traceback(monkeypatch, exc):
     def boom(args):
         raise exc
 
-    monkeypatch.setattr(cli, "_cmd_verify", boom)
+    monkeypatch.setattr(verify, "run", boom)
     with pytest.raises(type(exc)):
         main(["verify", "--group", "5"])
 
@@ -126,15 +151,13 @@ def test_validation_errors_of_the_library_are_user_errors(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- the command recorded in the report
 def test_report_records_the_command_that_was_run(monkeypatch, tmp_path):
-    import cogo.commands.experiment as experiment
-
     seen = {}
 
     def fake_run(cfg, out, progress=True, log=print, command="", **other):
         seen["command"] = command
         return {"training": [], "groups": [], "verification": {}}
 
-    monkeypatch.setattr(experiment, "run_experiment", fake_run)
+    monkeypatch.setattr(grid_run, "run_experiment", fake_run)
     monkeypatch.setattr(sys, "argv", ["pytest", "something", "else"])  # must not be what gets recorded
     out = tmp_path / "my run"
     main(["experiment", "--groups", "7", "--hidden", "8", "--epochs", "3", "--out", str(out), "--no-progress"])
@@ -157,14 +180,14 @@ def test_construct_loss_on_a_sample_when_expensive(monkeypatch, tmp_path, capsys
     G = parse_group("11")
     Wa, Wb, Wc = z_F46(G).to_weights(real=True)
     q = Wa.shape[0]
-    monkeypatch.setattr(cli, "LOSS_BUDGET", 40 * q * 11)  # 40 pairs' worth
-    loss, on = cli._construct_loss(Wa, Wb, Wc, G)
+    monkeypatch.setattr(construct, "LOSS_BUDGET", 40 * q * 11)  # 40 pairs' worth
+    loss, on = construct.construct_loss(Wa, Wb, Wc, G)
     assert on.startswith("40 random pairs of 121") and loss < 1e-20
     broken = Wc.copy()
     broken[0, :] += 1.0  # output 0 wrong (a change of one node's column would be centred away)
-    assert cli._construct_loss(Wa, Wb, broken, G)[0] > 1e-3
-    monkeypatch.setattr(cli, "LOSS_BUDGET", q * 11 - 1)  # not even one pair
-    loss, on = cli._construct_loss(Wa, Wb, Wc, G)
+    assert construct.construct_loss(Wa, Wb, broken, G)[0] > 1e-3
+    monkeypatch.setattr(construct, "LOSS_BUDGET", q * 11 - 1)  # not even one pair
+    loss, on = construct.construct_loss(Wa, Wb, Wc, G)
     assert np.isnan(loss) and on.startswith("skipped")
 
 
@@ -178,7 +201,6 @@ def test_construct_even_order_is_a_user_error(tmp_path, capsys):
 def test_plotting_never_switches_the_callers_backend(tmp_path):
     import matplotlib
 
-    from cogo.commands.experiment import _order_histogram
     from cogo.solvers.training import TrainConfig, plot_history, train
 
     before = matplotlib.get_backend()
@@ -188,7 +210,7 @@ def test_plotting_never_switches_the_callers_backend(tmp_path):
         plot_history(res, tmp_path / "curves.png")
         assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
         block = type("B", (), {"order": 6})
-        png = _order_histogram([type("R", (), {"blocks": [block, block]})], "5")
+        png = order_histogram([type("R", (), {"blocks": [block, block]})], "5")
         assert png[:4] == b"\x89PNG"
         assert matplotlib.get_backend() == "svg"
     finally:
@@ -196,6 +218,5 @@ def test_plotting_never_switches_the_callers_backend(tmp_path):
 
 
 def test_empty_order_histogram_is_not_drawn():
-    from cogo.commands.experiment import _order_histogram
 
-    assert _order_histogram([type("R", (), {"blocks": []})], "5") is None
+    assert order_histogram([type("R", (), {"blocks": []})], "5") is None

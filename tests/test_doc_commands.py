@@ -2,7 +2,7 @@
 
 A newcomer runs the commands of a page in order in one folder.  A command that writes
 an output an earlier command of the same page already wrote (the same checkpoint of
-`cogo train --out`, the same `-o` / `--json` / `--csv` / `--markdown` file) is refused
+`cogo train --out`, the same `--out` / `--json` / `--csv` / `--markdown` file) is refused
 there without `--force` (cogo.io.outputs), so the page would fail: this test finds such
 pairs from the argument parser, without running anything.  (Running every block, as
 tests/test_docs.py does for the tutorial, is not done here: the README's blocks train for
@@ -128,11 +128,15 @@ def test_the_collision_check_catches_the_old_readme():
 #: command makes before its work (cogo checks everything first), and is stopped; the rest of that page is
 #: left to the static test above, because its later commands read what the stopped one would have written
 RUN_LIMIT_S = 45
+#: the commands that may still be working at RUN_LIMIT_S (they train, for minutes on the pages); any other
+#: command still running then fails, and a stopped one must end as cogo ends on Ctrl-C (exit 130, one line)
+LONG_COMMANDS = ("train", "demo", "experiment", "li2-sweep", "dynamics")
+#: a command documented as interrupted (``# Ctrl-C after a while``) gets its Ctrl-C after this many seconds
+INTERRUPT_AFTER_S = 10
 
 
 def _run_page(page: Path, workdir: Path) -> list[str]:
     import os
-    import signal
     import subprocess
     import sys
 
@@ -140,21 +144,27 @@ def _run_page(page: Path, workdir: Path) -> list[str]:
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     done = []
+    text = page.read_text().splitlines()
     for line, cmd, strict in _commands(page.read_text()):
         if not strict:
             continue
-        proc = subprocess.Popen(["bash", "-c", cmd + " --no-progress" if _takes_no_progress(cmd) else cmd],
-                                cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        run = cmd + " --no-progress" if _takes_no_progress(cmd) else cmd
+        interrupted = "Ctrl-C" in text[line - 1]   # the page shows it interrupted: it gets its Ctrl-C
+        proc = subprocess.Popen(["bash", "-c", run], cwd=workdir, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
-            out, err = proc.communicate(timeout=RUN_LIMIT_S)
+            out, err = proc.communicate(timeout=INTERRUPT_AFTER_S if interrupted else RUN_LIMIT_S)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
+            rc, err = _interrupt(proc)
+            where = f"{page.name}:{line}: `{cmd}`"
+            assert interrupted or shlex.split(cmd)[1] in LONG_COMMANDS, f"{where} still ran after {RUN_LIMIT_S} s"
+            last = err.strip().splitlines()[-1] if err.strip() else ""
+            assert rc == 130 and last.startswith("cogo: interrupted"), f"{where} did not stop as on Ctrl-C: {rc} {err[-300:]}"
+            if interrupted:   # the documented line: how to resume
+                assert last.startswith("cogo: interrupted; resume with --resume (") and \
+                    last.endswith(f"): {run} --resume"), f"{where}: {last}"
+                done.append(f"{page.name}:{line} interrupted after {INTERRUPT_AFTER_S} s as documented: {cmd}")
+                continue
             done.append(f"{page.name}:{line} started, stopped after {RUN_LIMIT_S} s: {cmd}")
             break
         if proc.returncode == 2 and ("submitit" in err or "sbatch" in err):   # the optional cluster extra
@@ -168,6 +178,21 @@ def _run_page(page: Path, workdir: Path) -> list[str]:
     return done
 
 
+def _interrupt(proc) -> tuple[int, str]:
+    """Ctrl-C to a running command's process group (SIGKILL if it does not stop in 30 s): its exit status and stderr."""
+    import os
+    import signal
+    import subprocess
+
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+    return proc.returncode, err
+
+
 def _takes_no_progress(cmd: str) -> bool:
     argv = shlex.split(cmd)
     return (len(argv) > 1 and argv[1] in ("train", "classify", "verify", "experiment", "demo", "li2-sweep")
@@ -177,6 +202,19 @@ def _takes_no_progress(cmd: str) -> bool:
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_documented_commands_run_in_a_fresh_folder(page, tmp_path):
-    """Each page's commands, in order, in a fresh folder: each exits 0 (or is still working after RUN_LIMIT_S)."""
+    """Each page's commands, in order, in a fresh folder: each exits 0, or (a command that trains) is still working
+    after RUN_LIMIT_S and stops on Ctrl-C as cogo does; a command the page shows interrupted gets its Ctrl-C."""
     log = _run_page(page, tmp_path)
     print("\n".join(log))
+
+
+def test_a_command_still_running_at_the_limit_fails_unless_it_trains(tmp_path, monkeypatch):
+    """The run check can fail: a documented `cogo verify` still running at the limit is an error, not a pass."""
+    import sys
+
+    me = sys.modules[__name__]
+    page = tmp_path / "page.md"
+    page.write_text("```\n$ cogo verify --group 23\n```\n")
+    monkeypatch.setattr(me, "RUN_LIMIT_S", 0.5)
+    with pytest.raises(AssertionError, match="still ran after"):
+        me._run_page(page, tmp_path)

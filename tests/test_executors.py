@@ -49,7 +49,7 @@ def test_experiment_local_executor_writes_the_in_process_weights(tmp_path, capsy
     pytest.importorskip("submitit")
     import torch
 
-    from cogo.commands.experiment import ExperimentConfig
+    from cogo.commands.grid.config import ExperimentConfig
     from cogo.solvers.training import train
 
     b = tmp_path / "b"

@@ -118,7 +118,7 @@ def test_bad_input_writes_nothing(tmp_path, capsys, bad, msg):
 
 def test_demo_defaults_and_fresh_directory(tmp_path, monkeypatch):
     from cogo.cli import build_parser
-    from cogo.commands.experiment import fresh_directory
+    from cogo.commands.grid.config import fresh_directory
 
     args = build_parser().parse_args(["demo"])
     assert args.groups == ["23"] and args.hidden == 512 and args.epochs == 10000 and args.seeds == [1, 2, 3, 4, 5]
@@ -238,8 +238,8 @@ def test_demo_accepts_the_training_options():
 
     args = build_parser().parse_args(["demo", "--activation", "silu", "--optimizer", "muon", "--top", "ridge",
                                       "--ridge", "0.01"])
-    from cogo.cli import _experiment_config
+    from cogo.commands.experiment import grid_config
 
-    cfg = _experiment_config(args)
+    cfg = grid_config(args)
     tc = cfg.train_config("23")
     assert (tc.activation, tc.optimizer, tc.top, tc.ridge) == ("silu", "muon", "ridge", 0.01)

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cogo.cli import DEVICE_HELP, FORCE_HELP, NO_PROGRESS_HELP, build_parser, main
+from cogo.cli import build_parser, main
+from cogo.commands._args import DEVICE_HELP, FORCE_HELP, NO_PROGRESS_HELP
 from cogo.io.outputs import INPUT_ATTR, OUTPUT_ATTR
 from cogo.runtime.threads import POLICY_HELP
 
@@ -62,7 +63,7 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
 
 
 PATHLIKE = ("FILE", "DIR", ".pt", ".json", "RUN")
-OUTPUT_NAMES = {"--json", "--out", "-o", "--output", "--markdown", "--csv", "--plots"}
+OUTPUT_NAMES = {"--json", "--out", "--markdown", "--csv", "--plots"}
 
 
 def test_every_path_option_is_declared_an_input_or_an_output():

@@ -159,10 +159,12 @@ def test_construct_takes_the_function_names(tmp_path, capsys):
         construct("f6-ab", 7)
     assert construct("z_F6_ab", 7)[1]["construction"] == "f6-ab"           # the file format is unchanged
     assert main(["construct", "z_F6_ab", "--group", "7", "--out", str(tmp_path / "a.pt")]) == 0
-    assert main(["construct", "f6-ab", "--group", "7", "-o", str(tmp_path / "b.pt")]) == 0
+    assert np.allclose(cogo.load(tmp_path / "a.pt").Wa, cogo.z_F6_ab(7).to_weights(real=True)[0])
+    capsys.readouterr()
+    assert main(["construct", "f6-ab", "--group", "7", "--out", str(tmp_path / "b.pt")]) == 2  # the old name: refused
     err = capsys.readouterr().err
-    assert "f6-ab is the old spelling of z_F6_ab" in err and "-o is the old spelling of --out" in err
-    assert np.array_equal(cogo.load(tmp_path / "a.pt").Wa, cogo.load(tmp_path / "b.pt").Wa)
+    assert err.count("\n") == 1 and "'f6-ab' is what a checkpoint records for z_F6_ab: use z_F6_ab" in err, err
+    assert not (tmp_path / "b.pt").exists()
     assert main(["verify", "--checkpoint", str(tmp_path / "a.pt")]) == 0   # still certified exactly
     assert "certified global optimizer (exact)" in capsys.readouterr().out
 

@@ -102,3 +102,15 @@ def test_classify_npz_needs_no_torch(tmp_path):
     seen = _modules_after(_cli(["classify", str(path), "--group", "7", "--no-progress"]))
     assert not seen["torch"], seen
     assert not seen["sympy"] and not seen["mpmath"], seen
+
+
+def test_a_command_imports_no_other_command_module():
+    """`cogo classify ...` builds and imports its own command module only (cogo.commands is the registry)."""
+    code = (_cli(["classify", "--help"]) + "import json, sys\n"
+            "print('@@' + json.dumps(sorted(m for m in sys.modules if m.startswith('cogo.commands.'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = json.loads([ln for ln in out.stdout.splitlines() if ln.startswith("@@")][-1][2:])
+    assert "cogo.commands.classify" in loaded                                  # the probe sees the one it ran
+    assert not [m for m in loaded if m.rsplit(".", 1)[-1] in ("verify", "train", "experiment", "demo", "dynamics",
+                                                              "li2_sweep", "construct") or ".grid" in m], loaded

@@ -1,7 +1,7 @@
 """File names of training runs: one model's checkpoint, ``d<group>_q<hidden>_wd<wd>_seed<seed>.pt``.
 
 One place for the naming rule, read by :mod:`cogo.solvers.training` (``save_run``),
-:mod:`cogo.solvers.resume` (the state beside the run) and :mod:`cogo.commands.experiment`.
+:mod:`cogo.solvers.resume` (the state beside the run) and :mod:`cogo.commands.grid.run`.
 
 References
 ----------
