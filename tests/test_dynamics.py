@@ -274,7 +274,7 @@ def test_experiment_dynamics_reads_every_run(tmp_path):
 def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, monkeypatch):
     """cogo dynamics caches the progress measures per snapshot: reading a run again computes none of them, and gives
     the same result; a changed run (other weights) is not served from the cache."""
-    import cogo.dynamics.progress as P
+    import cogo.dynamics.progress_reader as P
     from cogo.dynamics.runs import analyse_run
     from cogo.solvers.training import save_run
 

@@ -17,7 +17,8 @@ from cogo.algebra.spec import as_finite_group
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import isotypic_projectors
 from cogo.analysis.records import Records
-from cogo.dynamics.progress import fall_epoch, family_basis, key_epochs, li2_stage, node_ipr, progress_measures
+from cogo.dynamics.families import family_basis, key_epochs, node_ipr
+from cogo.dynamics.progress import fall_epoch, li2_stage, progress_measures
 from cogo.solvers.li2_record import li2_statistics
 from cogo.li2.theorems import gradient_ridge
 from cogo.io.snapshots import snapshot_epochs
@@ -415,7 +416,7 @@ def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
 
 
 def test_a_damaged_li2_record_is_refused():
-    from cogo.dynamics.progress import recorded_li2
+    from cogo.dynamics.progress_reader import recorded_li2
 
     good = {"epoch": [0, 5], "eta": 0.1, **{k: [1.0, 2.0] for k in ("FtF_diag", "FtF_offdiag", "FFt_diag",
                                                                       "FFt_offdiag", "G_F_norm", "G_F_cos")}}

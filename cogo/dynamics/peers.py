@@ -15,7 +15,7 @@ cross-entropy, both reported:
   ``np.unique(neuron_freqs)``).  ``k`` runs over ``1 .. (p-1)/2`` as the paper
   states; the authors' code loops over ``range(1, p // 2)`` and so never
   considers ``(p-1)/2``: cogo follows the paper.  A neuron counts when it is
-  live (cogo's rule, :func:`cogo.dynamics.progress.node_ipr`: a node whose
+  live (cogo's rule, :func:`cogo.dynamics.families.node_ipr`: a node whose
   weights decayed to nothing has no frequency; the authors' transformer has no
   such neurons).  *Restricted loss*: each output's logits, as a vector over the
   ``p^2`` pairs, projected on the unit directions ``cos w_k(a+b)``,
@@ -40,7 +40,7 @@ cross-entropy, both reported:
   its full discrete Fourier transform ``F_k``, ``k = 0 .. M-1``:
   ``sum_k |F_k|^4 / (sum_k |F_k|^2)^2``; a node in one frequency pair
   ``{k, -k}`` scores 1/2, spread evenly 1/M; the mean over the live nodes, per
-  layer (``Z_M`` only).  cogo's own IPR (:func:`cogo.dynamics.progress.node_ipr`)
+  layer (``Z_M`` only).  cogo's own IPR (:func:`cogo.dynamics.families.node_ipr`)
   reads irrep families and the layers together: 1 for one pair, twice this.
 
 References
@@ -58,6 +58,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+
+from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.representations import character_table
+from cogo.algebra.spec import as_finite_group, pair_tables, parse_group
+from cogo.dynamics.families import family_basis, family_energy, node_ipr
+from cogo.dynamics.logits import features_and_logits, fibre_mean, pair_losses, substack_step
+from cogo.io.arrays import as_stack
 
 __all__ = ["CHUGHTAI_KEY_SIMILARITY", "is_cyclic", "nanda_basis", "nanda_neuron_frequencies", "nanda_directions",
            "family_characters", "doshi_ipr", "peer_keys", "peer_measures", "PEER_ARRAYS"]
@@ -79,8 +86,6 @@ def is_cyclic(G: Any) -> bool:
     bool
         True for that table, False for any other group (a product such as ``3x5`` included).
     """
-    from cogo.algebra.spec import as_finite_group
-
     p = G.order
     T = np.asarray(as_finite_group(G).table)
     return bool(np.array_equal(T, (np.arange(p)[:, None] + np.arange(p)[None, :]) % p))
@@ -165,7 +170,7 @@ def nanda_directions(p: int, ks: Sequence[int]) -> np.ndarray:
 
 
 def family_characters(G: Any) -> np.ndarray:
-    """The real character of each irrep family of :func:`cogo.dynamics.progress.family_basis`.
+    """The real character of each irrep family of :func:`cogo.dynamics.families.family_basis`.
 
     Returns
     -------
@@ -173,9 +178,6 @@ def family_characters(G: Any) -> np.ndarray:
         ``chi_f(x)`` (F, M): the sum of the family's members' characters (a complex irrep with its conjugate:
         ``2 Re chi``; for ``Z_p``: ``2 cos w_k x``).
     """
-    from cogo.algebra.representations import character_table
-    from cogo.dynamics.progress import family_basis
-
     B = family_basis(G)
     chi = character_table(G).characters
     return np.asarray([np.real(chi[fam].sum(0)) for fam in B.families])
@@ -213,14 +215,9 @@ def peer_keys(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", de
         (the live nodes grouped by their main family, and ``||Q_f^T w||^2`` of their ``W_a``, ``W_b``, ``W_c``
         weights per family: the neuron x frequency maps).
     """
-    from cogo.algebra.spec import parse_group
-    from cogo.algebra.activations import ACTIVATIONS
-    from cogo.dynamics.progress import _logits, family_basis, family_energy, node_ipr
-    from cogo.io.arrays import as_stack
-
     G = parse_group(group)
     Wa, Wb, Wc = as_stack(Wa)[-1:], as_stack(Wb)[-1:], as_stack(Wc)[-1:]
-    Fh, L = _logits(Wa, Wb, Wc, slice(0, 1), ACTIVATIONS[activation].numpy_)
+    Fh, L = features_and_logits(Wa, Wb, Wc, slice(0, 1), ACTIVATIONS[activation].numpy_)
     sim = _chughtai_similarity(L, G)[0]
     out = {"chughtai": [int(f) for f in np.flatnonzero(sim > CHUGHTAI_KEY_SIMILARITY)],
            "chughtai_similarity": sim.tolist(), "nanda": None, "nanda_neurons": None}
@@ -248,14 +245,11 @@ def _fibre_by_product(L: np.ndarray, ab: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _chughtai_similarity(L: np.ndarray, G: Any) -> np.ndarray:
     """``cos(L - mean_c L, chi_f(a b c^-1))`` (S, F): ``<Lc, T_f> = M^2 <chi_f, psi>``, ``|T_f|^2 = M^2 |chi_f|^2``."""
-    from cogo.algebra.spec import pair_tables
-    from cogo.dynamics.progress import _fibre_mean
-
     M = G.order
     chi = family_characters(G)
     _, _, _, cx = pair_tables(G)
     Lc = L - L.mean(-1, keepdims=True)
-    psi = _fibre_mean(Lc, cx)                                          # (S, M): mean of Lc over a b c^-1 = x
+    psi = fibre_mean(Lc, cx)                                          # (S, M): mean of Lc over a b c^-1 = x
     num = M * M * psi @ chi.T                                          # (S, F)
     nl = np.sqrt(np.einsum("spm,spm->s", Lc, Lc))[:, None]
     nt = M * np.linalg.norm(chi, axis=1)[None, :]
@@ -264,9 +258,7 @@ def _chughtai_similarity(L: np.ndarray, G: Any) -> np.ndarray:
 
 
 def _both_losses(L: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from cogo.dynamics.progress import _losses
-
-    return _losses(L, c, "mse").mean(-1), _losses(L, c, "ce").mean(-1)
+    return pair_losses(L, c, "mse").mean(-1), pair_losses(L, c, "ce").mean(-1)
 
 
 def _nanda(out: dict, L: np.ndarray, G: Any, key: Sequence[int] | None, ab: np.ndarray, tr: np.ndarray) -> None:
@@ -309,12 +301,6 @@ def peer_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: 
         The :data:`PEER_ARRAYS`, each with the snapshot on its first axis (per family: (S, F)); Nanda et al.'s
         are NaN unless the group is ``Z_p``, Gromov / Doshi et al.'s too.
     """
-    from cogo.algebra.spec import parse_group
-    from cogo.algebra.activations import ACTIVATIONS
-    from cogo.algebra.spec import pair_tables
-    from cogo.dynamics.progress import _logits, family_basis, MAX_ELEMENTS, node_ipr
-    from cogo.io.arrays import as_stack
-
     G = parse_group(group)
     B = family_basis(G)
     Wa, Wb, Wc = as_stack(Wa), as_stack(Wb), as_stack(Wc)
@@ -323,10 +309,10 @@ def peer_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: 
     _, _, ab, _ = pair_tables(G)
     tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
     parts: dict = {k: [] for k in PEER_ARRAYS}
-    step = max(1, MAX_ELEMENTS // max(1, P * max(q, M)))
+    step = substack_step(P, q, M)
     cyc = is_cyclic(G)
     for s0 in range(0, S, step):
-        L = _logits(Wa, Wb, Wc, slice(s0, min(S, s0 + step)), ACTIVATIONS[activation].numpy_)[1]
+        L = features_and_logits(Wa, Wb, Wc, slice(s0, min(S, s0 + step)), ACTIVATIONS[activation].numpy_)[1]
         _nanda(parts, L, G, keys.get("nanda") if cyc else None, ab, tr)
         _chughtai(parts, L, G, B, keys.get("chughtai") or [], ab, tr)
     out = {k: np.concatenate(v) for k, v in parts.items() if v}

@@ -32,8 +32,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.runtime.errors import CogoError
 from cogo.io.snapshots import Snapshots
+from cogo.io.weights import load_weights
+from cogo.runtime.errors import CogoError
 
 __all__ = ["CHECKPOINT_SUFFIXES", "SeriesSnapshots", "epoch_from_name", "discover_runs", "open_series"]
 
@@ -47,8 +48,6 @@ def _read(path: str, group: Any = None, estimate: Any = None) -> Any:
 
     ``estimate(n, q)``: the work's memory estimate, checked from the file's header before any array is read.
     """
-    from cogo.io.weights import load_weights
-
     return load_weights(path, group=group, estimate=estimate)
 
 
