@@ -87,12 +87,7 @@ def _basis(G: Any) -> FamilyBasis:
 
 
 def family_basis(group: Any) -> FamilyBasis:
-    """The :class:`FamilyBasis` of ``group`` (cached per group).
-
-    Returns
-    -------
-    FamilyBasis
-        The orthonormal basis ``Q`` adapted to the irrep families of the group (SPEC 9), shared between calls.
+    """The :class:`FamilyBasis` of ``group`` (cached per group: the same object between calls).
 
     Examples
     --------

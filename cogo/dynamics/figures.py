@@ -33,11 +33,6 @@ __all__ = ["group_title", "figure_run", "figure_seeds", "figure_progress", "figu
 def group_title(label: Any) -> str:
     """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise.
 
-    Returns
-    -------
-    str
-        The group's name as figures and summaries print it.
-
     Examples
     --------
     >>> group_title("23"), group_title("S3"), group_title("3x5")

@@ -88,13 +88,8 @@ def _fmt(v: Any) -> str:
 
 
 def summary_lines(run: dict) -> list:
-    """The lines ``cogo dynamics`` prints for one run: the peers' key frequencies / irreps and losses at the end.
-
-    Returns
-    -------
-    list of str
-        One line per measure family present.
-    """
+    """The lines ``cogo dynamics`` prints for one run, one per measure family present: the peers' key
+    frequencies / irreps and losses at the end, and cogo's restricted and excluded loss."""
     pr = run.get("progress") or {}
     seed = run.get("seed")
     name = f"{group_title(run.get('group'))} " + (f"seed {seed}" if seed is not None else str(run.get("path", "")))
@@ -219,7 +214,7 @@ def figure_peers(run: dict):
 
 
 class _Peers:
-    """The peers' measures as :class:`cogo.dynamics.progress.ProgressReader` takes them (its ``extra``)."""
+    """The peers' measures as :class:`cogo.dynamics.progress_reader.ProgressReader` takes them (its ``extra``)."""
 
     names = PEER_ARRAYS
 

@@ -33,14 +33,18 @@ in *families* with an orthonormal basis ``Q_f`` of each
 Everything is float64; the snapshots are processed a sub-stack at a time
 (memory bounded by :data:`cogo.dynamics.logits.MAX_ELEMENTS`), each step one batched array operation.
 
-**The registry.** Each measure is one :class:`Measure` record of :data:`MEASURES`:
-its name (its per-snapshot array in :func:`progress_measures`, cached per
-snapshot by :mod:`cogo.dynamics.progress_cache`), how it is computed from a
-:class:`Part` of a stack of snapshots, and how a run shows it: its part of
-``run["progress"]`` in ``dynamics.json``, its columns of :func:`progress_table`,
-its series and lines in the panels (:data:`PANELS`) of the progress figures
-(:mod:`cogo.dynamics.figures`), whether its fall epoch is reported.  Adding a
-measure is its computation and its record, in this module.
+**The registry.** Each measure is one :class:`cogo.dynamics.measures.Measure` record of
+:data:`MEASURES`: its name (its per-snapshot array in :func:`progress_measures`,
+cached per snapshot by :mod:`cogo.dynamics.progress_cache`), how it is computed
+from a :class:`cogo.dynamics.measures.Part` of a :class:`Stack` (the
+intermediates several measures share, :data:`_SHARED`, computed once per
+sub-stack), and how a run shows it: its part of ``run["progress"]`` in
+``dynamics.json`` (read by :mod:`cogo.dynamics.progress_reader`), its columns of
+:func:`progress_table`, its series and lines in the panels (:data:`PANELS`) of
+the progress figures (:mod:`cogo.dynamics.figures`), whether its fall epoch is
+reported.  Adding a measure is its computation and its record, in this module.
+The peers' measures are records of the same kind
+(:data:`cogo.dynamics.peers.PEER_MEASURES`).
 
 References
 ----------
@@ -52,7 +56,6 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -62,11 +65,13 @@ from cogo.algebra.spec import pair_tables, parse_group
 from cogo.analysis.records import Records
 from cogo.dynamics.families import family_basis, family_energy, key_families, node_ipr
 from cogo.dynamics.logits import at_x, features_and_logits, fibre_mean, pair_losses, substack_step
+from cogo.dynamics.measures import Measure, Panel, Part, compute_measures
+from cogo.dynamics.peers import PEER_MEASURES
 from cogo.io.arrays import as_stack
 from cogo.solvers.li2_record import LI2_STATS, li2_statistics, ridge_eta
 
-__all__ = ["LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "IPR_QUANTILES", "Panel", "PANELS", "Measure",
-           "MEASURES", "SECTIONS", "Part", "li2_stage", "progress_measures", "fall_epoch", "grok_epoch",
+__all__ = ["LAZY_MOVE", "INDEPENDENT_COS", "STAGES", "IPR_BINS", "IPR_QUANTILES", "PANELS", "MEASURES", "SECTIONS",
+           "Stack", "li2_stage", "progress_measures", "fall_epoch", "grok_epoch",
            "progress_table"]
 
 #: Lazy stage: the features ``(W_a, W_b)`` moved less than this (relative to epoch 0).
@@ -140,27 +145,9 @@ class Stack:
         self.nt = np.arange(len(self.B)) != self.B.trivial
         self.step = substack_step(P, self.q, self.M)
         if key is None:   # the families key at the last snapshot
-            fl_last = Part(self, slice(self.S - 1, self.S))["logit_fve"]
+            fl_last = Part(self, slice(self.S - 1, self.S), _SHARED)["logit_fve"]
             key = np.flatnonzero(key_families(fl_last[-1], self.B))
         self.key = [int(f) for f in key]
-
-
-class Part:
-    """The snapshots ``sl`` of a :class:`Stack`: ``part[name]`` is an intermediate several measures read, computed
-    once when first asked for (:data:`_SHARED`); :meth:`forget` frees it after its last reader."""
-
-    def __init__(self, stack: Stack, sl: slice):
-        self.stack, self.sl = stack, sl
-        self.n = len(range(*sl.indices(stack.S)))
-        self._values: dict = {}
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._values:
-            self._values.update(_SHARED[name](self))
-        return self._values[name]
-
-    def forget(self, name: str) -> None:
-        self._values.pop(name, None)
 
 
 def _logits(p: Part) -> dict:
@@ -275,17 +262,6 @@ def _excluded_loss(p: Part) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the registry
-@dataclass(frozen=True)
-class Panel:
-    """One panel of the progress figures: its title, y label and y scale (``True``: log, ``"symlog"``, ``False``),
-    and the lines it draws from the run's own record (``(series, label, style)``, before the measures' lines)."""
-
-    title: str
-    ylabel: str
-    logy: Any = False
-    run_lines: tuple = ()
-
-
 LOSS = Panel("loss (SPEC 1): train, test, restricted, excluded", "loss (the run's)", True,
              (("train_loss", "train", "-"), ("test_loss", "test", "--")))
 LOGIT_FVE = Panel("FVE of the centred logits by the key irreps", "fraction of variance")
@@ -298,34 +274,6 @@ ALIGNMENT = Panel("Li^2: cos(G_F, Y~Y~^T F~) and feature movement", "value")
 STAGE = Panel("stage: 0 lazy, 1 independent, 2 interactive", "stage")
 #: The panels of the progress figures, in order (:mod:`cogo.dynamics.figures`).
 PANELS = (LOSS, LOGIT_FVE, WEIGHT_FVE, IPR, KERNEL, GRADIENT, ALIGNMENT, STAGE)
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One progress measure: what it computes and how a run shows it.
-
-    ``name``: its array in :func:`progress_measures` (the snapshot on the first axis; a list of str when
-    ``labels``), cached per snapshot.  ``compute(part)``: the values at the snapshots of a :class:`Part`;
-    ``scope``: ``"chunk"`` (a sub-stack of logits at a time), ``"stack"`` (the whole stack at once) or
-    ``"after"`` (``compute(values, stack)`` from the measures before it, over the whole stack); ``uses``: the
-    :class:`Part` intermediates of a chunk measure, freed after their last reader.  ``json(values, reader)``:
-    its part of ``run["progress"]`` (merged into it; ``reader`` a
-    :class:`cogo.dynamics.progress_reader.ProgressReader`), None for none; ``table(progress, i)``: its
-    columns of :func:`progress_table` at snapshot ``i``; ``series(progress)``: its float series for the figures;
-    ``lines``: ``(panel, series, label, style)`` it draws; ``falls``: its :func:`fall_epoch` is reported and
-    aggregated over runs.
-    """
-
-    name: str
-    compute: Callable
-    scope: str = "chunk"
-    uses: tuple = ()
-    labels: bool = False
-    json: Callable | None = None
-    table: Callable | None = None
-    series: Callable | None = None
-    lines: tuple = ()
-    falls: bool = False
 
 
 def _floats(xs: Sequence) -> np.ndarray:
@@ -465,26 +413,7 @@ def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = No
     ([1, 2], 0.0, 0.8)
     """
     st = Stack(Wa, Wb, Wc, group, train_idx, loss, key, eta, weight_decay, W0, dead_threshold, activation, li2)
-    out: dict = {}
-    whole = Part(st, slice(0, st.S))
-    for m in MEASURES:
-        if m.scope == "stack":
-            out[m.name] = m.compute(whole)
-    chunk = [m for m in MEASURES if m.scope == "chunk"]
-    last_use = {u: i for i, m in enumerate(chunk) for u in m.uses}
-    parts: dict = {m.name: [] for m in chunk}
-    for s0 in range(0, st.S, st.step):
-        part = Part(st, slice(s0, min(st.S, s0 + st.step)))
-        for i, m in enumerate(chunk):
-            parts[m.name].append(m.compute(part))
-            for u in m.uses:
-                if last_use[u] == i:
-                    part.forget(u)
-    for m in MEASURES:
-        if m.scope == "chunk":
-            out[m.name] = np.concatenate(parts[m.name])
-        elif m.scope == "after":
-            out[m.name] = m.compute(out, st)
+    out = compute_measures(MEASURES, st, _SHARED)
     out["key"] = st.key
     out["eta"] = float(st.eta)
     return out
@@ -546,14 +475,9 @@ def progress_table(run: dict) -> Records:
     recs = Records()
     for i, snap in enumerate(run["snapshots"]):
         r = {k: snap.get(k) for k in ("epoch", "train_loss", "test_loss", "train_acc", "test_acc")}
-        for m in MEASURES:
+        for m in (*MEASURES, *PEER_MEASURES):       # cogo's, then the peers' (their restricted and excluded losses)
             if m.table is not None:
                 r.update(m.table(pr, i))
-        for who in ("nanda", "chughtai"):            # the peers' own restricted and excluded losses (both losses)
-            if pr.get(who):
-                for kind in ("restricted_loss", "excluded_loss"):
-                    for loss in ("mse", "ce"):
-                        r[f"{who}_{kind}_{loss}"] = pr[who][kind][loss][i]
         for f, nm in enumerate(names):
             r[f"fve_logits[{nm}]"] = pr["fve"]["logits"][i][f]
         recs.append(r)

@@ -62,23 +62,20 @@ def recorded_li2(meta: dict, epochs: Sequence[int]) -> dict | None:
     return out
 
 
-#: The per-snapshot arrays of :func:`progress_measures` (the snapshot on the first axis), and its lists of labels.
+#: The per-snapshot arrays of :func:`cogo.dynamics.progress.progress_measures` (the snapshot on the first axis), and its lists of labels.
 _ARRAYS = tuple(m.name for m in MEASURES if not m.labels)
 _LABELS = tuple(m.name for m in MEASURES if m.labels)
 
 
 class ProgressReader:
-    """Accumulates :func:`progress_measures` over the chunks of a run's snapshots (:mod:`cogo.dynamics.runs`).
+    """Accumulates :func:`cogo.dynamics.progress.progress_measures` over the chunks of a run's snapshots (:mod:`cogo.dynamics.runs`).
 
     The key families are fixed first, from the last snapshot; the feature
     movement is measured from the first snapshot (epoch 0 when the run kept it).
     ``result(run)`` gives the JSON-ready ``run["progress"]``.  With
-    ``cache_dir`` every snapshot's measures are kept there (one ``.npz`` per
-    snapshot, named by a SHA-256 of the weights and of everything the
-    measures depend on: group, loss, activation, ridge constant, training
-    pairs, the first snapshot, the key families and the recorded Li^2
-    statistics), so reading a run again computes nothing it has read before;
-    ``hits`` counts the snapshots read from it.  ``extra``: more measures read
+    ``cache_dir`` every snapshot's measures are kept there
+    (:class:`cogo.dynamics.progress_cache.ProgressCache`), so reading a run again
+    computes nothing it has read before; ``hits`` counts the snapshots read from it.  ``extra``: more measures read
     alongside (:data:`cogo.dynamics.peers_report.PEERS`, the peers' measures):
     ``keys(last, G, activation)`` once, ``measures(...)`` per chunk (arrays named
     ``extra.names``, cached with the rest), ``result(...)`` merged into the result.

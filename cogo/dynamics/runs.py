@@ -35,6 +35,11 @@ reading (or one after an interruption) analyses only what is new.  Snapshots
 are loaded a chunk at a time (bounded memory); the Fourier transform and the
 per-frequency potentials are computed for a whole chunk in one matrix product;
 the per-block classification, which dominates, runs in ``workers`` processes.
+The figures of a run are drawn by :mod:`cogo.dynamics.figures`.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -114,10 +119,6 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
     dict
         ``live_nodes``, ``dead_nodes``, ``zero_frequency_nodes``, ``mixed_nodes`` and one ``blocks`` row per block of
         SPEC 8 (the keys above), as plain JSON values.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------
@@ -203,10 +204,6 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     -------
     dict
         ``k`` (K,) and ``r_kkk`` (complex), ``R_c``, ``R_n``, ``R_*`` (real), each of shape (S, K).
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 
     Examples
     --------

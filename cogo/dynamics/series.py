@@ -52,12 +52,7 @@ def _read(path: str, group: Any = None, estimate: Any = None) -> Any:
 
 
 def epoch_from_name(path: str | os.PathLike) -> int | None:
-    """The last integer in a file's name without its suffix, or None.
-
-    Returns
-    -------
-    int or None
-        The epoch a series file's name gives.
+    """The epoch a series file's name gives: the last integer in its name without its suffix, or None.
 
     Examples
     --------
