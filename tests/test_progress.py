@@ -448,3 +448,31 @@ def test_nodes_without_inputs_are_dropped_without_changing_any_measure():
         assert np.array_equal(got["live"], ref["live"]) and not got["live"][:, [2, 5]].any()
     empty = progress_measures(np.zeros((2, q, M)), np.zeros((2, q, M)), np.zeros((2, M, q)), "7")
     assert empty["FtF_diag"].tolist() == [0.0, 0.0] and not empty["live"].any()
+
+
+def test_one_record_adds_a_measure_to_the_arrays_the_cache_the_json_and_the_table(tmp_path, monkeypatch):
+    """The registry (cogo.dynamics.progress.MEASURES): a new record, and nothing else, puts its measure in
+    progress_measures, the per-snapshot cache, run["progress"] and progress_table, with the values it computes
+    (here the largest logit FVE, compared with the max of fve_logits); without it none of them has it."""
+    import cogo.dynamics.figures as F
+    import cogo.dynamics.progress as P
+    import cogo.dynamics.progress_reader as R
+    from cogo.dynamics.measures import Measure
+    from cogo.dynamics.runs import analyse_run
+    from cogo.solvers.training import TrainConfig, save_run, train
+
+    rec = Measure("fve_logits_top", lambda p: p["logit_fve"].max(-1), uses=("logit_fve",),
+                  json=lambda values, reader: {"fve_logits_top": values["fve_logits_top"].tolist()},
+                  table=lambda pr, i: {"fve_logits_top": pr["fve_logits_top"][i]})
+    cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshots=3)
+    path = save_run(train(cfg, [1], progress=False, threads=1), tmp_path / "run")[0]
+    plain = analyse_run(path, workers=1)
+    assert "fve_logits_top" not in plain["progress"] and "fve_logits_top" not in P.progress_table(plain)[-1]
+    for mod in (P, R, F):
+        monkeypatch.setattr(mod, "MEASURES", (*P.MEASURES, rec))
+    run = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)
+    want = np.max(run["progress"]["fve"]["logits"], axis=1)
+    assert run["progress"]["fve_logits_top"] == pytest.approx(want, abs=1e-15) and want[-1] > 0
+    assert [r["fve_logits_top"] for r in P.progress_table(run)] == run["progress"]["fve_logits_top"]
+    again = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)     # from the cache, the new array with it
+    assert again["progress_cached_snapshots"] == 3 and again["progress"] == run["progress"]

@@ -62,11 +62,6 @@ def recorded_li2(meta: dict, epochs: Sequence[int]) -> dict | None:
     return out
 
 
-#: The per-snapshot arrays of :func:`cogo.dynamics.progress.progress_measures` (the snapshot on the first axis), and its lists of labels.
-_ARRAYS = tuple(m.name for m in MEASURES if not m.labels)
-_LABELS = tuple(m.name for m in MEASURES if m.labels)
-
-
 class ProgressReader:
     """Accumulates :func:`cogo.dynamics.progress.progress_measures` over the chunks of a run's snapshots (:mod:`cogo.dynamics.runs`).
 
@@ -107,7 +102,10 @@ class ProgressReader:
                 self.cache.save_key(last, tail, self.key)
         self.extra = extra
         self.peer_keys = extra.keys(last, self.G, self.activation) if extra is not None else {}
-        self._names = _ARRAYS + (tuple(extra.names) if extra is not None else ())
+        # the per-snapshot arrays (the snapshot on the first axis), then the lists of labels, of every measure
+        self._names = tuple(m.name for m in MEASURES if not m.labels) + \
+            (tuple(extra.names) if extra is not None else ())
+        self._labels = tuple(m.name for m in MEASURES if m.labels)
         self.parts: list = []
         self._pos = 0
         self.hits = 0
@@ -122,7 +120,7 @@ class ProgressReader:
         if got is not None and all(g is not None for g in got):
             self.hits += S
             part = {k: np.stack([g[k] for g in got]) for k in self._names}
-            part.update({k: [str(g[k]) for g in got] for k in _LABELS}, eta=float(got[0]["eta"]), key=list(self.key))
+            part.update({k: [str(g[k]) for g in got] for k in self._labels}, eta=float(got[0]["eta"]), key=list(self.key))
         else:
             part = progress_measures(Wa, Wb, Wc, self.G, train_idx=self.train_idx, loss=self.loss, key=self.key,
                                      eta=self.eta, weight_decay=self.weight_decay, W0=self.W0,
@@ -130,7 +128,7 @@ class ProgressReader:
             if self.extra is not None:
                 part.update(self.extra.measures(Wa, Wb, Wc, self.G, self.peer_keys, self.train_idx, self.activation))
             for i, nm in enumerate(names or []):
-                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in self._names + _LABELS},
+                self.cache.save(nm, {**{k: np.asarray(part[k][i]) for k in self._names + self._labels},
                                      "eta": np.asarray(part["eta"])})
         self.parts.append(part)
 
