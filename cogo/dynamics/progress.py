@@ -117,9 +117,9 @@ class Stack:
 
     ``Wa_all``, ``Wb_all``: every node (the feature movement); ``Wa``, ``Wb``, ``Wc``: without the nodes that
     have no input weight at any snapshot (their features ``sigma(0) = 0`` change no measure), ``keep`` the kept
-    nodes of ``q_all``; ``tables``: ``(ab, cx)`` of :func:`cogo.algebra.spec.pair_tables`; ``tr`` the training
-    pairs and ``trc`` the same grouped by answer (the Li^2 sums); ``key`` the key families (from the last
-    snapshot unless given).
+    nodes of ``q_all``; ``ab``, ``cx``: of :func:`cogo.algebra.spec.pair_tables`; ``tr`` the training pairs and
+    ``trc`` the same grouped by answer (the Li^2 sums); ``key`` the key families (from the last snapshot unless
+    given); ``step`` the snapshots of one sub-stack.
     """
 
     def __init__(self, Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any, loss: str, key: Sequence[int] | None,
@@ -134,14 +134,13 @@ class Stack:
         self.W0, self.loss, self.li2, self.dead_threshold = W0, loss, li2, dead_threshold
         self.Wa, self.Wb, self.Wc, self.keep = _drop_idle(self.Wa_all, self.Wb_all, Wc)
         self.q = len(self.keep)
-        _, _, ab, cx = pair_tables(self.G)
-        self.ab, self.cx = ab, cx
+        _, _, self.ab, self.cx = pair_tables(self.G)
         P = self.M * self.M
         self.tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
         if self.tr.size == 0 or self.tr.min() < 0 or self.tr.max() >= P:
             raise ValueError(f"training pair indices must lie in [0, {P})")
         self.eta = ridge_eta(weight_decay, len(self.tr)) if eta is None else eta
-        self.trc = self.tr[np.argsort(ab[self.tr], kind="stable")]
+        self.trc = self.tr[np.argsort(self.ab[self.tr], kind="stable")]
         self.nt = np.arange(len(self.B)) != self.B.trivial
         self.step = substack_step(P, self.q, self.M)
         if key is None:   # the families key at the last snapshot
