@@ -369,6 +369,22 @@ def test_dynamics_reads_a_glob_a_folder_and_a_sweep_folder_as_a_grid(tmp_path):
     assert grid[1].load(1)[0].shape == (6, 5)
 
 
+def test_a_training_folder_is_its_runs_not_also_their_snapshot_folders(tmp_path):
+    """The folder cogo train writes (checkpoints with snapshots, each beside its <name>.snapshots folder of
+    safetensors files): one run per checkpoint; the snapshot folders are not read again as series of their own."""
+    from cogo.cli import main
+    from cogo.dynamics.series import discover_runs
+
+    assert main(["train", "--group", "5", "--hidden", "6", "--epochs", "10", "--snapshots", "3", "--seeds", "1-2",
+                 "--threads", "1", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    assert len(list((tmp_path / "runs").glob("*.snapshots"))) == 2
+    got = discover_runs([str(tmp_path / "runs")])
+    assert sorted(str(r.path) for r in got) == sorted(str(p) for p in (tmp_path / "runs").glob("*.pt"))
+    # a sub-folder that is not a snapshot folder is still read (a series inside the training folder)
+    _head_series(tmp_path / "runs" / "extra", (0, 4))
+    assert len(discover_runs([str(tmp_path / "runs")])) == 3
+
+
 def test_a_series_epoch_comes_from_the_metadata_before_the_name(tmp_path):
     from cogo.io.weights import save_checkpoint
     from cogo.dynamics.series import discover_runs

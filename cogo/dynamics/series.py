@@ -149,7 +149,8 @@ def _expand(arg: str) -> list[str]:
 
 
 def _folder_runs(folder: Path, group: Any, estimate: Any = None) -> list:
-    """A folder: its checkpoints with snapshots (one run each), else its files as one series; then sub-folders."""
+    """A folder: its checkpoints with snapshots (one run each), else its files as one series; then sub-folders
+    (not the snapshot folders of its checkpoints: their files are those runs' snapshots, not another run)."""
     files = [str(p) for p in _checkpoints_in(folder)]
     runs: list = []
     plain = []
@@ -158,8 +159,9 @@ def _folder_runs(folder: Path, group: Any, estimate: Any = None) -> list:
         (runs.append(ck) if _has_snapshots(ck.meta) else plain.append(f))
     if plain:
         runs.append(open_series(plain, group, name=str(folder)))
+    owned = {ck.meta["snapshots"].get("dir") for ck in runs if _has_snapshots(getattr(ck, "meta", None))}
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if _checkpoints_in(sub):
+        if sub.name not in owned and _checkpoints_in(sub):
             runs.extend(_folder_runs(sub, group, estimate))
     if not runs:
         raise CogoError(f"{folder}: no checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}) in the folder or its sub-folders")
