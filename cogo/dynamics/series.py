@@ -11,7 +11,8 @@ argument is one of
   :func:`cogo.io.weights.load_weights` reads is accepted);
 * a folder: its checkpoints with snapshots are one run each (a sweep folder
   read as a grid); otherwise its checkpoint files are one series; sub-folders
-  holding series are one run each (``sweep/run_a/model*.pt``, ...);
+  holding series are one run each (``sweep/run_a/model*.pt``, ...), except the
+  ``<name>.snapshots`` folders of the checkpoints read (their snapshots);
 * a glob pattern (``'runs/model*.pt'``, quoted so that the shell leaves it),
   expanded and then read as the files it names.
 
