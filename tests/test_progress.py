@@ -453,7 +453,8 @@ def test_nodes_without_inputs_are_dropped_without_changing_any_measure():
 def test_one_record_adds_a_measure_to_the_arrays_the_cache_the_json_and_the_table(tmp_path, monkeypatch):
     """The registry (cogo.dynamics.progress.MEASURES): a new record, and nothing else, puts its measure in
     progress_measures, the per-snapshot cache, run["progress"] and progress_table, with the values it computes
-    (here the largest logit FVE, compared with the max of fve_logits); without it none of them has it."""
+    (here the largest logit FVE, compared with the max of fve_logits); without it none of them has it, and a cache
+    written without it is not taken for one with it."""
     import cogo.dynamics.figures as F
     import cogo.dynamics.progress as P
     import cogo.dynamics.progress_reader as R
@@ -466,11 +467,12 @@ def test_one_record_adds_a_measure_to_the_arrays_the_cache_the_json_and_the_tabl
                   table=lambda pr, i: {"fve_logits_top": pr["fve_logits_top"][i]})
     cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshots=3)
     path = save_run(train(cfg, [1], progress=False, threads=1), tmp_path / "run")[0]
-    plain = analyse_run(path, workers=1)
+    plain = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)      # a cache without the new measure
     assert "fve_logits_top" not in plain["progress"] and "fve_logits_top" not in P.progress_table(plain)[-1]
     for mod in (P, R, F):
         monkeypatch.setattr(mod, "MEASURES", (*P.MEASURES, rec))
     run = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)
+    assert run["progress_cached_snapshots"] == 0                          # those entries lack it: computed again
     want = np.max(run["progress"]["fve"]["logits"], axis=1)
     assert run["progress"]["fve_logits_top"] == pytest.approx(want, abs=1e-15) and want[-1] > 0
     assert [r["fve_logits_top"] for r in P.progress_table(run)] == run["progress"]["fve_logits_top"]

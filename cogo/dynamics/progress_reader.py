@@ -117,7 +117,8 @@ class ProgressReader:
         names = [self.cache.name(Wa[i], Wb[i], Wc[i], None if li2 is None else {k: v[i] for k, v in li2.items()})
                  for i in range(S)] if self.cache is not None else None
         got = [self.cache.load(nm) for nm in names] if names is not None else None
-        if got is not None and all(g is not None for g in got):
+        # a snapshot cached before a measure was added lacks its array: a miss (computed again), not an error
+        if got is not None and all(g is not None and all(k in g for k in self._names + self._labels) for g in got):
             self.hits += S
             part = {k: np.stack([g[k] for g in got]) for k in self._names}
             part.update({k: [str(g[k]) for g in got] for k in self._labels}, eta=float(got[0]["eta"]), key=list(self.key))
