@@ -104,7 +104,7 @@ def main() -> None:
         t0 = time.perf_counter()
         again = analyse_run(path, cache_dir=tmp / "cache", workers=args.workers)
         t_cached = time.perf_counter() - t0
-        from cogo.dynamics.progress import ProgressReader
+        from cogo.dynamics.progress_reader import ProgressReader
         from cogo.io.snapshots import open_snapshots
 
         t0 = time.perf_counter()

@@ -274,7 +274,7 @@ def test_experiment_dynamics_reads_every_run(tmp_path):
 def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, monkeypatch):
     """cogo dynamics caches the progress measures per snapshot: reading a run again computes none of them, and gives
     the same result; a changed run (other weights) is not served from the cache."""
-    import cogo.dynamics.progress as P
+    import cogo.dynamics.progress_reader as P
     from cogo.dynamics.runs import analyse_run
     from cogo.solvers.training import save_run
 
@@ -367,6 +367,22 @@ def test_dynamics_reads_a_glob_a_folder_and_a_sweep_folder_as_a_grid(tmp_path):
     grid = discover_runs([str(tmp_path / "sweep")])
     assert [r.epochs for r in grid] == [[0, 1, 2], [0, 3]]
     assert grid[1].load(1)[0].shape == (6, 5)
+
+
+def test_a_training_folder_is_its_runs_not_also_their_snapshot_folders(tmp_path):
+    """The folder cogo train writes (checkpoints with snapshots, each beside its <name>.snapshots folder of
+    safetensors files): one run per checkpoint; the snapshot folders are not read again as series of their own."""
+    from cogo.cli import main
+    from cogo.dynamics.series import discover_runs
+
+    assert main(["train", "--group", "5", "--hidden", "6", "--epochs", "10", "--snapshots", "3", "--seeds", "1-2",
+                 "--threads", "1", "--out", str(tmp_path / "runs"), "--no-progress"]) == 0
+    assert len(list((tmp_path / "runs").glob("*.snapshots"))) == 2
+    got = discover_runs([str(tmp_path / "runs")])
+    assert sorted(str(r.path) for r in got) == sorted(str(p) for p in (tmp_path / "runs").glob("*.pt"))
+    # a sub-folder that is not a snapshot folder is still read (a series inside the training folder)
+    _head_series(tmp_path / "runs" / "extra", (0, 4))
+    assert len(discover_runs([str(tmp_path / "runs")])) == 3
 
 
 def test_a_series_epoch_comes_from_the_metadata_before_the_name(tmp_path):

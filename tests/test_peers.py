@@ -217,7 +217,7 @@ def test_chughtai_similarity_restricted_loss_and_fve_against_their_metrics(group
         reps = {nm: (r, None) for nm, r in _perm_reps(G.element_names).items()}
     keys = peer_keys(Wa, Wb, Wc, group)
     got = peer_measures(Wa[None], Wb[None], Wc[None], group, keys)
-    from cogo.dynamics.progress import family_basis
+    from cogo.dynamics.families import family_basis
 
     B = family_basis(group)
     by_name = {"sign": next(f for f in range(len(B)) if B.irrep_dims[f] == 1 and f != B.trivial),

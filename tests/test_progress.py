@@ -17,7 +17,8 @@ from cogo.algebra.spec import as_finite_group
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import isotypic_projectors
 from cogo.analysis.records import Records
-from cogo.dynamics.progress import fall_epoch, family_basis, key_epochs, li2_stage, node_ipr, progress_measures
+from cogo.dynamics.families import family_basis, key_epochs, node_ipr
+from cogo.dynamics.progress import fall_epoch, li2_stage, progress_measures
 from cogo.solvers.li2_record import li2_statistics
 from cogo.li2.theorems import gradient_ridge
 from cogo.io.snapshots import snapshot_epochs
@@ -415,7 +416,7 @@ def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
 
 
 def test_a_damaged_li2_record_is_refused():
-    from cogo.dynamics.progress import recorded_li2
+    from cogo.dynamics.progress_reader import recorded_li2
 
     good = {"epoch": [0, 5], "eta": 0.1, **{k: [1.0, 2.0] for k in ("FtF_diag", "FtF_offdiag", "FFt_diag",
                                                                       "FFt_offdiag", "G_F_norm", "G_F_cos")}}
@@ -447,3 +448,33 @@ def test_nodes_without_inputs_are_dropped_without_changing_any_measure():
         assert np.array_equal(got["live"], ref["live"]) and not got["live"][:, [2, 5]].any()
     empty = progress_measures(np.zeros((2, q, M)), np.zeros((2, q, M)), np.zeros((2, M, q)), "7")
     assert empty["FtF_diag"].tolist() == [0.0, 0.0] and not empty["live"].any()
+
+
+def test_one_record_adds_a_measure_to_the_arrays_the_cache_the_json_and_the_table(tmp_path, monkeypatch):
+    """The registry (cogo.dynamics.progress.MEASURES): a new record, and nothing else, puts its measure in
+    progress_measures, the per-snapshot cache, run["progress"] and progress_table, with the values it computes
+    (here the largest logit FVE, compared with the max of fve_logits); without it none of them has it, and a cache
+    written without it is not taken for one with it."""
+    import cogo.dynamics.figures as F
+    import cogo.dynamics.progress as P
+    import cogo.dynamics.progress_reader as R
+    from cogo.dynamics.measures import Measure
+    from cogo.dynamics.runs import analyse_run
+    from cogo.solvers.training import TrainConfig, save_run, train
+
+    rec = Measure("fve_logits_top", lambda p: p["logit_fve"].max(-1), uses=("logit_fve",),
+                  json=lambda values, reader: {"fve_logits_top": values["fve_logits_top"].tolist()},
+                  table=lambda pr, i: {"fve_logits_top": pr["fve_logits_top"][i]})
+    cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshots=3)
+    path = save_run(train(cfg, [1], progress=False, threads=1), tmp_path / "run")[0]
+    plain = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)      # a cache without the new measure
+    assert "fve_logits_top" not in plain["progress"] and "fve_logits_top" not in P.progress_table(plain)[-1]
+    for mod in (P, R, F):
+        monkeypatch.setattr(mod, "MEASURES", (*P.MEASURES, rec))
+    run = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)
+    assert run["progress_cached_snapshots"] == 0                          # those entries lack it: computed again
+    want = np.max(run["progress"]["fve"]["logits"], axis=1)
+    assert run["progress"]["fve_logits_top"] == pytest.approx(want, abs=1e-15) and want[-1] > 0
+    assert [r["fve_logits_top"] for r in P.progress_table(run)] == run["progress"]["fve_logits_top"]
+    again = analyse_run(path, cache_dir=tmp_path / "cache", workers=1)     # from the cache, the new array with it
+    assert again["progress_cached_snapshots"] == 3 and again["progress"] == run["progress"]

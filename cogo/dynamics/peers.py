@@ -15,7 +15,7 @@ cross-entropy, both reported:
   ``np.unique(neuron_freqs)``).  ``k`` runs over ``1 .. (p-1)/2`` as the paper
   states; the authors' code loops over ``range(1, p // 2)`` and so never
   considers ``(p-1)/2``: cogo follows the paper.  A neuron counts when it is
-  live (cogo's rule, :func:`cogo.dynamics.progress.node_ipr`: a node whose
+  live (cogo's rule, :func:`cogo.dynamics.families.node_ipr`: a node whose
   weights decayed to nothing has no frequency; the authors' transformer has no
   such neurons).  *Restricted loss*: each output's logits, as a vector over the
   ``p^2`` pairs, projected on the unit directions ``cos w_k(a+b)``,
@@ -40,7 +40,7 @@ cross-entropy, both reported:
   its full discrete Fourier transform ``F_k``, ``k = 0 .. M-1``:
   ``sum_k |F_k|^4 / (sum_k |F_k|^2)^2``; a node in one frequency pair
   ``{k, -k}`` scores 1/2, spread evenly 1/M; the mean over the live nodes, per
-  layer (``Z_M`` only).  cogo's own IPR (:func:`cogo.dynamics.progress.node_ipr`)
+  layer (``Z_M`` only).  cogo's own IPR (:func:`cogo.dynamics.families.node_ipr`)
   reads irrep families and the layers together: 1 for one pair, twice this.
 
 References
@@ -59,28 +59,27 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.representations import character_table
+from cogo.algebra.spec import as_finite_group, pair_tables, parse_group
+from cogo.dynamics.families import family_basis, family_energy, node_ipr
+from cogo.dynamics.logits import features_and_logits, fibre_mean, pair_losses, substack_step
+from cogo.dynamics.measures import Measure, Part, compute_measures
+from cogo.io.arrays import as_stack
+
 __all__ = ["CHUGHTAI_KEY_SIMILARITY", "is_cyclic", "nanda_basis", "nanda_neuron_frequencies", "nanda_directions",
-           "family_characters", "doshi_ipr", "peer_keys", "peer_measures", "PEER_ARRAYS"]
+           "family_characters", "doshi_ipr", "peer_keys", "peer_measures", "PEER_MEASURES",
+           "PEER_ARRAYS"]
 
 #: Chughtai et al.'s key irreps: logit similarity above this at the end of training.
 CHUGHTAI_KEY_SIMILARITY = 0.05
-#: The per-snapshot arrays of :func:`peer_measures` (the snapshot on the first axis).
-PEER_ARRAYS = ("nanda_restricted_mse", "nanda_restricted_ce", "nanda_excluded_mse", "nanda_excluded_ce",
-               "chughtai_similarity", "chughtai_restricted_mse", "chughtai_restricted_ce", "chughtai_excluded_mse",
-               "chughtai_excluded_ce", "chughtai_fve_Wa", "chughtai_fve_Wb", "chughtai_fve_Wc",
-               "doshi_ipr_Wa", "doshi_ipr_Wb", "doshi_ipr_Wc")
 
 
 def is_cyclic(G: Any) -> bool:
     """Whether ``G`` is ``Z_p`` with elements ``0 .. p-1`` and ``a b = a + b mod p`` (Nanda et al.'s task).
 
-    Returns
-    -------
-    bool
-        True for that table, False for any other group (a product such as ``3x5`` included).
+    False for any other group, a product such as ``3x5`` included.
     """
-    from cogo.algebra.spec import as_finite_group
-
     p = G.order
     T = np.asarray(as_finite_group(G).table)
     return bool(np.array_equal(T, (np.arange(p)[:, None] + np.arange(p)[None, :]) % p))
@@ -165,7 +164,7 @@ def nanda_directions(p: int, ks: Sequence[int]) -> np.ndarray:
 
 
 def family_characters(G: Any) -> np.ndarray:
-    """The real character of each irrep family of :func:`cogo.dynamics.progress.family_basis`.
+    """The real character of each irrep family of :func:`cogo.dynamics.families.family_basis`.
 
     Returns
     -------
@@ -173,9 +172,6 @@ def family_characters(G: Any) -> np.ndarray:
         ``chi_f(x)`` (F, M): the sum of the family's members' characters (a complex irrep with its conjugate:
         ``2 Re chi``; for ``Z_p``: ``2 cos w_k x``).
     """
-    from cogo.algebra.representations import character_table
-    from cogo.dynamics.progress import family_basis
-
     B = family_basis(G)
     chi = character_table(G).characters
     return np.asarray([np.real(chi[fam].sum(0)) for fam in B.families])
@@ -213,14 +209,9 @@ def peer_keys(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", de
         (the live nodes grouped by their main family, and ``||Q_f^T w||^2`` of their ``W_a``, ``W_b``, ``W_c``
         weights per family: the neuron x frequency maps).
     """
-    from cogo.algebra.spec import parse_group
-    from cogo.algebra.activations import ACTIVATIONS
-    from cogo.dynamics.progress import _logits, family_basis, family_energy, node_ipr
-    from cogo.io.arrays import as_stack
-
     G = parse_group(group)
     Wa, Wb, Wc = as_stack(Wa)[-1:], as_stack(Wb)[-1:], as_stack(Wc)[-1:]
-    Fh, L = _logits(Wa, Wb, Wc, slice(0, 1), ACTIVATIONS[activation].numpy_)
+    Fh, L = features_and_logits(Wa, Wb, Wc, slice(0, 1), ACTIVATIONS[activation].numpy_)
     sim = _chughtai_similarity(L, G)[0]
     out = {"chughtai": [int(f) for f in np.flatnonzero(sim > CHUGHTAI_KEY_SIMILARITY)],
            "chughtai_similarity": sim.tolist(), "nanda": None, "nanda_neurons": None}
@@ -248,14 +239,11 @@ def _fibre_by_product(L: np.ndarray, ab: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _chughtai_similarity(L: np.ndarray, G: Any) -> np.ndarray:
     """``cos(L - mean_c L, chi_f(a b c^-1))`` (S, F): ``<Lc, T_f> = M^2 <chi_f, psi>``, ``|T_f|^2 = M^2 |chi_f|^2``."""
-    from cogo.algebra.spec import pair_tables
-    from cogo.dynamics.progress import _fibre_mean
-
     M = G.order
     chi = family_characters(G)
     _, _, _, cx = pair_tables(G)
     Lc = L - L.mean(-1, keepdims=True)
-    psi = _fibre_mean(Lc, cx)                                          # (S, M): mean of Lc over a b c^-1 = x
+    psi = fibre_mean(Lc, cx)                                          # (S, M): mean of Lc over a b c^-1 = x
     num = M * M * psi @ chi.T                                          # (S, F)
     nl = np.sqrt(np.einsum("spm,spm->s", Lc, Lc))[:, None]
     nt = M * np.linalg.norm(chi, axis=1)[None, :]
@@ -264,42 +252,123 @@ def _chughtai_similarity(L: np.ndarray, G: Any) -> np.ndarray:
 
 
 def _both_losses(L: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from cogo.dynamics.progress import _losses
-
-    return _losses(L, c, "mse").mean(-1), _losses(L, c, "ce").mean(-1)
+    return pair_losses(L, c, "mse").mean(-1), pair_losses(L, c, "ce").mean(-1)
 
 
-def _nanda(out: dict, L: np.ndarray, G: Any, key: Sequence[int] | None, ab: np.ndarray, tr: np.ndarray) -> None:
-    S = L.shape[0]
-    if key is None:
-        for k in ("nanda_restricted_mse", "nanda_restricted_ce", "nanda_excluded_mse", "nanda_excluded_ce"):
-            out[k].append(np.full(S, np.nan))
-        return
-    D = nanda_directions(G.order, key)
+def _nanda(p: Part) -> dict:
+    """Nanda et al.'s restricted and excluded loss (MSE, CE) of the part's logits; NaN unless the group is ``Z_p``."""
+    s = p.stack
+    names = ("nanda_restricted_mse", "nanda_restricted_ce", "nanda_excluded_mse", "nanda_excluded_ce")
+    if s.nanda_key is None:
+        return {"nanda": {k: np.full(p.n, np.nan) for k in names}}
+    L, ab, tr = p["logits"], s.ab, s.tr
+    D = nanda_directions(s.G.order, s.nanda_key)
     proj = np.einsum("pd,sdm->spm", D, np.einsum("pd,spm->sdm", D, L))   # each output's logits on the directions
     R = proj + L.mean(1, keepdims=True)                                  # each output's mean added back
     rm, rc = _both_losses(R, ab)
     em, ec = _both_losses((L - proj)[:, tr], ab[tr])
-    for k, v in zip(("nanda_restricted_mse", "nanda_restricted_ce", "nanda_excluded_mse", "nanda_excluded_ce"),
-                    (rm, rc, em, ec)):
-        out[k].append(v)
+    return {"nanda": dict(zip(names, (rm, rc, em, ec)))}
 
 
-def _chughtai(out: dict, L: np.ndarray, G: Any, B: Any, key: Sequence[int], ab: np.ndarray, tr: np.ndarray) -> None:
-    out["chughtai_similarity"].append(_chughtai_similarity(L, G))
+def _chughtai(p: Part) -> dict:
+    """Chughtai et al.'s logit similarity per family and restricted and excluded loss (MSE, CE) of the part."""
+    s = p.stack
+    L, ab, tr = p["logits"], s.ab, s.tr
+    out = {"chughtai_similarity": _chughtai_similarity(L, s.G)}
     m, _ = _fibre_by_product(L, ab)                                    # (S, M_x, M_c)
-    proj = np.swapaxes(B.project(np.swapaxes(m, 1, 2), list(key)), 1, 2)   # along x, per output c
+    proj = np.swapaxes(s.B.project(np.swapaxes(m, 1, 2), list(s.chughtai_key)), 1, 2)   # along x, per output c
     R = proj[:, ab]                                                    # (S, P, M): the restricted logits
     rm, rc = _both_losses(R, ab)
     em, ec = _both_losses((L - R)[:, tr], ab[tr])
-    for k, v in zip(("chughtai_restricted_mse", "chughtai_restricted_ce", "chughtai_excluded_mse",
-                     "chughtai_excluded_ce"), (rm, rc, em, ec)):
-        out[k].append(v)
+    out.update(zip(("chughtai_restricted_mse", "chughtai_restricted_ce", "chughtai_excluded_mse",
+                    "chughtai_excluded_ce"), (rm, rc, em, ec)))
+    return {"chughtai": out}
+
+
+def _layers(s: Any) -> tuple:
+    """``W_a``, ``W_b`` rows and ``W_c`` columns (as rows) of the whole stack, by layer name."""
+    return (("Wa", s.Wa), ("Wb", s.Wb), ("Wc", np.swapaxes(s.Wc, 1, 2)))
+
+
+def _chughtai_fve(layer: str) -> Any:
+    """Chughtai et al.'s FVE of ``layer`` per family: ``||Q_f^T w||^2`` summed over nodes over ``||W||^2``."""
+    def compute(p: Part) -> np.ndarray:
+        W = dict(_layers(p.stack))[layer]
+        tot = (W * W).sum((1, 2))
+        E = p.stack.B.energies(W).sum(1)                              # (S, F), summed over nodes
+        return E / np.where(tot > 0, tot, 1.0)[:, None]
+    return compute
+
+
+def _doshi_ipr(layer: str) -> Any:
+    """Gromov / Doshi et al.'s IPR of ``layer``, mean over the live nodes (NaN unless the group is ``Z_M``)."""
+    def compute(p: Part) -> np.ndarray:
+        ipr = doshi_ipr(dict(_layers(p.stack))[layer])
+        with np.errstate(invalid="ignore"):
+            return np.asarray([np.nanmean(r[m]) if m.any() and p.stack.cyc else np.nan
+                               for r, m in zip(ipr, p["live"])])
+    return compute
+
+
+class _PeerStack:
+    """A stack of snapshots as the peers' measures read it: every node (none dropped), the keys of :func:`peer_keys`."""
+
+    def __init__(self, Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: Any, activation: str,
+                 dead_threshold: float):
+        self.G = parse_group(group)
+        self.B = family_basis(self.G)
+        self.Wa, self.Wb, self.Wc = as_stack(Wa), as_stack(Wb), as_stack(Wc)
+        self.S, q, M = self.Wa.shape
+        P = M * M
+        _, _, self.ab, _ = pair_tables(self.G)
+        self.tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
+        self.step = substack_step(P, q, M)
+        self.cyc = is_cyclic(self.G)
+        self.nanda_key = keys.get("nanda") if self.cyc else None
+        self.chughtai_key = keys.get("chughtai") or []
+        self.sigma = ACTIVATIONS[activation].numpy_
+        self.dead_threshold = dead_threshold
+
+
+def _peer_logits(p: Part) -> dict:
+    s = p.stack
+    return {"logits": features_and_logits(s.Wa, s.Wb, s.Wc, p.sl, s.sigma)[1]}
+
+
+def _peer_live(p: Part) -> dict:
+    s = p.stack
+    return {"live": node_ipr(s.Wa, s.Wb, s.Wc, s.G, s.dead_threshold)[1]}
+
+
+#: The intermediates of a :class:`cogo.dynamics.measures.Part` of a :class:`_PeerStack`.
+_SHARED = {"logits": _peer_logits, "nanda": _nanda, "chughtai": _chughtai, "live": _peer_live}
+
+
+def _loss_measure(who: str, kind: str, loss: str) -> Measure:
+    """Nanda et al.'s or Chughtai et al.'s restricted or excluded loss (``loss``: mse or ce), a chunk at a time."""
+    name = f"{who}_{kind}_{loss}"
+    return Measure(name, lambda p: p[who][name], uses=("logits", who),
+                   table=lambda pr, i: {f"{who}_{kind}_loss_{loss}": pr[who][f"{kind}_loss"][loss][i]} if pr.get(who)
+                   else {})
+
+
+#: The peers' measures (the module docstring), as records of :class:`cogo.dynamics.measures.Measure`: their JSON
+#: sections are :func:`cogo.dynamics.peers_report.peers_result`'s, their figure
+#: :func:`cogo.dynamics.peers_report.figure_peers`.
+PEER_MEASURES = (
+    *(_loss_measure("nanda", kind, loss) for kind in ("restricted", "excluded") for loss in ("mse", "ce")),
+    Measure("chughtai_similarity", lambda p: p["chughtai"]["chughtai_similarity"], uses=("logits", "chughtai")),
+    *(_loss_measure("chughtai", kind, loss) for kind in ("restricted", "excluded") for loss in ("mse", "ce")),
+    *(Measure(f"chughtai_fve_{w}", _chughtai_fve(w), "stack") for w in ("Wa", "Wb", "Wc")),
+    *(Measure(f"doshi_ipr_{w}", _doshi_ipr(w), "stack") for w in ("Wa", "Wb", "Wc")),
+)
+#: The per-snapshot arrays of :func:`peer_measures` (the snapshot on the first axis).
+PEER_ARRAYS = tuple(m.name for m in PEER_MEASURES)
 
 
 def peer_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: Any = None, activation: str = "sqr",
                   dead_threshold: float = 0.01) -> dict:
-    """Every measure of the module docstring for a stack of snapshots, with the keys of :func:`peer_keys`.
+    """Every measure of :data:`PEER_MEASURES` for a stack of snapshots, with the keys of :func:`peer_keys`.
 
     ``Wa``, ``Wb``: (S, q, M); ``Wc``: (S, M, q); ``train_idx``: the training pairs ``a M + b`` (default all).
 
@@ -309,35 +378,5 @@ def peer_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: 
         The :data:`PEER_ARRAYS`, each with the snapshot on its first axis (per family: (S, F)); Nanda et al.'s
         are NaN unless the group is ``Z_p``, Gromov / Doshi et al.'s too.
     """
-    from cogo.algebra.spec import parse_group
-    from cogo.algebra.activations import ACTIVATIONS
-    from cogo.algebra.spec import pair_tables
-    from cogo.dynamics.progress import _logits, family_basis, MAX_ELEMENTS, node_ipr
-    from cogo.io.arrays import as_stack
-
-    G = parse_group(group)
-    B = family_basis(G)
-    Wa, Wb, Wc = as_stack(Wa), as_stack(Wb), as_stack(Wc)
-    S, q, M = Wa.shape
-    P = M * M
-    _, _, ab, _ = pair_tables(G)
-    tr = np.arange(P) if train_idx is None else np.asarray(train_idx, dtype=np.int64).reshape(-1)
-    parts: dict = {k: [] for k in PEER_ARRAYS}
-    step = max(1, MAX_ELEMENTS // max(1, P * max(q, M)))
-    cyc = is_cyclic(G)
-    for s0 in range(0, S, step):
-        L = _logits(Wa, Wb, Wc, slice(s0, min(S, s0 + step)), ACTIVATIONS[activation].numpy_)[1]
-        _nanda(parts, L, G, keys.get("nanda") if cyc else None, ab, tr)
-        _chughtai(parts, L, G, B, keys.get("chughtai") or [], ab, tr)
-    out = {k: np.concatenate(v) for k, v in parts.items() if v}
-    tot = lambda W: (W * W).sum((1, 2))
-    for name, W in (("Wa", Wa), ("Wb", Wb), ("Wc", np.swapaxes(Wc, 1, 2))):
-        E = B.energies(W).sum(1)                                      # (S, F), summed over nodes
-        out[f"chughtai_fve_{name}"] = E / np.where(tot(W) > 0, tot(W), 1.0)[:, None]
-    live = node_ipr(Wa, Wb, Wc, G, dead_threshold)[1]
-    for name, W in (("Wa", Wa), ("Wb", Wb), ("Wc", np.swapaxes(Wc, 1, 2))):
-        ipr = doshi_ipr(W)
-        with np.errstate(invalid="ignore"):
-            out[f"doshi_ipr_{name}"] = np.asarray([np.nanmean(r[m]) if m.any() and cyc else np.nan
-                                                   for r, m in zip(ipr, live)])
-    return out
+    return compute_measures(PEER_MEASURES, _PeerStack(Wa, Wb, Wc, group, keys, train_idx, activation, dead_threshold),
+                            _SHARED)

@@ -16,7 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.dynamics.progress import group_title
+from cogo.dynamics.figures import group_title
+from cogo.dynamics.peers import PEER_ARRAYS, peer_keys, peer_measures
 
 __all__ = ["NANDA_DEFINITION", "CHUGHTAI_DEFINITION", "DOSHI_DEFINITION", "peers_result", "summary_lines",
            "figure_peers", "PEERS"]
@@ -87,13 +88,8 @@ def _fmt(v: Any) -> str:
 
 
 def summary_lines(run: dict) -> list:
-    """The lines ``cogo dynamics`` prints for one run: the peers' key frequencies / irreps and losses at the end.
-
-    Returns
-    -------
-    list of str
-        One line per measure family present.
-    """
+    """The lines ``cogo dynamics`` prints for one run, one per measure family present: the peers' key
+    frequencies / irreps and losses at the end, and cogo's restricted and excluded loss."""
     pr = run.get("progress") or {}
     seed = run.get("seed")
     name = f"{group_title(run.get('group'))} " + (f"seed {seed}" if seed is not None else str(run.get("path", "")))
@@ -180,7 +176,7 @@ def figure_peers(run: dict):
         Losses; Chughtai et al.'s logit similarity and W_a FVE per irrep; the IPR per layer; the node x frequency
         maps of W_a, W_b, W_c.
     """
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # late: matplotlib
 
     pr = run["progress"]
     c = pr["chughtai"]
@@ -218,25 +214,16 @@ def figure_peers(run: dict):
 
 
 class _Peers:
-    """The peers' measures as :class:`cogo.dynamics.progress.ProgressReader` takes them (its ``extra``)."""
+    """The peers' measures as :class:`cogo.dynamics.progress_reader.ProgressReader` takes them (its ``extra``)."""
 
-    names = None
-
-    def __init__(self):
-        from cogo.dynamics.peers import PEER_ARRAYS
-
-        self.names = PEER_ARRAYS
+    names = PEER_ARRAYS
 
     @staticmethod
     def keys(last: Sequence, G: Any, activation: str) -> dict:
-        from cogo.dynamics.peers import peer_keys
-
         return peer_keys(*last, G, activation=activation)
 
     @staticmethod
     def measures(Wa: Any, Wb: Any, Wc: Any, G: Any, keys: dict, train_idx: Any, activation: str) -> dict:
-        from cogo.dynamics.peers import peer_measures
-
         return peer_measures(Wa, Wb, Wc, G, keys, train_idx=train_idx, activation=activation)
 
     @staticmethod

@@ -35,6 +35,11 @@ reading (or one after an interruption) analyses only what is new.  Snapshots
 are loaded a chunk at a time (bounded memory); the Fourier transform and the
 per-frequency potentials are computed for a whole chunk in one matrix product;
 the per-block classification, which dominates, runs in ``workers`` processes.
+The figures of a run are drawn by :mod:`cogo.dynamics.figures`.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -48,14 +53,22 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS
-from cogo.analysis.classify import Settings
-from cogo.dynamics.progress import ProgressReader as _ProgressReader
+from cogo.algebra.spec import parse_group
+from cogo.analysis.blocks import extract_blocks
+from cogo.analysis.classify import Settings, classify_block
+from cogo.analysis.optimality import block_scale, block_tolerance
+from cogo.dynamics.figures import figure_progress, figure_progress_seeds, figure_run, figure_seeds, save_png
+from cogo.dynamics.peers_report import PEERS, figure_peers, summary_lines
+from cogo.dynamics.progress import grok_epoch
+from cogo.dynamics.progress_reader import ProgressReader, aggregate_progress
+from cogo.io.formatting import dumps_json, render_table, to_plain
 from cogo.io.outputs import atomic_write_text
-from cogo.io.formatting import dumps_json, to_plain
+from cogo.io.snapshots import Snapshots, open_snapshots, read_snapshot_file
 
 __all__ = ["DYNAMICS_FORMAT", "snapshot_record", "frequency_potentials", "analyse_run", "formation",
-           "aggregate", "figure_run", "figure_seeds", "write_dynamics", "render_text"]
+           "aggregate", "write_dynamics", "render_text"]
 
 DYNAMICS_FORMAT = "cogo-dynamics/1"
 #: Bumped whenever a cached per-snapshot record would change meaning.
@@ -68,8 +81,6 @@ _ROLES = {"R_c": [k for k, v in MONOMIALS.items() if v == "R_c"],
 # --------------------------------------------------------------------------- one snapshot
 def _tol(st, bl) -> float:
     """The optimality tolerance of a block not factored here: ``settings.opt_tol``, else its own (no fit: 0 error)."""
-    from cogo.analysis.optimality import block_scale, block_tolerance
-
     return float(st.opt_tol) if st.opt_tol is not None else block_tolerance(block_scale(bl.a, bl.b, bl.c))
 
 
@@ -109,10 +120,6 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
         ``live_nodes``, ``dead_nodes``, ``zero_frequency_nodes``, ``mixed_nodes`` and one ``blocks`` row per block of
         SPEC 8 (the keys above), as plain JSON values.
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import z_F46
@@ -120,10 +127,6 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
     >>> rec["live_nodes"], [(b["k"], b["order"], b["type"], b["optimal"]) for b in rec["blocks"]]
     (14, [(1, 6, 'z_nu * z_syn', True), (2, 4, 'z_nu=i * z_xi', False), (3, 4, 'z_nu=i * z_xi', False)])
     """
-    from cogo.algebra.network import Network
-    from cogo.analysis.blocks import extract_blocks
-    from cogo.analysis.classify import classify_block
-
     st = (settings or Settings()).validate()
     net = Network.from_weights(Wa, Wb, Wc, group)
     split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
@@ -179,8 +182,6 @@ def _cached_record(W: Sequence[np.ndarray], group_label: str, settings: Settings
 def _worker(args: tuple) -> tuple[int, dict, bool]:
     i, source, n, q, group_label, settings, cache_dir, max_order = args
     if isinstance(source, str):
-        from cogo.io.snapshots import read_snapshot_file
-
         W = read_snapshot_file(source, n, q)
     else:
         W = source
@@ -204,10 +205,6 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     dict
         ``k`` (K,) and ``r_kkk`` (complex), ``R_c``, ``R_n``, ``R_*`` (real), each of shape (S, K).
 
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-
     Examples
     --------
     >>> import numpy as np
@@ -217,8 +214,6 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     >>> fp["k"].tolist(), np.round(fp["r_kkk"].real, 9).tolist(), float(np.abs(fp["R_n"]).max()) < 1e-12   # R_g: r = 1
     ([1, 2], [[1.0, 1.0]], True)
     """
-    from cogo.algebra.spec import parse_group
-
     G = parse_group(group)
     n = G.order
     F = G.characters
@@ -287,8 +282,6 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
     >>> run["format"], [s["epoch"] for s in run["snapshots"]], len(run["formation"]) == len(run["snapshots"][-1]["blocks"])
     ('cogo-dynamics/1', [0, 10, 20], True)
     """
-    from cogo.io.snapshots import Snapshots, open_snapshots
-
     st = (settings or Settings()).validate()
     snaps = path if isinstance(path, Snapshots) else open_snapshots(path, group=group)
     path = snaps.path if isinstance(path, Snapshots) else path
@@ -299,9 +292,7 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     S = len(snaps)
     abelian = G.abelian is not None
-    from cogo.dynamics.peers_report import PEERS
-
-    prog = _ProgressReader(snaps, G, cache_dir=cache_dir, extra=PEERS)
+    prog = ProgressReader(snaps, G, cache_dir=cache_dir, extra=PEERS)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation
     read_blocks = abelian and prog.activation == "sqr"
@@ -427,15 +418,6 @@ def formation(run: dict) -> list[dict]:
     return out
 
 
-def _grok_epoch(run: dict, level: float = 0.99) -> int | None:
-    """First recorded epoch with test accuracy >= ``level`` (None if never)."""
-    h = run.get("history") or {}
-    for e, a in zip(h.get("epoch", []), h.get("test_acc", [])):
-        if a is not None and a >= level:
-            return int(e)
-    return None
-
-
 def _mean_se(values: Sequence[float | None]) -> dict:
     v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=float)
     return {"mean": float(v.mean()) if len(v) else None,
@@ -486,239 +468,11 @@ def aggregate(runs: Sequence[dict]) -> dict:
             counts.append(len(f))
         out["types"][t] = {"first_appearance": _mean_se(firsts), "settled": _mean_se(settles),
                            "final_blocks": _mean_se(counts)}
-    out["grokking_epoch"] = _mean_se([_grok_epoch(r) for r in runs])
+    out["grokking_epoch"] = _mean_se([grok_epoch(r) for r in runs])
     out["all_settled_epoch"] = _mean_se([max((x["settled"] for x in r["formation"]), default=None) for r in runs])
     if any(r.get("progress") for r in runs):
-        from cogo.dynamics.progress import aggregate_progress
-
         out["progress"] = aggregate_progress(runs)
     return out
-
-
-# --------------------------------------------------------------------------- figures
-def _xaxis(ax, epochs: Sequence[int]) -> None:
-    pos = [e for e in epochs if e > 0]
-    if pos and max(pos) / max(min(pos), 1) >= 20:
-        ax.set_xscale("symlog", linthresh=max(min(pos), 1))
-    ax.set_xlabel("epoch")
-
-
-def figure_run(run: dict):
-    """Structure and generalization on one time axis (a matplotlib Figure; nothing is written).
-
-    Panels: train/test loss and test accuracy with the moment each final
-    block settles (ticks coloured by type, and the fraction settled); ``r_kkk``
-    per frequency (R_g asks for 1); the largest R_c, R_n, R_* potential over
-    frequencies; the block order per frequency (image, frequency against epoch).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Four panels sharing the epoch axis (not saved).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from cogo.solvers.training import TrainConfig, save_run, train
-    >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)
-    >>> results = train(cfg, seeds=[1], weight_decays=[0.0], progress=False, threads=1)
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     run = analyse_run(save_run(results, d)[0], workers=1)
-    >>> fig = figure_run(run)
-    >>> type(fig).__name__, len(fig.axes) >= 4          # loss/accuracy, r_kkk, R_c/R_n/R_*, block orders
-    ('Figure', True)
-    """
-    from matplotlib.figure import Figure
-
-    ep = np.asarray(run["epochs"], dtype=float)
-    fr = run["frequencies"]
-    ks = fr["k"]
-    fig = Figure(figsize=(10, 11), layout="constrained")
-    ax = fig.subplots(4, 1, sharex=True)
-    from cogo.dynamics.progress import group_title
-
-    title = f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
-    fig.suptitle(title)
-    _panel_training(ax[0], run)
-    _panel_r_kkk(ax[1], ep, fr["r_kkk"], ks)
-    _panel_conditions(ax[2], ep, fr)
-    _panel_orders(fig, ax[3], ep, fr["order"], ks)
-    for a in ax:
-        _xaxis(a, run["epochs"])
-        a.tick_params(labelbottom=True)   # shared axis, but every panel keeps its epoch labels
-    return fig
-
-
-def _panel_training(ax, run: dict) -> None:
-    """Panel 1 of :func:`figure_run`: loss and accuracy, and the moment each final block settles."""
-    h = run.get("history") or {}
-    he = np.asarray(h.get("epoch", []), dtype=float)
-    arr = lambda k: np.asarray([np.nan if v is None else v for v in h.get(k, [])], dtype=float)
-    if len(he):
-        ax.plot(he, arr("train_loss"), color="C0", lw=1.2, label="train loss")
-        ax.plot(he, arr("test_loss"), color="C1", lw=1.2, label="test loss")
-        ax.set_yscale("log")
-    ax.set_ylabel("loss (SPEC 1)")
-    tw = ax.twinx()
-    if len(he):
-        tw.plot(he, arr("test_acc"), color="C2", lw=1.0, ls=":", label="test accuracy")
-    form = run["formation"]
-    types = sorted({f["type"] for f in form})
-    if form:
-        settled = np.sort([f["settled"] for f in form])
-        tw.step(settled, np.arange(1, len(settled) + 1) / len(settled), where="post", color="k", lw=1.2,
-                label="fraction of final blocks settled")
-        for i, t in enumerate(types):
-            xs = [f["settled"] for f in form if f["type"] == t]
-            tw.plot(xs, np.full(len(xs), -0.04 - 0.03 * i), "|", color=f"C{3 + i}", ms=9, mew=1.5,
-                    label=f"settles: {t}")
-    tw.set_ylim(-0.06 - 0.03 * len(types), 1.05)
-    tw.set_ylabel("accuracy / fraction")
-    l1, n1 = ax.get_legend_handles_labels()
-    l2, n2 = tw.get_legend_handles_labels()
-    ax.legend(l1 + l2, n1 + n2, fontsize=7, loc="lower left")
-    ax.set_title("loss, test accuracy and the moment each block reaches its final type", fontsize=9)
-
-
-def _panel_r_kkk(ax, ep: np.ndarray, r_kkk: list, ks: list) -> None:
-    """Panel 2 of :func:`figure_run`: the potential ``r_kkk`` per frequency (R_g asks for 1)."""
-    r = np.asarray(r_kkk, dtype=float)
-    rk = r[..., 0] if r.ndim == 3 else r
-    from matplotlib import colormaps
-
-    cmap = colormaps["viridis"]
-    for i, k in enumerate(ks):
-        ax.plot(ep, rk[:, i], color=cmap(i / max(len(ks) - 1, 1)), lw=0.9, label=f"k={k}" if len(ks) <= 12 else None)
-    ax.axhline(1.0, color="k", lw=0.6, ls="--", label="R_g: r_kkk = 1")
-    ax.set_ylabel("Re r[k,k,k]")
-    ax.set_title("potential r_kkk per frequency (colour: k)", fontsize=9)
-    ax.legend(fontsize=6, ncol=4 if len(ks) <= 12 else 1, loc="upper left")
-
-
-def _panel_conditions(ax, ep: np.ndarray, fr: dict) -> None:
-    """Panel 3 of :func:`figure_run`: the largest and median R_c, R_n, R_* potentials over frequencies.
-
-    R_n at the frequencies that hold an order-4 block is drawn apart: the block's own sum is ``1 + s_k i`` by
-    design, paid by the order-6 block's output at ``k`` (a cross-frequency term, SPEC 7.3), so it is not 0 here.
-    """
-    four = np.asarray(fr["order"], dtype=float) == 4
-    with np.errstate(all="ignore"):
-        for j, c in enumerate(("R_c", "R_n", "R_*")):
-            v = np.asarray(fr[c], dtype=float)
-            w = np.where(four, np.nan, v) if c == "R_n" else v
-            note = " (no order-4 block)" if c == "R_n" else ""
-            ax.plot(ep, np.nanmax(w, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k{note}")
-            ax.plot(ep, np.nanmedian(w, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k{note}")
-        if four.any():
-            v4 = np.where(four, np.asarray(fr["R_n"], dtype=float), np.nan)
-            ax.plot(ep, np.nanmax(v4, axis=1), color="0.5", lw=1.0, ls=":",
-                    label="R_n at order-4 blocks: |1 + s i| by design (SPEC 7.3), not a violation")
-    ax.set_yscale("log")
-    ax.set_ylabel("|same-frequency potential|\n(SPEC 6 asks for 0)")
-    ax.set_title("same-frequency potentials of R_c, R_n, R_* (SPEC 5-6)", fontsize=9)
-    ax.legend(fontsize=7, ncol=2)
-
-
-def _panel_orders(fig, ax, ep: np.ndarray, orders: list, ks: list) -> None:
-    """Panel 4 of :func:`figure_run`: the block order per frequency, an image against epoch."""
-    order = np.asarray(orders, dtype=float).T  # (K, S)
-    edges = np.concatenate([ep[:1], (ep[1:] + ep[:-1]) / 2, ep[-1:]]) if len(ep) > 1 else np.array([ep[0] - .5, ep[0] + .5])
-    im = ax.pcolormesh(edges, np.arange(len(ks) + 1) - 0.5, order, cmap="magma_r", shading="flat",
-                       vmin=0, vmax=max(8, float(order.max(initial=0))))
-    fig.colorbar(im, ax=ax, label="block order (nodes)")
-    ax.set_ylabel("frequency index")
-    ax.set_yticks(np.arange(len(ks))[:: max(1, len(ks) // 12)])
-    ax.set_yticklabels([str(ks[i]) for i in range(0, len(ks), max(1, len(ks) // 12))])
-    ax.set_title("block order against epoch, per frequency", fontsize=9)
-
-
-def figure_seeds(agg: dict, runs: Sequence[dict] | None = None):
-    """When each block type appears and settles, mean +- standard error over runs (a Figure).
-
-    Runs with no blocks (groups that are not Abelian: the block reading of SPEC 5-8 is skipped) get instead
-    :func:`_figure_key_order` of ``runs``, when given.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Per block type, the mean epochs of first appearance and of settling with their standard errors, and the
-        mean grokking epoch (not saved).
-
-    Examples
-    --------
-    >>> run = {"snapshots": [{"epoch": e, "blocks": [{"k": 1, "type": "z_nu * z_syn", "order": 6}]} for e in (0, 100)]}
-    >>> run["formation"] = formation(run)
-    >>> type(figure_seeds(aggregate([run]))).__name__
-    'Figure'
-    """
-    from matplotlib.figure import Figure
-
-    types = list(agg["types"])
-    if not types and runs:
-        return _figure_key_order(runs)
-    fig = Figure(figsize=(8, 1.2 + 0.5 * max(len(types), 1)), layout="constrained")
-    ax = fig.subplots()
-    y = np.arange(len(types))
-    for off, key, col, lab in ((-0.15, "first_appearance", "C0", "first appears"), (0.15, "settled", "C3", "settles")):
-        m = [agg["types"][t][key]["mean"] for t in types]
-        s = [agg["types"][t][key]["se"] or 0.0 for t in types]
-        mm = np.array([np.nan if v is None else v for v in m], dtype=float)
-        ax.errorbar(mm, y + off, xerr=s, fmt="o", color=col, capsize=3, label=f"{lab} (mean ± s.e.)")
-    g = agg["grokking_epoch"]
-    if g["mean"] is not None:
-        ax.axvline(g["mean"], color="C2", ls="--", label="test accuracy >= 0.99 (mean)")
-    ax.set_yticks(y)
-    ax.set_yticklabels(types)
-    ax.set_xlabel("epoch")
-    ax.set_title(f"block types over training, {agg['runs']} run(s)")
-    ax.legend(fontsize=7, loc="lower right")
-    return fig
-
-
-def _figure_key_order(runs: Sequence[dict]):
-    """Per irrep family, the epoch its logit similarity first exceeds 0.05 (Chughtai et al.'s order in which the
-    key irreps are learned), median and range over runs: ``dynamics_types.png`` of a group with no block types."""
-    from matplotlib.figure import Figure
-
-    from cogo.dynamics.peers import CHUGHTAI_KEY_SIMILARITY
-    from cogo.dynamics.progress import group_title
-
-    runs = [r for r in runs if (r.get("progress") or {}).get("chughtai")]
-    names = runs[0]["progress"]["chughtai"]["families"] if runs else []
-    first: dict = {nm: [] for nm in names}
-    for r in runs:
-        c = r["progress"]["chughtai"]
-        sim = np.asarray([[np.nan if v is None else v for v in row] for row in c["logit_similarity"]], dtype=float)
-        for f, nm in enumerate(c["families"]):
-            hit = np.flatnonzero(sim[:, f] > CHUGHTAI_KEY_SIMILARITY) if f < sim.shape[1] else []
-            if len(hit) and nm in first:
-                first[nm].append(r["epochs"][hit[0]])
-    shown = [nm for nm in names if first[nm]]
-    fig = Figure(figsize=(8, 1.6 + 0.5 * max(len(shown), 1)), layout="constrained")
-    ax = fig.subplots()
-    for i, nm in enumerate(shown):
-        v = np.asarray(first[nm], dtype=float)
-        ax.errorbar([np.median(v)], [i], xerr=[[np.median(v) - v.min()], [v.max() - np.median(v)]], fmt="o",
-                    color="C0", capsize=3, label="median, range over runs" if i == 0 else None)
-    ax.set_yticks(range(len(shown)))
-    ax.set_yticklabels(shown)
-    ax.set_ylabel("irrep family")
-    ax.set_xscale("symlog", linthresh=1.0)
-    ax.set_xlabel("epoch its logit similarity first exceeds 0.05 (log scale; 0 linear)")
-    group = group_title(runs[0]["group"]) if runs else "?"
-    ax.set_title(f"{group}: when each irrep becomes key (Chughtai et al.), {len(runs)} run(s); "
-                 "no block types (the block reading of SPEC 5-8 is for Abelian groups)", fontsize=8)
-    if shown:
-        ax.legend(fontsize=7, loc="lower right")
-    return fig
-
-
-def _save(fig, path: Path) -> str:
-    from cogo.io.outputs import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
-    return str(path)
 
 
 def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
@@ -751,20 +505,16 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
     if figures:
         fd = out / "figures"
         fd.mkdir(exist_ok=True)
-        from cogo.dynamics.progress import figure_progress, figure_progress_seeds
-
         for r in runs:
             if r["frequencies"]["k"]:  # the SPEC 5-8 block reading (Abelian groups)
-                paths.append(_save(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
+                paths.append(save_png(figure_run(r), fd / f"dynamics_{Path(r['path']).stem}.png"))
             if r.get("progress"):
-                paths.append(_save(figure_progress(r), fd / f"progress_{Path(r['path']).stem}.png"))
+                paths.append(save_png(figure_progress(r), fd / f"progress_{Path(r['path']).stem}.png"))
             if (r.get("progress") or {}).get("chughtai"):
-                from cogo.dynamics.peers_report import figure_peers
-
-                paths.append(_save(figure_peers(r), fd / f"peers_{Path(r['path']).stem}.png"))
-        paths.append(_save(figure_seeds(agg, runs), fd / "dynamics_types.png"))
+                paths.append(save_png(figure_peers(r), fd / f"peers_{Path(r['path']).stem}.png"))
+        paths.append(save_png(figure_seeds(agg, runs), fd / "dynamics_types.png"))
         if any(r.get("progress") for r in runs):
-            paths.append(_save(figure_progress_seeds(runs), fd / "progress_seeds.png"))
+            paths.append(save_png(figure_progress_seeds(runs), fd / "progress_seeds.png"))
     return paths
 
 
@@ -783,9 +533,6 @@ def render_text(runs: Sequence[dict]) -> str:
     >>> print(render_text([run]).splitlines()[0])
     1 run(s), 2 snapshots; test accuracy >= 0.99 from epoch - (mean over runs)
     """
-
-    from cogo.io.formatting import render_table
-
     agg = aggregate(runs)
     rows = []
     for t, v in agg["types"].items():
@@ -796,8 +543,6 @@ def render_text(runs: Sequence[dict]) -> str:
     lines = [f"{len(runs)} run(s), {sum(len(r['snapshots']) for r in runs)} snapshots; "
              f"test accuracy >= 0.99 from epoch {grok} (mean over runs)"]
     lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"], rows))
-    from cogo.dynamics.peers_report import summary_lines
-
     for r in runs:
         lines.extend(summary_lines(r))
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ argument is one of
   :func:`cogo.io.weights.load_weights` reads is accepted);
 * a folder: its checkpoints with snapshots are one run each (a sweep folder
   read as a grid); otherwise its checkpoint files are one series; sub-folders
-  holding series are one run each (``sweep/run_a/model*.pt``, ...);
+  holding series are one run each (``sweep/run_a/model*.pt``, ...), except the
+  ``<name>.snapshots`` folders of the checkpoints read (their snapshots);
 * a glob pattern (``'runs/model*.pt'``, quoted so that the shell leaves it),
   expanded and then read as the files it names.
 
@@ -32,8 +33,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.runtime.errors import CogoError
 from cogo.io.snapshots import Snapshots
+from cogo.io.weights import load_weights
+from cogo.runtime.errors import CogoError
 
 __all__ = ["CHECKPOINT_SUFFIXES", "SeriesSnapshots", "epoch_from_name", "discover_runs", "open_series"]
 
@@ -47,18 +49,11 @@ def _read(path: str, group: Any = None, estimate: Any = None) -> Any:
 
     ``estimate(n, q)``: the work's memory estimate, checked from the file's header before any array is read.
     """
-    from cogo.io.weights import load_weights
-
     return load_weights(path, group=group, estimate=estimate)
 
 
 def epoch_from_name(path: str | os.PathLike) -> int | None:
-    """The last integer in a file's name without its suffix, or None.
-
-    Returns
-    -------
-    int or None
-        The epoch a series file's name gives.
+    """The epoch a series file's name gives: the last integer in its name without its suffix, or None.
 
     Examples
     --------
@@ -155,7 +150,8 @@ def _expand(arg: str) -> list[str]:
 
 
 def _folder_runs(folder: Path, group: Any, estimate: Any = None) -> list:
-    """A folder: its checkpoints with snapshots (one run each), else its files as one series; then sub-folders."""
+    """A folder: its checkpoints with snapshots (one run each), else its files as one series; then sub-folders
+    (not the snapshot folders of its checkpoints: their files are those runs' snapshots, not another run)."""
     files = [str(p) for p in _checkpoints_in(folder)]
     runs: list = []
     plain = []
@@ -164,8 +160,9 @@ def _folder_runs(folder: Path, group: Any, estimate: Any = None) -> list:
         (runs.append(ck) if _has_snapshots(ck.meta) else plain.append(f))
     if plain:
         runs.append(open_series(plain, group, name=str(folder)))
+    owned = {ck.meta["snapshots"].get("dir") for ck in runs if _has_snapshots(getattr(ck, "meta", None))}
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if _checkpoints_in(sub):
+        if sub.name not in owned and _checkpoints_in(sub):
             runs.extend(_folder_runs(sub, group, estimate))
     if not runs:
         raise CogoError(f"{folder}: no checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}) in the folder or its sub-folders")
