@@ -374,7 +374,7 @@ def classify_estimate(n: int, q: int, checkpoints: int = 1) -> Estimate:
                     f"classifying {checkpoints} checkpoint(s) with q={q} hidden nodes on a group of order {n}")
 
 
-#: Elements of one sub-stack of the progress measures' features and logits (cogo.dynamics.progress.MAX_ELEMENTS).
+#: Elements of one sub-stack of the progress measures' features and logits (cogo.dynamics.logits.MAX_ELEMENTS).
 PROGRESS_ELEMENTS = 1 << 23
 #: A worker process of cogo dynamics beyond the work it is given: an interpreter with numpy and cogo's analysis.
 WORKER_BYTES = 160 * 2**20
