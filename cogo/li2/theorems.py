@@ -5,7 +5,7 @@ Every function returns :class:`cogo.proofs.results.TheoremResult` rows;
 
 * Theorem 2, exact (Abelian groups): ``E`` at a single-irrep vector equals
   ``E*`` exactly, computed in the cyclotomic ring ``Z[zeta_L]``
-  (:class:`cogo.proofs.theorems.Cyclotomic`; ``L`` = exponent of G), for every
+  (:class:`cogo.algebra.cyclotomic.Cyclotomic`; ``L`` = exponent of G), for every
   component.  Also ``E(a w_1 + b w_2) = E*(a^4 + b^4)`` as a quartic form
   (5 exact evaluations determine it), so a mixture of two irreps is a strict
   minimum along the great circle through the two maxima: not a local maximum.
@@ -33,9 +33,10 @@ import numpy as np
 import sympy
 
 from cogo.runtime.threads import thread_policy as _thread_policy
-from cogo.li2.energy import (Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient)
-from cogo.proofs.rows import Row, methods_of, skipped_rows
+from cogo.algebra.cyclotomic import Cyclotomic
 from cogo.proofs.results import TheoremResult, Timer
+from cogo.proofs.rows import Row, methods_of, skipped_rows
+from cogo.li2.energy import Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient
 
 __all__ = ["theorem2_exact", "theorem2_numeric", "theorem3", "lemma1", "control_mixture_exact",
            "control_mixture_numeric", "control_wrong_prediction", "run_li2", "skipped_li2", "LI2_THEOREMS",
@@ -100,7 +101,7 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
 
     ``u_terms = [(c, k, s), ...]`` means ``u_g = sum c (zeta_L^(<k,g>L + s) + conj)``.
     Everything is an integer vector of ``zeta``-exponent counts; only the final
-    values are reduced modulo ``Phi_L`` (:class:`cogo.proofs.theorems.Cyclotomic`), where
+    values are reduced modulo ``Phi_L`` (:class:`cogo.algebra.cyclotomic.Cyclotomic`), where
     they must be rational.  ``E = 1/2 || r ||^2 / ||w||^4`` (SPEC 9, unit-norm inputs).
 
     Returns
@@ -120,8 +121,6 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
     >>> exact_energy_abelian(5, [(1, 1, 0), (1, 2, 0)], [(1, 1, 0), (1, 2, 0)])   # two mixed: E*/2, not a maximum
     5/32
     """
-    from cogo.algebra.cyclotomic import Cyclotomic
-
     G = li2_group(G)
     M = G.order
     _, L = _phases(G)
