@@ -412,11 +412,6 @@ def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
     """Test accuracy over (group, n / (M log M)); per group the theoretical boundary x* = 2.7482 d_max^2 (white
     dashes; a white triangle at the right edge when x* lies beyond the grid) and the fitted crossing (red dots).
 
-    Returns
-    -------
-    bytes
-        The PNG file.
-
     Examples
     --------
     >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
@@ -633,13 +628,7 @@ def dk_law_table(law: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def dk_law_text(law: dict) -> str:
-    """The per-d_max summary and the fits of :func:`dk_law`, a few plain lines.
-
-    Returns
-    -------
-    str
-        The summary lines joined by newlines.
-    """
+    """The per-d_max summary and the fits of :func:`dk_law`, a few plain lines."""
     out = []
     for d, b in law["by_dmax"].items():
         v = "-" if b["x_star"] is None else f"{b['x_star']:.3f}" + ("" if b["se"] is None else f" +- {b['se']:.3f}")
@@ -659,11 +648,6 @@ def dk_law_text(law: dict) -> str:
 
 def dk_law_png(law: dict) -> bytes:
     """x* +- s.e. per group against d_max (left) and the learned sum of d_k^2 (right), with the laws.
-
-    Returns
-    -------
-    bytes
-        A PNG image of the two panels.
 
     Examples
     --------

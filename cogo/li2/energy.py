@@ -426,11 +426,6 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
     The reference definition (dense, for small groups); ``input_scale`` multiplies every
     input pair (``1/sqrt(2)``: unit-norm inputs, SPEC 9's values; ``1``: raw one-hot pairs).
 
-    Returns
-    -------
-    float
-        The energy of ``w`` from the dense matrices.
-
     Examples
     --------
     >>> import numpy as np
