@@ -1,5 +1,5 @@
 """`cogo verify --every-order`: relations modulo d, character sums with d symbolic, the block and z_M proofs, their
-controls, and agreement with the per-order proofs (cogo.proofs.theorems.optimality) at several orders per case."""
+controls, and agreement with the per-order proofs (cogo.proofs.theorems_optimality.optimality) at several orders per case."""
 import cmath
 import itertools
 import json
@@ -103,7 +103,7 @@ def test_mem_is_optimal_and_its_controls_have_the_hand_losses_at_every_order():
     assert (res["l_k"], res["loss"], res["brackets left by the sums"]) == (-1, 0, ["[k = 0]: 0 as k != 0"])
     doubled = EM.mem_loss(2)["loss"]
     dropped = EM.mem_loss(1, True)["loss"]
-    for n in range(2, 12):   # the closed forms of cogo.proofs.controls (by hand, another module)
+    for n in range(2, 12):   # the closed forms of cogo.proofs.controls_constructions (by hand, another module)
         assert Fraction(str(doubled.subs(D, n))) == KC._mem_doubled_expect(parse_group(n))[0]
         assert Fraction(str(dropped.subs(D, n))) == KC._mem_dropped_expect(parse_group(n))[0]
 

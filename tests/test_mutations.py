@@ -124,7 +124,7 @@ MUTANTS = [
 # The proof machinery itself (issue 27): the exact zero test, the block-route certificate, the design reader and
 # its Hermitian check, the formal indeterminates, the controls' expected values and the consistency rows.  Each
 # is a small edit a developer could make; `cogo verify --group 23 --exact` must fail with it (mostly through the
-# negative controls that show this machinery wrong inputs, cogo.proofs.controls).
+# negative controls that show this machinery wrong inputs, cogo.proofs.controls_*).
 MUTANTS += [
     ("zero test: nonzero constants read as zero", zero_mod, "_decide_constant",
      [("return all(v.is_zero() for v in groups.values()) if groups else True", "return True")], True),

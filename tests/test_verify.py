@@ -61,7 +61,7 @@ def test_controls_report_condition_and_loss(results_3x5):
     by = {(r.name, r.method): r for r in results_3x5 if r.negative_control}
     unc = by[("z_F4/6 without hat correction", "exact")]
     assert unc.details["failing_conditions"] == ["R_n"]
-    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls)
+    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls_constructions)
     assert unc.details["loss"] == "8/5" and unc.details["expected_loss"] == "8/5"
     assert by[("z_F4/6 without hat correction", "numeric")].details["loss"] == pytest.approx(1.6, rel=1e-12)
     assert by[("z_nu blocks", "exact")].details["failing_conditions"] == ["R_c"]
@@ -447,7 +447,7 @@ def test_control_missed_when_only_the_loss_is_wrong():
 
 @pytest.mark.parametrize("group", [7, 24, "3x5", 8, 2, "2x2", "2x2x2", "2x4"])
 def test_control_closed_forms_match_the_real_space_loss(group):
-    """The expected losses of cogo.proofs.controls (derived by hand) against float64 real_loss on all pairs."""
+    """The expected losses of cogo.proofs.controls_constructions (derived by hand) against float64 real_loss on all pairs."""
     G = parse_group(group)
     ran = 0
     for name, (_, build, expect, applies, _why) in KC.CONTROLS.items():
@@ -498,7 +498,7 @@ def test_mem_control_missed_when_the_loss_is_wrong():
 
 
 def _control_applies_by_hand(body: str, G) -> bool:
-    """When each control runs, written out from the module docstring of cogo.proofs.controls."""
+    """When each control runs, written out from the module docstring of cogo.proofs.controls_constructions."""
     pairs, odd = len(G.positive_frequencies), G.order % 2 == 1
     if body.startswith("control_block_route"):
         return pairs >= 1 and (odd and pairs >= 2 if "hat_gamma" in body else True)

@@ -189,8 +189,6 @@ def control_membership(group: Any, method: str = "exact", factors: list | None =
     >>> control_membership(7, "numeric").status
     'CAUGHT'
     """
-    import numpy as np
-
     method = check_method(method)
     G = parse_group(group)
     with Timer() as t:

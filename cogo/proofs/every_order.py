@@ -266,11 +266,6 @@ def unanalysed(res: ClassResult, rels: list) -> list:
     Computing ``l_k`` outside the collisions takes two index forms as different when they differ as forms: each
     such difference (two index pairs, two sums ``m``, an index or ``m`` against 0) must be among the analysed
     relations, so the analysis cannot drift from the computation.
-
-    Returns
-    -------
-    list of str
-        The differences not analysed, as text.
     """
     seen = {L if not L or L[0][1] > 0 else fneg(L) for _, L, _ in rels}
     pos, selfs = res.keys

@@ -128,13 +128,7 @@ def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
 
 
 def format_every_order(out: dict) -> str:
-    """The table (one row per construction and case), the coverage argument, the controls and a summary.
-
-    Returns
-    -------
-    str
-        Plain text.
-    """
+    """The table (one row per construction and case), the coverage argument, the controls and a summary."""
     head = ["construction", "case", "d covered", "method", "status"]
     rows = [[t["construction"], c["case"], c["d"], c["method"], c["status"]] for t in out["theorems"]
             for c in t["cases"]]
@@ -173,13 +167,7 @@ def _orders(ds: list) -> str:
 
 
 def cli_every_order(args: Any) -> int:
-    """``cogo verify --every-order [--json FILE]``: print the proof, write the JSON atomically; 0 iff all ok.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
+    """``cogo verify --every-order [--json FILE]``: print the proof, write the JSON atomically; 0 iff all ok."""
     if args.json:
         check_output_file(args.json, force=args.force, label="--json")
     print("cogo verify --every-order: z_F6, z_F6 (7.2), z_F4/6 (hat), z_M for every admissible group order d",

@@ -65,7 +65,7 @@ _ODD_TWO_PAIRS = (lambda G: G.is_odd and len(G.positive_frequencies) >= 2,
 _TWO_PAIRS = (lambda G: len(G.positive_frequencies) >= 2, "needs two frequency pairs k != -k: its hat reaches a second")
 
 
-def _control(module: str, name: str, body: str, requires: tuple, methods: tuple = METHODS,
+def _control_row(module: str, name: str, body: str, requires: tuple, methods: tuple = METHODS,
              section: str = "SPEC 6-7") -> Row:
     """A control row: ``body`` of ``cogo.proofs.<module>`` (looked up by name, so a patched control is run)."""
     return Row("control", name, section, body, requires=requires, module=f"cogo.proofs.{module}", methods=methods)
@@ -73,19 +73,19 @@ def _control(module: str, name: str, body: str, requires: tuple, methods: tuple 
 
 def _construction(name: str, body: str) -> Row:
     """A row of :data:`cogo.proofs.controls_constructions.CONTROLS`, with the rule it states."""
-    return _control("controls_constructions", name, body, ((CONTROLS[name][3], CONTROLS[name][4]),))
+    return _control_row("controls_constructions", name, body, ((CONTROLS[name][3], CONTROLS[name][4]),))
 
 
 def _block_route(name: str) -> Row:
     """A row of :data:`cogo.proofs.controls_block_route.BLOCK_CONTROLS` (its function is named after it)."""
     hat = BLOCK_CONTROLS[name][1] is None  # the hat control: z_F4/6 is its base
-    return _control("controls_block_route", name, control_name(name), (_PAIR, _ODD_TWO_PAIRS) if hat else (_PAIR,),
+    return _control_row("controls_block_route", name, control_name(name), (_PAIR, _ODD_TWO_PAIRS) if hat else (_PAIR,),
                     METHODS if BLOCK_CONTROLS[name][4] is None else ("exact",))
 
 
 def _unseen(name: str, body: str, requires: tuple, methods: tuple = METHODS, section: str = "SPEC 6-7.3") -> Row:
     """A row of :mod:`cogo.proofs.controls_unseen` (the inputs the proof machinery had never been shown)."""
-    return _control("controls_unseen", name, body, requires, methods, section)
+    return _control_row("controls_unseen", name, body, requires, methods, section)
 
 
 #: Every negative control, in the order ``cogo verify`` runs them: :func:`controls_for` and :func:`skipped`
@@ -98,15 +98,15 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _construction("z_M, output weights doubled", "control_mem_doubled"),
     _construction("z_M without node (0, 0)", "control_mem_dropped"),
     *(_block_route(name) for name in BLOCK_CONTROLS),
-    _control("controls_exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
-    _control("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
-    _control("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
-    _control("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
-    _control("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
-    _control("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
+    _control_row("controls_exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
+    _control_row("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
+    _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
+    _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
+    _control_row("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
+    _control_row("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
              (_ODD_F6,), METHODS, "SPEC 7.1"),
-    _control("controls_rows", NODE_CONTROL, "control_node_counts", (_ODD_F6,), METHODS, "SPEC 7"),
-    _control("controls_rows", OCCAM_CONTROL, "control_occam", (_ODD_F6,), ("exact",), "SPEC 7"),
+    _control_row("controls_rows", NODE_CONTROL, "control_node_counts", (_ODD_F6,), METHODS, "SPEC 7"),
+    _control_row("controls_rows", OCCAM_CONTROL, "control_occam", (_ODD_F6,), ("exact",), "SPEC 7"),
     _unseen("block route: hat read per node", "control_hat_per_node", (_PAIR, _TWO_PAIRS)),
     _unseen("block route: hat on an order-6 block with nu = 2", "control_hat_nu2", (_PAIR, _TWO_PAIRS)),
     _unseen("block route: unbalanced nodes", "control_unbalanced", (_PAIR,)),
@@ -122,7 +122,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     :data:`CONTROL_ROWS`.
 
     Groups with a pair ``k != -k`` get the block controls; the two z_M controls
-    run up to order :data:`MEM_CONTROL_MAX_ORDER` and on every group where each
+    run up to order :data:`cogo.proofs.controls_constructions.MEM_CONTROL_MAX_ORDER` and on every group where each
     nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
 
     Returns

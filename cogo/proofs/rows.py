@@ -50,13 +50,7 @@ class Row:
         return getattr(importlib.import_module(self.module), self.body)
 
     def applies(self, G: Any) -> bool:
-        """Whether every condition of ``requires`` holds for the group ``G``.
-
-        Returns
-        -------
-        bool
-            True when the row runs on ``G``.
-        """
+        """Whether every condition of ``requires`` holds for the group ``G``."""
         return all(pred(G) for pred, _ in self.requires)
 
     def why_not(self, G: Any) -> str:
