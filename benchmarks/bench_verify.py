@@ -33,7 +33,7 @@ from _common import machine_info, write_json  # noqa: E402
 
 from cogo.solvers.constructions import f6_design, f46_design  # noqa: E402
 from cogo.proofs import registry as R  # noqa: E402
-from cogo.proofs import theorems as T  # noqa: E402
+from cogo.proofs import theorems_optimality as TO  # noqa: E402
 
 
 def _load() -> list:
@@ -66,7 +66,7 @@ def _cli(orders: list, out: dict) -> None:
 def _rows(orders: list, out: dict, path: str) -> None:
     out["rows"] = {}
     for n in orders:
-        T.clear_caches()
+        TO.clear_caches()
         load = _load()
         cpu: dict = {}
         last = [time.process_time()]
@@ -101,7 +101,7 @@ def _rows(orders: list, out: dict, path: str) -> None:
 
 def _certificates(dmax: int, out: dict) -> None:
     ds = list(range(3, dmax + 1, 2))
-    T.clear_caches()
+    TO.clear_caches()
     per: dict = {}
     ok = True
     t0 = time.perf_counter()
@@ -109,7 +109,7 @@ def _certificates(dmax: int, out: dict) -> None:
         row = {}
         for kind in ("f6", "f46"):
             t1 = time.perf_counter()
-            ok &= T.optimality(d, kind, "exact").passed
+            ok &= TO.optimality(d, kind, "exact").passed
             row[kind] = round(time.perf_counter() - t1, 3)
         per[str(d)] = row
     total = time.perf_counter() - t0
@@ -123,7 +123,7 @@ def _certificates_split(ds: list, out: dict) -> None:
     """The same certificates, construction and certificate timed apart (``--split``)."""
     from cogo.solvers import constructions as C
 
-    T.clear_caches()
+    TO.clear_caches()
     C.clear_caches()      # the construction memos start empty here too (they fill up over the orders)
     build = {"f6": 0.0, "f46": 0.0}
     cert = {"f6": 0.0, "f46": 0.0}
@@ -133,7 +133,7 @@ def _certificates_split(ds: list, out: dict) -> None:
             t1 = time.perf_counter()
             net = fn(d, seed=1, exact=True)
             t2 = time.perf_counter()
-            ok_split &= T.optimality(d, kind, "exact", net=net).passed
+            ok_split &= TO.optimality(d, kind, "exact", net=net).passed
             build[kind] += t2 - t1
             cert[kind] += time.perf_counter() - t2
     out["certificates_split"] = {"construction_seconds": build, "certificate_seconds": cert,
@@ -163,17 +163,17 @@ def _certificates_cold(ds: list, out: dict) -> None:
     ok_cold = True
     for d in ds:
         for mk in (f6_design, f46_design):
-            T.clear_caches()
-            ok_cold &= T.block_certificate(mk(d, exact=True)).optimal
+            TO.clear_caches()
+            ok_cold &= TO.block_certificate(mk(d, exact=True)).optimal
     cold = time.perf_counter() - t0
     out["certificates_cold"] = {"total_seconds": cold, "all_passed": ok_cold,
                                 "note": "design certificates only, caches cleared before each design"}
     print(f"same design certificates with cold caches per design: {cold:.2f} s, all passed: {ok_cold}")
 
-    T.clear_caches()
+    TO.clear_caches()
     t0 = time.perf_counter()
-    ok_seed = T.block_certificate(f6_design(23, seed=1, exact=True)).optimal and \
-        T.block_certificate(f46_design(23, seed=1, exact=True)).optimal
+    ok_seed = TO.block_certificate(f6_design(23, seed=1, exact=True)).optimal and \
+        TO.block_certificate(f46_design(23, seed=1, exact=True)).optimal
     out["certificate_seeded_d23"] = {"seconds": time.perf_counter() - t0, "all_passed": ok_seed}
     print(f"seeded designs at d=23 (one block type per frequency): "
           f"{out['certificate_seeded_d23']['seconds']:.2f} s, all passed: {ok_seed}")

@@ -3,7 +3,7 @@
     python benchmarks/li2_row3_sweep.py [--max-order 64] [--jsonl /tmp/li2_row3.jsonl] [--out benchmarks/results/li2_row3_sweep.json]
 
 Needs the ``gap`` extra (``pip install "passagemath-gap>=10.4" "passagemath-gap-pkg-smallgrp-data>=10.4"``).
-For each order ``n = 2 .. max-order`` and each ``SmallGroup(n, i)``, :func:`cogo.li2.theorems.theorem3` runs
+For each order ``n = 2 .. max-order`` and each ``SmallGroup(n, i)``, :func:`cogo.li2.reconstruction.theorem3` runs
 (the row of ``cogo verify --theory li2``: 2 x SPEC 9's ``K = 2 sum_k m_k^2 d_k^2`` nodes at maxima, the
 reconstruction residual, then the control without one component); one JSON line per group is appended to
 ``--jsonl`` as it finishes, so an interrupted sweep resumes where it stopped.  ``--out`` summarizes the lines
@@ -31,7 +31,7 @@ def _done(jsonl: Path) -> dict:
 
 def sweep(max_order: int, jsonl: Path) -> None:
     from cogo.algebra.smallgroups import _libgap
-    from cogo.li2.theorems import theorem3
+    from cogo.li2.reconstruction import theorem3
 
     lib = _libgap()
     done = _done(jsonl)

@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline", type=float, default=0.0, help="stop starting mutants after this Unix time")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation_sample.json"))
     args = ap.parse_args(argv)
-    from cogo.proofs import theorems as T
+    from cogo.proofs import theorems_optimality as TO
 
     group = int(args.group) if args.group.isdigit() else args.group
     rng = random.Random(args.seed)
@@ -178,14 +178,14 @@ def main(argv=None) -> int:
             t = time.time()
             try:
                 _install(owner, fname, mutated, module, undo)
-                T.clear_caches()
+                TO.clear_caches()
                 outcome = _verdict(group, args.timeout)
             except Exception as exc:  # the mutant does not even compile or install: not counted
                 outcome = f"not installed: {type(exc).__name__}: {exc}"
             finally:
                 for tgt, attr, obj in reversed(undo):
                     setattr(tgt, attr, obj)
-                T.clear_caches()
+                TO.clear_caches()
             row = {"module": name, "function": fname, "line": getattr(d, "lineno", 0), "change": change,
                    "killed_by": outcome, "killed": outcome is not None and not outcome.startswith("not installed"),
                    "seconds": round(time.time() - t, 1), "sites_in_module": len(sites)}

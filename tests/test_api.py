@@ -54,9 +54,9 @@ def test_verify_checkpoint_rejects_a_non_optimizer(tmp_path):
 
 
 def test_verify_is_still_the_package():
-    import cogo.proofs.theorems
+    import cogo.proofs.theorems_optimality
 
-    assert cogo.proofs.theorems is cogo.proofs.theorems and callable(cogo.verify)
+    assert cogo.proofs.theorems_optimality is cogo.proofs.theorems_optimality and callable(cogo.verify)
     assert cogo.proofs.run_all is cogo.proofs.registry.run_all
 
 

@@ -1,7 +1,7 @@
 """The catalogue registry (cogo.catalogue): one record per family, and everything else loops over it.
 
 The toy family below is added in one place -- a `Family` and a `Product` registered for the duration of a
-test -- without touching classify.py, report.py or theorems.py, and is then fitted, named, nearest-fitted and
+test -- without touching classify.py, report.py or theorems_zero_sets.py, and is then fitted, named, nearest-fitted and
 reported through the path a user takes (a real-weight checkpoint read by `classify_checkpoint`, the text and
 JSON reports, the angle histograms).  Expected values are written by hand from the toy's definition.
 """
@@ -136,14 +136,14 @@ def test_the_tables_come_from_the_catalogue_only():
     """The old module-level tables (classify.FACTOR_NAMES, report.ANGLE_PARAMS, ...) are gone: one registry."""
     import cogo.analysis.classify as C
     import cogo.analysis.report as R
-    import cogo.proofs.theorems as T
+    import cogo.proofs.theorems_zero_sets as TZ
     from cogo import catalogue
 
     assert catalogue.factor_names() == ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")
     assert catalogue.block_types()[:3] == ("z_nu * z_syn", "z_nu=i * z_syn,ab", "z_nu=i * z_xi")
     assert catalogue.angle_params() == {"nu": "z_nu", "xi": "z_xi", "alpha": "z_syn,ab", "beta": "z_syn,ab"}
-    assert len(T.construction_blocks()) == 3
-    for mod, name in ((C, "FACTOR_NAMES"), (C, "BLOCK_TYPES"), (R, "ANGLE_PARAMS"), (T, "CONSTRUCTION_BLOCKS")):
+    assert len(TZ.construction_blocks()) == 3
+    for mod, name in ((C, "FACTOR_NAMES"), (C, "BLOCK_TYPES"), (R, "ANGLE_PARAMS"), (TZ, "CONSTRUCTION_BLOCKS")):
         assert not hasattr(mod, name), f"{mod.__name__}.{name}"
 
 

@@ -1,5 +1,5 @@
 """`cogo verify --every-order`: relations modulo d, character sums with d symbolic, the block and z_M proofs, their
-controls, and agreement with the per-order proofs (cogo.proofs.theorems.optimality) at several orders per case."""
+controls, and agreement with the per-order proofs (cogo.proofs.theorems_optimality.optimality) at several orders per case."""
 import cmath
 import itertools
 import json
@@ -14,13 +14,14 @@ from cogo.algebra import real_loss
 from cogo.algebra.spec import parse_group
 from cogo.cli import main
 from cogo.solvers.constructions import z_F46
-from cogo.proofs import controls as controls_mod
+from cogo.proofs import controls_block_route as KB
+from cogo.proofs import controls_constructions as KC
 from cogo.proofs import every_order as E
 from cogo.proofs import every_order_mem as EM
 from cogo.proofs import every_order_models as M
 from cogo.proofs import every_order_run as R
 from cogo.proofs.collisions import D, Bracket, Unresolved, character_sum, form, relation_set, sum_over
-from cogo.proofs.theorems import optimality
+from cogo.proofs.theorems_optimality import optimality
 
 
 # --------------------------------------------------------------------------- relations modulo d
@@ -102,9 +103,9 @@ def test_mem_is_optimal_and_its_controls_have_the_hand_losses_at_every_order():
     assert (res["l_k"], res["loss"], res["brackets left by the sums"]) == (-1, 0, ["[k = 0]: 0 as k != 0"])
     doubled = EM.mem_loss(2)["loss"]
     dropped = EM.mem_loss(1, True)["loss"]
-    for n in range(2, 12):   # the closed forms of cogo.proofs.controls (by hand, another module)
-        assert Fraction(str(doubled.subs(D, n))) == controls_mod._mem_doubled_expect(parse_group(n))[0]
-        assert Fraction(str(dropped.subs(D, n))) == controls_mod._mem_dropped_expect(parse_group(n))[0]
+    for n in range(2, 12):   # the closed forms of cogo.proofs.controls_constructions (by hand, another module)
+        assert Fraction(str(doubled.subs(D, n))) == KC._mem_doubled_expect(parse_group(n))[0]
+        assert Fraction(str(dropped.subs(D, n))) == KC._mem_dropped_expect(parse_group(n))[0]
 
 
 def test_mem_with_a_wrong_root_of_unity_is_not_proven():
@@ -169,13 +170,13 @@ def test_coverage_finds_a_missing_order():
 def test_block_control_closed_forms_agree_with_the_controls_module():
     for n in range(5, 40, 2):
         G = parse_group(n)
-        want = {"z_F4/6 without the hat correction": controls_mod._uncorrected_expect(G),
-                "z_nu blocks": controls_mod._z_nu_expect(G),
-                "z_syn blocks": (controls_mod._hand_loss(G, Fraction(-1, 2)), ["R_*"]),
-                "order-4 blocks without hat": controls_mod._order4_expect(G),
-                "z_nu(1) * z_xi(1, +1) blocks": (controls_mod._hand_loss(G, Fraction(0)), ["R_c"]),
+        want = {"z_F4/6 without the hat correction": KC._uncorrected_expect(G),
+                "z_nu blocks": KC._z_nu_expect(G),
+                "z_syn blocks": (KB._hand_loss(G, Fraction(-1, 2)), ["R_*"]),
+                "order-4 blocks without hat": KC._order4_expect(G),
+                "z_nu(1) * z_xi(1, +1) blocks": (KB._hand_loss(G, Fraction(0)), ["R_c"]),
                 "z_F4/6 with every hat value tripled":
-                    (controls_mod.BLOCK_CONTROLS["block route: hat gamma tripled"][2](G), ["R_n"])}
+                    (KB.BLOCK_CONTROLS["block route: hat gamma tripled"][2](G), ["R_n"])}
         for name, (value, conds) in want.items():
             assert Fraction(str(M.CONTROL_EXPECT[name][1].subs(D, n))) == value, (name, n)
             assert M.CONTROL_EXPECT[name][2] == conds, name

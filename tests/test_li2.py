@@ -3,6 +3,7 @@
 Expected values are SPEC 9's (E* = M/16 for a complex pair, M/8 for a real irrep,
 with unit-norm inputs) or derived by hand in the comments, never by the code under test.
 """
+import importlib
 import json
 import math
 
@@ -213,8 +214,9 @@ def test_each_row_runs_or_is_skipped_with_its_reason(group, method, monkeypatch)
     """run_li2 and skipped_li2 are two queries over LI2_THEOREMS: every row of the method is run or listed, not both."""
     calls = []
     for row in T.LI2_THEOREMS:   # stub bodies: which rows run is the registry's answer, not the maths'
-        monkeypatch.setattr(T, row.body, lambda G, *a, _b=row.body, **k: calls.append(_b) or T.TheoremResult(
-            name=_b, method="numeric", statement="", passed=True, residual=0.0, seconds=0.0))
+        monkeypatch.setattr(importlib.import_module(row.module), row.body,
+                            lambda G, *a, _b=row.body, **k: calls.append(_b) or T.TheoremResult(
+                                name=_b, method="numeric", statement="", passed=True, residual=0.0, seconds=0.0))
     monkeypatch.setattr(T, "_ascent_run", lambda G, starts, seed: "a run")
     rows = T.run_li2(group, method)
     assert [r.name for r in rows] == calls

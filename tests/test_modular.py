@@ -9,9 +9,10 @@ from cogo.algebra import fourier_loss, parse_group, published_loss
 from cogo.algebra.cyclotomic import CycNumber, exact_real_loss, fourier_network
 from cogo.algebra.modular import ModCyc, ModularField, ModulusTooSmall, fourier_network_modular, modular_field
 from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
-from cogo.proofs import controls as K
-from cogo.proofs import theorems as T
-from cogo.proofs.certificates import mem_certificate
+from cogo.proofs import controls_rows as KR
+from cogo.proofs import theorems_loss as TLS
+from cogo.proofs import theorems_optimality as TO
+from cogo.proofs.mem_certificate import mem_certificate
 from cogo.proofs.character_sums import _table_ok, character_rows, mem_certificate_inversion
 
 
@@ -40,8 +41,8 @@ def test_fourier_loss_modular_equals_reference_and_real_loss(g):
     G = parse_group(g)
     rng = np.random.default_rng(7)
     n = G.order
-    Wa, Wb = T._int_weights(rng, 3, n), T._int_weights(rng, 3, n)
-    Wc = T._int_weights(rng, 3, n).T.copy()
+    Wa, Wb = TLS._int_weights(rng, 3, n), TLS._int_weights(rng, 3, n)
+    Wc = TLS._int_weights(rng, 3, n).T.copy()
     ref, mod = fourier_network(Wa, Wb, Wc, G), fourier_network_modular(Wa, Wb, Wc, G)
     real = exact_real_loss(Wa, Wb, Wc, G)
     assert fourier_loss(mod) == real and fourier_loss(mod).to_rational() == fourier_loss(ref).to_rational() == real
@@ -107,16 +108,14 @@ def test_bound_is_tracked_through_sums_and_products():
 
 
 def test_row3_enlarges_a_too_small_modulus(monkeypatch):
-    monkeypatch.setattr(T, "DEFAULT_BITS", 8)  # far too small: the row must enlarge it, never guess
-    r = T.loss_decomposition(11)
+    monkeypatch.setattr(TLS, "DEFAULT_BITS", 8)  # far too small: the row must enlarge it, never guess
+    r = TLS.loss_decomposition(11)
     assert r.passed and int(r.details["modulus"].split(", ")[1].split()[0]) > 40
 
 
 def test_row3_fails_for_a_wrong_loss(monkeypatch):
-    import cogo.proofs.theorems as TT
-
-    monkeypatch.setattr(TT, "fourier_loss", lambda z: fourier_loss(z) + Fraction(1, 1000))
-    r = T.loss_decomposition(7)
+    monkeypatch.setattr(TLS, "fourier_loss", lambda z: fourier_loss(z) + Fraction(1, 1000))
+    r = TLS.loss_decomposition(7)
     assert not r.passed and r.residual > 0
 
 
@@ -154,7 +153,7 @@ def test_inversion_declines_rows_that_are_not_characters_and_the_row_falls_back(
     E[2, 3, :] = (E[2, 3, :] + 1) % 7  # c at one frequency rotated: no longer a character in any node
     bad = RootOfUnityNetwork(Ua.group, E, 7)
     assert character_rows(bad) is None and mem_certificate_inversion(bad, Ub) is None
-    r = T.optimality(7, "mem", "exact", factors=(bad, Ub))
+    r = TO.optimality(7, "mem", "exact", factors=(bad, Ub))
     assert not r.passed and "R_g" in r.details["failing_conditions"] and "Z[zeta_L]" in r.details["route"]
     assert "routes agree" not in r.details
 
@@ -173,11 +172,11 @@ def test_phase_table_premises_are_checked():
 
 
 def test_routes_cross_checked_up_to_31_and_a_disagreement_fails(monkeypatch):
-    r = T.optimality(23, "mem", "exact")
+    r = TO.optimality(23, "mem", "exact")
     assert r.passed and r.details["routes agree"] is True
-    above = T.optimality(37, "mem", "exact")
+    above = TO.optimality(37, "mem", "exact")
     assert above.passed and "routes agree" not in above.details and "inversion" in above.details["route"]
-    assert K.control_mem_certificate(37).status == "CAUGHT"
+    assert KR.control_mem_certificate(37).status == "CAUGHT"
     # a reference route that certifies everything: the row and its control must both fail
-    monkeypatch.setattr(T, "mem_certificate", lambda a, b: mem_certificate_inversion(*mem_factors(a.group)))
-    assert K.control_mem_certificate(11).status != "CAUGHT"
+    monkeypatch.setattr(TO, "mem_certificate", lambda a, b: mem_certificate_inversion(*mem_factors(a.group)))
+    assert KR.control_mem_certificate(11).status != "CAUGHT"

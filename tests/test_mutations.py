@@ -26,15 +26,23 @@ import cogo.solvers.constructions as cons_mod
 import cogo.catalogue.partial as partial_mod
 from cogo.algebra import modular as modular_mod
 from cogo.proofs import certificates as cert_mod
+from cogo.proofs import design_reader as reader_mod
+from cogo.proofs import mem_certificate as mem_cert_mod
 from cogo.proofs import collisions as collisions_mod
 from cogo.proofs import character_sums as charsum_mod
-from cogo.proofs import controls as controls_mod
+from cogo.proofs import controls_block_route as block_controls_mod
+from cogo.proofs import controls_constructions as controls_mod
 from cogo.proofs import every_order as every_mod
 from cogo.proofs import every_order_run as every_run_mod
 from cogo.proofs import controls_unseen as unseen_mod
 from cogo.proofs import formal as formal_mod
 import cogo.proofs.registry as registry
-from cogo.proofs import theorems as T
+from cogo.proofs import theorems_laws as TL
+from cogo.proofs import theorems_loss as TLS
+from cogo.proofs import theorems_node_counts as TN
+from cogo.proofs import theorems_occam as TOC
+from cogo.proofs import theorems_optimality as TO
+from cogo.proofs import theorems_zero_sets as TZ
 from cogo.proofs import zero as zero_mod
 
 
@@ -116,7 +124,7 @@ MUTANTS = [
 # The proof machinery itself (issue 27): the exact zero test, the block-route certificate, the design reader and
 # its Hermitian check, the formal indeterminates, the controls' expected values and the consistency rows.  Each
 # is a small edit a developer could make; `cogo verify --group 23 --exact` must fail with it (mostly through the
-# negative controls that show this machinery wrong inputs, cogo.proofs.controls).
+# negative controls that show this machinery wrong inputs, cogo.proofs.controls_*).
 MUTANTS += [
     ("zero test: nonzero constants read as zero", zero_mod, "_decide_constant",
      [("return all(v.is_zero() for v in groups.values()) if groups else True", "return True")], True),
@@ -151,14 +159,14 @@ MUTANTS += [
      [("rn = rn + scale * V[\"|a|^2 + |b|^2\"]", "rn = rn")], False),
     ("block route: the hat's R_n term dropped (fast route)", cert_mod, "_frequency_terms_cyc",
      [("rn = rn + V[\"|a|^2\"] + V[\"|b|^2\"]", "rn = rn + V[\"|a|^2\"]")], False),
-    ("optimality: z_M's certificate answers for every construction", T, "optimality",
+    ("optimality: z_M's certificate answers for every construction", TO, "optimality",
      [("if construction == \"mem\" and net is None and design is None:",
        "if construction == \"mem\" or net is None or design is None:")], False),
-    ("design reader: a node outside its pair is accepted", cert_mod, "design_from_network",
+    ("design reader: a node outside its pair is accepted", reader_mod, "design_from_network",
      [("            if supp <= allowed:", "            if True:")], True),
-    ("design reader: Hermitian check always passes", cert_mod, "_hermitian_pair",
+    ("design reader: Hermitian check always passes", reader_mod, "_hermitian_pair",
      [("    if not use_cache:\n        return is_zero_exact(y - cj(x))", "    if True:\n        return True")], True),
-    ("design reader: Hermitian check compares without conjugation", cert_mod, "_hermitian_pair",
+    ("design reader: Hermitian check compares without conjugation", reader_mod, "_hermitian_pair",
      [("    if not use_cache:\n        return is_zero_exact(y - cj(x))",
        "    if True:\n        return is_zero_exact(y - cj(x)) or is_zero_exact(y - x)")], True),
     ("formal: complex indeterminates made real", formal_mod.FormalVariables, "new",
@@ -167,28 +175,28 @@ MUTANTS += [
      [("p = int(sympy.nextprime(self._next - 1))", "p = int(sympy.nextprime(1))")], True),
     ("formal: product adds coefficients", formal_mod.Formal, "__mul__",
      [("return Formal({m1 * m2: c1 * c2})", "return Formal({m1 * m2: c1 + c2})")], True),
-    ("controls: closed form of the block controls with s for P", controls_mod, "_hand_loss",
+    ("controls: closed form of the block controls with s for P", block_controls_mod, "_hand_loss",
      [("P, _ = _counts(G)", "_, P = _counts(G)")], True),
     # s (self-conjugate non-zero frequencies) is read as a truth value only: on an even group it is >= 1 with or
     # without the defect, so the mutant is equivalent there and is run on Z_23 (s = 0 against P) alone
     ("controls: count of self-conjugate frequencies off by P", controls_mod, "_counts",
      [("return P, G.order - 1 - 2 * P", "return P, G.order - 1 - P")], False),
-    ("node counts: the comparison always passes", T, "node_counts",
+    ("node counts: the comparison always passes", TN, "node_counts",
      [("verdict[title.split(\" (\")[0]] = bool(total == exp_total and per == exp_per)",
        "verdict[title.split(\" (\")[0]] = True")], False),
-    ("node counts: the count taken from the design, not the network", T, "node_counts",
+    ("node counts: the count taken from the design, not the network", TN, "node_counts",
      [("nt = (nets or {}).get(kind) or d.to_network()", "nt = d.to_network()")], False),
     # the z_M entry of row 7 (cosmic-ray's surviving `==` -> `is not`): killed by the z_M node-count control
-    ("node counts: z_M's node count compared by identity", T, "_mem_onehot_exact",
+    ("node counts: z_M's node count compared by identity", TN, "_mem_onehot_exact",
      [("return q == n * n and all(o[0] for o in onehot) and where_ok, q",
        "return q is not n * n and all(o[0] for o in onehot) and where_ok, q")], True),
-    ("node counts: z_M's one-hot positions compared by identity", T, "_mem_onehot_exact",
+    ("node counts: z_M's one-hot positions compared by identity", TN, "_mem_onehot_exact",
      [("where_ok = (onehot[0][1] == j1.tolist()", "where_ok = (onehot[0][1] is not j1.tolist()")], True),
     # cosmic-ray's sample (docs/verify.md): the family proof of another construction, and z_M's certificate
     # accumulating nothing; killed by row 6's statement list and by the control handing z_M a moved node
-    ("optimality: the family proof of f46 answered by f6-ab's", T, "family_certificate",
+    ("optimality: the family proof of f46 answered by f6-ab's", TO, "family_certificate",
      [("    elif kind == \"f6-ab\":", "    elif kind != \"f6-ab\":")], False),
-    ("z_M certificate: no k1 accumulated", cert_mod, "mem_certificate",
+    ("z_M certificate: no k1 accumulated", mem_cert_mod, "mem_certificate",
      [("    for k1 in range(n):", "    for k1 in []:")], True),
     # issue 41's fast routes: the z_M certificate by Fourier inversion (killed by the cross-check against the
     # Z[zeta_L] route up to order 31) and the multi-modular scalars of row 3 (killed by row 3 itself)
@@ -202,11 +210,11 @@ MUTANTS += [
      [("o._red() * F.scalar(f2)", "o._red()")], True),
     # row 5's union check turned around: with the right catalogue the sets are equal, so only the control that
     # hands row 5 a wrong catalogue (membership row: z_nu with its second c doubled) can kill it
-    ("membership: union check turned around", T, "membership_table",
+    ("membership: union check turned around", TZ, "membership_table",
      [("union_ok = all(set(need) <= (z1 | z2)", "union_ok = all(set(need) >= (z1 | z2)")], True),
-    ("Occam: balance always passes", T, "_occam_exact",
+    ("Occam: balance always passes", TOC, "_occam_exact",
      [("checks[\"z' balanced (exact)\"] = _balanced_exact(d)", "checks[\"z' balanced (exact)\"] = True")], False),
-    ("Occam: optimality of z' not checked", T, "_occam_exact",
+    ("Occam: optimality of z' not checked", TOC, "_occam_exact",
      [("checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = cert.optimal",
        "checks[\"z' = z_F6 certified optimal (exact loss 0)\"] = True")], False),
 ]
@@ -215,7 +223,7 @@ pot_mod = importlib.import_module("cogo.algebra.potentials")  # (cogo.algebra.po
 #: Defects in the inputs no control built before cogo.proofs.controls_unseen (issue 38): each with the control
 #: that must catch it on its own, and the group it is shown there -- (id, owner, attribute, edits, control, group).
 UNSEEN_MUTANTS = [
-    ("reader: a vector hat read as its first value", cert_mod, "_read_blocks",
+    ("reader: a vector hat read as its first value", reader_mod, "_read_blocks",
      [("ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)", "ext[k2] = col[0]")],
      "control_hat_per_node", 7),
     ("Q(zeta_L) route: a vector hat read as its first value", cert_mod, "_frequency_terms_cyc",
@@ -238,7 +246,7 @@ UNSEEN_MUTANTS = [
     ("CycNumber.to_rational: every number rational", cyc_mod.CycNumber, "to_rational",
      [("return Fraction(c[0], D) if not any(c[1:]) else None", "return Fraction(c[0], D)")],
      "control_irrational_loss", 7),
-    ("z_M certificate: R_c skips the zero frequency k2 = 0", cert_mod, "mem_certificate",
+    ("z_M certificate: R_c skips the zero frequency k2 = 0", mem_cert_mod, "mem_certificate",
      [('note("R_c", P[:, 1:])', 'note("R_c", P[1:, 1:])')], "control_mem_zero_frequency", 5),
     ("zero test: an undecidable polynomial coefficient read as zero", zero_mod, "_decide_polynomial",
      [("        if d is None:\n            out = None\n", "")], "control_zero_test_unseen", 7),
@@ -289,7 +297,7 @@ def _killed(group, method) -> str | None:
 @pytest.mark.parametrize("mid,owner,attr,edits,even", MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_mutant_is_killed_on_z23(mid, owner, attr, edits, even, monkeypatch):
     """`cogo verify --group 23 --exact` (``both`` for the float-scale mutant) reports a FAIL or MISSED row."""
-    T.clear_caches()  # no certificate cached by an earlier (unmutated or other) run may answer for this mutant
+    TO.clear_caches()  # no certificate cached by an earlier (unmutated or other) run may answer for this mutant
     _mutate(monkeypatch, owner, attr, edits)
     assert _killed(23, "both" if mid in NUMERIC_ONLY else "exact") is not None, f"mutant survived on Z_23: {mid}"
 
@@ -298,7 +306,7 @@ def test_mutant_is_killed_on_z23(mid, owner, attr, edits, even, monkeypatch):
 @pytest.mark.parametrize("mid,owner,attr,edits,even", [m for m in MUTANTS if m[4]],
                          ids=[m[0] for m in MUTANTS if m[4]])
 def test_mutant_is_killed_on_z24(mid, owner, attr, edits, even, monkeypatch):
-    T.clear_caches()
+    TO.clear_caches()
     _mutate(monkeypatch, owner, attr, edits)
     assert _killed(24, "both") is not None, f"mutant survived on Z_24: {mid}"
 
@@ -307,10 +315,10 @@ def test_mutant_is_killed_on_z24(mid, owner, attr, edits, even, monkeypatch):
 #: instead of their n^2-node product): killed on Z_35 (exact). From cosmic-ray's sample of the current code
 #: (`and` -> `or` in the structure check: U_a's zero b row alone passed it).
 MUTANTS_ABOVE_31 = [
-    ("node counts above 31: z_M's structure check passed by U_a's b row alone", T, "_mem_onehot_exact",
+    ("node counts above 31: z_M's structure check passed by U_a's b row alone", TN, "_mem_onehot_exact",
      [("structure = (not np.any(Ua.E[1] % L) and not np.any(Ub.E[0] % L)",
        "structure = (not np.any(Ua.E[1] % L) or not np.any(Ub.E[0] % L)")]),
-    ("node counts above 31: z_M's c rows not compared with the phase of j1 + j2", T, "_mem_onehot_exact",
+    ("node counts above 31: z_M's c rows not compared with the phase of j1 + j2", TN, "_mem_onehot_exact",
      [("and np.array_equal((Ua.E[2][:, :, None] + Ub.E[2][:, None, :]) % L, ph[:, G.add_table]))",
        "and True)")]),
 ]
@@ -320,14 +328,14 @@ MUTANTS_ABOVE_31 = [
 @pytest.mark.parametrize("mid,owner,attr,edits", MUTANTS_ABOVE_31, ids=[m[0] for m in MUTANTS_ABOVE_31])
 def test_mutant_is_killed_on_z35(mid, owner, attr, edits, monkeypatch):
     """`cogo verify --group 35 --exact` reports a FAIL or MISSED row."""
-    T.clear_caches()
+    TO.clear_caches()
     _mutate(monkeypatch, owner, attr, edits)
     assert _killed(35, "exact") is not None, f"mutant survived on Z_35: {mid}"
 
 
 def test_unmutated_library_passes_until_the_end_of_a_fast_prefix():
     # the harness itself: without a mutant, the first rows pass (a killed mutant is not an artefact)
-    rows = [T.semiring_laws(23, "exact"), T.loss_decomposition(23, "exact"), T.optimality(23, "mem", "exact")]
+    rows = [TL.semiring_laws(23, "exact"), TLS.loss_decomposition(23, "exact"), TO.optimality(23, "mem", "exact")]
     assert all(r.passed for r in rows)
 
 
@@ -359,7 +367,7 @@ EVERY_ORDER_MUTANTS = [
 @pytest.mark.parametrize("mid,owner,attr,edits", EVERY_ORDER_MUTANTS, ids=[m[0] for m in EVERY_ORDER_MUTANTS])
 def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
     """`cogo verify --every-order` reports a construction not proven or a control MISSED."""
-    T.clear_caches()
+    TO.clear_caches()
     cons_mod.clear_caches()
     _mutate(monkeypatch, owner, attr, edits)
     try:
@@ -370,10 +378,10 @@ def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
 @pytest.mark.parametrize("mid,owner,attr,edits,control,group", UNSEEN_MUTANTS, ids=[m[0] for m in UNSEEN_MUTANTS])
 def test_unseen_control_catches_its_mutant(mid, owner, attr, edits, control, group, monkeypatch):
     """Each control of cogo.proofs.controls_unseen is CAUGHT on the library and MISSED with its defect injected."""
-    T.clear_caches()
+    TO.clear_caches()
     fn = getattr(unseen_mod, control)
     assert fn(group).passed, f"{control} must be CAUGHT on the unmutated library (Z_{group})"
-    T.clear_caches()
+    TO.clear_caches()
     _mutate(monkeypatch, owner, attr, edits)
     r = fn(group)
     assert r.status == "MISSED", f"{control} did not notice: {mid}"

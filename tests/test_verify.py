@@ -17,9 +17,18 @@ from cogo.solvers import constructions as C
 from cogo.catalogue.partial import PartialSolution, z_nu
 from cogo.algebra.cyclotomic import Cyclotomic
 from cogo.proofs import certificates as CE
-from cogo.proofs import controls as K
+from cogo.proofs import controls_block_route as KB
+from cogo.proofs import controls_constructions as KC
+from cogo.proofs import controls_rows as KR
+from cogo.proofs import design_reader as DR
+from cogo.proofs import mem_certificate as MC
 from cogo.proofs import registry as R
-from cogo.proofs import theorems as T
+from cogo.proofs import theorems_laws as TL
+from cogo.proofs import theorems_loss as TLS
+from cogo.proofs import theorems_node_counts as TN
+from cogo.proofs import theorems_occam as TOC
+from cogo.proofs import theorems_optimality as TO
+from cogo.proofs import theorems_zero_sets as TZ
 from cogo.proofs.results import TheoremResult, all_ok, format_table, results_to_json
 
 
@@ -52,7 +61,7 @@ def test_controls_report_condition_and_loss(results_3x5):
     by = {(r.name, r.method): r for r in results_3x5 if r.negative_control}
     unc = by[("z_F4/6 without hat correction", "exact")]
     assert unc.details["failing_conditions"] == ["R_n"]
-    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls)
+    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls_constructions)
     assert unc.details["loss"] == "8/5" and unc.details["expected_loss"] == "8/5"
     assert by[("z_F4/6 without hat correction", "numeric")].details["loss"] == pytest.approx(1.6, rel=1e-12)
     assert by[("z_nu blocks", "exact")].details["failing_conditions"] == ["R_c"]
@@ -84,9 +93,9 @@ def test_run_all_rejects_bad_method():
     with pytest.raises(ValueError):
         R.run_all(5, "fuzzy")
     with pytest.raises(ValueError):
-        T.optimality(5, "f6", "approx")
+        TO.optimality(5, "f6", "approx")
     with pytest.raises(ValueError):
-        T.optimality(5, "f8", "exact")
+        TO.optimality(5, "f8", "exact")
 
 
 # --------------------------------------------------------------------------- each checker catches a broken object
@@ -101,17 +110,17 @@ def _broken_mul(self, other):
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_semiring_checker_catches_broken_product(method, monkeypatch):
-    assert T.semiring_laws(5, method).passed
+    assert TL.semiring_laws(5, method).passed
     monkeypatch.setattr(Network, "__mul__", _broken_mul)
-    r = T.semiring_laws(5, method)
+    r = TL.semiring_laws(5, method)
     assert not r.passed and not r.details["laws"]["(x*y)*w = x*(y*w)"] and r.residual > 0
 
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_homomorphism_checker_catches_non_homomorphism(method, monkeypatch):
-    orig = T.potentials
-    monkeypatch.setattr(T, "potentials", lambda z: orig(z) + 1)
-    r = T.homomorphism(7, method)
+    orig = TL.potentials
+    monkeypatch.setattr(TL, "potentials", lambda z: orig(z) + 1)
+    r = TL.homomorphism(7, method)
     assert not r.passed and not r.details["laws"]["r(*)"] and r.residual > 0
 
 
@@ -128,12 +137,12 @@ def _kron_c_swapped(self, other):
 
 @pytest.mark.parametrize("group", [7, 4, "2x2"])
 def test_rows_1_2_fail_when_kronecker_order_is_swapped_for_c(group, monkeypatch):
-    assert T.semiring_laws(group, "exact").passed and T.homomorphism(group, "exact").passed
+    assert TL.semiring_laws(group, "exact").passed and TL.homomorphism(group, "exact").passed
     monkeypatch.setattr(Network, "__mul__", _kron_c_swapped)
-    r1 = T.semiring_laws(group, "exact")
+    r1 = TL.semiring_laws(group, "exact")
     assert r1.status == "FAIL" and r1.method == "exact"
     assert not r1.details["laws"]["reduction: x*y is the Kronecker product (node j1 q2 + j2)"]
-    r2 = T.homomorphism(group, "exact")
+    r2 = TL.homomorphism(group, "exact")
     assert r2.status == "FAIL" and not r2.details["laws"]["r(*)"]
 
 
@@ -147,8 +156,8 @@ def test_row_2_fails_when_a_potential_conjugates_one_entry(monkeypatch):
         return P._triple(z.a, z.b, np.vectorize(sympy.conjugate, otypes=[object])(z.c) if z.exact
                          else np.conj(z.c), z.exact)
 
-    monkeypatch.setattr(T, "potentials", conj_c)
-    r = T.homomorphism(5, "exact")
+    monkeypatch.setattr(TL, "potentials", conj_c)
+    r = TL.homomorphism(5, "exact")
     laws = r.details["laws"]
     assert r.status == "FAIL" and not laws["r(x) = SPEC 4 sum over nodes (library)"]
     assert laws["r(*)"] and laws["r(+)"]  # the laws alone would not have caught it
@@ -156,22 +165,22 @@ def test_row_2_fails_when_a_potential_conjugates_one_entry(monkeypatch):
 
 
 def test_row_2_fails_when_a_self_potential_drops_a_node(monkeypatch):
-    orig = T.self_potentials
-    monkeypatch.setattr(T, "self_potentials", lambda z, p: orig(z.nodes(range(max(z.q - 1, 1))), p))
-    r = T.homomorphism(5, "exact")
+    orig = TL.self_potentials
+    monkeypatch.setattr(TL, "self_potentials", lambda z, p: orig(z.nodes(range(max(z.q - 1, 1))), p))
+    r = TL.homomorphism(5, "exact")
     assert not r.passed and not r.details["laws"]["r_a(+)"]
 
 
 def test_rows_1_2_are_proofs_on_small_and_product_groups():
     for g in [2, "2x2", 4, 6, "3x5", 7]:
-        r1, r2 = T.semiring_laws(g, "exact"), T.homomorphism(g, "exact")
+        r1, r2 = TL.semiring_laws(g, "exact"), TL.homomorphism(g, "exact")
         assert r1.passed and r1.method == "exact" and "every (p, k)" in r1.statement, g
         assert r2.passed and r2.method == "exact" and r2.details["triples"] == parse_group(g).order ** 3, g
         assert all(r1.details["laws"].values()) and all(r2.details["laws"].values())
 
 
 def test_row_2_above_the_bound_says_instances():
-    r = T.homomorphism(37, "exact")
+    r = TL.homomorphism(37, "exact")
     assert r.passed and r.method == "exact-instances" and r.details["triples"] == 48
     assert "48 of the 50653 frequency triples" in r.statement
 
@@ -194,15 +203,15 @@ def test_formal_polynomials_are_exact():
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_loss_checker_catches_published_form(method, monkeypatch):
-    monkeypatch.setattr(T, "fourier_loss", T.published_loss)
-    r = T.loss_decomposition(5, method)
+    monkeypatch.setattr(TLS, "fourier_loss", TLS.published_loss)
+    r = TLS.loss_decomposition(5, method)
     assert not r.passed
     assert not r.passed and r.residual > 0
 
 
 @pytest.mark.parametrize("group", [23, 24, "3x5", 2])
 def test_loss_decomposition_exact_runs_on_the_named_group(group):
-    r = T.loss_decomposition(group, "exact")
+    r = TLS.loss_decomposition(group, "exact")
     assert r.passed and r.method == "exact-instances"
     G = parse_group(group)
     assert any(k.startswith(f"{G.label}: fourier_loss = exact real-space loss") for k in r.details["checks"])
@@ -219,12 +228,12 @@ def test_composition_checker_catches_broken_product(method, monkeypatch):
         return PartialSolution(self.name, self.a * other, self.b * other, self.c * other)
 
     monkeypatch.setattr(PartialSolution, "__mul__", broken)
-    r = T.composition(None, method)
+    r = TZ.composition(None, method)
     assert not r.passed and r.residual > 0
 
 
 def test_composition_records_rn_counterexample():
-    r = T.composition(None, "exact")
+    r = TZ.composition(None, "exact")
     assert r.passed and r.details["checks"]["R_n sum not inherited (counterexample: R_n(x)=0, R_n(x*y)=-1)"]
 
 
@@ -243,7 +252,7 @@ SPEC7 = {
 
 
 def test_membership_table_derived_from_partial_matches_spec7():
-    r = T.membership_table(None, "exact")
+    r = TZ.membership_table(None, "exact")
     assert r.passed and r.method == "exact"
     comp = r.details["computed"]
     assert set(comp) == set(SPEC7)
@@ -271,7 +280,7 @@ def test_membership_row_fails_when_a_catalogue_factor_changes(method, monkeypatc
         return x
 
     monkeypatch.setattr(P, "z_nu", bad)  # the one definition the catalogue registry builds from
-    r = T.membership_table(None, method)
+    r = TZ.membership_table(None, method)
     assert r.status == "FAIL" and r.residual > 0
     assert not r.details["checks"]["z_F6 block z_syn * z_nu (7.1): union of the factors' zero sets contains the sums "
                                     "it needs"]
@@ -282,7 +291,7 @@ def test_membership_row_fails_on_an_undecided_sum():
     t = sympy.Symbol("t")
     part = PartialSolution("x", np.asarray([t - 2], dtype=object), np.asarray([1], dtype=object),
                            np.asarray([1], dtype=object))
-    r = T.membership_table(None, "exact", factors=[("x", "x", part, lambda e: e, [{t: 2}])])
+    r = TZ.membership_table(None, "exact", factors=[("x", "x", part, lambda e: e, [{t: 2}])])
     assert not r.passed and not r.details["checks"]["x: every sum decided"]
 
 
@@ -295,30 +304,30 @@ def _perturbed_exact_f6(g):
 
 
 def test_optimality_exact_catches_perturbed_network():
-    good = T.optimality(7, "f6", "exact", net=C.z_F6(7, exact=True))
+    good = TO.optimality(7, "f6", "exact", net=C.z_F6(7, exact=True))
     assert good.passed
-    bad = T.optimality(7, "f6", "exact", net=_perturbed_exact_f6(7))
+    bad = TO.optimality(7, "f6", "exact", net=_perturbed_exact_f6(7))
     assert not bad.passed and bad.details["loss_exact"] != "0"
 
 
 def test_optimality_block_route_catches_non_hermitian_and_bad_structure(monkeypatch):
-    monkeypatch.setattr(T, "GENERAL_LOSS_MAX_ORDER", 3)  # force the block route at n = 7
+    monkeypatch.setattr(TO, "GENERAL_LOSS_MAX_ORDER", 3)  # force the block route at n = 7
     net = C.z_F6(7, exact=True)
-    assert T.optimality(7, "f6", "exact", net=net).passed
+    assert TO.optimality(7, "f6", "exact", net=net).passed
     z = net.z.copy()
     z[0, 1, 0] = z[0, 1, 0] + sympy.I / 7  # -k entry no longer the conjugate
-    r = T.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
+    r = TO.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
     assert not r.passed and r.details["structure"]
     z = net.z.copy()
     z[0, 2, 0] = sympy.Integer(1)  # node 0 (a block at k=1) gets an input at k=2
     z[0, 5, 0] = sympy.Integer(1)
-    r = T.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
+    r = TO.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
     assert not r.passed and any("not on one pair" in s for s in r.details["structure"])
 
 
 @pytest.mark.parametrize("kind", ["f6", "f6-ab", "f46"])
 def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
-    dname, nname, _ = T.CONSTRUCTIONS[kind]
+    dname, nname, _ = TO.CONSTRUCTIONS[kind]
     orig_d, orig_n = getattr(C, dname), getattr(C, nname)
 
     def bad_design(G, exact=False, **kw):
@@ -334,13 +343,13 @@ def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
 
     monkeypatch.setattr(C, dname, bad_design)
     monkeypatch.setattr(C, nname, bad_net)
-    assert not T.optimality(11, kind, "exact").passed
-    r = T.optimality(11, kind, "numeric")
+    assert not TO.optimality(11, kind, "exact").passed
+    r = TO.optimality(11, kind, "numeric")
     assert not r.passed and r.residual > 1e-6
 
 
 def test_optimality_catches_uncorrected_design():
-    r = T.optimality(11, "f46", "exact", design=C.f46_design(11, exact=True, corrected=False))
+    r = TO.optimality(11, "f46", "exact", design=C.f46_design(11, exact=True, corrected=False))
     assert not r.passed and r.details["loss_exact"] == "16/11"
 
 
@@ -349,24 +358,24 @@ def test_optimality_numeric_catches_perturbed_network():
     z = net.z.copy()
     z[0, 1, 2] *= 1.001
     z[0, 8, 2] = np.conj(z[0, 1, 2])
-    r = T.optimality(9, "f6", "numeric", net=Network(9, z))
+    r = TO.optimality(9, "f6", "numeric", net=Network(9, z))
     assert not r.passed and r.residual > 1e-12
     nonreal = Network(9, net.z * np.exp(0.3j))
-    assert not T.optimality(9, "f6", "numeric", net=nonreal).passed
+    assert not TO.optimality(9, "f6", "numeric", net=nonreal).passed
 
 
 def test_mem_certificate_catches_broken_factors():
     Ua, Ub = C.mem_factors(7)
-    assert T.optimality(7, "mem", "exact", factors=(Ua, Ub)).passed
+    assert TO.optimality(7, "mem", "exact", factors=(Ua, Ub)).passed
     E = Ua.E.copy()
     E[2, 3, :] = (E[2, 3, :] + 1) % 7  # c at frequency 3 rotated by a 7th root of unity
-    r = T.optimality(7, "mem", "exact", factors=(C.RootOfUnityNetwork(Ua.group, E, 7), Ub))
+    r = TO.optimality(7, "mem", "exact", factors=(C.RootOfUnityNetwork(Ua.group, E, 7), Ub))
     assert not r.passed and "R_g" in r.details["failing_conditions"]
 
 
 def test_mem_certificate_even_and_product_groups():
     for g in [2, 4, 6, "2x2", "3x5", "3x3"]:
-        r = T.optimality(g, "mem", "exact")
+        r = TO.optimality(g, "mem", "exact")
         assert r.passed, g
 
 
@@ -383,13 +392,13 @@ def test_node_count_checker_catches_extra_node(method, monkeypatch):
 
     monkeypatch.setattr(C, "f6_design", extra)
     monkeypatch.setattr(C, "z_F6", lambda G, **kw: extra(G, **kw).to_network())
-    r = T.node_counts(7, method)
+    r = TN.node_counts(7, method)
     assert not r.passed and not r.details["constructions"]["z_F6"]
 
 
 def test_occam_catches_non_optimal_zprime():
     net = C.z_F6(7)
-    r = T.occam(7, "numeric", zprime=1.05 * net, points=11)
+    r = TOC.occam(7, "numeric", zprime=1.05 * net, points=11)
     assert not r.passed and r.residual > 1e-6
 
 
@@ -397,31 +406,31 @@ def test_occam_catches_non_optimal_zprime():
 def test_controls_are_missed_when_handed_an_optimal_object(method):
     good = C.f6_design(7, exact=method == "exact")
     ran = 0
-    for fn, kw in K.controls_for(7, with_kwargs=True):
+    for fn, kw in R.controls_for(7, with_kwargs=True):
         if fn.__name__ in ("control_exact_zero_test", "control_formal", "control_zero_test_unseen") \
                 or method not in kw.get("methods", (method,)):
             continue
         handed = good
-        if fn in K._BLOCK_ALL:
+        if fn in KB._BLOCK_ALL:
             handed = C.f6_design(7, exact=True)  # the block-route controls take exact designs
             if "Hermitian" in fn.__name__ or "outside" in fn.__name__:  # these break a sound base themselves:
-                handed = K._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
-        if fn is K.control_node_counts:
+                handed = KC._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
+        if fn is KR.control_node_counts:
             r = fn(7, method, nets={"f6": C.z_F6(7, exact=method == "exact")})  # intact: nothing to catch
-        elif fn is K.control_mem_node_counts:
+        elif fn is KR.control_mem_node_counts:
             r = fn(7, method, factors=[("intact", C.mem_factors(7))])
-        elif fn is K.control_mem_certificate:
+        elif fn is KR.control_mem_certificate:
             r = fn(7, method, factors=C.mem_factors(7))
-        elif fn is K.control_membership:
-            r = fn(7, method, factors=T._catalogue_factors(method, np.random.default_rng(0)))
-        elif fn is K.control_optimality_row:
+        elif fn is KR.control_membership:
+            r = fn(7, method, factors=TZ._catalogue_factors(method, np.random.default_rng(0)))
+        elif fn is KR.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
         elif fn.__name__ == "control_mem_zero_frequency":  # intact z_M: factors and weights
             from cogo.proofs import controls_unseen as U
 
             r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
-            r = fn(7, method, design=C.f6_design(7, exact=True) if fn is K.control_occam else handed)
+            r = fn(7, method, design=C.f6_design(7, exact=True) if fn is KR.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
     assert ran == (24 if method == "exact" else 19)
@@ -430,22 +439,22 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
 def test_control_missed_when_only_the_loss_is_wrong():
     # the z_nu control handed the order-4 design: conditions differ AND loss differs; handed z_nu blocks
     # scaled by 2^(1/3) (every potential doubled): R_c still fails, but the loss is not the predicted one
-    d = K._z_nu_blocks(parse_group(7), True)
+    d = KC._z_nu_blocks(parse_group(7), True)
     d2 = C.BlockDesign(d.group, "scaled", [C.Block(b.k, b.part * sympy.cbrt(2)) for b in d.blocks], True)
-    r = K.control_z_nu_blocks(7, "exact", design=d2)
+    r = KC.control_z_nu_blocks(7, "exact", design=d2)
     assert not r.passed and not r.details["loss_matches"]
 
 
 @pytest.mark.parametrize("group", [7, 24, "3x5", 8, 2, "2x2", "2x2x2", "2x4"])
 def test_control_closed_forms_match_the_real_space_loss(group):
-    """The expected losses of cogo.proofs.controls (derived by hand) against float64 real_loss on all pairs."""
+    """The expected losses of cogo.proofs.controls_constructions (derived by hand) against float64 real_loss on all pairs."""
     G = parse_group(group)
     ran = 0
-    for name, (_, build, expect, applies, _why) in K.CONTROLS.items():
+    for name, (_, build, expect, applies, _why) in KC.CONTROLS.items():
         if not applies(G):
             continue
         d = build(G, False)
-        net = d.numeric(G) if isinstance(d, K.MemControl) else d.to_network()
+        net = d.numeric(G) if isinstance(d, KC.MemControl) else d.to_network()
         assert real_loss(*net.to_weights(real=True), group=G) == pytest.approx(float(expect(G)[0]), rel=1e-12), name
         ran += 1
     assert ran >= 2
@@ -453,15 +462,15 @@ def test_control_closed_forms_match_the_real_space_loss(group):
 
 def test_mem_control_closed_forms_by_hand():
     # n = 2: z_M doubled costs 1 - 1/2 per pair; without node (0,0): (1/2)(4 + 2/4)/4 = 9/16
-    assert K._mem_doubled_expect(parse_group(2))[0] == Fraction(1, 2)
-    assert K._mem_dropped_expect(parse_group(2))[0] == Fraction(9, 16)
+    assert KC._mem_doubled_expect(parse_group(2))[0] == Fraction(1, 2)
+    assert KC._mem_dropped_expect(parse_group(2))[0] == Fraction(9, 16)
     # n = 4: (3/4)(4 + 6/4)/16 = 33/128
-    assert K._mem_dropped_expect(parse_group("2x2"))[0] == Fraction(33, 128)
+    assert KC._mem_dropped_expect(parse_group("2x2"))[0] == Fraction(33, 128)
 
 
 @pytest.mark.parametrize("group", [2, "2x2", "2x2x2"])
 def test_self_conjugate_groups_run_and_catch_two_controls(group):
-    fns = K.controls_for(group)
+    fns = R.controls_for(group)
     assert [f.__name__ for f in fns[-7:]] == ["control_exact_zero_test", "control_formal", "control_mem_node_counts",
                                               "control_mem_certificate", "control_membership",
                                               "control_mem_zero_frequency", "control_zero_test_unseen"]
@@ -473,7 +482,7 @@ def test_self_conjugate_groups_run_and_catch_two_controls(group):
             r = fn(group, method)
             assert r.negative_control and r.status == "CAUGHT", (fn.__name__, method, r.details)
     # handed an unbroken z_M, both controls are MISSED (loss 0, no condition fails)
-    intact = K.MemControl("z_M", lambda Wa, Wb, Wc: (Wa, Wb, Wc))
+    intact = KC.MemControl("z_M", lambda Wa, Wb, Wc: (Wa, Wb, Wc))
     for fn in fns:
         for method in ("exact", "numeric"):
             r = fn(group, method, design=intact)
@@ -482,14 +491,14 @@ def test_self_conjugate_groups_run_and_catch_two_controls(group):
 
 def test_mem_control_missed_when_the_loss_is_wrong():
     # W_c tripled instead of doubled: R_g still the only failing condition, but the loss is 4 (n-1)/n
-    tripled = K.MemControl("z_M, W_c tripled", lambda Wa, Wb, Wc: (Wa, Wb, Wc * 3))
+    tripled = KC.MemControl("z_M, W_c tripled", lambda Wa, Wb, Wc: (Wa, Wb, Wc * 3))
     for method in ("exact", "numeric"):
-        r = K.control_mem_doubled("2x2", method, design=tripled)
+        r = KC.control_mem_doubled("2x2", method, design=tripled)
         assert r.status == "MISSED" and r.details["conditions_match"] and not r.details["loss_matches"]
 
 
 def _control_applies_by_hand(body: str, G) -> bool:
-    """When each control runs, written out from the module docstring of cogo.proofs.controls."""
+    """When each control runs, written out from the module docstring of cogo.proofs.controls_constructions."""
     pairs, odd = len(G.positive_frequencies), G.order % 2 == 1
     if body.startswith("control_block_route"):
         return pairs >= 1 and (odd and pairs >= 2 if "hat_gamma" in body else True)
@@ -505,10 +514,10 @@ def _control_applies_by_hand(body: str, G) -> bool:
 def test_each_control_runs_or_is_skipped_with_its_reason(group):
     """controls_for and skipped are two queries over CONTROL_ROWS: each control is run or named with its reason."""
     G = parse_group(group)
-    ran = [f.__name__ for f in K.controls_for(G)]
+    ran = [f.__name__ for f in R.controls_for(G)]
     lines = R.skipped(G)
-    assert len(K.CONTROL_ROWS) == 27
-    for row in K.CONTROL_ROWS:
+    assert len(R.CONTROL_ROWS) == 27
+    for row in R.CONTROL_ROWS:
         listed = [line for line in lines if line.startswith(row.label + " (") or line.startswith(row.label + ", ")]
         runs = row.fn.__name__ in ran
         assert runs == _control_applies_by_hand(row.body, G), (row.body, group)
@@ -522,7 +531,7 @@ def test_each_control_runs_or_is_skipped_with_its_reason(group):
 
 def test_every_group_runs_two_controls():
     for g in [2, "2x2", "2x2x2", "2x2x2x2", 3, 4, 5, 6, 8, 24, "3x3", "2x3", 23, 37, 64]:
-        assert len(K.controls_for(g)) >= 2, g
+        assert len(R.controls_for(g)) >= 2, g
 
 
 # --------------------------------------------------------------------------- exact tools vs independent computations
@@ -531,7 +540,7 @@ def test_every_group_runs_two_controls():
     lambda: C.f46_design(7, exact=True, seed=2),
     lambda: C.f46_design(7, exact=True, corrected=False),
     lambda: C.z_nu_design(7, exact=True),
-    lambda: K._perturbed(parse_group(5), True),
+    lambda: KC._perturbed(parse_group(5), True),
 ])
 def test_block_certificate_agrees_with_dense_exact_computation(build):
     d = build()
@@ -546,7 +555,7 @@ def test_block_certificate_agrees_with_dense_exact_computation(build):
 
 def test_design_from_network_roundtrip():
     d = C.f46_design(11, exact=True, seed=5)
-    d2, problems = CE.design_from_network(d.to_network())
+    d2, problems = DR.design_from_network(d.to_network())
     assert not problems
     assert sorted(b.q for b in d2.blocks) == sorted(b.q for b in d.blocks)
     hat = [b for b in d2.blocks if b.c_ext]
@@ -556,7 +565,7 @@ def test_design_from_network_roundtrip():
 
 def test_family_certificates():
     for kind in ("f6", "f6-ab", "f46"):
-        fam = T.family_certificate(kind)
+        fam = TO.family_certificate(kind)
         assert fam and all(fam.values()), (kind, fam)
 
 
@@ -578,14 +587,14 @@ def test_cyclotomic_arithmetic():
 
 def test_character_sum_onehot_detects_non_character():
     Ua, _ = C.mem_factors(5)
-    ok, where = CE.character_sum_onehot(Ua, 0)
+    ok, where = MC.character_sum_onehot(Ua, 0)
     assert ok and where == list(range(5))
     E = Ua.E.copy()
     E[0, :, 1] = (2 * E[0, :, 1]) % 5  # conj chi(k, 2) on node 1: the weight moves to element 2
-    ok, where = CE.character_sum_onehot(C.RootOfUnityNetwork(Ua.group, E, 5), 0)
+    ok, where = MC.character_sum_onehot(C.RootOfUnityNetwork(Ua.group, E, 5), 0)
     assert ok and where[1] == 2
     E[0, 0, 1] = 1  # no longer a character
-    assert not CE.character_sum_onehot(C.RootOfUnityNetwork(Ua.group, E, 5), 0)[0]
+    assert not MC.character_sum_onehot(C.RootOfUnityNetwork(Ua.group, E, 5), 0)[0]
 
 
 def test_real_loss_resolves_exact_optimizers():
@@ -878,7 +887,7 @@ def test_block_certificate_routes_are_not_shared_by_the_cache():
 def test_undecided_is_not_a_pass():
     import sympy
     from cogo.proofs import certificates as Ce
-    from cogo.proofs.controls import run_zero_control
+    from cogo.proofs.controls_exact_tools import run_zero_control
     from cogo.proofs.zero import decide_zero
 
     # an output weight sin(1)^2 + cos(1)^2 (= 1, but not decidable by exact algebra here) in z_F6's first block
@@ -902,12 +911,12 @@ def test_block_control_closed_forms_match_the_real_space_loss(group):
     shared with the block certificate: none), and the exact route gives exactly the closed form."""
     G = parse_group(group)
     ran = 0
-    for name, (_, build, l_k, want_nonzero, kind) in K.BLOCK_CONTROLS.items():
+    for name, (_, build, l_k, want_nonzero, kind) in KB.BLOCK_CONTROLS.items():
         if kind is not None or (build is None and not (G.is_odd and len(G.positive_frequencies) >= 2)):
             continue
-        num = K.run_block_control(name, G, "numeric")
+        num = KB.run_block_control(name, G, "numeric")
         assert num.status == "CAUGHT", (name, num.details)
-        ex = K.run_block_control(name, G, "exact")
+        ex = KB.run_block_control(name, G, "exact")
         assert ex.status == "CAUGHT" and ex.details["nonzero_conditions"] == want_nonzero, (name, ex.details)
         assert abs(num.details["loss"] - float(Fraction(ex.details["loss"]))) < 1e-9
         ran += 1
@@ -919,26 +928,26 @@ def test_numeric_block_control_checks_which_condition_fails(group):
     """'R_g only' and 'R_c only' have the same closed-form loss (n-1)/n: handed the R_c-only blocks, the numeric
     'R_g only' control must say MISSED (it used to compare the loss alone and said CAUGHT, printing 'fails none')."""
     G = parse_group(group)
-    d, _, _ = K._block_control_network(G, "block route: R_c only")
-    r = K.run_block_control("block route: R_g only", G, "numeric", design=d)
+    d, _, _ = KB._block_control_network(G, "block route: R_c only")
+    r = KB.run_block_control("block route: R_g only", G, "numeric", design=d)
     assert abs(r.details["loss"] - (G.order - 1) / G.order) < 1e-9  # the loss alone cannot tell them apart
     assert r.status == "MISSED" and r.details["nonzero_conditions"] == ["R_c"]
-    ok = K.run_block_control("block route: R_g only", G, "numeric")
+    ok = KB.run_block_control("block route: R_g only", G, "numeric")
     assert ok.status == "CAUGHT" and ok.details["nonzero_conditions"] == ["R_g"]
 
 
 def test_row6_refuses_a_family_proof_of_other_statements(monkeypatch):
     """Row 6 requires the family certificate to prove its construction's statements (SPEC 7.3 for f46), not another's."""
-    good = T.family_certificate("f6-ab")
-    monkeypatch.setattr(T, "family_certificate", lambda kind: good)
-    r = T.optimality(7, "f46", "exact")
+    good = TO.family_certificate("f6-ab")
+    monkeypatch.setattr(TO, "family_certificate", lambda kind: good)
+    r = TO.optimality(7, "f46", "exact")
     assert not r.passed and r.details["family (every parameter value)"] == good
 
 
 def test_catalogue_instances_include_z_nu_off_the_unit_circle():
     # row 4's exact catalogue claims z_nu "also off" the unit circle: its fourth factor is z_nu(2), by SPEC 7
     # a = (1, 2), b = (1, -2), c = (1, -2^-2) (cosmic-ray's surviving `Integer(2)` -> `Integer(1)`)
-    inst = T._catalogue_instances(True, np.random.default_rng(0))[3]
+    inst = TZ._catalogue_instances(True, np.random.default_rng(0))[3]
     assert [list(inst.a), list(inst.b), list(inst.c)] == [[1, 2], [1, -2], [1, sympy.Rational(-1, 4)]]
 
 
@@ -949,7 +958,7 @@ def test_occam_numeric_balance_is_a_balance_of_squared_moduli(c_moduli, balanced
     n = 5
     z = np.ones((3, n, 2), dtype=np.complex128)
     z[2, :, :] = np.asarray(c_moduli)  # real and the same at k and -k: Hermitian, a real network
-    r = T.occam(n, "numeric", zprime=Network(parse_group(n), z), points=3)
+    r = TOC.occam(n, "numeric", zprime=Network(parse_group(n), z), points=3)
     assert r.details["checks"]["z' balanced"] is balanced
 
 
@@ -996,7 +1005,7 @@ def test_unseen_controls_refuse_another_broken_object():
     from cogo.proofs import controls_unseen as U
 
     G = parse_group(7)
-    rn = K.BLOCK_CONTROLS["block route: R_n only"][1](True)
+    rn = KB.BLOCK_CONTROLS["block route: R_n only"][1](True)
     other = C.BlockDesign(G, "R_n only", [C.Block(int(k), rn) for k in G.positive_frequencies], True)
     for name in U.UNSEEN_CONTROLS:
         for method in ("exact", "numeric"):
@@ -1015,5 +1024,5 @@ def test_irrational_exact_loss_is_reported_in_one_readable_form():
     assert r.status == "CAUGHT"
     assert r.details["loss"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial x**2 - 18*x/7 + 9/49")
     assert "CycNumber" not in r.details["loss"]
-    out = T.optimality(7, "f6", "exact", net=U._irrational(parse_group(7)).to_network())
+    out = TO.optimality(7, "f6", "exact", net=U._irrational(parse_group(7)).to_network())
     assert not out.passed and out.details["loss_exact"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial")

@@ -46,7 +46,7 @@ from cogo.solvers.constructions import BlockDesign, abc_normalizer, z_M
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 
 #: The block types a global optimizer is made of (SPEC 7.1-7.3), with the construction whose family
-#: certificate covers them (:func:`cogo.proofs.theorems.family_certificate`).
+#: certificate covers them (:func:`cogo.proofs.theorems_optimality.family_certificate`).
 SNAP_TYPES = {"z_nu * z_syn": "f6", "z_nu=i * z_syn,ab": "f6-ab", "z_nu=i * z_xi": "f46"}
 #: Parameter orbits of the classifier's folded parameters (degrees): ``(period, mirror)`` per type.
 _ORBITS = {"z_nu * z_syn": (60.0, True), "z_nu=i * z_xi": (90.0, False), "z_nu=i * z_syn,ab": (90.0, False)}
@@ -524,7 +524,7 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     """z_M (SPEC 7.4) matched node by node: node ``j`` to ``(argmax |W_a[j]|, argmax |W_b[j]|)``, or None.
 
     Only when the ``n^2`` largest nodes hit every pair ``(j1, j2)`` once (the structure of z_M); the rest are
-    dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems.optimality` with ``"mem"``).
+    dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems_optimality.optimality` with ``"mem"``).
     """
     n = G.order
     Wa, Wb = np.asarray(Wa, dtype=np.float64), np.asarray(Wb, dtype=np.float64)

@@ -14,7 +14,7 @@ sums its construction needs.
 
 Classification (:mod:`cogo.analysis.classify`), the reports
 (:mod:`cogo.analysis.report`) and the membership table
-(:func:`cogo.proofs.theorems.membership_table`) loop over this registry and
+(:func:`cogo.proofs.theorems_zero_sets.membership_table`) loop over this registry and
 hold no catalogue name of their own.  Adding a family is one
 :func:`register_family` call (and, if it forms a named block, one
 :func:`register_product`) plus its tests; :func:`registered` does both for the

@@ -32,11 +32,19 @@ import io
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
 from cogo.runtime.errors import CogoError
+from cogo.runtime.executors import run_jobs
+from cogo.runtime.limits import progress_callback
+from cogo.algebra.representations import character_table
+from cogo.algebra.spec import parse_group
+from cogo.io.formatting import render_table
+from cogo.io.outputs import atomic_write
+from cogo.analysis.irreps import read_irreps
 
 __all__ = ["PAPER_CONSTANT", "SweepConfig", "sweep", "train_cell", "theory_boundary", "group_info", "learned_irreps", "fit_constant", "phase_diagram_png", "sweep_table",
            "seed_crossings", "dk_law", "dk_law_table", "dk_law_text", "dk_law_png", "dk_law_report"]
@@ -63,8 +71,6 @@ def group_info(spec) -> dict:
     >>> group_info("S3"), group_info(7)
     ({'group': 'S3', 'name': 'S3', 'M': 6, 'd_max': 2}, {'group': '7', 'name': 'Z_7', 'M': 7, 'd_max': 1})
     """
-    from cogo.algebra.spec import parse_group
-
     try:
         G = parse_group(str(spec))
     except CogoError:
@@ -74,8 +80,6 @@ def group_info(spec) -> dict:
     if G.abelian is not None:
         d_max = 1
     else:
-        from cogo.algebra.representations import character_table
-
         d_max = int(max(character_table(G).dims))
     info = {"group": str(G.label), "name": str(G), "M": int(G.order), "d_max": int(d_max)}
     src = getattr(G, "source", None)  # a group of GAP's SmallGroups library: its id and name (cogo.algebra.smallgroups)
@@ -124,7 +128,7 @@ class SweepConfig:
         return min(x * math.log(M) / M, 1.0 - 1.5 / (M * M))
 
     def validate(self) -> "SweepConfig":
-        from cogo.solvers.training import validate_run
+        from cogo.solvers.training import validate_run  # late: torch
 
         if not self.groups or not self.xs or not self.seeds or not self.lrs:
             raise CogoError("the sweep needs at least one group, fraction, seed and learning rate")
@@ -152,7 +156,7 @@ class SweepConfig:
         return self
 
     def train_config(self, group, x: float, lr: float):
-        from cogo.solvers.training import TrainConfig
+        from cogo.solvers.training import TrainConfig  # late: torch
 
         info = group_info(group)
         return TrainConfig(group=info["group"], hidden=self.hidden, lr=float(lr), weight_decay=self.weight_decay,
@@ -176,7 +180,7 @@ def train_cell(cfg: SweepConfig, group, x: float, lr: float, seeds: Sequence[int
     >>> [(r["group"], r["x"], r["seed"], r["n_train"]) for r in rows]   # n = x M log M = 8 of the 25 pairs
     [('5', 1.0, 1, 8), ('5', 1.0, 2, 8)]
     """
-    from cogo.solvers.training import train
+    from cogo.solvers.training import train  # late: torch
 
     info = group_info(group)
     M = info["M"]
@@ -211,9 +215,6 @@ def learned_irreps(Wa, Wb, Wc, group) -> dict:
     >>> learned_irreps(W, W, W.T, "S3")
     {'learned_dims': [2], 'learned_d2': 4}
     """
-    from cogo.algebra.representations import character_table
-    from cogo.analysis.irreps import read_irreps
-
     rep = read_irreps(Wa, Wb, Wc, group)
     dims = character_table(rep.group).dims
     ks = sorted(k for f, members in enumerate(rep.families) if rep.counts[f] > 0 for k in members)
@@ -278,8 +279,6 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
     >>> [(r["x"], r["seed"]) for r in rows], all(0.0 <= r["test_acc"] <= 1.0 for r in rows)
     ([(1.0, 1), (1.0, 2), (2.0, 1), (2.0, 2)], True)
     """
-    from cogo.runtime.executors import run_jobs
-
     cfg.validate()
     have = {k: r for k, r in (done or {}).items()}
     infos = [group_info(g) for g in cfg.groups]
@@ -295,8 +294,6 @@ def sweep(cfg: SweepConfig, log: Callable[[str], None] = print, done: dict | Non
 
     def ordered() -> list[dict]:
         return [have[k] for k in order if k in have]
-
-    from cogo.runtime.limits import progress_callback
 
     tick = progress_callback(len(calls), "li2-sweep", unit="cell", off=not progress)
 
@@ -415,11 +412,6 @@ def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
     """Test accuracy over (group, n / (M log M)); per group the theoretical boundary x* = 2.7482 d_max^2 (white
     dashes; a white triangle at the right edge when x* lies beyond the grid) and the fitted crossing (red dots).
 
-    Returns
-    -------
-    bytes
-        The PNG file.
-
     Examples
     --------
     >>> rows = [{"group": "7", "M": 7, "d_max": 1, "x": x, "lr": 0.01, "seed": 1, "test_acc": a}
@@ -427,7 +419,7 @@ def phase_diagram_png(rows: list[dict], lr: float | None = None) -> bytes:
     >>> phase_diagram_png(rows)[1:4]                     # a PNG file's signature
     b'PNG'
     """
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # late: matplotlib
 
     lr = rows[0]["lr"] if lr is None else lr
     infos = _groups(rows)
@@ -636,13 +628,7 @@ def dk_law_table(law: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def dk_law_text(law: dict) -> str:
-    """The per-d_max summary and the fits of :func:`dk_law`, a few plain lines.
-
-    Returns
-    -------
-    str
-        The summary lines joined by newlines.
-    """
+    """The per-d_max summary and the fits of :func:`dk_law`, a few plain lines."""
     out = []
     for d, b in law["by_dmax"].items():
         v = "-" if b["x_star"] is None else f"{b['x_star']:.3f}" + ("" if b["se"] is None else f" +- {b['se']:.3f}")
@@ -663,11 +649,6 @@ def dk_law_text(law: dict) -> str:
 def dk_law_png(law: dict) -> bytes:
     """x* +- s.e. per group against d_max (left) and the learned sum of d_k^2 (right), with the laws.
 
-    Returns
-    -------
-    bytes
-        A PNG image of the two panels.
-
     Examples
     --------
     >>> rows = [{"group": g, "M": M, "d_max": d, "x": x, "lr": 0.01, "seed": 1, "test_acc": a, "wall_s": 0.0}
@@ -676,7 +657,7 @@ def dk_law_png(law: dict) -> bytes:
     >>> dk_law_png(dk_law(rows))[1:4]
     b'PNG'
     """
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # late: matplotlib
 
     cs = [c for c in law["groups"].values() if c["x_star"] is not None]
     fig = Figure(figsize=(9.0, 3.6), dpi=90)
@@ -724,11 +705,6 @@ def dk_law_report(rows: list[dict], lrs: Sequence[float], out, log: Callable[[st
     dict
         ``{f"{lr:g}": law}`` per learning rate; empty when every group has ``d_max = 1`` (nothing printed or written).
     """
-    from pathlib import Path
-
-    from cogo.io.outputs import atomic_write
-    from cogo.io.formatting import render_table
-
     laws = {}
     if not any(int(r.get("d_max", 1)) > 1 for r in rows):
         return laws

@@ -54,6 +54,9 @@ from typing import Any
 import numpy as np
 
 from cogo.runtime.errors import CogoError
+from cogo.algebra import representations
+from cogo.algebra.groups import FiniteAbelianGroup
+from cogo.algebra.spec import group_from_spec, parse_group
 
 __all__ = [
     "INPUT_SCALE",
@@ -189,9 +192,6 @@ def li2_group(spec: Any) -> Li2Group:
     """
     if isinstance(spec, Li2Group):
         return spec
-    from cogo.algebra.groups import FiniteAbelianGroup
-    from cogo.algebra.spec import parse_group
-
     if isinstance(spec, FiniteAbelianGroup) or isinstance(spec, (int, np.integer)) or (
             isinstance(spec, str) and _ABELIAN_RE.match(spec)):
         try:
@@ -204,10 +204,8 @@ def li2_group(spec: Any) -> Li2Group:
     if not isinstance(spec, str):
         G = spec  # a FiniteGroup-like object
     else:
-        from cogo.algebra.spec import group_from_spec as parse  # a table's name is only its label
-
         try:
-            G = parse(spec)
+            G = group_from_spec(spec)  # a table's name is only its label
         except CogoError:
             raise
         except (ValueError, KeyError) as exc:
@@ -243,10 +241,8 @@ def _components(G: Li2Group) -> list[Component]:
                 lab = f"k=+-{A.coords(k) if not A.is_cyclic else k}"
             comps.append(Component(lab, kind, 1, members, Q, pred))
         return comps
-    from cogo.algebra import representations as R
-
-    irr = R.irreps(G.finite)
-    P = R.isotypic_projectors(G.finite)   # P[k] = (d_k/M) sum_g conj(chi_k(g)) R_g, one per irrep (SPEC 9)
+    irr = representations.irreps(G.finite)
+    P = representations.isotypic_projectors(G.finite)   # P[k] = (d_k/M) sum_g conj(chi_k(g)) R_g, one per irrep (SPEC 9)
     used = set()
     for i, rho in enumerate(irr):
         if i in used:
@@ -429,11 +425,6 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
 
     The reference definition (dense, for small groups); ``input_scale`` multiplies every
     input pair (``1/sqrt(2)``: unit-norm inputs, SPEC 9's values; ``1``: raw one-hot pairs).
-
-    Returns
-    -------
-    float
-        The energy of ``w`` from the dense matrices.
 
     Examples
     --------

@@ -1,11 +1,12 @@
 """The Li^2 theorems of SPEC 9 as checks (exact and numeric), with negative controls.
 
-Every function returns :class:`cogo.proofs.results.TheoremResult` rows;
-:func:`run_li2` runs them all (``cogo verify --theory li2``).
+Every function returns :class:`cogo.proofs.results.TheoremResult` rows; every row (these, Theorem 3 of
+:mod:`cogo.li2.reconstruction` and the negative controls of :mod:`cogo.li2.controls`) is in :data:`LI2_THEOREMS`,
+and :func:`run_li2` runs them all (``cogo verify --theory li2``).
 
 * Theorem 2, exact (Abelian groups): ``E`` at a single-irrep vector equals
   ``E*`` exactly, computed in the cyclotomic ring ``Z[zeta_L]``
-  (:class:`cogo.proofs.theorems.Cyclotomic`; ``L`` = exponent of G), for every
+  (:class:`cogo.algebra.cyclotomic.Cyclotomic`; ``L`` = exponent of G), for every
   component.  Also ``E(a w_1 + b w_2) = E*(a^4 + b^4)`` as a quartic form
   (5 exact evaluations determine it), so a mixture of two irreps is a strict
   minimum along the great circle through the two maxima: not a local maximum.
@@ -13,7 +14,7 @@ Every function returns :class:`cogo.proofs.results.TheoremResult` rows;
   unit sphere; every start ends at a critical point inside one component with
   ``E = E*``, no random tangent step raises ``E``, and every component is
   reached.
-* Theorem 3, numeric: nodes at the maxima, the top layer by least squares on
+* Theorem 3, numeric (:mod:`cogo.li2.reconstruction`): nodes at the maxima, the top layer by least squares on
   the centred features, the target reconstructed.
 * Lemma 1, numeric: ``G_F = 0`` at ``eta = 0`` (over-parameterized), ``G_F ~ 1/eta``
   and ``G_F ~ K^-3/2`` in the limits.
@@ -26,20 +27,19 @@ References
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
 import sympy
 
 from cogo.runtime.threads import thread_policy as _thread_policy
-from cogo.li2.energy import (Li2Group, ascend, energy, li2_group, random_sphere, riemannian_gradient)
-from cogo.proofs.rows import Row, methods_of, skipped_rows
+from cogo.algebra.cyclotomic import Cyclotomic
 from cogo.proofs.results import TheoremResult, Timer
+from cogo.proofs.rows import Row, methods_of, skipped_rows
+from cogo.li2.energy import Li2Group, ascend, energy, li2_group, random_sphere
 
-__all__ = ["theorem2_exact", "theorem2_numeric", "theorem3", "lemma1", "control_mixture_exact",
-           "control_mixture_numeric", "control_wrong_prediction", "run_li2", "skipped_li2", "LI2_THEOREMS",
-           "predicted_energy", "exact_energy_abelian", "gradient_ridge"]
+__all__ = ["theorem2_exact", "theorem2_numeric", "lemma1", "run_li2", "skipped_li2", "LI2_THEOREMS", "predicted_energy",
+           "exact_energy_abelian", "gradient_ridge"]
 
 #: numeric tolerances (relative to M where energies are compared)
 TOL_E = 1e-9
@@ -100,13 +100,8 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
 
     ``u_terms = [(c, k, s), ...]`` means ``u_g = sum c (zeta_L^(<k,g>L + s) + conj)``.
     Everything is an integer vector of ``zeta``-exponent counts; only the final
-    values are reduced modulo ``Phi_L`` (:class:`cogo.proofs.theorems.Cyclotomic`), where
+    values are reduced modulo ``Phi_L`` (:class:`cogo.algebra.cyclotomic.Cyclotomic`), where
     they must be rational.  ``E = 1/2 || r ||^2 / ||w||^4`` (SPEC 9, unit-norm inputs).
-
-    Returns
-    -------
-    sympy.Rational
-        The exact energy of the normalized vector.
 
     Raises
     ------
@@ -120,8 +115,6 @@ def exact_energy_abelian(G: Any, u_terms, v_terms) -> sympy.Rational:
     >>> exact_energy_abelian(5, [(1, 1, 0), (1, 2, 0)], [(1, 1, 0), (1, 2, 0)])   # two mixed: E*/2, not a maximum
     5/32
     """
-    from cogo.algebra.cyclotomic import Cyclotomic
-
     G = li2_group(G)
     M = G.order
     _, L = _phases(G)
@@ -278,149 +271,7 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
     return [r1, r2]
 
 
-# ------------------------------------------------------------------------- negative controls
-def control_mixture_exact(group: Any) -> TheoremResult:
-    """``E(a w1 + b w2) = E*(a^4 + b^4)`` exactly (two frequencies): the mixture a = b is a minimum along the circle.
-
-    Returns
-    -------
-    TheoremResult
-        A negative control, passed when the mixture's exact energy is ``E*/2``, below ``E*``.
-
-    Examples
-    --------
-    >>> r = control_mixture_exact(5)                     # a negative control: it passes by showing the failure
-    >>> r.passed, r.negative_control, r.details["E_mix"], r.details["E_star"]
-    (True, True, '5/32', '5/16')
-    """
-    G = li2_group(group)
-    with Timer() as t:
-        comps = [c for c in G.components if c.kind == "complex"]
-        if len(comps) < 2:
-            comps = [c for c in G.components if c.kind != "trivial"]
-        c1, c2 = comps[0], comps[1]
-        k1, k2 = _component_freq(G, c1), _component_freq(G, c2)
-        E1 = exact_energy_abelian(G, [(1, k1, 0)], [(1, k1, 0)])
-        E2 = exact_energy_abelian(G, [(1, k2, 0)], [(1, k2, 0)])
-        # w(a, b) = a w1 + b w2 with |w1| = |w2| (both u_g = 2 cos): E(a, b) |w(a,b)|^4 / |w1|^4 is a quartic form
-        pts = [(1, 0), (0, 1), (1, 1), (1, -1), (1, 2), (2, 1), (4, 3)]
-        a, b = sympy.symbols("a b")
-        vals = {}
-        for (x, y) in pts:
-            E = exact_energy_abelian(G, [(x, k1, 0), (y, k2, 0)], [(x, k1, 0), (y, k2, 0)])
-            vals[(x, y)] = E
-        # E(w(x,y)/|w|) * (x^2 + y^2)^2 must equal E1 x^4 + E2 y^4 at all 7 points (a quartic form is fixed by 5)
-        form = lambda x, y: E1 * x ** 4 + E2 * y ** 4
-        mism = [str((x, y)) for (x, y) in pts if sympy.simplify(vals[(x, y)] * (x * x + y * y) ** 2 - form(x, y)) != 0]
-        mix = vals[(1, 1)]
-        moved = vals[(4, 3)]
-        ascent = sympy.simplify(moved - mix)
-        caught = not mism and ascent > 0
-    return TheoremResult(
-        name="mixture of two irreps is not a local max", method="exact", negative_control=True,
-        statement=f"w_mix = (w1 + w2)/sqrt2 mixing {c1.label} and {c2.label} of {G.name}: "
-                  "E(cos t w_mix + sin t (w1 - w2)/sqrt2) = E*/2 (1 + sin^2 2t) (the quartic form E*(a^4 + b^4), "
-                  "fixed exactly by 7 evaluations in Z[zeta_L]); the direction (w1 - w2) raises E at second order, "
-                  "e.g. E(4 w1 + 3 w2 normalized) = 337/625 E* > E*/2 = E(w_mix)",
-        passed=bool(caught), residual=float(ascent), seconds=t.seconds,
-        details={"E_mix": str(mix), "E_moved_4_3": str(moved), "E_star": str(E1), "mismatched_points": mism,
-                 "ascent_direction": "w1 - w2", "failing_conditions": ["local maximum"] if caught else []})
-
-
-def control_mixture_numeric(group: Any, run=None, seed: int = 0) -> TheoremResult:
-    """Two maxima from different components, mixed: an ascent direction is exhibited and ascent leaves the mixture.
-
-    Returns
-    -------
-    TheoremResult
-        The numeric mixture control; ``details`` holds the energy reached by the ascent from the mixture.
-
-    Examples
-    --------
-    >>> r = control_mixture_numeric(5)
-    >>> r.passed, r.details["failing_conditions"], round(r.details["E_after_ascent"], 9)   # ascent reaches E* = 5/16
-    (True, ['local maximum'], 0.3125)
-    """
-    G = li2_group(group)
-    M = G.order
-    with Timer() as t:
-        run = run or _ascent_run(G, _default_starts(G), seed)
-        dom = G.component_masses(run.W).argmax(1)
-        firsts = {}
-        for i, c in enumerate(dom):
-            if G.components[c].kind != "trivial":
-                firsts.setdefault(int(c), i)
-        (c1, i1), (c2, i2) = list(firsts.items())[:2]
-        w1, w2 = run.W[i1], run.W[i2]
-        w = (w1 + w2) / np.linalg.norm(w1 + w2)
-        d = (w1 - w2) / np.linalg.norm(w1 - w2)
-        E0, g = riemannian_gradient(w, G)
-        rises = {}
-        for tt in (1e-2, -1e-2):
-            rises[tt] = energy(math.cos(tt) * w + math.sin(tt) * d, G) - float(E0[0])
-        best = max(rises.values())
-        rng = np.random.default_rng(seed + 7)
-        after = ascend(w[None, :] + 1e-6 * rng.standard_normal((1, 2 * M)), G)
-        mass = G.component_masses(after.W)[0]
-        left = float(after.E[0]) > float(E0[0]) * (1 + 1e-6) and mass.max() > 1 - 1e-6
-        caught = best > 1e-10 * M and left
-    return TheoremResult(
-        name="mixture of two irreps is not a local max", method="numeric", negative_control=True,
-        statement=f"w_mix = (w1 + w2)/|w1 + w2| for ascent end points w1 in {G.components[c1].label}, w2 in "
-                  f"{G.components[c2].label}: along the geodesic toward w1 or w2 (t = +-0.01) E rises by more than "
-                  "1e-10 M, and ascent from w_mix + 1e-6 noise ends in a single component at higher E",
-        passed=bool(caught), residual=float(best), seconds=t.seconds,
-        details={"E_mix": float(E0[0]), "grad_norm_at_mix": float(np.linalg.norm(g)), "rise": float(best),
-                 "E_after_ascent": float(after.E[0]), "failing_conditions": ["local maximum"] if caught else []})
-
-
-def control_wrong_prediction(group: Any, run=None, seed: int = 0) -> TheoremResult | None:
-    """The convergence check with a mutated theory (E* = M/8 for every non-trivial irrep: no 1/d_k, no complex
-    halving) must fail; None when that equals SPEC 9's value everywhere (only real irreps of dimension 1).
-
-    Returns
-    -------
-    TheoremResult or None
-        Caught when the convergence row fails under the mutated E*; None when nothing differs.
-
-    Examples
-    --------
-    >>> r = control_wrong_prediction(5)                  # M/8 instead of M/16 for the complex pairs of Z_5
-    >>> r.passed, r.negative_control, r.details["failing_conditions"]
-    (True, True, ['E = E*'])
-    >>> control_wrong_prediction(2) is None              # Z_2: one real irrep of dimension 1, nothing to mutate
-    True
-    """
-    G = li2_group(group)
-    if not any(c.kind == "complex" or (c.kind == "real" and c.dim > 1) for c in G.components):
-        return None
-    with Timer() as t:
-        wrong = lambda c: G.order / 8.0 if c.kind in ("complex", "real") else c.predicted
-        r = theorem2_numeric(G, run=run or _ascent_run(G, _default_starts(G), seed), predict=wrong)[0]
-    return TheoremResult(
-        name="E* = M/8 claimed for every irrep", method="numeric", negative_control=True,
-        statement="the ascent check of Theorem 2 run against a wrong E* (M/8 for complex pairs and for irreps of "
-                  "dimension d_k > 1 too) must fail",
-        passed=not r.passed, residual=r.residual, seconds=t.seconds,
-        details={"failed_starts": r.details["failed_starts"], "failing_conditions": ["E = E*"] if not r.passed else []})
-
-
-# ------------------------------------------------------------------------- Theorem 3
-def _abelian_nodes(G: Li2Group, drop: int | None = None) -> np.ndarray:
-    """4 nodes per complex pair ((a, b) in {(1,1), (i,-i), (1,i), (i,1)}), 1 per real irrep: u = Re(a chi), v = Re(b chi)."""
-    chi = G.abelian.characters
-    nodes = []
-    for ci, comp in enumerate(G.components):
-        if comp.kind == "trivial" or ci == drop:
-            continue
-        x = chi[comp.irreps[0]]
-        pairs = [(1, 1)] if comp.kind == "real" else [(1, 1), (1j, -1j), (1, 1j), (1j, 1)]
-        for a, b in pairs:
-            w = np.concatenate([(a * x).real, (b * x).real])
-            nodes.append(w / np.linalg.norm(w))
-    return np.asarray(nodes, dtype=np.float64).reshape(-1, 2 * G.order)   # (0, 2M) when nothing is left (Z_2)
-
-
+# ------------------------------------------------------------------------- features and target (Theorem 3, Lemma 1)
 def _features(G: Li2Group, nodes: np.ndarray) -> np.ndarray:
     """``F[(g,h), j] = sigma(x_{gh} . w_j) = (u_g + v_h)^2 / 2`` (unit-norm inputs), shape (M^2, K)."""
     M = G.order
@@ -433,126 +284,6 @@ def _target(G: Li2Group) -> np.ndarray:
     Y = np.zeros((M * M, M))
     Y[np.arange(M * M), G.table.reshape(-1)] = 1.0
     return Y - Y.mean(0, keepdims=True)
-
-
-def _reconstruct(G: Li2Group, nodes: np.ndarray) -> tuple[float, float]:
-    F = _features(G, nodes)
-    Ft = F - F.mean(0, keepdims=True)
-    Yt = _target(G)
-    C, *_ = np.linalg.lstsq(Ft, Yt, rcond=None)
-    out = Ft @ C
-    rel = float(np.linalg.norm(out - Yt) / np.linalg.norm(Yt))
-    acc = float((out.argmax(1) == G.table.reshape(-1)).mean())
-    return rel, acc
-
-
-#: Row 3 on a group that is not Abelian: ascents started in each component ``c``, this many times SPEC 9's count
-#: ``K_c = 2 sum_{k in c} m_k^2 d_k^2`` (``m_k = d_k``); random maxima at exactly ``K_c`` span nearly degenerately
-#: (relative residual 3e-6 on SmallGroup(16,8)), twice it spans to 1e-15 on every group tried.
-NODE_MARGIN = 2
-
-
-def node_count(comp: Any) -> int:
-    """SPEC 9's node count for one isotypic component: ``2 sum_{k in c} m_k^2 d_k^2`` with ``m_k = d_k``.
-
-    Summed over the non-trivial components it is ``K = 2 sum_k d_k^4``: ``2M - 2`` for an Abelian group.
-
-    Returns
-    -------
-    int
-        ``2 d^4`` per irrep of the component (a complex pair holds two).
-
-    Examples
-    --------
-    >>> from cogo.li2.energy import li2_group
-    >>> [node_count(c) for c in li2_group("S3").components[1:]]          # sign (d = 1), the 2-dimensional irrep
-    [2, 32]
-    """
-    return 2 * len(comp.irreps) * int(comp.dim) ** 4
-
-
-def _component_nodes(G: Li2Group, seed: int, drop: int | None = None) -> np.ndarray:
-    """End points of :data:`NODE_MARGIN` x :func:`node_count` ascents started in each non-trivial component."""
-    M = G.order
-    out = []
-    for ci, comp in enumerate(G.components):
-        if comp.kind == "trivial" or ci == drop:
-            continue
-        W0 = random_sphere(NODE_MARGIN * node_count(comp), M, seed + 7919 * (ci + 1))
-        W0 = np.concatenate([W0[:, :M] @ comp.projector, W0[:, M:] @ comp.projector], axis=1)
-        W0 /= np.linalg.norm(W0, axis=1, keepdims=True)
-        out.append(ascend(W0, G).W)
-    return np.concatenate(out) if out else np.zeros((0, 2 * M))
-
-
-def _drop_control(G: Li2Group, nodes_without: Any) -> TheoremResult:
-    """The reconstruction without the nodes of one component: the residual is that component's share of Y~."""
-    drop = next(i for i, c in enumerate(G.components) if c.kind != "trivial")
-    comp = G.components[drop]
-    M = G.order
-    with Timer() as t:
-        nodes = nodes_without(drop)
-        rel, acc = _reconstruct(G, nodes)
-    # irrep k carries d_k^2/(M-1) of |Y~|^2: the missing component leaves sqrt(sum_{k in c} d_k^2 / (M-1))
-    want = math.sqrt(len(comp.irreps) * comp.dim ** 2 / (M - 1))
-    return TheoremResult(
-        name=f"nodes missing {comp.label} cannot reconstruct", method="numeric", negative_control=True,
-        statement=f"the same construction without the nodes of {comp.label}: relative residual "
-                  f"sqrt(sum_k d_k^2/(M-1)) = {want:.6g} (irrep k carries d_k^2/(M-1) of |Y~|^2), not 0",
-        passed=rel > 1e-3 and abs(rel - want) <= 1e-9, residual=rel, seconds=t.seconds,
-        details={"nodes": len(nodes), "relative_residual": rel, "predicted": want,
-                 "failing_conditions": ["reconstruction"]})
-
-
-def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
-    """Nodes at the maxima span every irrep; the ridge-free top layer reconstructs Y~ exactly (numeric).
-
-    Abelian groups: the 4 constructed nodes per complex pair, 1 per real irrep
-    (``2M - 2`` for odd ``M``).  Other groups: in each non-trivial isotypic
-    component ``c``, :data:`NODE_MARGIN` x :func:`node_count` projected ascents
-    started from random points of that component (the ascent keeps a point in
-    its component) and run to their maxima (``run``, the shared random-start
-    ascent of Theorem 2, is not used: random starts reach small components
-    rarely, 128 of them reconstruct SmallGroup(21,1) to 0.63 only).
-
-    Returns
-    -------
-    list of TheoremResult
-        Two rows: the reconstruction from nodes at the maxima, then the control without one component.
-
-    Examples
-    --------
-    >>> rows = theorem3(5)
-    >>> [(r.passed, r.negative_control) for r in rows], round(rows[1].residual, 6)   # sqrt(2/(M-1)) without k = +-1
-    ([(True, False), (True, True)], 0.707107)
-    >>> [(r.passed, r.details["nodes"]) for r in theorem3("S3")]        # 2 x (2 + 32) nodes; without the sign's
-    [(True, 68), (True, 64)]
-    """
-    G = li2_group(group)
-    M = G.order
-    with Timer() as t:
-        if G.abelian is not None:
-            nodes = _abelian_nodes(G)
-            how = ("4 nodes per complex pair, u = Re(a chi_k), v = Re(b chi_k) with (a, b) in {(1,1), (i,-i), (1,i), "
-                   "(i,1)}, 1 node per real irrep")
-        else:
-            nodes = _component_nodes(G, seed)
-            K = sum(node_count(c) for c in G.components if c.kind != "trivial")
-            how = (f"in each non-trivial component c, {NODE_MARGIN} x 2 sum_(k in c) d_k^4 ascents started at random "
-                   f"points of c and run to their maxima; SPEC 9's K = 2 sum_k m_k^2 d_k^2 = {K} (m_k = d_k), "
-                   f"times {NODE_MARGIN}")
-        rel, acc = _reconstruct(G, nodes)
-    out = [TheoremResult(
-        name="3. maxima nodes reconstruct the target", method="numeric",
-        statement=f"{len(nodes)} nodes ({how}); F~ = centred features sigma(X w_j) over all {M * M} pairs, top layer "
-                  f"C = lstsq(F~, Y~): |F~C - Y~|_F / |Y~|_F <= {TOL_RECON:g} and argmax recovers g h on every pair (SPEC 9)",
-        passed=rel <= TOL_RECON and acc == 1.0, residual=rel, seconds=t.seconds,
-        details={"nodes": len(nodes), "relative_residual": rel, "accuracy": acc})]
-    if G.abelian is not None:
-        out.append(_drop_control(G, lambda drop: _abelian_nodes(G, drop=drop)))
-    else:
-        out.append(_drop_control(G, lambda drop: _component_nodes(G, seed, drop=drop)))
-    return out
 
 
 # ------------------------------------------------------------------------- Lemma 1
@@ -666,6 +397,7 @@ def _two_irreps(G: Li2Group) -> bool:
 
 _EXACT = (_abelian, "exact rows need an Abelian group")
 _TWO = (_two_irreps, "needs two non-trivial irreps to mix")
+_CONTROLS = "cogo.li2.controls"   # the negative controls; Theorem 3 is cogo.li2.reconstruction
 
 #: Every Li^2 row, in the order ``cogo verify --theory li2`` prints them (rows of :class:`cogo.proofs.rows.Row`):
 #: :func:`run_li2` and :func:`skipped_li2` are queries over it.  The numeric rows share one ascent run.
@@ -674,17 +406,18 @@ LI2_THEOREMS: tuple[Row, ...] = (
         methods=("exact",)),
     Row(2, "every ascent ends at a single-irrep maximum; every maximum reached", "SPEC 9", "theorem2_numeric",
         module=__name__, methods=("numeric",), shared=("run", "seed")),
-    Row(3, "maxima nodes reconstruct the target", "SPEC 9", "theorem3", module=__name__, methods=("numeric",),
+    Row(3, "maxima nodes reconstruct the target", "SPEC 9", "theorem3", module="cogo.li2.reconstruction",
+        methods=("numeric",),
         shared=("run", "seed")),
     Row("Lemma 1", "G_F at eta = 0, eta large, width large", "SPEC 9", "lemma1",
         requires=((_lemma1_fits, f"needs M^2 <= {LEMMA1_MAX_PAIRS} pairs"),), module=__name__,
         methods=("numeric",), shared=("seed",)),
     Row("control", "mixture of two irreps is not a local max", "SPEC 9", "control_mixture_exact",
-        requires=(_EXACT, _TWO), module=__name__, methods=("exact",)),
+        requires=(_EXACT, _TWO), module=_CONTROLS, methods=("exact",)),
     Row("control", "mixture of two irreps is not a local max", "SPEC 9", "control_mixture_numeric",
-        requires=(_TWO,), module=__name__, methods=("numeric",), shared=("run", "seed")),
+        requires=(_TWO,), module=_CONTROLS, methods=("numeric",), shared=("run", "seed")),
     Row("control", "E* = M/8 claimed for every irrep", "SPEC 9", "control_wrong_prediction", requires=(_TWO,),
-        module=__name__, methods=("numeric",), shared=("run", "seed")),
+        module=_CONTROLS, methods=("numeric",), shared=("run", "seed")),
 )
 
 

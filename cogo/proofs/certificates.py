@@ -1,17 +1,16 @@
-"""Exact certificates (SPEC 5-7): per-frequency block certificates and the z_M character-sum certificate.
+"""Exact certificates (SPEC 5-7): the per-frequency block certificate and the exact general loss.
 
 * :func:`block_certificate` -- every condition of SPEC 5 and the exact loss of
   a network made of per-frequency blocks (SPEC 6), from the eleven monomial
   sums of each block and the constant-vector sums of hat-corrected blocks
   (SPEC 7.3).  Values do not depend on the group order, so they are cached
-  per block type.
-* :func:`design_from_network` -- read the blocks off an exact network,
-  checking the block structure (supports, Hermitian symmetry) on the way.
-* :func:`mem_certificate`, :func:`character_sum_onehot` -- exact character sums of
-  z_M (SPEC 7.4) in ``Z[zeta_L]`` (:class:`cogo.algebra.cyclotomic.Cyclotomic`).
+  per block type.  The blocks of an exact network are read by
+  :func:`cogo.proofs.design_reader.design_from_network`.
 * :func:`general_loss_certificate` -- the exact general loss of SPEC 5 of an
   exact network, computed by :func:`cogo.algebra.fourier_loss` itself on the
   network gauge-fixed into ``Q(zeta_L)`` (:func:`cogo.algebra.cyc_gauge.cyc_network`).
+
+The z_M certificate by character sums is :mod:`cogo.proofs.mem_certificate`.
 
 Why blocks at different frequencies do not interact (SPEC 6)
 ------------------------------------------------------------
@@ -25,7 +24,7 @@ monomial sums of the block; at another ``k`` (only where a hat correction
 puts a constant ``gamma_k`` into ``c``) they are ``gamma_k`` times the sums
 of the monomials with ``c`` replaced by 1.  For odd ``|G|``, ``2 k0 = +-2 k``
 forces ``k0 = +-k``, so the R_* sums at ``m = +-2 k0`` of different blocks
-never meet either.  :func:`design_from_network` checks the premise (exact
+never meet either.  :func:`cogo.proofs.design_reader.design_from_network` checks the premise (exact
 supports of every node) on the network itself.  Hence, at each ``k != 0``
 (``l_{-k} = l_k`` by Hermitian symmetry):
 
@@ -49,6 +48,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -56,17 +56,17 @@ import sympy
 
 from cogo.algebra.cyc_gauge import clear_caches as clear_cyc_caches
 from cogo.algebra.cyc_gauge import cyc_network, entries_order, gauge_fix_nodes
-from cogo.algebra.cyclotomic import Cyclotomic, CycNumber
+from cogo.algebra.cyclotomic import CycNumber
 from cogo.algebra.loss import fourier_loss
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import block_sums
-from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork
 from cogo.catalogue.partial import PartialSolution
+from cogo.solvers.constructions import BlockDesign
+from cogo.proofs.design_reader import clear_caches as clear_reader_caches
 from cogo.proofs.zero import decide_zero
 from cogo.proofs.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.proofs.zero)
 
-__all__ = ["CONDITION_MONOMIALS", "CONST_MONOMIALS", "BlockCertificate", "block_certificate", "design_from_network",
-           "constant_vector_sums", "MemCertificate", "mem_certificate", "character_sum_onehot",
+__all__ = ["CONDITION_MONOMIALS", "CONST_MONOMIALS", "BlockCertificate", "block_certificate", "constant_vector_sums",
            "general_loss_certificate", "clear_caches", "ZeroTest", "magnitude"]
 
 #: Monomial sums of a block, per condition (SPEC 6).
@@ -275,7 +275,7 @@ def clear_caches() -> None:
     _SUMS_CACHE.clear()
     _CONST_CACHE.clear()
     _TYPE_CACHE.clear()
-    _HERMITIAN_CACHE.clear()
+    clear_reader_caches()
     clear_cyc_caches()
 
 
@@ -516,297 +516,6 @@ def _design_blocks(design: BlockDesign, keys: list[int]) -> tuple[dict, dict, li
     return own, hats, problems
 
 
-# --------------------------------------------------------------------------- network -> design
-_S_ZERO = sympy.S.Zero
-
-
-def _nz(x) -> bool:
-    """Structurally nonzero (conservative: an unsimplified zero counts as nonzero)."""
-    return not (x is _S_ZERO or x == 0)
-
-
-#: ``(x, y) -> is_zero_exact(y - conjugate(x))`` for sympy's conjugation; a pure function of two immutable
-#: sympy values, so the answers are shared across networks (the seeded constructions of every order repeat
-#: the blocks of the smaller orders).  Cleared by :func:`clear_caches`.
-_HERMITIAN_CACHE: dict = {}
-
-
-def _hermitian_pair(x, y, cj: Callable, use_cache: bool) -> bool:
-    """Exactly: is ``y`` the conjugate of ``x``?"""
-    if not use_cache:
-        return is_zero_exact(y - cj(x))
-    key = (x, y)
-    hit = _HERMITIAN_CACHE.get(key)
-    if hit is None:
-        hit = _HERMITIAN_CACHE[key] = is_zero_exact(y - cj(x))
-    return hit
-
-
-def design_from_network(net: Network, conj: Callable | None = None) -> tuple[BlockDesign, list[str]]:
-    """Read the per-frequency blocks off an exact network, checking the block structure exactly.
-
-    The nodes are grouped by :func:`cogo.analysis.blocks.extract_blocks` with
-    ``dead_threshold=0`` (the one block extraction of cogo), run on the
-    structural support of the entries (1 where an entry is not structurally
-    0: nodes with ``a = b = 0``, which contribute to no potential, are dropped,
-    and a node supported on one pair lands in that pair's block); the block
-    values are read exactly from the network.
-    The premise of the block-independence lemma (module docstring) is then
-    proven exactly on the network: every kept node has ``a`` and ``b``
-    supported on its block's pair ``{k, -k}`` (``k != 0``; a node of the zero
-    class or with inputs at another frequency is a problem), and Hermitian
-    symmetry holds (every entry at ``-k`` the conjugate of the entry at ``k``).
-    ``c`` at other frequencies becomes the block's ``c_ext`` (a scalar when
-    all its nodes share the value).  Returns the design and a list of
-    structure problems (empty when sound).
-
-    Returns
-    -------
-    design : BlockDesign
-        The blocks read from ``net`` (named ``"read from network"``, exact).
-    problems : list of str
-        The structure problems found (Hermitian symmetry, nodes outside their pair); empty when sound.
-
-    Raises
-    ------
-    ValueError
-        ``net`` is not exact.
-
-    Examples
-    --------
-    >>> from cogo.solvers.constructions import z_F6
-    >>> design, problems = design_from_network(z_F6(5, exact=True))
-    >>> [(b.k, b.q) for b in design.blocks], problems, block_certificate(design).loss
-    ([(1, 6), (2, 6)], [], 0)
-    """
-    from cogo.analysis.blocks import extract_blocks
-
-    if not net.exact:
-        raise ValueError("design_from_network needs an exact network")
-    G = net.group
-    cj = conj or sympy.conjugate
-    z = net.z
-    nz = np.vectorize(_nz, otypes=[bool])(z) if z.size else np.zeros(z.shape, dtype=bool)
-    # Hermitian symmetry, exactly, on entries that are not both structurally 0
-    problems = _hermitian_problems(z, nz, G.order, G.neg, cj, conj is None)
-    # the grouping of cogo.analysis.blocks on the structural support (1 where an entry is not structurally 0):
-    # a node supported on one pair {k, -k} lands in the block of k whatever its values; values are read
-    # exactly from ``net`` below, and a node with inputs outside its pair is reported, not grouped
-    split = extract_blocks(Network(G, nz.astype(np.complex128)), dead_threshold=0.0)
-    neg = G.neg
-    supports = nz[0] | nz[1]  # (k, j)
-    in_block: set = set()
-    for blk in split.blocks:
-        if blk.self_conjugate:
-            problems.append(f"block at frequency index {blk.k} = -{blk.k}: blocks need k != -k")
-        allowed = {int(blk.k), int(neg[blk.k])}
-        for j in blk.nodes.tolist():
-            supp = set(np.flatnonzero(supports[:, j]).tolist())
-            if supp <= allowed:
-                in_block.add(j)
-            else:
-                problems.append(f"node {j}: inputs supported on frequencies {sorted(supp)}, not on one pair k, -k "
-                                "(k != 0)")
-    for j in np.flatnonzero(split.live & (split.node_frequency == 0)).tolist():
-        supp = np.flatnonzero(supports[:, j]).tolist()
-        problems.append(f"node {j}: inputs supported on frequencies {supp}, not on one pair k, -k (k != 0)")
-    blocks = _read_blocks(split, z, nz, [int(k) for k in G.positive_frequencies], in_block)
-    return BlockDesign(G, "read from network", blocks, True, conj=conj), problems
-
-
-def _hermitian_problems(z: np.ndarray, nz: np.ndarray, n: int, neg: Any, cj: Callable,
-                        use_cache: bool) -> list[str]:
-    """One problem per ``(p, k)`` whose entries at ``-k`` are not the conjugates of those at ``k`` (exact)."""
-    problems: list[str] = []
-    for p in range(3):
-        for k in range(n):
-            kn = int(neg[k])
-            if kn < k:
-                continue
-            for j in np.flatnonzero(nz[p, k] | nz[p, kn]).tolist():
-                if not _hermitian_pair(z[p, k, j], z[p, kn, j], cj, use_cache):
-                    problems.append(f"Hermitian symmetry fails at p={'abc'[p]}, k={k}, node {j}")
-                    break
-    return problems
-
-
-def _read_blocks(split: Any, z: np.ndarray, nz: np.ndarray, keys: list[int], in_block: set) -> list:
-    """The :class:`Block` of each pair, its values read exactly from ``z`` (``c`` elsewhere as ``c_ext``)."""
-    blocks = []
-    for blk in split.blocks:
-        js = [j for j in blk.nodes.tolist() if j in in_block]
-        if not js or blk.self_conjugate:
-            continue
-        k = int(blk.k)
-        part = PartialSolution("block", np.asarray([z[0, k, j] for j in js], dtype=object),
-                               np.asarray([z[1, k, j] for j in js], dtype=object),
-                               np.asarray([z[2, k, j] for j in js], dtype=object))
-        ext = {}
-        for k2 in keys:
-            if k2 == k or not nz[2, k2, js].any():
-                continue
-            col = [z[2, k2, j] for j in js]
-            ext[k2] = col[0] if all(x == col[0] for x in col) else tuple(col)
-        blocks.append(Block(k, part, ext))
-    return blocks
-
-
-def _triple_slice(cyc: Cyclotomic, x: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """``T[k2, k] = sum_j zeta^(x[j] + Y[k2, j] + W[k, j])`` exactly, shape ``(n, n, deg)`` (one ``k1`` slice)."""
-    n, q = Y.shape
-    L = cyc.L
-    E = (x[None, None, :] + Y[:, None, :] + W[None, :, :]) % L  # (k2, k, j)
-    base = (np.arange(n * n) * L)[:, None]
-    counts = np.bincount((E.reshape(n * n, q) + base).ravel(), minlength=n * n * L).reshape(n * n, L)
-    return cyc.from_counts(counts).reshape(n, n, cyc.deg)
-
-
-@dataclass
-class MemCertificate:
-    """Outcome of :func:`mem_certificate`: per-condition exact zero flags, largest |residual|, details.
-
-    >>> from cogo.solvers.constructions import mem_factors
-    >>> cert = mem_certificate(*mem_factors(5))
-    >>> cert.zero, cert.max_abs["R_c"]
-    ({'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}, 0.0)
-    """
-
-    zero: dict
-    max_abs: dict
-    details: dict
-
-    @property
-    def failing(self) -> list[str]:
-        return [c for c, ok in self.zero.items() if not ok]
-
-    @property
-    def optimal(self) -> bool:
-        return not self.failing
-
-    @property
-    def largest(self) -> float:
-        return max(self.max_abs.values(), default=0.0)
-
-
-def mem_certificate(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> MemCertificate:
-    """Exact optimality certificate of ``z = n^(-2/3) . Ua * Ub`` for root-of-unity factors (SPEC 7.4).
-
-    By the homomorphism (SPEC 4) and ``(n^(-2/3))^3 = n^(-2)``, every
-    potential of ``z`` is ``n^(-2) P`` with ``P = r(Ua) r(Ub)`` (and likewise
-    ``r_a``, ``r_b``).  Each factor potential is a character sum
-    ``sum_j zeta^(...)``, an element of ``Z[zeta_L]`` computed exactly by
-    :class:`Cyclotomic`.  The conditions are checked on ``P``: R_g
-    ``P[k,k,k] = n^2``; R_c ``P[k1,k2,k] = 0`` otherwise (every ``k1, k2``,
-    zero frequency included, since z_M has inputs with nonzero mean); R_n and
-    R_* from ``sum_k' P_p[k', m - k', k]``.  With these, every term of the
-    general loss of SPEC 5 vanishes except ``-2 + 1`` per frequency: loss 0.
-    The tensors are streamed one ``k1`` slice at a time (memory ``O(n^2 phi(L))``).
-
-    Returns
-    -------
-    MemCertificate
-        Whether each condition of SPEC 5 is proven exactly 0, the largest residuals and the details.
-
-    Raises
-    ------
-    ValueError
-        The two factors live on different groups.
-
-    Examples
-    --------
-    >>> from cogo.solvers.constructions import mem_factors
-    >>> Ua, Ub = mem_factors(7)                              # z_M = 7^(-2/3) . Ua * Ub (SPEC 7.4)
-    >>> all(mem_certificate(Ua, Ub).zero.values())           # every condition proven exactly: loss 0
-    True
-    """
-    G = Ua.group
-    if Ub.group != G or Ua.L != Ub.L:
-        raise ValueError("the two factors must live on the same group")
-    n = G.order
-    cyc = Cyclotomic(Ua.L)
-    zero = {c: True for c in CONDITION_MONOMIALS}
-    mags = {c: 0.0 for c in CONDITION_MONOMIALS}
-    n2 = n * n
-
-    def note(cond, arr):
-        if np.any(arr != 0):
-            zero[cond] = False
-            mags[cond] = max(mags[cond], float(np.abs(cyc.value(arr)).max()) / n2)
-
-    Cacc = {p: np.zeros((n, n, cyc.deg), dtype=np.int64) for p in ("a", "b")}
-    for k1 in range(n):
-        P = cyc.mul(_triple_slice(cyc, Ua.E[0][k1], Ua.E[1], Ua.E[2]),
-                    _triple_slice(cyc, Ub.E[0][k1], Ub.E[1], Ub.E[2]))  # P[k2, k] at this k1
-        if k1 != 0:
-            diag = P[k1, k1].copy()
-            diag[0] -= n2
-            note("R_g", diag)
-            P = P.copy()
-            P[k1, k1] = 0
-        note("R_c", P[:, 1:])
-        for pi, p in ((0, "a"), (1, "b")):
-            Pp = cyc.mul(_triple_slice(cyc, Ua.E[pi][k1], Ua.E[pi], Ua.E[2]),
-                         _triple_slice(cyc, Ub.E[pi][k1], Ub.E[pi], Ub.E[2]))  # P_p[k' = k1, k2, k]
-            if Pp.dtype == object or Cacc[p].dtype == object:
-                Cacc[p] = Cacc[p].astype(object)
-            Cacc[p][G.add_table[k1]] += Pp  # C_p[m = k1 + k2, k] += P_p[k1, k2, k]; k2 -> k1 + k2 is a bijection
-    note("R_n", (Cacc["a"][0] + Cacc["b"][0])[1:])
-    note("R_*", np.stack([Cacc["a"][1:, 1:], Cacc["b"][1:, 1:]]))
-    details = {"L": cyc.L, "phi(L)": cyc.deg, "triples": n**3,
-               "factor potentials": "character sums in Z[zeta_L], exact integer coordinates"}
-    return MemCertificate(zero, mags, details)
-
-
-def character_sum_onehot(U: RootOfUnityNetwork, p: int, chunk: int = 1 << 22) -> tuple[bool, list]:
-    """Exactly: is ``sum_k zeta^(E[p, k, j] + <k, m>)`` equal to ``n`` at one ``m`` per node ``j`` and 0 elsewhere?
-
-    For the factors of z_M this is the real-space weight (up to the scale
-    ``n^(-2/3) / lam``): ``W_a`` and ``W_b`` rows are one-hot (``p`` = 0, 1); for
-    ``c`` (``p = 2``) the sign of the phase is flipped (``W_c`` uses ``conj chi``).
-    Returns the verdict and, per node, the element where the weight sits.
-
-    Returns
-    -------
-    onehot : bool
-        True when every node's sum is ``n`` at exactly one element and 0 at every other.
-    positions : list
-        Per node, the element ``m`` where the sum is ``n`` (None for a node that is not one-hot).
-
-    Examples
-    --------
-    >>> from cogo.solvers.constructions import mem_factors
-    >>> Ua, Ub = mem_factors(5)
-    >>> character_sum_onehot(Ua, 0)                          # W_a of z_M: node j reads one input
-    (True, [0, 1, 2, 3, 4])
-    """
-    from cogo.solvers.constructions import _phase
-
-    G = U.group
-    n, L = G.order, U.L
-    cyc = Cyclotomic(L)
-    ph = _phase(G)  # [k, m]
-    sign = -1 if p == 2 else 1
-    E = U.E[p]  # [k, j]
-    q = E.shape[1]
-    target = np.zeros(cyc.deg, dtype=np.int64)
-    target[0] = n
-    where: list = []
-    ok = True
-    J = max(1, chunk // (n * n))
-    for s in range(0, q, J):
-        e = E[:, s:s + J]  # (k, J)
-        jn = e.shape[1]
-        tot = (e.T[:, :, None] + sign * ph[None, :, :]) % L  # (J, k, m)
-        idx = (np.arange(jn)[:, None, None] * n + np.arange(n)[None, None, :]) * L + tot
-        counts = np.bincount(idx.ravel(), minlength=jn * n * L).reshape(jn, n, L)
-        vals = cyc.from_counts(counts)  # (J, m, deg)
-        is_n = np.all(vals == target, axis=2)
-        is_0 = ~np.any(vals, axis=2)
-        good = (is_n.sum(axis=1) == 1) & (is_0.sum(axis=1) == n - 1)
-        ok &= bool(good.all())
-        where.extend(int(np.argmax(r)) if g else None for r, g in zip(is_n, good))
-    return ok, where
-
 
 def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     """The exact loss of an exact network from the library's general loss (SPEC 5), in ``Q(zeta_L)``.
@@ -836,7 +545,6 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     """
     cz, scales = cyc_network(net, extra_scales=extra_scales)
     val = fourier_loss(cz)
-    from fractions import Fraction
     q = Fraction(int(val.p), int(val.q)) if isinstance(val, sympy.Rational) else val.to_rational()
     L = cz.z.ravel()[0].L if cz.z.size and hasattr(cz.z.ravel()[0], "L") else None
     return {"loss": q, "value": val, "L": L, "scales": sorted(set(scales)), "nodes": net.q}

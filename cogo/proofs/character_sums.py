@@ -1,6 +1,6 @@
 """The z_M certificate by Fourier inversion: character sums decided on integer point counts (SPEC 4, 5, 7.4).
 
-:func:`cogo.proofs.certificates.mem_certificate` (the reference route) computes
+:func:`cogo.proofs.mem_certificate.mem_certificate` (the reference route) computes
 every potential of ``z = n^(-2/3) U_a * U_b`` as an element of ``Z[zeta_L]``:
 ``n^3`` products of cyclotomic integers, ``O(n^5)`` at ``n = L`` prime.  When
 every row of the factors is a *character* -- ``E[p, :, j] = <., x_pj>`` for an
@@ -51,7 +51,8 @@ import numpy as np
 
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.solvers.constructions import RootOfUnityNetwork
-from cogo.proofs.certificates import CONDITION_MONOMIALS, MemCertificate
+from cogo.proofs.certificates import CONDITION_MONOMIALS
+from cogo.proofs.mem_certificate import MemCertificate
 
 __all__ = ["character_rows", "character_table_ok", "mem_certificate_inversion", "INVERSION_ROUTE"]
 
@@ -141,7 +142,7 @@ def _separable_defect(f: np.ndarray) -> np.ndarray:
 
 
 def mem_certificate_inversion(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> MemCertificate | None:
-    """The certificate of :func:`cogo.proofs.certificates.mem_certificate`, decided by Fourier inversion (module doc).
+    """The certificate of :func:`cogo.proofs.mem_certificate.mem_certificate`, decided by Fourier inversion (module doc).
 
     Returns
     -------

@@ -58,13 +58,7 @@ def form(**coefs: int) -> tuple:
 
 
 def fadd(f: tuple, g: tuple) -> tuple:
-    """``f + g``.
-
-    Returns
-    -------
-    tuple
-        The canonical form of the sum.
-    """
+    """``f + g``."""
     out = dict(f)
     for v, c in g:
         out[v] = out.get(v, 0) + c
@@ -72,24 +66,12 @@ def fadd(f: tuple, g: tuple) -> tuple:
 
 
 def fscale(f: tuple, s: int) -> tuple:
-    """``s f``.
-
-    Returns
-    -------
-    tuple
-        The canonical form of ``s`` times ``f``.
-    """
+    """``s f``."""
     return form(**{v: s * c for v, c in f})
 
 
 def fneg(f: tuple) -> tuple:
-    """``-f``.
-
-    Returns
-    -------
-    tuple
-        The canonical form of the negative.
-    """
+    """``-f``."""
     return fscale(f, -1)
 
 
@@ -305,11 +287,6 @@ def sum_over(e: Bracket, var: str, nonzero: bool = False) -> Bracket:
     as the term at ``var = 0`` is subtracted).  A term with a bracket ``[+-var + R = 0]`` is the term with
     ``var = -+R`` (one solution modulo ``d``).  A bracket with ``var`` only at coefficients other than +-1
     raises :class:`Unresolved` (it has ``gcd(c, d)`` solutions or none: a case split, not done here).
-
-    Returns
-    -------
-    Bracket
-        The sum, with ``var`` gone.
     """
     out = Bracket(())
     for bs, c in e.terms:

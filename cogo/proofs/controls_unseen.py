@@ -1,12 +1,12 @@
 """Negative controls of the inputs the proof machinery had never been shown (SPEC 5-7.4).
 
-Every control of :mod:`cogo.proofs.controls` hands the block certificate scalar hat values whose
+Every control of :mod:`cogo.proofs.controls_constructions` hands the block certificate scalar hat values whose
 cross-frequency R_c and R_* sums are 0, balanced nodes (``|a_j| = |b_j|``), rational losses, and no z_M-type
 network with a defect in the potentials with a zero-frequency input; the exact zero test never met a
 polynomial coefficient it cannot decide.  The controls below are those inputs, each built by hand to break
 one thing, with its outcome derived by hand here (``tests/test_verify.py`` compares every closed form with
 the float64 real-space loss on all pairs, code that shares nothing with the certificates).  They run in
-``cogo verify`` through :data:`cogo.proofs.controls.CONTROL_ROWS`.
+``cogo verify`` through :data:`CONTROL_ROWS`.
 
 Notation: ``P`` pairs ``{k, -k}`` with ``k != -k``, ``s = n - 1 - 2P`` self-conjugate frequencies, ``k1, k2``
 the first two positive frequencies, ``t = 6^(-1/3)``, ``w = exp(2 pi i / 3)``.  The sound block
@@ -38,7 +38,7 @@ the first two positive frequencies, ``t = 6^(-1/3)``, ``w = exp(2 pi i / 3)``.  
   minimal polynomial ``x^2 - 2 A x + A^2 - 2 B^2``.  Only R_g fails.
 * **z_M, b offset at frequency 0** (every group): ``U_b``'s node 0 reads ``b = -1`` instead of 1 at frequency 0
   (in real space a constant ``-2/n`` on the ``b`` input of the ``n`` nodes ``(j1, 0)``, gauged as in
-  :mod:`cogo.proofs.controls`).  Only potentials with a zero-frequency input move: with ``z = n^(-2/3) U_a *
+  :mod:`cogo.proofs.controls_constructions`).  Only potentials with a zero-frequency input move: with ``z = n^(-2/3) U_a *
   U_b`` the sums over ``j1`` and ``j2`` factor, ``r[k1, 0, k] = (1/n) [k1 = k] (-1 - 1)`` for ``k != 0``, while
   ``r[k1, k2, k]`` (``k2 != 0``), ``r[k, k, k] = 1`` and every ``r_p`` at ``k != 0`` (``sum_j1 chi(k, j1) = 0``)
   are those of z_M.  So exactly R_c fails, at ``(k, 0, k)``, and the general loss of SPEC 5 gains
@@ -62,11 +62,22 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from cogo.algebra.cyc_format import format_exact, minimal_polynomial
+from cogo.algebra.cyclotomic import exact_real_loss
+from cogo.algebra.loss import fourier_loss, real_loss
+from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
-from cogo.solvers.constructions import Block, BlockDesign, abc_normalizer
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
-from cogo.proofs.controls import _numeric_block_control, _sound_block
-from cogo.proofs.results import COND_TOL, Timer, TheoremResult, check_method, make_result
+from cogo.solvers import constructions
+from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork, abc_normalizer
+from cogo.analysis.optimality import largest_residuals
+from cogo.proofs.certificates import block_certificate, general_loss_certificate
+from cogo.proofs.controls_block_route import _numeric_block_control, _sound_block
+from cogo.proofs.controls_constructions import EXACT_LOSS_MAX_ORDER
+from cogo.proofs.design_reader import design_from_network
+from cogo.proofs.mem_certificate import mem_certificate
+from cogo.proofs.results import COND_TOL, TheoremResult, Timer, check_method, make_result
+from cogo.proofs.zero import decide_zero, is_nonzero_proven, is_zero_proven
 
 __all__ = ["UNSEEN_CONTROLS", "run_unseen_block_control", "compare_routes", "control_mem_zero_frequency",
            "control_zero_test_unseen", "control_hat_per_node", "control_hat_nu2", "control_unbalanced",
@@ -159,8 +170,6 @@ def compare_routes(a: Any, b: Any) -> str:
     ...     compare_routes(block_certificate(f6), block_certificate(f46, fast=False))
     ('agree', 'disagree')
     """
-    from cogo.proofs.zero import decide_zero
-
     d = decide_zero(sympy.sympify(a.loss) - sympy.sympify(b.loss))
     if a.undecided or b.undecided or d is None:
         return "undecided"
@@ -169,8 +178,6 @@ def compare_routes(a: Any, b: Any) -> str:
 
 def _same_ext(read: dict, written: dict) -> bool:
     """The hat values read equal those written, exactly: a vector stays a vector of the same entries."""
-    from cogo.proofs.zero import is_zero_proven
-
     if sorted(read) != sorted(int(k) for k in written):
         return False
     for k, w in written.items():
@@ -188,9 +195,6 @@ def _same_ext(read: dict, written: dict) -> bool:
 
 def _exact_block_outcome(G, d: BlockDesign, want_loss, want_nonzero: list, details: dict) -> tuple[bool, float]:
     """Reader -> both certificate routes -> exact zero test; ``details`` gets each route's outcome."""
-    from cogo.proofs.certificates import block_certificate, design_from_network
-    from cogo.proofs.zero import decide_zero
-
     read, problems = design_from_network(d.to_network())
     shape_ok = (sorted((b.k, b.q) for b in read.blocks) == sorted((int(b.k), b.q) for b in d.blocks)
                 and all(_same_ext(b.c_ext, o.c_ext) for b, o in zip(sorted(read.blocks, key=lambda b: b.k),
@@ -219,11 +223,6 @@ def _exact_block_outcome(G, d: BlockDesign, want_loss, want_nonzero: list, detai
 def _irrational_general_loss(G, d: BlockDesign, want_loss, details: dict) -> bool:
     """The general loss of SPEC 5 in ``Q(zeta_L)`` (``n <= 31`` or even ``n``): not rational, equal to the closed
     form, and reported by :func:`cogo.algebra.cyc_format.format_exact` with the minimal polynomial by hand."""
-    from cogo.algebra.cyc_format import format_exact, minimal_polynomial
-    from cogo.proofs.certificates import general_loss_certificate
-    from cogo.proofs.controls import EXACT_LOSS_MAX_ORDER
-    from cogo.proofs.zero import decide_zero
-
     if G.order > EXACT_LOSS_MAX_ORDER and G.is_odd:
         details["general_loss"] = f"not computed above order {EXACT_LOSS_MAX_ORDER} (block route only)"
         return True
@@ -305,9 +304,7 @@ _MEM_LOSS_MAX, _MEM_GENERAL_MAX = 31, 7
 
 def _mem_offset_factors(G) -> tuple:
     """z_M's factors, ``U_b``'s node 0 with ``b = -1`` at frequency 0 (exponents doubled when ``L`` is odd)."""
-    from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
-
-    Ua, Ub = mem_factors(G)
+    Ua, Ub = constructions.mem_factors(G)
     L2 = math.lcm(Ua.L, 2)
     f = L2 // Ua.L
     Ea, Eb = (Ua.E * f) % L2, (Ub.E * f) % L2
@@ -337,7 +334,7 @@ def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple
                                weights: tuple | None = None) -> TheoremResult:
     """z_M whose only defect is in the potentials with a zero-frequency input (module docstring).
 
-    Exact: row 6's z_M certificate (:func:`cogo.proofs.certificates.mem_certificate`) on the factors must
+    Exact: row 6's z_M certificate (:func:`cogo.proofs.mem_certificate.mem_certificate`) on the factors must
     fail exactly R_c; up to order 31 the exact real-space loss of the weights of SPEC 7.4 and, up to order 7,
     the general loss of SPEC 5 of the exact network in ``Q(zeta_L)`` must be ``4 (n - 1)/n^3``.  Numeric: the
     float64 general loss (``fourier_loss``, the DC terms of SPEC 5) and real-space loss must match it to 1e-9
@@ -371,9 +368,6 @@ def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple
 
 
 def _mem_zero_exact(G, factors, weights, want: Fraction, details: dict) -> tuple[bool, float]:
-    from cogo.algebra.cyclotomic import exact_real_loss
-    from cogo.proofs.certificates import general_loss_certificate, mem_certificate
-
     Ua, Ub = factors if factors is not None else _mem_offset_factors(G)
     cert = mem_certificate(Ua, Ub)
     details["failing_conditions"] = cert.failing
@@ -395,10 +389,6 @@ def _mem_zero_exact(G, factors, weights, want: Fraction, details: dict) -> tuple
 
 
 def _mem_zero_numeric(G, weights, want: Fraction, details: dict) -> tuple[bool, float]:
-    from cogo.algebra.loss import fourier_loss, real_loss
-    from cogo.algebra.network import Network
-    from cogo.analysis.optimality import largest_residuals
-
     W = [np.asarray(w, dtype=np.float64) for w in (weights if weights is not None else _mem_offset_weights(G))]
     net = Network.from_weights(*W, G)
     res = largest_residuals(net)
@@ -442,8 +432,6 @@ def _unseen_zero_cases() -> list:
 
 def _route_cases(G) -> dict:
     """:func:`compare_routes` on conflicting and on undecidable inputs: name -> (answer, answer by hand)."""
-    from cogo.proofs.certificates import block_certificate
-
     ks = [int(k) for k in G.positive_frequencies]
     x = _sound_block(True)
     sound = BlockDesign(G, "sound", [Block(k, x) for k in ks], True)
@@ -483,8 +471,6 @@ def control_zero_test_unseen(group: Any = None, method: str = "exact", cases: li
     >>> r.status, r.details["decisions"]["x (sin^2 1 + cos^2 1 - 1): its only coefficient undecidable"]
     ('CAUGHT', 'undecided')
     """
-    from cogo.proofs.zero import decide_zero, is_nonzero_proven, is_zero_proven
-
     word = {True: "zero", False: "nonzero", None: "undecided"}
     G = parse_group(group) if group is not None else None
     with Timer() as t:

@@ -25,7 +25,7 @@ coincide modulo ``d``.  For each construction this module
    ``(1/d) sum_{k != 0} l_k + 1 - 1/d`` is 0 with ``d`` symbolic; a
    relation that holds on a residue class gets its own certificate; the odd
    orders below the one where every family has a block are finitely many and
-   are proved by the per-order route (:func:`cogo.proofs.theorems.optimality`).
+   are proved by the per-order route (:func:`cogo.proofs.theorems_optimality.optimality`).
 
 z_M (SPEC 7.4) is proved by character sums with ``d`` symbolic
 (:mod:`cogo.proofs.every_order_mem`).  Negative controls run through the same
@@ -266,11 +266,6 @@ def unanalysed(res: ClassResult, rels: list) -> list:
     Computing ``l_k`` outside the collisions takes two index forms as different when they differ as forms: each
     such difference (two index pairs, two sums ``m``, an index or ``m`` against 0) must be among the analysed
     relations, so the analysis cannot drift from the computation.
-
-    Returns
-    -------
-    list of str
-        The differences not analysed, as text.
     """
     seen = {L if not L or L[0][1] > 0 else fneg(L) for _, L, _ in rels}
     pos, selfs = res.keys

@@ -16,7 +16,7 @@ for every ``k != 0`` (here ``-1``) and the loss ``((d - 1) l_k)/d + 1 - 1/d`` is
 The controls use the same computation on broken versions: the output weights
 doubled (every potential doubled: ``l_k = -4 + 4 = 0``, loss ``(d - 1)/d``) and
 node ``(0, 0)`` removed (every potential minus ``d^(-2)``: loss
-``(d - 1)(d + 7)/(2 d^3)``, derived by hand in :mod:`cogo.proofs.controls`).
+``(d - 1)(d + 7)/(2 d^3)``, derived by hand in :mod:`cogo.proofs.controls_constructions`).
 
 References
 ----------

@@ -7,9 +7,9 @@ carries ``check(d)``: the library's exact design at order ``d`` (seed 1) has
 one block per positive frequency, each equal to the model's family at the
 design's parameters (and the hat values ``gamma_k`` equal to the model's),
 and its network reads back into exactly these blocks
-(:func:`cogo.proofs.certificates.design_from_network`: supports at ``+-k``
+(:func:`cogo.proofs.design_reader.design_from_network`: supports at ``+-k``
 only, Hermitian).  ``instance(d)`` is the per-order proof
-(:func:`cogo.proofs.theorems.optimality`) for the finitely many orders below
+(:func:`cogo.proofs.theorems_optimality.optimality`) for the finitely many orders below
 the symbolic range.
 
 The controls are broken on purpose, and their expected failing orders and
@@ -24,10 +24,10 @@ losses are derived by hand:
 * ``z_nu blocks`` (``nu = 1``, scale ``2^(-1/3)``): ``r_kkk = 1`` and the
   three R_c sums ``conj(a) b c``, ``a conj(b) c``, ``conj(a) conj(b) c``
   are 1 at each output, ``l_k = -2 + 1 + 3 = 2``: loss ``3 (d - 1)/d`` for
-  every odd ``d`` (``cogo.proofs.controls``: ``(4P + n - 1)/n``, ``P = (n-1)/2``).
+  every odd ``d`` (``cogo.proofs.controls_constructions``: ``(4P + n - 1)/n``, ``P = (n-1)/2``).
 * ``z_syn blocks`` (scale ``3^(-1/3)``): only R_* fails, ``a^2 c = b^2 c = 1``,
   ``l_k = -2 + 1 + 2 |1/2|^2 = -1/2``: loss ``(d - 1)/(2 d)`` for every odd ``d``
-  (``cogo.proofs.controls``, ``block route: R_* only``: ``(n - 1 - P)/n``).
+  (``cogo.proofs.controls_constructions``, ``block route: R_* only``: ``(n - 1 - P)/n``).
 * ``z_F4/6 with every hat value tripled``: R_n at each order-4 output is
   ``(1 + s i) - 3 (1 + s i) = -2 (1 + s i)``, ``l_k = -1 + 8 = 7`` there, ``-1``
   at ``+-k0``: loss ``8 (d - 3)/d`` for odd ``d >= 5``; ``d = 3`` has no hat and passes.
@@ -48,11 +48,12 @@ import numpy as np
 import sympy
 
 from cogo.algebra.network import Network
-from cogo.solvers import constructions as C
 from cogo.catalogue.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
-from cogo.proofs.certificates import design_from_network
+from cogo.solvers import constructions as C
 from cogo.proofs.collisions import D
+from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.every_order import BlockModel, Family
+from cogo.proofs.theorems_optimality import optimality
 from cogo.proofs.zero import decide_zero
 
 __all__ = ["constructions", "controls", "bracket_control_network", "CONTROL_EXPECT"]
@@ -106,8 +107,6 @@ def _design_problems(design, expected: Callable) -> list:
 
 def _instance(kind: str) -> Callable:
     def run(d: int) -> tuple:
-        from cogo.proofs.theorems import optimality
-
         r = optimality(d, kind, "exact")
         return r.passed, f"per-order proof optimality({d}, {kind!r}, 'exact')"
 
@@ -116,8 +115,6 @@ def _instance(kind: str) -> Callable:
 
 def _net_instance(build: Callable) -> Callable:
     def run(d: int) -> tuple:
-        from cogo.proofs.theorems import optimality
-
         r = optimality(d, "f6", "exact", net=build(d))
         return r.passed, f"per-order proof optimality({d}, net=...)"
 

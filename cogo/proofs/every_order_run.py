@@ -20,9 +20,10 @@ from typing import Any
 import sympy
 
 from cogo.io.formatting import dumps_json, render_table
+from cogo.io.outputs import atomic_write_text, check_output_file
 from cogo.proofs import every_order_models as M
 from cogo.proofs.collisions import form, relation_set
-from cogo.proofs.every_order import VERIFY_RANGE, Case, prove_block_model
+from cogo.proofs.every_order import Case, VERIFY_RANGE, prove_block_model
 from cogo.proofs.every_order_mem import MEM_CONTROLS, mem_exponents, mem_loss
 
 __all__ = ["run_every_order", "format_every_order", "cli_every_order", "MEM_TITLE"]
@@ -127,13 +128,7 @@ def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
 
 
 def format_every_order(out: dict) -> str:
-    """The table (one row per construction and case), the coverage argument, the controls and a summary.
-
-    Returns
-    -------
-    str
-        Plain text.
-    """
+    """The table (one row per construction and case), the coverage argument, the controls and a summary."""
     head = ["construction", "case", "d covered", "method", "status"]
     rows = [[t["construction"], c["case"], c["d"], c["method"], c["status"]] for t in out["theorems"]
             for c in t["cases"]]
@@ -172,16 +167,7 @@ def _orders(ds: list) -> str:
 
 
 def cli_every_order(args: Any) -> int:
-    """``cogo verify --every-order [--json FILE]``: print the proof, write the JSON atomically; 0 iff all ok.
-
-    Returns
-    -------
-    int
-        The exit status.
-    """
-    from cogo.io.outputs import atomic_write_text
-    from cogo.io.outputs import check_output_file
-
+    """``cogo verify --every-order [--json FILE]``: print the proof, write the JSON atomically; 0 iff all ok."""
     if args.json:
         check_output_file(args.json, force=args.force, label="--json")
     print("cogo verify --every-order: z_F6, z_F6 (7.2), z_F4/6 (hat), z_M for every admissible group order d",

@@ -36,6 +36,9 @@ from typing import Any
 import numpy as np
 import sympy
 
+from cogo.algebra.network import Network
+from cogo.algebra.spec import parse_group
+
 __all__ = ["Formal", "FormalVariables", "formal_network"]
 
 
@@ -240,9 +243,6 @@ def formal_network(group: Any, q: int, variables: FormalVariables):
     >>> all(u == v * v for u, v in zip(rr.ravel(), r.ravel()))
     True
     """
-    from cogo.algebra.spec import parse_group
-    from cogo.algebra.network import Network
-
     G = parse_group(group)
     codes, vals = variables.new((3, G.order, q))
     return Network(G, vals, exact=True), codes

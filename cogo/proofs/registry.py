@@ -1,10 +1,10 @@
-"""The registry of the checks ``cogo verify`` runs: one row per theorem, its section, when it applies.
+"""The registry of the checks ``cogo verify`` runs: one row per theorem and per negative control.
 
 Every theorem of SPEC 3-7 is a :class:`Row` of :data:`THEOREMS` (its number and title as printed, the
-SPEC section, the function of :mod:`cogo.proofs.theorems` with its keyword arguments, and the rule that
-says whether it applies to a group, with the reason when it does not).  :func:`theorem_list`,
-:func:`skipped` and :func:`run_all` are queries over it, followed by the negative controls of
-:func:`cogo.proofs.controls.controls_for`.  A new theorem is one row here and its function.
+SPEC section, the module and name of its function with its keyword arguments, and the rule that says
+whether it applies to a group, with the reason when it does not); every negative control is a row of
+:data:`CONTROL_ROWS`.  :func:`theorem_list`, :func:`skipped`, :func:`controls_for` and :func:`run_all` are
+queries over them.  A new theorem (or control) is its function in a module and one row here.
 
 The theorem functions never import this module, and the controls call the theorem functions
 directly, so the import graph of :mod:`cogo.proofs` is acyclic.  The theorems are those of CoGO [1]_.
@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from cogo.algebra.spec import parse_group
 from cogo.runtime.threads import thread_policy as _thread_policy
-from cogo.proofs.controls import CONTROL_ROWS, controls_for
+from cogo.algebra.spec import parse_group
+from cogo.proofs.controls_block_route import BLOCK_CONTROLS
+from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
+from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, NODE_CONTROL,
+                                       OCCAM_CONTROL)
 from cogo.proofs.results import METHODS, TheoremResult
 from cogo.proofs.rows import Row, methods_of, skipped_rows
 
-__all__ = ["Row", "THEOREMS", "theorem_list", "skipped", "run_all"]
+__all__ = ["Row", "THEOREMS", "CONTROL_ROWS", "theorem_list", "skipped", "controls_for", "run_all"]
 
 _ODD = "needs odd order: every k != 0 distinct from -k"
 
@@ -33,24 +36,114 @@ def _odd(G: Any) -> bool:
 
 
 _NEED_ODD = ((_odd, _ODD),)
-
+_LAWS, _LOSS, _ZERO_SETS = "cogo.proofs.theorems_laws", "cogo.proofs.theorems_loss", "cogo.proofs.theorems_zero_sets"
+_OPTIMALITY, _COUNTS, _OCCAM = ("cogo.proofs.theorems_optimality", "cogo.proofs.theorems_node_counts",
+                                "cogo.proofs.theorems_occam")
 
 #: Every theorem row, in the order ``cogo verify`` prints them.
 THEOREMS: tuple[Row, ...] = (
-    Row(1, "semiring laws", "SPEC 3", "semiring_laws"),
-    Row(2, "potentials are ring homomorphisms", "SPEC 4", "homomorphism"),
-    Row(3, "exact loss decomposition", "SPEC 5", "loss_decomposition"),
-    Row(4, "composition of zero sets", "SPEC 6", "composition"),
-    Row(5, "membership table of SPEC 7", "SPEC 7", "membership_table"),
-    Row(6, "optimality of z_F6", "SPEC 7.1", "optimality", {"construction": "f6"}, _NEED_ODD),
+    Row(1, "semiring laws", "SPEC 3", "semiring_laws", module=_LAWS),
+    Row(2, "potentials are ring homomorphisms", "SPEC 4", "homomorphism", module=_LAWS),
+    Row(3, "exact loss decomposition", "SPEC 5", "loss_decomposition", module=_LOSS),
+    Row(4, "composition of zero sets", "SPEC 6", "composition", module=_ZERO_SETS),
+    Row(5, "membership table of SPEC 7", "SPEC 7", "membership_table", module=_ZERO_SETS),
+    Row(6, "optimality of z_F6", "SPEC 7.1", "optimality", {"construction": "f6"}, _NEED_ODD, module=_OPTIMALITY),
     Row(6, "optimality of z_F6 with z_{nu=i} * z_syn,ab blocks", "SPEC 7.2", "optimality",
-        {"construction": "f6-ab"}, _NEED_ODD),
+        {"construction": "f6-ab"}, _NEED_ODD, module=_OPTIMALITY),
     Row(6, "optimality of z_F4/6 with the hat correction", "SPEC 7.3", "optimality", {"construction": "f46"},
-        _NEED_ODD),
-    Row(6, "optimality of z_M memorization", "SPEC 7.4", "optimality", {"construction": "mem"}),
-    Row(7, "node counts", "SPEC 7", "node_counts"),
-    Row(8, "Occam's razor", "SPEC 7", "occam"),
+        _NEED_ODD, module=_OPTIMALITY),
+    Row(6, "optimality of z_M memorization", "SPEC 7.4", "optimality", {"construction": "mem"}, module=_OPTIMALITY),
+    Row(7, "node counts", "SPEC 7", "node_counts", module=_COUNTS),
+    Row(8, "Occam's razor", "SPEC 7", "occam", module=_OCCAM),
 )
+
+# --------------------------------------------------------------------------- the negative controls
+_PAIR = (lambda G: len(G.positive_frequencies) >= 1, NEEDS_PAIR)
+_ODD_F6 = (lambda G: bool(G.is_odd), "needs odd order: z_F6 is its base")
+_ODD_TWO_PAIRS = (lambda G: G.is_odd and len(G.positive_frequencies) >= 2,
+                  "needs odd order and two frequency pairs: z_F4/6 is its base")
+_TWO_PAIRS = (lambda G: len(G.positive_frequencies) >= 2, "needs two frequency pairs k != -k: its hat reaches a second")
+
+
+def _control_row(module: str, name: str, body: str, requires: tuple, methods: tuple = METHODS,
+             section: str = "SPEC 6-7") -> Row:
+    """A control row: ``body`` of ``cogo.proofs.<module>`` (looked up by name, so a patched control is run)."""
+    return Row("control", name, section, body, requires=requires, module=f"cogo.proofs.{module}", methods=methods)
+
+
+def _construction(name: str, body: str) -> Row:
+    """A row of :data:`cogo.proofs.controls_constructions.CONTROLS`, with the rule it states."""
+    return _control_row("controls_constructions", name, body, ((CONTROLS[name][3], CONTROLS[name][4]),))
+
+
+def _block_route(name: str) -> Row:
+    """A row of :data:`cogo.proofs.controls_block_route.BLOCK_CONTROLS` (its function is named after it)."""
+    hat = BLOCK_CONTROLS[name][1] is None  # the hat control: z_F4/6 is its base
+    return _control_row("controls_block_route", name, control_name(name), (_PAIR, _ODD_TWO_PAIRS) if hat else (_PAIR,),
+                    METHODS if BLOCK_CONTROLS[name][4] is None else ("exact",))
+
+
+def _unseen(name: str, body: str, requires: tuple, methods: tuple = METHODS, section: str = "SPEC 6-7.3") -> Row:
+    """A row of :mod:`cogo.proofs.controls_unseen` (the inputs the proof machinery had never been shown)."""
+    return _control_row("controls_unseen", name, body, requires, methods, section)
+
+
+#: Every negative control, in the order ``cogo verify`` runs them: :func:`controls_for` and :func:`skipped`
+#: are queries over it.
+CONTROL_ROWS: tuple[Row, ...] = (
+    _construction("z_nu blocks", "control_z_nu_blocks"),
+    _construction("order-4 blocks without hat", "control_order4_blocks"),
+    _construction("z_F4/6 without hat correction", "control_uncorrected_f46"),
+    _construction("perturbed z_F6", "control_perturbed_f6"),
+    _construction("z_M, output weights doubled", "control_mem_doubled"),
+    _construction("z_M without node (0, 0)", "control_mem_dropped"),
+    *(_block_route(name) for name in BLOCK_CONTROLS),
+    _control_row("controls_exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
+    _control_row("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
+    _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
+    _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
+    _control_row("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
+    _control_row("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
+             (_ODD_F6,), METHODS, "SPEC 7.1"),
+    _control_row("controls_rows", NODE_CONTROL, "control_node_counts", (_ODD_F6,), METHODS, "SPEC 7"),
+    _control_row("controls_rows", OCCAM_CONTROL, "control_occam", (_ODD_F6,), ("exact",), "SPEC 7"),
+    _unseen("block route: hat read per node", "control_hat_per_node", (_PAIR, _TWO_PAIRS)),
+    _unseen("block route: hat on an order-6 block with nu = 2", "control_hat_nu2", (_PAIR, _TWO_PAIRS)),
+    _unseen("block route: unbalanced nodes", "control_unbalanced", (_PAIR,)),
+    _unseen("block route: irrational loss", "control_irrational_loss", (_PAIR,), section="SPEC 5-6"),
+    _unseen("z_M, U_b node 0 reading b = -1 at frequency 0", "control_mem_zero_frequency", (), section="SPEC 5, 7.4"),
+    _unseen("exact zero test and route comparison: undecidable and conflicting inputs", "control_zero_test_unseen",
+            (), ("exact",), "SPEC 5-7"),
+)
+
+
+def controls_for(group: Any, with_kwargs: bool = False) -> list:
+    """The control functions that apply to the group (at least two for every group): a query over
+    :data:`CONTROL_ROWS`.
+
+    Groups with a pair ``k != -k`` get the block controls; the two z_M controls
+    run up to order :data:`cogo.proofs.controls_constructions.MEM_CONTROL_MAX_ORDER` and on every group where each
+    nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
+
+    Returns
+    -------
+    list
+        The control functions, or ``(function, kwargs)`` pairs with ``with_kwargs=True`` (``kwargs``
+        ``{"methods": ("exact",)}`` for a control with no numeric form).
+
+    Examples
+    --------
+    >>> [f.__name__ for f in controls_for(2)][2:7]         # Z_2: no pair k != -k: the z_M controls, then
+    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate', 'control_membership']
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8, + 6
+    27
+    >>> [f.__name__ for f in controls_for(2)][7:]          # and those of cogo.proofs.controls_unseen
+    ['control_mem_zero_frequency', 'control_zero_test_unseen']
+    """
+    G = parse_group(group)
+    out = [(row.fn, {} if row.methods == METHODS else {"methods": row.methods})
+           for row in CONTROL_ROWS if row.applies(G)]
+    return out if with_kwargs else [fn for fn, _ in out]
 
 
 def theorem_list(group: Any, full_loss: bool = False) -> list:
@@ -58,7 +151,7 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
     Even groups get theorems 1-5, z_M optimality, node counts and Occam's razor
     (with z_M); the order-6/4 constructions need odd order.  Every group runs at
-    least two negative controls (:func:`cogo.proofs.controls.controls_for`).
+    least two negative controls (:func:`controls_for`).
 
     Returns
     -------
@@ -90,7 +183,7 @@ def skipped(group: Any, method: str = "both") -> list[str]:
     Returns
     -------
     list of str
-        One line per row of :data:`THEOREMS` and of :data:`cogo.proofs.controls.CONTROL_ROWS` (with a method
+        One line per row of :data:`THEOREMS` and of :data:`CONTROL_ROWS` (with a method
         asked for) that does not apply: its label and the reason.
 
     Examples
@@ -114,7 +207,7 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     Returns the list of :class:`TheoremResult`, in the order of
     :func:`theorem_list`, exact before numeric.  ``progress(result)`` is
     called after each check.  ``full_loss=True`` computes the exact general
-    loss of every construction even above :data:`cogo.proofs.theorems.GENERAL_LOSS_MAX_ORDER`.
+    loss of every construction even above :data:`cogo.proofs.theorems_optimality.GENERAL_LOSS_MAX_ORDER`.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """A row of a check registry: one theorem or control, when it applies and how it is run.
 
 The semiring theorems (:data:`cogo.proofs.registry.THEOREMS`), their negative controls
-(:data:`cogo.proofs.controls.CONTROL_ROWS`) and the Li^2 checks (:data:`cogo.li2.theorems.LI2_THEOREMS`) are
+(:data:`cogo.proofs.registry.CONTROL_ROWS`) and the Li^2 checks (:data:`cogo.li2.theorems.LI2_THEOREMS`) are
 tuples of :class:`Row`; every runner and skip list is a query over them.  This module imports nothing of
 cogo's but the method names, so every registry can import it.
 """
@@ -21,7 +21,7 @@ class Row:
     """One row of a check registry (module docstring): a theorem or a control, and when it applies.
 
     ``number``/``title`` as printed, ``section`` of SPEC; ``body`` the name of its function in ``module``
-    (looked up at each run, so a patched function is the one run); ``methods`` the methods it has (a runner
+    (a keyword every row names; looked up at each run, so a patched function is the one run); ``methods`` the methods it has (a runner
     asked for another skips it); ``shared`` names the inputs it takes from its runner, computed once per run
     for every row (the Li^2 rows share one ascent run and its seed); ``requires`` the conditions on the
     group, each ``(predicate, reason)``: the row applies when every predicate holds, and :meth:`why_not`
@@ -36,7 +36,7 @@ class Row:
     body: str
     kwargs: dict = field(default_factory=dict)
     requires: tuple[tuple[Callable[[Any], bool], str], ...] = ()
-    module: str = "cogo.proofs.theorems"
+    module: str = field(kw_only=True)
     methods: tuple[str, ...] = METHODS
     shared: tuple[str, ...] = ()
 
@@ -50,13 +50,7 @@ class Row:
         return getattr(importlib.import_module(self.module), self.body)
 
     def applies(self, G: Any) -> bool:
-        """Whether every condition of ``requires`` holds for the group ``G``.
-
-        Returns
-        -------
-        bool
-            True when the row runs on ``G``.
-        """
+        """Whether every condition of ``requires`` holds for the group ``G``."""
         return all(pred(G) for pred, _ in self.requires)
 
     def why_not(self, G: Any) -> str:
@@ -94,7 +88,8 @@ def skipped_rows(rows: tuple[Row, ...], G: Any, method: str = "both") -> list[st
     Examples
     --------
     >>> odd = (lambda G: G % 2 == 1, "needs odd order")
-    >>> rows = (Row(1, "a", "SPEC 1", "f", requires=(odd,)), Row("control", "b", "SPEC 1", "g", methods=("exact",)))
+    >>> rows = (Row(1, "a", "SPEC 1", "f", requires=(odd,), module="m"),
+    ...         Row("control", "b", "SPEC 1", "g", methods=("exact",), module="m"))
     >>> skipped_rows(rows, 4), skipped_rows(rows, 5)
     (['1. a (needs odd order)'], [])
     """

@@ -7,7 +7,7 @@ A checkpoint is read once (:func:`cogo.io.checkpoint.read_checkpoint`) and read 
    family's exact constraint set, dead nodes dropped; the snapped network is rebuilt with exact rational
    points of the unit circle and certified exactly (the block route of SPEC 6: exact supports, every
    condition residual and the loss exactly 0), and the family certificate of every block type present
-   (:func:`cogo.proofs.theorems.family_certificate`) holds for every value of its free parameters;
+   (:func:`cogo.proofs.theorems_optimality.family_certificate`) holds for every value of its free parameters;
 2. the distance from the network to it (relative, invariant under node order, signs and the per-node gauge;
    per block and for the network) and both real-space losses.
 
@@ -30,12 +30,25 @@ References
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from cogo.runtime.errors import CogoError
+from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
+from cogo.algebra.loss import real_loss
+from cogo.io.checkpoint import as_checkpoint
+from cogo.io.weights import save_checkpoint
+from cogo.solvers.constructions import KINDS, KIND_OF, construct
+from cogo.analysis.classify import read_network
+from cogo.analysis.optimality import network_verdict
+from cogo.analysis.snap import SNAP_TYPES, snap_network, unit_point
+from cogo.proofs.certificates import block_certificate
+from cogo.proofs.design_reader import design_from_network
+from cogo.proofs.theorems_optimality import family_certificate, optimality
 
 __all__ = ["DEFAULT_MAX_DISTANCE", "VERDICTS", "CheckpointVerdict", "checkpoint_report", "verify_checkpoint",
            "write_snapped"]
@@ -98,9 +111,6 @@ class CheckpointVerdict:
 
 def _construction(ckpt: Any) -> dict | None:
     """The exact certificate of the construction the file records, and whether the file *is* it."""
-    from cogo.solvers.constructions import KIND_OF, KINDS, construct
-    from cogo.proofs.theorems import optimality
-
     kind, seed = ckpt.meta.get("construction"), ckpt.meta.get("seed")
     if kind not in KINDS or not (seed is None or isinstance(seed, int)):
         return None
@@ -129,13 +139,7 @@ def _construction(ckpt: Any) -> dict | None:
 
 def _certify_snapped(G: Any, snap: Any) -> dict:
     """The snapped network rebuilt exactly and certified (block route), with the family certificates."""
-    from cogo.analysis.snap import SNAP_TYPES
-    from cogo.proofs.certificates import block_certificate, design_from_network
-    from cogo.proofs.theorems import family_certificate
-
     if snap.kind == "mem":  # z_M itself, nodes matched: z_M's exact certificate (character sums, SPEC 7.4)
-        from cogo.proofs.theorems import optimality
-
         r = optimality(G, "mem", "exact")
         return {"certified": bool(r.passed), "route": f"z_M's certificate: {r.details.get('route')}",
                 "loss_exact": str(r.details.get("loss_exact", "0" if r.passed else None)), "failing": [],
@@ -197,31 +201,19 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
     cogo.io.formats.CheckpointError
         One line, on a file that cannot be read as a checkpoint.
     """
-    from cogo.algebra.loss import real_loss
-    from cogo.analysis.classify import read_network
-    from cogo.analysis.snap import snap_network
-    from cogo.io.checkpoint import as_checkpoint
-    from cogo.runtime.limits import verify_checkpoint_estimate
-
     if not (max_distance >= 0):
         raise ValueError(f"max_distance must be a number >= 0, got {max_distance!r}")
     ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q))
     G = ck.group
     if ck.activation != "sqr":
-        from cogo.runtime.errors import CogoError
-
         raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "
                         "(the catalogue and the theorems are for sigma = x^2); read it with cogo classify")
     if G.abelian is None:
-        from cogo.runtime.errors import CogoError
-
         raise CogoError(f"{ck.path}: {G} is not Abelian: the catalogue of SPEC 7 and its certificates are for "
                         "Z_d1 x ... x Z_dn (read it with cogo classify: irreducible representations)")
     report = read_network(ck.Wa, ck.Wb, ck.Wc, G, settings=settings, path=ck.path, dtype=ck.dtype)
     numeric = report.verdict
     if tol is not None:
-        from cogo.analysis.optimality import network_verdict
-
         numeric = network_verdict(Wa=ck.Wa, Wb=ck.Wb, Wc=ck.Wc, group=G, loss_tol=tol, dtype=ck.dtype)
     snap = report.snap if report.snap is not None else snap_network(ck.Wa, ck.Wb, ck.Wc, G, report)
     rows = _block_rows(report, snap)
@@ -252,8 +244,6 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
 
 def _name(snap: Any) -> str:
     """The snapped network's name: its block types with their counts (and the hat, if any)."""
-    from collections import Counter
-
     if snap.kind == "mem":
         return "z_M (SPEC 7.4)"
     c = Counter(b.type for b in snap.blocks if b.snapped)
@@ -336,10 +326,6 @@ def write_snapped(v: CheckpointVerdict, out: Any) -> None:
     cogo.runtime.errors.CogoError
         When the network has no certified snapped optimizer (nothing is written).
     """
-    from cogo.analysis.snap import unit_point
-    from cogo.io.weights import save_checkpoint
-    from cogo.runtime.errors import CogoError
-
     no = v.nearest_optimum
     if v.snap is None or v.snap.network is None or not no.get("certified"):
         raise CogoError(f"--snap: {v.path} has no certified snapped optimizer ({'; '.join(no['blocks_away'][:3])}); "

@@ -47,6 +47,8 @@ from typing import Any
 
 import sympy
 
+from cogo.algebra.cyc_gauge import _factor_exponents, _parse_terms, _term_to_cyc, entries_order
+
 __all__ = ["decide_zero", "is_zero_proven", "is_nonzero_proven", "ZERO_TEST_ROUTE"]
 
 #: One line for reports: how zero is decided.
@@ -57,8 +59,6 @@ _THIRDS = (Fraction(1, 3), Fraction(2, 3))
 
 
 def _decide_constant(e: sympy.Expr) -> bool | None:
-    from cogo.algebra.cyc_gauge import _factor_exponents, _parse_terms, _term_to_cyc, entries_order
-
     terms = _parse_terms(e)
     if terms is None:
         return None

@@ -10,7 +10,7 @@
    loses no finished model; a checkpoint already there is reused only if its
    metadata matches the requested hyperparameters;
 3. classify every final checkpoint (SPEC 8, :mod:`cogo.analysis.classify`);
-4. run the theorem verifier on each group (SPEC 3-7, :mod:`cogo.proofs.theorems`);
+4. run the theorem verifier on each group (SPEC 3-7, :mod:`cogo.proofs.registry`);
 5. write ``report.md``, ``report.json`` and the figures (training curves,
    block-order histogram and angle histograms per group), each atomically.
 

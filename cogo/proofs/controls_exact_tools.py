@@ -1,0 +1,140 @@
+"""Negative controls of the exact tools: the exact zero test and the formal indeterminates, on values decided by hand.
+
+:mod:`cogo.proofs.zero` must decide zero, nonzero (down to 1e-40) and undecided exactly as by hand, and the
+indeterminates of :mod:`cogo.proofs.formal` (rows 1-2) must keep the identities and non-identities decided by hand.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from cogo.algebra.spec import parse_group
+from cogo.catalogue.partial import PartialSolution
+from cogo.solvers.constructions import Block, BlockDesign
+from cogo.proofs.certificates import block_certificate
+from cogo.proofs.controls_block_route import _sound_block
+from cogo.proofs.formal import FormalVariables
+from cogo.proofs.results import TheoremResult, Timer, check_method, make_result
+from cogo.proofs.zero import decide_zero, is_nonzero_proven, is_zero_proven
+
+__all__ = ["run_zero_control", "control_exact_zero_test", "control_formal"]
+
+
+#: Values whose exact decision is known by hand (zero / nonzero / undecided), as cogo.proofs.zero specifies.
+def _zero_cases() -> list:
+    w3 = sympy.exp(2 * sympy.pi * sympy.I / 3)
+    w23 = [sympy.exp(2 * sympy.pi * sympy.I * j / 23) for j in range(23)]
+    c2, c3 = sympy.Integer(2) ** sympy.Rational(1, 3), sympy.Integer(3) ** sympy.Rational(1, 3)
+    return [
+        ("1 + w + w^2 (w = exp(2 pi i/3))", 1 + w3 + w3**2, True),
+        ("sum of the 23rd roots of unity", sympy.Add(*w23), True),
+        ("2^(1/3) 3^(1/3) - 6^(1/3)", c2 * c3 - sympy.Integer(6) ** sympy.Rational(1, 3), True),
+        ("(1 + i)^2 - 2 i", sympy.expand((1 + sympy.I) ** 2) - 2 * sympy.I, True),
+        ("(sqrt(2) - 1)^100 (about 4e-39)", sympy.expand((sympy.sqrt(2) - 1) ** 100), False),
+        ("2^(1/3) - 1259921049894873164767210607278228350570/10^39",
+         c2 - sympy.Rational(1259921049894873164767210607278228350570, 10**39), False),
+        ("4^(-1/3) - 2^(-2/3) + 10^-40", sympy.Integer(4) ** sympy.Rational(-1, 3)
+         - sympy.Integer(2) ** sympy.Rational(-2, 3) + sympy.Rational(1, 10**40), False),
+        ("conj(w23) - w23^22 (w23 = exp(2 pi i/23))", sympy.conjugate(w23[1]) - w23[1] ** 22, True),
+        ("2^(1/3) - 3^(1/3) (distinct cube-root monomials)", c2 - c3, False),
+        ("x (1 + w + w^2) + y (x, y indeterminates)", sympy.Symbol("x") * (1 + w3 + w3**2) + sympy.Symbol("y"), False),
+        ("x (1 + w + w^2) + y (1 - w^3)", sympy.Symbol("x") * (1 + w3 + w3**2) + sympy.Symbol("y") * (1 - w3**3), True),
+        ("sin(1)^2 + cos(1)^2 - 1 (true, not decidable by exact algebra here)",
+         sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1, None),
+        ("e - 2718281828459045235360287471352662497757/10^39 (transcendental)",
+         sympy.E - sympy.Rational(2718281828459045235360287471352662497757, 10**39), None),
+    ]
+
+
+def run_zero_control(group: Any = None, method: str = "exact", cases: list | None = None) -> TheoremResult:
+    """The exact zero test on values decided by hand: zero, nonzero (down to 1e-40) and undecided.
+
+    ``cases`` (``(label, value, True | False | None)``) replace the built-in ones, for testing the checker.
+
+    >>> r = run_zero_control()
+    >>> r.passed, r.details["decisions"]["sin(1)^2 + cos(1)^2 - 1 (true, not decidable by exact algebra here)"]
+    (True, 'undecided')
+    """
+    method = check_method(method)
+    name = "exact zero test"
+    word = {True: "zero", False: "nonzero", None: "undecided"}
+    with Timer() as t:
+        got, wrong = {}, []
+        for label, value, want in (_zero_cases() if cases is None else cases):
+            d = decide_zero(value)
+            got[label] = word.get(d, repr(d))
+            if d is not want or is_zero_proven(value) is not (want is True) \
+                    or is_nonzero_proven(value) is not (want is False):
+                wrong.append(label)
+        G = parse_group(group) if group is not None else None
+        if cases is None and G is not None and len(G.positive_frequencies) >= 1:
+            # a block certificate with an undecided residual: sound blocks at every pair, c of node 0 of the
+            # first times sin(1)^2 + cos(1)^2 (= 1, outside the fields decided exactly): "undecided", never certified
+            x = _sound_block(True)
+            c = np.asarray([x.c[0] * (sympy.sin(1) ** 2 + sympy.cos(1) ** 2)] + list(x.c[1:]), dtype=object)
+            ks = [int(k) for k in G.positive_frequencies]
+            d = BlockDesign(G, "undecided", [Block(ks[0], PartialSolution("x", x.a, x.b, c))]
+                            + [Block(k, x) for k in ks[1:]], True)
+            label = "block certificate with an undecided residual"
+            for fast in (True, False):
+                bc = block_certificate(d, fast=fast)
+                want = "undecided" if G.is_odd else "refuted"  # even order: a structure problem refutes it
+                got[f"{label} ({'Q(zeta_L)' if fast else 'sympy'} route)"] = bc.status
+                if bc.status != want or bc.optimal or not bc.undecided:
+                    wrong.append(label)
+        caught = not wrong
+    stmt = ("the exact zero test decides 13 values known by hand (zero after reduction in Q(zeta_L) or of cube "
+            "roots, nonzero down to 1e-40, distinct cube-root monomials, polynomials in indeterminates, undecided "
+            "transcendental ones) and a block certificate with an undecided residual: every decision must be the "
+            "hand one (a numeric shortcut or an undecided read as zero is caught)")
+    return make_result(name, stmt, "exact", caught, float(len(wrong)), t, negative_control=True, decisions=got,
+                       wrong=wrong, failing_conditions=[f"{len(got) - len(wrong)}/{len(got)} decisions as by hand"],
+                       expected_failing=[f"{len(got)}/{len(got)} decisions as by hand"], loss="n/a",
+                       expected_loss="n/a")
+
+
+
+def control_exact_zero_test(group: Any, method: str = "exact") -> TheoremResult:
+    """The control row of :func:`run_zero_control` (its built-in cases)."""
+    return run_zero_control(group, method)
+
+
+# =========================================================================== formal indeterminates
+def control_formal(group: Any = None, method: str = "exact") -> TheoremResult:
+    """The formal indeterminates of rows 1-2 (:mod:`cogo.proofs.formal`) on identities decided by hand.
+
+    Fresh complex indeterminates ``x, y`` and a real ``r``: distinct (``x != y``, ``x y != x^2``), conjugation
+    an involution that moves complex ones and fixes real ones (``conj x != x``, ``conj conj x = x``,
+    ``conj r = r``), ``(x + y)^2 = x^2 + 2 x y + y^2 != x^2 + y^2``, ``x (y + 1) - x y - x = 0``,
+    ``conj(x y) = conj x conj y`` and ``x conj(x) != x^2``.  CAUGHT iff every answer is the hand one (a
+    defect that merges indeterminates or breaks conjugation or the ring operations is caught).
+
+    >>> control_formal().status
+    'CAUGHT'
+    """
+    with Timer() as t:
+        V = FormalVariables()
+        _, xs = V.new((2,))
+        _, rs = V.new((1,), real=True)
+        x, y, r = xs[0], xs[1], rs[0]
+        cases = {
+            "x != y": (x == y, False),
+            "x y != x^2": (x * y == x * x, False),
+            "conj x != x": (x.conjugate() == x, False),
+            "conj conj x = x": (x.conjugate().conjugate() == x, True),
+            "conj r = r (real)": (r.conjugate() == r, True),
+            "(x + y)^2 = x^2 + 2 x y + y^2": ((x + y) ** 2 == x * x + 2 * x * y + y * y, True),
+            "(x + y)^2 != x^2 + y^2": ((x + y) ** 2 == x * x + y * y, False),
+            "x (y + 1) - x y - x = 0": (x * (y + 1) - x * y - x == 0, True),
+            "conj(x y) = conj x conj y": ((x * y).conjugate() == x.conjugate() * y.conjugate(), True),
+            "x conj(x) != x^2": (x * x.conjugate() == x * x, False),
+        }
+        wrong = [k for k, (got, want) in cases.items() if bool(got) is not want]
+    return make_result("formal indeterminates", "10 identities and non-identities of fresh formal indeterminates, "
+                       "decided by hand: CAUGHT iff every answer is the hand one", "exact", not wrong,
+                       float(len(wrong)), t, negative_control=True, wrong=wrong,
+                       failing_conditions=[f"{len(cases) - len(wrong)}/{len(cases)} answers as by hand"],
+                       expected_failing=[f"{len(cases)}/{len(cases)} answers as by hand"], loss="n/a",
+                       expected_loss="n/a")
