@@ -175,7 +175,7 @@ def _flat_groups(items) -> tuple:
 
 def _device_type(text: str) -> str:
     """``--device``: cpu or cuda[:N], refused here when it does not exist."""
-    from cogo.solvers.training import check_device
+    from cogo.solvers.training_config import check_device
 
     try:
         check_device(text)
@@ -598,8 +598,10 @@ def _add_train(sub) -> None:
 
 
 def _cmd_train(args) -> int:
-    from cogo.solvers.training import (TrainConfig, check_output_dir, check_run_outputs, plot_history, save_run, train,
-                                       validate_run)
+    from cogo.io.outputs import check_output_dir
+    from cogo.solvers.training import train, validate_run
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import check_run_outputs, plot_history, save_run
 
     # every check happens here, before any training or output
     cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0] if args.wd else None,
@@ -817,7 +819,7 @@ def _cmd_dynamics(args) -> int:
     files = [s for s in sources if isinstance(s, Checkpoint)]
     from cogo.dynamics.runs import analyse_run, render_text, write_dynamics  # after the refusal: torch and the rest
     from cogo.io.snapshots import open_snapshots
-    from cogo.solvers.training import check_output_dir
+    from cogo.io.outputs import check_output_dir
 
     for f in files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)
@@ -948,7 +950,7 @@ def _experiment_config(args):
 def _run_and_print(cfg, out, args, command: str) -> int:
     from cogo.commands.experiment import run_experiment, summary_text, verification_ok
     from cogo.runtime.executors import settings_from_args
-    from cogo.solvers.training import check_output_dir
+    from cogo.io.outputs import check_output_dir
 
     executor = settings_from_args(args, out)  # inprocess for cogo demo; CogoError if submitit/sbatch is missing
     with _user_input():
@@ -1032,7 +1034,7 @@ def _cmd_li2_sweep(args) -> int:
     from cogo.io.outputs import atomic_write, atomic_write_text
     from cogo.io.formatting import dumps_json, render_table
     from cogo.li2.boundary import SweepConfig, fit_constant, phase_diagram_png, row_key, sweep, sweep_table
-    from cogo.solvers.training import check_output_dir
+    from cogo.io.outputs import check_output_dir
 
     cfg = SweepConfig(groups=_flat_groups(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
                       hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd, device=args.device).validate()

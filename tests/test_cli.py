@@ -68,12 +68,12 @@ def test_help_and_no_command(capsys):
 
 
 def test_choices_match_the_library():
-    from cogo.solvers import training
+    from cogo.solvers import batch, training_config
 
-    assert cli.LOSSES == training.LOSSES
-    assert cli.OPTIMIZERS == training.OPTIMIZERS
-    assert cli.DTYPES == tuple(training.DTYPES)
-    assert cli.KERNELS == training.KERNELS
+    assert cli.LOSSES == training_config.LOSSES
+    assert cli.OPTIMIZERS == training_config.OPTIMIZERS
+    assert cli.DTYPES == tuple(training_config.DTYPES)
+    assert cli.KERNELS == batch.KERNELS
     from cogo.solvers import constructions
 
     assert cli.CONSTRUCTIONS == constructions.KIND_OF
@@ -179,7 +179,9 @@ def test_plotting_never_switches_the_callers_backend(tmp_path):
     import matplotlib
 
     from cogo.commands.experiment import _order_histogram
-    from cogo.solvers.training import TrainConfig, plot_history, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import plot_history
 
     before = matplotlib.get_backend()
     matplotlib.use("svg")  # the caller's choice; cogo must leave it alone

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from cogo.runtime import threads as T
-from cogo.solvers.training import TrainConfig, train
+from cogo.solvers.training import train
+from cogo.solvers.training_config import TrainConfig
 
 TINY = 1.1754944e-38  # smallest normal float32
 

@@ -18,7 +18,10 @@ import torch.nn.functional as F
 from cogo.io.weights import load_weights
 from cogo.cli import main
 from cogo.solvers import training as T
-from cogo.solvers.training import TrainConfig, init_weights, pair_metrics, save_run, split_pairs, train
+from cogo.solvers.batch import _Batch, init_weights, split_pairs
+from cogo.solvers.training import pair_metrics, train
+from cogo.solvers.training_config import TrainConfig
+from cogo.solvers.training_results import save_run
 
 METRICS = ("train_loss", "test_loss", "train_acc", "test_acc")
 
@@ -409,8 +412,8 @@ def test_torch_optim_is_bit_identical_to_the_hand_written_optimizers(optimizer, 
     cfg = TrainConfig(group="7", hidden=12, epochs=0, lr=0.05 if optimizer == "sgd" else 0.01,
                       optimizer=optimizer, momentum=momentum, dtype=dtype)
     models = [(0.0, 1), (1e-3, 2), (5e-2, 3)]
-    ours = T._Batch(cfg, models, torch.device("cpu"), "grid")
-    ref = T._Batch(cfg, models, torch.device("cpu"), "grid")
+    ours = _Batch(cfg, models, torch.device("cpu"), "grid")
+    ref = _Batch(cfg, models, torch.device("cpu"), "grid")
     hand = HandWritten(ref)
     assert torch.equal(ours.P, ref.P)
     for _ in range(60):
@@ -419,14 +422,14 @@ def test_torch_optim_is_bit_identical_to_the_hand_written_optimizers(optimizer, 
         ref.gradient()
         hand.step()
     assert torch.equal(ours.P, ref.P)
-    assert not torch.equal(ours.P[:, 0], T._Batch(cfg, models, torch.device("cpu"), "grid").P[:, 0])  # it moved
+    assert not torch.equal(ours.P[:, 0], _Batch(cfg, models, torch.device("cpu"), "grid").P[:, 0])  # it moved
 
 
 def test_per_model_weight_decay_is_each_models_own():
     """A batch with decays (0, 5e-2) gives model 1 the trajectory it has alone: the decay is not shared."""
     cfg = TrainConfig(group="7", hidden=12, epochs=0, optimizer="adamw", dtype="float64")
-    pair = T._Batch(cfg, [(0.0, 1), (5e-2, 1)], torch.device("cpu"), "grid")
-    alone = T._Batch(cfg, [(5e-2, 1)], torch.device("cpu"), "grid")
+    pair = _Batch(cfg, [(0.0, 1), (5e-2, 1)], torch.device("cpu"), "grid")
+    alone = _Batch(cfg, [(5e-2, 1)], torch.device("cpu"), "grid")
     for _ in range(30):
         for b in (pair, alone):
             b.gradient()

@@ -41,7 +41,7 @@ from cogo.algebra.block import Block
 from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.catalogue import partial as P
-from cogo.solvers.constructions import BlockDesign, _hat_gammas, abc_normalizer
+from cogo.solvers.designs import BlockDesign, _hat_gammas, abc_normalizer
 
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 

@@ -42,6 +42,10 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from cogo.algebra.potentials import MONOMIALS
+# the module, not its names: the catalogue builds from the one definition of each factor, read at each call
+from cogo.catalogue import partial as P
+
 __all__ = [
     "Param",
     "NearestForm",
@@ -615,42 +619,34 @@ _REAL_POINTS = ((2, 1), (-1, 3), (5, 1))
 
 
 def _unit_points():
-    import sympy
+    import sympy  # late: sympy
 
     return [sympy.Rational(p, r) + sympy.I * sympy.Rational(q, r) for p, q, r in _UNIT_POINTS]
 
 
 def _rows_syn(method: str, rng) -> list:
-    from cogo.catalogue.partial import z_syn
-
-    return [("z_syn", z_syn(exact=method == "exact"), None, [{}] if method == "exact" else None)]
+    return [("z_syn", P.z_syn(exact=method == "exact"), None, [{}] if method == "exact" else None)]
 
 
 def _rows_nu_i(method: str, rng) -> list:
-    from cogo.catalogue.partial import z_nu_i
-
-    return [("z_nu=i", z_nu_i(exact=method == "exact"), None, [{}] if method == "exact" else None)]
+    return [("z_nu=i", P.z_nu_i(exact=method == "exact"), None, [{}] if method == "exact" else None)]
 
 
 def _rows_syn_ab(method: str, rng) -> list:
-    from cogo.catalogue.partial import unit_conjugate, z_syn_ab
-
     if method == "exact":
-        import sympy
+        import sympy  # late: sympy
 
         al, be = sympy.symbols("alpha beta")
         U = _unit_points()
-        return [("z_syn,ab(alpha, beta), |alpha|=|beta|=1", z_syn_ab(al, be), unit_conjugate(al, be),
+        return [("z_syn,ab(alpha, beta), |alpha|=|beta|=1", P.z_syn_ab(al, be), P.unit_conjugate(al, be),
                  [{al: u, be: v} for u in U for v in U])]
     u = [complex(np.exp(1j * rng.uniform(-np.pi, np.pi))) for _ in range(2)]
-    return [("z_syn,ab(alpha, beta)", z_syn_ab(u[0], u[1]), None, None)]
+    return [("z_syn,ab(alpha, beta)", P.z_syn_ab(u[0], u[1]), None, None)]
 
 
 def _rows_nu(method: str, rng) -> list:
-    from cogo.catalogue.partial import z_nu
-
     if method == "exact":
-        import sympy
+        import sympy  # late: sympy
 
         nu, nub = sympy.symbols("nu nu_bar")
 
@@ -659,32 +655,24 @@ def _rows_nu(method: str, rng) -> list:
 
         pts = [{nu: sympy.Rational(p, q), nub: sympy.Rational(p, q)} for p, q in _REAL_POINTS]
         pts += [{nu: u, nub: sympy.conjugate(u)} for u in _unit_points()]
-        return [("z_nu(nu), any nu != 0", z_nu(nu), cj, pts)]
-    return [("z_nu(nu)", z_nu(complex(rng.normal(), rng.normal())), None, None)]
+        return [("z_nu(nu), any nu != 0", P.z_nu(nu), cj, pts)]
+    return [("z_nu(nu)", P.z_nu(complex(rng.normal(), rng.normal())), None, None)]
 
 
 def _rows_xi(method: str, rng) -> list:
-    from cogo.catalogue.partial import unit_conjugate, z_xi
-
     if method == "exact":
-        import sympy
+        import sympy  # late: sympy
 
         xi = sympy.Symbol("xi")
         U = _unit_points()
-        return [(f"z_xi(xi, {s:+d}), |xi|=1", z_xi(xi, s), unit_conjugate(xi), [{xi: u} for u in U]) for s in (1, -1)]
+        return [(f"z_xi(xi, {s:+d}), |xi|=1", P.z_xi(xi, s), P.unit_conjugate(xi), [{xi: u} for u in U])
+                for s in (1, -1)]
     u = [complex(np.exp(1j * rng.uniform(-np.pi, np.pi))) for _ in range(2)]
-    return [(f"z_xi(xi, {s:+d})", z_xi(v, s), None, None) for s, v in zip((1, -1), u)]
-
-
-def _builders():
-    from cogo.catalogue import partial as P
-
-    return P
+    return [(f"z_xi(xi, {s:+d})", P.z_xi(v, s), None, None) for s, v in zip((1, -1), u)]
 
 
 def _register_spec7() -> None:
     """The catalogue of SPEC 7, in the order names take in a product's type."""
-    P = _builders()
     register_family(Family(
         "z_nu=i", 2, (), build=lambda exact=False: P.z_nu_i(exact=exact), fit=_fit_nu_i, special_of="z_nu",
         rows=_rows_nu_i))
@@ -706,8 +694,6 @@ def _register_spec7() -> None:
         canonical=_canonical_syn_ab, angle_params=("alpha", "beta"), rows=_rows_syn_ab,
         nearest=NearestForm(lambda t: P.z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 20.0, (360.0, 360.0),
                             lambda t: syn_ab_fold(t, 360.0))))
-    from cogo.algebra.potentials import MONOMIALS
-
     rn = "|a|^2 c + |b|^2 c"
     all_but_abc = tuple(m for m in MONOMIALS if m != "abc") + (rn,)
     rc = ("conj(a) b c", "a conj(b) c", "a b conj(c)", "conj(a) conj(b) c")

@@ -77,7 +77,7 @@ class ExperimentConfig:
     ridge: float = 1e-3
 
     def train_config(self, group: str, weight_decay: float | None = None):
-        from cogo.solvers.training import TrainConfig
+        from cogo.solvers.training_config import TrainConfig
 
         return TrainConfig(group=parse_group(group).label, hidden=self.hidden, lr=self.lr,
                            weight_decay=self.weight_decays[0] if weight_decay is None else weight_decay,
@@ -156,7 +156,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
     """
     from cogo.io.weights import load_weights
     from cogo.io.outputs import check_output_file
-    from cogo.solvers.training import checkpoint_name
+    from cogo.io.naming import checkpoint_name
 
     out = Path(out)
     if not out.is_dir():
@@ -242,7 +242,8 @@ def _same(a: Any, b: Any) -> bool:
 def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: bool, log: Callable,
                  force: bool = False) -> list[Path]:
     from cogo.io.weights import save_checkpoint
-    from cogo.solvers.training import checkpoint_name, train
+    from cogo.io.naming import checkpoint_name
+    from cogo.solvers.training import train
 
     paths: list[Path] = []
     for wd in cfg.weight_decays:
@@ -273,7 +274,8 @@ def train_checkpoints(tc, seeds: Sequence[int], wd: float, run_dir: str, snapsho
     dies loses only its own models; returns the paths written.
     """
     from cogo.io.weights import save_checkpoint
-    from cogo.solvers.training import checkpoint_name, train
+    from cogo.io.naming import checkpoint_name
+    from cogo.solvers.training import train
 
     paths = []
     for r in train(tc, list(seeds), [wd], progress=False, snapshot_dir=Path(run_dir) if snapshots else None,
@@ -289,7 +291,8 @@ def _train_on_executor(cfg: ExperimentConfig, labels: list[str], out: Path, exec
     """Train every group x weight decay with missing checkpoints as one job each on ``executor`` (all groups at
     once); the per-group loop then finds every checkpoint trained and reuses it (resume as in-process)."""
     from cogo.runtime.executors import run_jobs
-    from cogo.solvers.training import check_output_dir, checkpoint_name
+    from cogo.io.naming import checkpoint_name
+    from cogo.io.outputs import check_output_dir
 
     calls, names = [], []
     for label in labels:
@@ -347,7 +350,7 @@ def _order_counts(reports) -> dict[int, int]:
 
 
 def _curves(metas: list[dict], tc, path: Path) -> None:
-    from cogo.solvers.training import plot_history
+    from cogo.solvers.training_results import plot_history
 
     runs = [SimpleNamespace(seed=m["seed"], weight_decay=m["weight_decay"], history=m["history"], config=tc)
             for m in metas]
@@ -491,7 +494,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     from cogo.io.weights import load_weights
-    from cogo.solvers.training import check_output_dir
+    from cogo.io.outputs import check_output_dir
 
     t0 = time.perf_counter()
     cfg.validate()

@@ -152,7 +152,7 @@ class SweepConfig:
         return self
 
     def train_config(self, group, x: float, lr: float):
-        from cogo.solvers.training import TrainConfig
+        from cogo.solvers.training_config import TrainConfig
 
         info = group_info(group)
         return TrainConfig(group=info["group"], hidden=self.hidden, lr=float(lr), weight_decay=self.weight_decay,

@@ -58,7 +58,8 @@ from cogo.algebra.groups import FiniteAbelianGroup
 
 from cogo.algebra.spec import parse_group
 from cogo.algebra.loss import real_loss
-from cogo.solvers.constructions import Block, BlockDesign, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.designs import BlockDesign, abc_normalizer
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_xi
 from cogo.proofs.results import COND_TOL, METHODS, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.rows import Row
@@ -103,7 +104,7 @@ def _order4_expect(G):
 
 
 def _uncorrected(G, exact):
-    from cogo.solvers.constructions import f46_design
+    from cogo.solvers.designs import f46_design
 
     return f46_design(G, exact=exact, corrected=False)
 
@@ -113,7 +114,7 @@ def _uncorrected_expect(G):
 
 
 def _perturbed(G, exact):
-    from cogo.solvers.constructions import f6_design
+    from cogo.solvers.designs import f6_design
 
     d = f6_design(G, exact=exact)
     blk = d.blocks[0]
@@ -447,7 +448,7 @@ def _block_control_network(G, name: str, design: Any = None):
 
     _, build, _, _, kind = BLOCK_CONTROLS[name]
     if design is None and build is None:  # the hat control: z_F4/6 with its hat values gamma_k tripled
-        from cogo.solvers.constructions import f46_design
+        from cogo.solvers.designs import f46_design
 
         f = f46_design(G, exact=True)
         blocks = [Block(b.k, b.part, {k2: sympy.expand(3 * g) for k2, g in b.c_ext.items()}) for b in f.blocks]
@@ -875,7 +876,7 @@ def control_occam(group: Any, method: str = "exact", design: Any = None) -> Theo
     >>> r.status, sorted(k for k, ok in r.details["checks"].items() if not ok)
     ('CAUGHT', ["z' = z_F6 certified optimal (exact loss 0)", "z' balanced (exact)"])
     """
-    from cogo.solvers.constructions import f6_design
+    from cogo.solvers.designs import f6_design
     from cogo.proofs.theorems import occam
 
     method = check_method(method)
@@ -952,7 +953,7 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
     >>> r.status, r.details["loss"]
     ('CAUGHT', '2/7')
     """
-    from cogo.solvers.constructions import f6_design
+    from cogo.solvers.designs import f6_design
     from cogo.proofs.theorems import optimality
 
     method = check_method(method)

@@ -63,7 +63,8 @@ import numpy as np
 import sympy
 
 from cogo.algebra.spec import parse_group
-from cogo.solvers.constructions import Block, BlockDesign, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.designs import BlockDesign, abc_normalizer
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
 from cogo.proofs.controls import _numeric_block_control, _sound_block
 from cogo.proofs.results import COND_TOL, Timer, TheoremResult, check_method, make_result
@@ -152,7 +153,7 @@ def compare_routes(a: Any, b: Any) -> str:
 
     Examples
     --------
-    >>> from cogo.solvers.constructions import f6_design, f46_design
+    >>> from cogo.solvers.designs import f6_design, f46_design
     >>> from cogo.proofs.certificates import block_certificate
     >>> f6, f46 = f6_design(5, exact=True), f46_design(5, exact=True, corrected=False)
     >>> compare_routes(block_certificate(f6), block_certificate(f6, fast=False)), \\

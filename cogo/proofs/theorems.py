@@ -35,7 +35,10 @@ from cogo.algebra.loss import condition_residuals, fourier_loss, published_loss,
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, potential, potentials, self_potentials
 from cogo.analysis.blocks import extract_blocks
-from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.constructions import RootOfUnityNetwork
+from cogo.solvers import designs
+from cogo.solvers.designs import BlockDesign, abc_normalizer
 from cogo.catalogue.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.proofs.certificates import (CONST_MONOMIALS, ZeroTest, block_certificate, character_sum_onehot,
                                       constant_vector_sums, design_from_network, general_loss_certificate,
@@ -610,7 +613,7 @@ def _concat(x: PartialSolution, y: PartialSolution) -> PartialSolution:
 
 def _catalogue_instances(exact: bool, rng) -> list:
     """The five factors of SPEC 7 (z_xi with both signs), parameters on the unit circle (z_nu also off it)."""
-    from cogo.solvers.constructions import _unit_point
+    from cogo.solvers.designs import _unit_point
 
     if exact:
         u = [_unit_point(rng) for _ in range(5)]
@@ -1196,7 +1199,7 @@ def _support_counts(net: Network) -> tuple[dict, int]:
     A node is counted when some entry is not structurally 0; it belongs to the
     positive frequency ``k`` when its ``a`` and ``b`` are supported on
     ``{k, -k}`` exactly (a node with inputs elsewhere is counted under ``None``).
-    Independent of :class:`cogo.solvers.constructions.BlockDesign` bookkeeping.
+    Independent of :class:`cogo.solvers.designs.BlockDesign` bookkeeping.
     """
     G = net.group
     z = net.z
@@ -1279,7 +1282,7 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
                 continue
             dname, nname, title = CONSTRUCTIONS[kind]
             if method == "exact":
-                d = getattr(C, dname)(G, exact=True)
+                d = getattr(designs, dname)(G, exact=True)
                 nt = (nets or {}).get(kind) or d.to_network()
                 if not nt.exact:
                     raise ValueError("node_counts(method='exact') needs exact networks")
@@ -1355,7 +1358,7 @@ def _occam_exact(G: FiniteAbelianGroup, kind: str, zprime_design: BlockDesign | 
     checks["r, r_a, r_b of the prefactor = t + (1-t) = 1 identically in t (library potential)"] = all(
         Z(potential(pref, *tr, p) - 1) for tr in trip for p in (None, "a", "b"))
     if kind == "f6":
-        d = zprime_design if zprime_design is not None else C.f6_design(G, exact=True)
+        d = zprime_design if zprime_design is not None else designs.f6_design(G, exact=True)
         cert = block_certificate(d)
         checks["z' = z_F6 certified optimal (exact loss 0)"] = cert.optimal
         ypart = PartialSolution("y", *(np.asarray([yv, yv], dtype=object) for _ in range(3)))
