@@ -208,11 +208,6 @@ def register_family(fam: Family) -> Family:
     Raises ValueError (one line) for a name already registered or reserved, or a
     node count other than 2 or 3.  A special case may be registered before its
     general family (the order of registration is the order of names in a type).
-
-    Returns
-    -------
-    Family
-        The registered family.
     """
     if not isinstance(fam, Family):
         raise TypeError(f"register_family takes a Family, got {type(fam).__name__}")
@@ -226,13 +221,7 @@ def register_family(fam: Family) -> Family:
 
 
 def register_product(prod: Product) -> Product:
-    """Add a named block family (see :class:`Product`); every role must be a registered general family.
-
-    Returns
-    -------
-    Product
-        The registered product.
-    """
+    """Add a named block family (see :class:`Product`); every role must be a registered general family."""
     if not isinstance(prod, Product):
         raise TypeError(f"register_product takes a Product, got {type(prod).__name__}")
     if prod.name in _PRODUCTS:
@@ -250,11 +239,6 @@ def register_product(prod: Product) -> Product:
 @contextlib.contextmanager
 def registered(*records: Family | Product) -> Iterator[None]:
     """Register ``records`` (families first, in order) for the duration of a ``with`` block.
-
-    Returns
-    -------
-    context manager
-        Yields once, with the records registered; they are removed on exit.
 
     Examples
     --------
@@ -284,24 +268,12 @@ def registered(*records: Family | Product) -> Iterator[None]:
 
 # --------------------------------------------------------------------------- views
 def families() -> tuple[Family, ...]:
-    """Every registered factor family, in registration (name) order.
-
-    Returns
-    -------
-    tuple of Family
-        The registered families.
-    """
+    """Every registered factor family, in registration (name) order."""
     return tuple(_FAMILIES.values())
 
 
 def family(name: str) -> Family:
-    """The family of a name; KeyError (naming the known ones) otherwise.
-
-    Returns
-    -------
-    Family
-        The family named ``name``.
-    """
+    """The family of a name; KeyError (naming the known ones) otherwise."""
     try:
         return _FAMILIES[name]
     except KeyError:
@@ -309,23 +281,12 @@ def family(name: str) -> Family:
 
 
 def products() -> tuple[Product, ...]:
-    """Every registered product, in precedence order (a block that could form two takes the first).
-
-    Returns
-    -------
-    tuple of Product
-        Every registered product, the one a block takes first leading.
-    """
+    """Every registered product, in precedence order (a block that could form two takes the first)."""
     return tuple(_PRODUCTS.values())
 
 
 def factor_names() -> tuple[str, ...]:
     """Every factor name a report can give, in the order of a product's type, then ``"unknown"``.
-
-    Returns
-    -------
-    tuple of str
-        The factor names, ``"unknown"`` last.
 
     Examples
     --------
@@ -338,11 +299,6 @@ def factor_names() -> tuple[str, ...]:
 def block_types() -> tuple[str, ...]:
     """The products' names, then ``"other factorable"`` and ``"non-factorable"`` (SPEC 8.6).
 
-    Returns
-    -------
-    tuple of str
-        The block types a report can give.
-
     Examples
     --------
     >>> block_types()
@@ -352,48 +308,25 @@ def block_types() -> tuple[str, ...]:
 
 
 def rank(name: str) -> int:
-    """Position of a factor name in a product's type (``unknown`` last).
-
-    Returns
-    -------
-    int
-        The position of ``name`` (the number of families for ``unknown``).
-    """
+    """Position of a factor name in a product's type (``unknown`` last)."""
     names = factor_names()
     return names.index(name) if name in names else len(names)
 
 
 def is_special(name: str) -> bool:
-    """Whether ``name`` is a parameter-free special case (``z_nu=i``, ``z_syn``).
-
-    Returns
-    -------
-    bool
-        Whether ``name`` is a special case.
-    """
+    """Whether ``name`` is a parameter-free special case (``z_nu=i``, ``z_syn``)."""
     f = _FAMILIES.get(name)
     return f is not None and f.special_of is not None
 
 
 def general_of(name: str) -> str | None:
-    """The general family a special case is of (None for a general family).
-
-    Returns
-    -------
-    str or None
-        The general family's name.
-    """
+    """The general family a special case is of (None for a general family)."""
     f = _FAMILIES.get(name)
     return None if f is None else f.special_of
 
 
 def serves(role: str) -> tuple[str, ...]:
     """The factor names that can play a product role: the family itself and its special cases.
-
-    Returns
-    -------
-    tuple of str
-        The names that can play the role of ``name``.
 
     Examples
     --------
@@ -404,13 +337,7 @@ def serves(role: str) -> tuple[str, ...]:
 
 
 def fit_order(nodes: int) -> tuple[Family, ...]:
-    """The families of ``nodes`` nodes in fitting order: each general family, then its special cases.
-
-    Returns
-    -------
-    tuple of Family
-        The families to fit, in order.
-    """
+    """The families of ``nodes`` nodes in fitting order: each general family, then its special cases."""
     out: list = []
     for f in _FAMILIES.values():
         if f.nodes == nodes and f.special_of is None:
@@ -425,11 +352,6 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
 
     Lone factors first (registration order), then products (precedence order); ties in the nearest
     search go to the form listed first.
-
-    Returns
-    -------
-    dict of int to list of (str, NearestForm)
-        Per block order, the named direct fits.
     """
     out: dict = {}
     for f in _FAMILIES.values():
@@ -445,11 +367,6 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
 def angle_params() -> dict[str, str]:
     """Parameter name -> family, for the parameters the reports histogram as angles.
 
-    Returns
-    -------
-    dict of str to str
-        Each angle parameter's family.
-
     Examples
     --------
     >>> angle_params()
@@ -460,11 +377,6 @@ def angle_params() -> dict[str, str]:
 
 def paper_column(block_type: str, factor_names_: Sequence[str]) -> str:
     """The reference's column of a factorable block of order 4 or 6 (:data:`PAPER_COLUMNS`).
-
-    Returns
-    -------
-    str
-        The reference's column.
 
     Examples
     --------
@@ -482,13 +394,7 @@ def paper_column(block_type: str, factor_names_: Sequence[str]) -> str:
 
 # --------------------------------------------------------------------------- angles
 def angle(z: np.ndarray) -> np.ndarray:
-    """Angles (radians) read in ``[LO, 2 pi + LO)``: the order in which canonical representatives are chosen.
-
-    Returns
-    -------
-    float array
-        The angles, read in ``[LO, 2 pi + LO)``.
-    """
+    """Angles (radians) read in ``[LO, 2 pi + LO)``: the order in which canonical representatives are chosen."""
     return np.mod(np.angle(z) - LO, 2 * np.pi) + LO
 
 
@@ -508,11 +414,6 @@ def syn_ab_fold(t: tuple, period: float) -> tuple:
     ``(A, B)``, ``(B - A, -A)``, ``(-B, A - B)``; each angle is read modulo ``period`` (360, or
     90 beside ``z_nu=i``, whose stabilizer multiplies any node by ``i``), rounded to 3 decimals,
     and the lexicographically smallest pair is the representative.
-
-    Returns
-    -------
-    tuple of float
-        The canonical ``(alpha, beta)`` in degrees.
 
     Examples
     --------

@@ -196,11 +196,6 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     ``resume=True`` continues from a saved state, bit-identically to an
     uninterrupted run.  ``log`` receives the lines saying so.
 
-    Returns
-    -------
-    list of TrainResult
-        One per ``(weight_decay, seed)``, weight decay first; weights on the CPU in the training dtype.
-
     Examples
     --------
     >>> cfg = TrainConfig(group="7", hidden=16, epochs=50, log_every=25)

@@ -208,11 +208,6 @@ def _finite(x: Any) -> bool:
 def check_device(device: str) -> torch.device:
     """Return ``torch.device(device)``; ValueError if it is unknown or unavailable.
 
-    Returns
-    -------
-    torch.device
-        The device, ``cpu`` or an available ``cuda`` device.
-
     Raises
     ------
     ValueError
