@@ -84,7 +84,8 @@ class ExperimentConfig:
                            epochs=self.epochs, test_fraction=self.test_fraction, loss=self.loss,
                            optimizer=self.optimizer, dtype=self.dtype, device=self.device,
                            log_every=self.log_every, snapshot_every=int(self.dynamics), activation=self.activation,
-                           batch_size=self.batch_size, label_noise=self.label_noise, top=self.top, ridge=self.ridge)
+                           batch_size=self.batch_size, label_noise=self.label_noise, top=self.top, ridge=self.ridge,
+                           log_early=True)  # the curves' epoch axis is logarithmic: record 1, 2, 5, ... too
 
     def validate(self) -> "ExperimentConfig":
         """Raise ValueError (one line) on any bad value; nothing is trained or written."""

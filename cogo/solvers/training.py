@@ -32,8 +32,9 @@ come for free), ``gather`` forms ``h`` for each model's training pairs only
 by ``index_select`` and scatters the gradient back with ``index_add_``.
 
 Metrics (loss and accuracy on the train and test pairs) are recorded for the
-weights after ``epoch`` updates, at epoch 0, every ``log_every`` epochs and at
-the last epoch; the loss is the training objective of SPEC 1 (without the
+weights after ``epoch`` updates, at epoch 0, every ``log_every`` epochs, at
+the last epoch and, with ``log_early``, at 1, 2, 5, 10, ... below
+``log_every``; the loss is the training objective of SPEC 1 (without the
 weight-decay term).
 
 The optimizers are ``torch.optim.Adam``, ``torch.optim.AdamW`` and
@@ -283,11 +284,12 @@ def _run_epochs(cfg: TrainConfig, batch: Any, models: list[tuple[float, int]], h
     """The epoch loop: save a resumable state, record, snapshot, then update (the last epoch only records)."""
     M = batch.M
     last_bar = start_epoch
+    early = set(cfg.early_log_epochs())
     # iteration `epoch` sees the weights after `epoch` updates: record, snapshot, then update
     for epoch in range(start_epoch, cfg.epochs + 1):
         if saver is not None:
             saver.maybe_save(epoch, batch, history, snap_epochs, writers, cfg.epochs)
-        log = epoch % cfg.log_every == 0 or epoch == cfg.epochs or epoch in snap_at
+        log = epoch % cfg.log_every == 0 or epoch == cfg.epochs or epoch in snap_at or epoch in early
         if epoch in snap_at:
             snap_epochs.append(epoch)
             W = batch.weights()

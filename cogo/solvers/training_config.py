@@ -86,7 +86,11 @@ class TrainConfig:
     weights are kept; ``snapshots`` (0 = off) how many epochs are kept instead,
     placed by ``snapshot_spacing`` (:func:`cogo.io.snapshots.snapshot_epochs`:
     ``"log"`` or ``"uniform"``, always epoch 0 and the last).  Metrics are
-    also recorded at every snapshot epoch.
+    also recorded at every snapshot epoch and, with ``log_early``, at the
+    epochs 1, 2, 5, 10, 20, 50, ... below ``log_every``
+    (:meth:`early_log_epochs`): a log epoch axis then shows the start of
+    training (``cogo demo`` turns it on).  What is recorded never changes the
+    weights.
 
     >>> TrainConfig(group="S3").lr, TrainConfig(group="23").lr, TrainConfig(group="S3", lr=0.01).lr
     (0.003, 0.01, 0.01)
@@ -115,6 +119,7 @@ class TrainConfig:
     ridge: float = 1e-3
     snapshots: int = 0                # > 0: keep the weights at this many epochs (0 and the last included)
     snapshot_spacing: str = "log"     # how those epochs are placed: "log" or "uniform" (cogo.io.snapshots.snapshot_epochs)
+    log_early: bool = False           # also record the metrics at 1, 2, 5, 10, ... below log_every (early_log_epochs)
 
     def __post_init__(self) -> None:
         # normalise an int, tuple or group to its label ('23', '3x5'); bad values are left to validate()
@@ -183,6 +188,8 @@ class TrainConfig:
             lo = 1 if name == "log_every" else 0
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise ValueError(f"{name.replace('_', '-')} must be an integer >= {lo}, got {v!r}")
+        if not isinstance(self.log_early, (bool, np.bool_)):
+            raise ValueError(f"log_early must be True or False, got {self.log_early!r}")
         if isinstance(self.snapshots, bool) or not isinstance(self.snapshots, (int, np.integer)) or self.snapshots < 0:
             raise ValueError(f"snapshots must be an integer >= 0, got {self.snapshots!r}")
         if self.snapshot_spacing not in SPACINGS:
@@ -193,6 +200,24 @@ class TrainConfig:
         check_device(self.device)
         validate_options(self, n_train)
         return self
+
+    def early_log_epochs(self) -> list[int]:
+        """The epochs ``1, 2, 5`` times a power of 10 below ``log_every`` (and ``epochs``) when ``log_early``, else none.
+
+        Examples
+        --------
+        >>> TrainConfig(log_every=50, log_early=True).early_log_epochs()
+        [1, 2, 5, 10, 20]
+        >>> TrainConfig(log_every=50).early_log_epochs(), TrainConfig(log_every=1, log_early=True).early_log_epochs()
+        ([], [])
+        """
+        if not self.log_early:
+            return []
+        out, decade = [], 1
+        while decade < self.log_every:
+            out += [e for e in (decade, 2 * decade, 5 * decade) if e < self.log_every and e <= self.epochs]
+            decade *= 10
+        return out
 
     def hyperparameters(self) -> dict:
         """The configuration as plain Python values (for checkpoint metadata)."""

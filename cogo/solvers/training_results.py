@@ -12,12 +12,14 @@ with a ``meta`` dict of plain Python values and tensors only, so that
 (label such as ``'23'`` or ``'3x5'``), ``n``, every hyperparameter of
 :class:`cogo.solvers.training_config.TrainConfig` (``hidden``, ``lr``, ``weight_decay``, ``epochs``,
 ``test_fraction``, ``loss``, ``optimizer``, ``momentum``, ``betas``, ``eps``,
-``dtype``, ``device``, ``log_every``, ``snapshot_every``, ``snapshots``, ``snapshot_spacing``), ``seed``, ``init``
+``dtype``, ``device``, ``log_every``, ``snapshot_every``, ``snapshots``, ``snapshot_spacing``, ``log_early``),
+``seed``, ``init``
 and ``split`` (one-line descriptions), ``train_idx`` and ``test_idx`` (int64
 tensors of pair indices ``a * n + b``), ``final`` (dict of ``train_loss``,
 ``test_loss``, ``train_acc``, ``test_acc``), ``history`` (dict of equal-length
 lists ``epoch``, ``train_loss``, ``test_loss``, ``train_acc``, ``test_acc``,
-recorded at epoch 0, every ``log_every`` epochs, at every snapshot epoch and at the last epoch),
+recorded at epoch 0, every ``log_every`` epochs, at every snapshot epoch, at the last epoch and, with
+``log_early``, at 1, 2, 5, 10, ... below ``log_every``),
 ``wall_time_s`` (of the batched program the model was in), ``kernel``, ``threads`` (CPU threads used;
 the weights do not depend on it) and ``denormals`` (how float32 denormals were treated), and, when ``snapshot_every > 0`` or ``snapshots > 0``,
 ``snapshots``: a dict with ``epoch`` (list: 0, N, 2N, ..., or the ``snapshots`` epochs of
