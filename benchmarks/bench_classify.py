@@ -10,8 +10,9 @@
    ``cogo.classify(path)`` (load, Fourier transform, blocks, factorization, names, nearest forms,
    conditions and the network verdict), its parts (the block reading alone,
    ``read_network(..., with_verdict=False)``, and the verdict), and the reference's algorithm
-   re-implemented for timing in ``benchmarks/_reference.py`` (every node order of every order-4/6
-   block in torch; not the reference's code); best of 2 after a warm-up, one thread.
+   as ``benchmarks/reference_classifier.py`` re-implements it, with the node-order search run as the
+   reference's code runs it (:func:`reference_classifier.node_order_looped`: every node order of every
+   order-4/6 block, a few torch operations each; not the reference's code); best of 2 after a warm-up, one thread.
 2. **Per block, by order**: ``classify_block`` (factorization, names, nearest form, conditions) and
    ``factor_block`` for catalogue blocks of order 2, 3, 4, 6, 8, 12 (random node order, per-node
    sign and balance gauge, noise 1e-3), and for orders 4-12 the **brute force** of SPEC 8.5, written
@@ -40,7 +41,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, machine_info, write_json  # noqa: E402
 
-from cogo.analysis.factorization import _prepare, factor_block, factor_shapes  # noqa: E402
+from cogo.analysis.factorization import _prepare, factor_block  # noqa: E402
+from cogo.analysis.kronecker import factor_shapes  # noqa: E402
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
 from cogo.analysis.classify import classify_block  # noqa: E402
 
@@ -126,10 +128,10 @@ def reference_case(name: str, seed: int = 0, net_seed: int = 1, d: int = 127, hi
 
 
 def bench_reference(tmp: Path, repeat: int = 2) -> dict:
-    """cogo against the reference's algorithm (re-implemented in _reference.py), one process, best of ``repeat``."""
+    """cogo against the reference's algorithm (reference_classifier.py, looped search), one process, best of ``repeat``."""
     import torch
 
-    import _reference
+    import reference_classifier as R
     import cogo
     from cogo.analysis.classify import read_network
     from cogo.analysis.optimality import network_verdict
@@ -143,9 +145,13 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
         save_checkpoint(path, Wa, Wb, Wc, {"group": "127"})
         w = load_weights(path)
         rep = cogo.classify(str(path))  # warm-up (imports, caches)
-        ref = _reference.classify(w.Wa, w.Wb, w.Wc, 127)
+        def reference(v):
+            names = R.reference_names_looped(v.Wa, v.Wb, v.Wc)
+            return {n: list(names.values()).count(n) for n in sorted(set(names.values()))}
+
+        ref = reference(w)
         t_cogo = best_of(lambda: cogo.classify(str(path)), repeat)
-        t_ref = best_of(lambda: (lambda v: _reference.classify(v.Wa, v.Wb, v.Wc, 127))(load_weights(path)), repeat)
+        t_ref = best_of(lambda: reference(load_weights(path)), repeat)
         t_blocks = best_of(lambda: read_network(w.Wa, w.Wb, w.Wc, w.group, with_verdict=False), repeat)
         t_verdict = best_of(lambda: network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group), repeat)
         types: dict = {}
@@ -356,7 +362,7 @@ def main(argv=None) -> int:
         "before_tree": args.before,
         "ratio_order_6_brute_force_over_cogo": blocks["6"]["speedup_vs_brute_force"],
         "notes": "reference_algorithm_seconds: the reference's algorithm (every node order of every order-4/6 block "
-                 "in torch) re-implemented for timing in benchmarks/_reference.py, not the reference's code; the "
+                 "in torch, one order at a time) as benchmarks/reference_classifier.py re-implements it, not the reference's code; the "
                  "reference computes no network verdict, so cogo_block_reading_seconds is the like-for-like part. "
                  "factor_seconds: factor_block over every shape of the order; classify_seconds adds naming, the "
                  "nearest form and the monomial sums. The brute force tries all q! node orders per shape on the "

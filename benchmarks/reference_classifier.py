@@ -114,6 +114,28 @@ def node_order(c) -> tuple | None:
     return None if not np.isfinite(err[i]) else tuple(int(v) for v in P[i])
 
 
+def node_order_looped(c) -> tuple | None:
+    """Step 4 as the reference's code runs it: one order at a time, a few torch operations each.
+
+    The same search and the same answer as :func:`node_order` (the first order with the smallest error); it
+    exists so that ``benchmarks/bench_classify.py`` times the reference's algorithm at the cost its own code
+    pays (``q!`` small torch operations per block), not at the cost of this module's vectorized search.
+    """
+    import torch
+
+    c = torch.as_tensor(np.asarray(c))
+    q = len(c)
+    h = q // 2
+    best, best_perm = math.inf, None
+    for perm in itertools.permutations(range(q)):
+        g = c[list(perm)]
+        r = g[:h] / g[h:]
+        e = float((r - r.mean()).abs().pow(2).sum().sqrt())
+        if e < best:
+            best, best_perm = e, perm
+    return best_perm
+
+
 def factor(F, perm):
     """Steps 5-6 for the block ``F`` (3, q) in the node order ``perm``: ``(factor1, factor2, err)``."""
     F = F[:, list(perm)].copy()
@@ -176,10 +198,13 @@ def block_name(q: int, labels: tuple) -> str:
     return "others"
 
 
-def read_block(F, perm=None) -> dict:
-    """Steps 4-8 for one block ``F`` (3, q), q = 4 or 6; ``perm`` overrides the search of step 4."""
+def read_block(F, perm=None, search=None) -> dict:
+    """Steps 4-8 for one block ``F`` (3, q), q = 4 or 6; ``perm`` overrides the search of step 4.
+
+    ``search``: the step-4 search, :func:`node_order` (default) or :func:`node_order_looped`.
+    """
     q = F.shape[1]
-    perm = node_order(F[2]) if perm is None else tuple(perm)
+    perm = (search or node_order)(F[2]) if perm is None else tuple(perm)
     if perm is None:
         return {"name": "non-factorable", "err": None, "labels": None, "perm": None}
     f1, f2, err = factor(F, perm)
@@ -213,10 +238,10 @@ def near_tie_names(F, ratio: float = 2.0) -> dict:
     return out
 
 
-def reference_blocks(Wa, Wb, Wc, dtype=np.complex64, near_ties: bool = False) -> dict:
+def reference_blocks(Wa, Wb, Wc, dtype=np.complex64, near_ties: bool = False, search=None) -> dict:
     """Every frequency's block: ``{k: {"nodes", "name", ...}}`` for each ``k`` with at least one live node.
 
-    ``near_ties``: also each order-4/6 block's :func:`near_tie_names`.
+    ``near_ties``: also each order-4/6 block's :func:`near_tie_names`; ``search``: as for :func:`read_block`.
     """
     A, B, C = fourier(Wa, Wb, Wc, dtype)
     out = {}
@@ -225,7 +250,7 @@ def reference_blocks(Wa, Wb, Wc, dtype=np.complex64, near_ties: bool = False) ->
             continue
         if len(nodes) in (4, 6):
             F = np.stack([A[k, nodes], B[k, nodes], C[k, nodes]])
-            rec = read_block(F)
+            rec = read_block(F, search=search)
             if near_ties:
                 rec["near_ties"] = near_tie_names(F)
         else:
@@ -237,6 +262,11 @@ def reference_blocks(Wa, Wb, Wc, dtype=np.complex64, near_ties: bool = False) ->
 def reference_names(Wa, Wb, Wc, dtype=np.complex64) -> dict:
     """``{k: name}``: the reference's name of the block at each frequency with live nodes (module docstring)."""
     return {k: r["name"] for k, r in reference_blocks(Wa, Wb, Wc, dtype).items()}
+
+
+def reference_names_looped(Wa, Wb, Wc) -> dict:
+    """:func:`reference_names` with the reference's own one-order-at-a-time search (for timing)."""
+    return {k: r["name"] for k, r in reference_blocks(Wa, Wb, Wc, search=node_order_looped).items()}
 
 
 def columns(names) -> dict | None:
@@ -263,7 +293,7 @@ PUBLISHED = {23: {"nu=i*xi": 47.1, "nu=i*syn_ab": 11.3, "nu*syn": 39.8, "others"
 
 def cogo_label(b) -> str:
     """cogo's block in the reference's vocabulary: its paper column, ``non-factorable`` or ``order-m``."""
-    from cogo.analysis.classify import paper_column
+    from cogo.analysis.summary import paper_column
 
     col = paper_column(b)
     if col is not None:

@@ -68,7 +68,7 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
     -------
     cogo.analysis.classify.ClassifyResult
         Always this one type, for one network or many (``cogo classify`` prints the same): ``.reports``
-        (one :class:`cogo.analysis.classify.NetworkReport` per network, ``.reports[0].blocks``),
+        (one :class:`cogo.analysis.network_report.NetworkReport` per network, ``.reports[0].blocks``),
         ``.summary``, ``.to_records()``, ``.to_pandas()`` (needs pandas).  A group without Abelian
         coordinates gets the irreducible-representation reading
         (:class:`cogo.analysis.irreps.IrrepsResult`, SPEC 9) instead.

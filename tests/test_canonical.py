@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from cogo.algebra import Network
 from cogo.analysis.classify import classify_block, classify_checkpoint
-from cogo.analysis.factorization import balance_gauge, factor_block, node_features
+from cogo.analysis.factorization import factor_block
+from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 

@@ -13,7 +13,8 @@ import pytest
 
 from cogo import catalogue
 from cogo.algebra import Network
-from cogo.analysis.classify import classify_block, classify_checkpoint, name_factor, read_network
+from cogo.analysis.classify import classify_block, classify_checkpoint, read_network
+from cogo.analysis.naming import name_factor
 from cogo.analysis.report import angle_histograms, collect_angles, render_json, render_text
 from cogo.catalogue import Family, NearestForm, Param, Product, registered
 from cogo.io.weights import save_checkpoint
@@ -80,7 +81,8 @@ def test_a_toy_family_is_registered_fitted_named_and_reported(tmp_path):
         assert b.nearest["type"] == "z_toy * z_syn" and b.nearest["distance"] < 1e-6
         assert b.nearest["params"][0]["degrees"]["t"] == pytest.approx(t_deg, abs=0.05)
         # reported: text, JSON and the angle histograms know the new family without being edited
-        from cogo.analysis.classify import ClassifyResult, Settings, summarize
+        from cogo.analysis.classify import ClassifyResult, Settings
+        from cogo.analysis.summary import summarize
 
         res = ClassifyResult([rep], summarize([rep]), Settings())
         assert "z_toy * z_syn" in render_text(res)

@@ -19,11 +19,10 @@ from cogo.analysis.classify import (
     classify_block,
     classify_checkpoint,
     classify_many,
-    name_factor,
     read_network,
-    stabilizer,
-    summarize,
 )
+from cogo.analysis.naming import name_factor, stabilizer
+from cogo.analysis.summary import paper_column, summarize
 from cogo.analysis.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
 
 from strategies import angles, seeds, signs  # noqa: E402
@@ -487,7 +486,6 @@ def test_end_to_end_train_classify(tmp_path, capsys):
 
 def test_paper_columns_and_preset(tmp_path, capsys):
     """z_nu=i * z_syn counts under the reference's nu=i*syn_ab column; the paper preset widens both tolerances."""
-    from cogo.analysis.classify import paper_column
 
     rng = np.random.default_rng(5)
     rep = classify_block(*scrambled(z_nu_i() * z_syn(), rng))
@@ -571,3 +569,20 @@ def test_a_fixed_optimality_tolerance_is_still_available():
     x = 1.01 * 6 ** (-1 / 3) * (z_nu(np.exp(0.4j)) * z_syn())
     assert classify_block(x.a, x.b, x.c, k=1, settings=Settings(opt_tol=0.05)).optimal
     assert not classify_block(x.a, x.b, x.c, k=1).optimal
+
+
+def test_one_check_covers_every_output_of_classify(tmp_path):
+    """check_output_paths checks --json, --markdown, --csv and --plots together, and writes nothing."""
+    from cogo.analysis.report import check_output_paths
+    from cogo.runtime.errors import CogoError
+
+    ckpt = tmp_path / "in.pt"
+    ckpt.write_bytes(b"weights")
+    check_output_paths(tmp_path / "r.json", tmp_path / "r.md", csv_path=tmp_path / "r.csv", inputs=[ckpt])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.pt"]
+    with pytest.raises(CogoError, match="--csv .*directory"):
+        check_output_paths(csv_path=tmp_path)
+    with pytest.raises(CogoError, match="--csv"):
+        check_output_paths(csv_path=ckpt, inputs=[ckpt])
+    with pytest.raises(CogoError, match="--markdown and --csv name the same file"):
+        check_output_paths(markdown_path=tmp_path / "a", csv_path=tmp_path / "a")

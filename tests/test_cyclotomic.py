@@ -6,7 +6,8 @@ import pytest
 import sympy
 
 from cogo.algebra import fourier_loss, parse_group, real_loss
-from cogo.algebra.cyclotomic import CycNumber, Cyclotomic, cyc_network, exact_real_loss, fourier_network
+from cogo.algebra.cyc_gauge import cyc_network
+from cogo.algebra.cyclotomic import CycNumber, Cyclotomic, exact_real_loss, fourier_network
 from cogo.algebra.network import is_zero_exact
 
 x = sympy.Symbol("x")
@@ -130,7 +131,7 @@ def test_to_sympy_is_the_same_number():
 
 
 def test_gauge_fix_nodes_preserves_every_node_monomial():
-    from cogo.algebra.cyclotomic import gauge_fix_nodes
+    from cogo.algebra.cyc_gauge import gauge_fix_nodes
     from cogo.solvers.designs import f46_design
 
     d = f46_design(11, exact=True, seed=1)

@@ -8,16 +8,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from cogo.analysis.factorization import (
-    FACTOR_TOL,
-    balance_gauge,
-    factor_block,
-    factor_block_shape,
-    factor_shapes,
-    kron_vectors,
-    linear_assignment,
-    rank1,
-)
+from cogo.analysis.assignment import linear_assignment
+from cogo.analysis.factorization import _prepare, factor_block, factor_block_shape
+from cogo.analysis.kronecker import FACTOR_TOL, balance_gauge, factor_shapes, fit_grid, kron_vectors
+from cogo.analysis.lowrank import rank1
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 from strategies import angles, seeds, signs  # noqa: E402
@@ -154,7 +148,6 @@ def test_order8_2x2x2_near_degenerate_split_from_2x4():
 
 
 def test_order8_2x2x2_near_degenerate_finds_the_true_grid():
-    from cogo.analysis.factorization import _prepare, fit_grid
 
     x, perm = scrambled(z_nu_i() * z_xi(unit(3.0), 1) * z_nu(unit(4.736328125)), 20882682)
     true_grid = np.argsort(perm).reshape(2, 2, 2)
@@ -227,7 +220,6 @@ def test_order12_several_near_degenerate_factors(t):
 
 
 def test_order12_several_near_degenerate_factors_finds_the_true_grid():
-    from cogo.analysis.factorization import _prepare, fit_grid
 
     t1, t2, t3 = P + 0.03, 0.02, 0.02
     x, perm = scrambled(z_xi(unit(t1), 1) * z_nu(unit(t2)) * z_syn_ab(unit(t3), unit(t1 + t2)), 0)
@@ -254,7 +246,6 @@ def test_order8_xi_near_1_nu_near_i_pairs_not_swapped(params):
 
 
 def test_order8_xi_near_1_nu_near_i_finds_the_true_grid():
-    from cogo.analysis.factorization import _prepare, fit_grid
     from cogo.analysis.kronecker import _rel_dist
     from cogo.analysis.tiling import CLUSTER_TOL
 
@@ -293,7 +284,6 @@ def test_order12_2x2x3_near_degenerate_is_aligned():
 
 
 def test_order12_2x2x3_near_degenerate_finds_the_true_grid():
-    from cogo.analysis.factorization import _prepare, fit_grid
 
     x, perm = scrambled(z_xi(unit(0.0), 1) * z_nu(unit(3.171875)) * z_syn_ab(unit(0.0), unit(3.171875)), 0)
     true_grid = np.argsort(perm).reshape(2, 2, 3)
@@ -362,7 +352,6 @@ def test_order12_with_a_non_catalogue_6_factor_is_2x6(t, seed):
 @pytest.mark.parametrize("t", [6.265625, np.deg2rad(0.5), np.deg2rad(2), np.deg2rad(4), np.deg2rad(8)])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_order12_nu_near_1_finds_the_true_2x6_grid(t, seed):
-    from cogo.analysis.factorization import _prepare, fit_grid
     from cogo.catalogue.partial import PartialSolution
 
     rng = np.random.default_rng(seed)
@@ -387,7 +376,6 @@ def _brute_force_2x2_error(a, b, c):
     """Smallest rank-1 misfit of a balanced 4-node block over every node order and per-node sign."""
     import itertools
 
-    from cogo.analysis.factorization import balance_gauge
 
     X = np.stack(balance_gauge(a, b, c)[:3])
     best = np.inf
@@ -474,7 +462,6 @@ def test_noisy_block_finds_the_best_grid(seed):
 
     The threshold-based tiling alone missed such grids (reported error 0.5 where a grid with 0.03 exists).
     """
-    from cogo.analysis.factorization import balance_gauge, factor_block
     from cogo.catalogue.partial import z_nu, z_syn
 
     rng = np.random.default_rng(seed)
@@ -564,7 +551,6 @@ PASS_CASES = {
 @pytest.mark.parametrize("name", sorted(PASS_CASES))
 def test_each_pass_is_needed(monkeypatch, name):
     from cogo.analysis import factor_passes
-    from cogo.analysis.factorization import _prepare, fit_grid
 
     build, seed, noise, shapes = PASS_CASES[name]
     ps, true_shape = build()

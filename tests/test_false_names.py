@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from cogo.analysis.classify import classify_block, name_factor
+from cogo.analysis.classify import classify_block
+from cogo.analysis.naming import name_factor
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 

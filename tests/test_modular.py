@@ -50,6 +50,28 @@ def test_fourier_loss_modular_equals_reference_and_real_loss(g):
     assert not (fourier_loss(mod) == real + Fraction(1, 10**12))  # a tiny difference is proven nonzero
 
 
+@pytest.mark.parametrize("L", [5, 12])
+def test_both_scalars_share_exact_scalar_rules(L):
+    """Subtraction, division, powers and == (cogo.algebra.exact_scalar) agree on both representations; inexact
+    operands and other fields are refused, never approximated."""
+    import sympy
+
+    rng = np.random.default_rng(L)
+    F = modular_field(L, bits=96)
+    (c, m), (c2, m2) = _pair(L, rng, F), _pair(L, rng, F)
+    for got_c, got_m in [(c - c2, m - m2), (3 - c, 3 - m), (c / Fraction(-2, 3), m / Fraction(-2, 3)),
+                         (c ** 3, m ** 3), (c ** 0, m ** 0), (sympy.Rational(1, 2) - c, sympy.Rational(1, 2) - m)]:
+        assert got_m.coordinates() == got_c.coordinates()
+    assert c ** 2 == c * c and m ** 2 == m * m and not (c ** 2 == c * c + 1) and m ** 2 != m * m + 1
+    other_c, other_m = CycNumber.root(2 * L, 1), ModCyc.root(modular_field(L, bits=64), 1)
+    for x, other in [(c, other_c), (m, other_m)]:
+        assert not (x == other) and x != 0.5
+        for bad in [lambda: x - other, lambda: x * other, lambda: x - 0.5, lambda: x * sympy.sqrt(2),
+                    lambda: x / 0, lambda: x / c2, lambda: x ** -1, lambda: x ** 1.5]:
+            with pytest.raises(TypeError):
+                bad()
+
+
 def test_nonzero_elements_are_decided_nonzero():
     F = modular_field(23, 64)
     w = ModCyc.root(F, 1)

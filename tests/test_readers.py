@@ -17,7 +17,9 @@ import torch
 from cogo.io.formats import CheckpointError
 from cogo.io.weights import load_weights
 from cogo.cli import main
+from cogo.io import layouts
 from cogo.io.layouts import read_options
+from cogo.runtime.errors import CogoError
 from cogo.solvers.constructions import z_M
 
 N = 5
@@ -136,6 +138,39 @@ def test_unknown_layout_lists_keys_and_what_to_pass(tmp_path):
         load_weights(tmp_path / "u.pt")
     msg = str(e.value)
     assert "enc.weight (8, 5)" in msg and "dec.weight (5, 8)" in msg and "--keys" in msg
+
+
+def _docs_layout_rows() -> dict:
+    """``{layout: keys (shapes)}`` of the table under "## Layouts" in docs/cli.md."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    section = text.split("\n## Layouts\n", 1)[1].split("\n## ", 1)[0]
+    rows = [ln.split(" | ", 1) for ln in section.splitlines() if ln.startswith("| `")]
+    return {name.strip("| `"): doc.rstrip(" |") for name, doc in rows}
+
+
+def test_every_layout_is_one_record_and_one_docs_row():
+    """The registry is the one list of layouts: names unique, each row of docs/cli.md its record's doc line."""
+    names = [r.name for r in layouts.LAYOUTS]
+    assert len(set(names)) == len(names) and {"cogo", "ba2de90", "head", "shared", "npz", "keys"} <= set(names)
+    assert _docs_layout_rows() == {r.name: r.doc for r in layouts.LAYOUTS}
+    assert all(r.detect is not None and r.read is not None for r in layouts.LAYOUTS if r.name != "npz")
+
+
+def test_a_new_layout_is_one_record(monkeypatch):
+    """A record added to LAYOUTS is detected and read through it, with no other change; before it, no layout fits."""
+    state = {"enc": np.ones((8, N)), "dec": np.ones((N, 8))}
+    with pytest.raises(CogoError, match="no known checkpoint layout"):
+        layouts.read_state(state, "x.pt")
+    rec = layouts.Layout("encdec", "`enc` (q, n) for both operands, `dec` (n, q)",
+                         detect=lambda keys, meta, opts: {"enc", "dec"} <= keys,
+                         read=lambda st, where, name, opts, n: ([st["enc"], st["enc"], st["dec"]], name),
+                         one_embedding=True)
+    monkeypatch.setattr(layouts, "LAYOUTS", layouts.LAYOUTS + (rec,))
+    (Wa, Wb, Wc), name = layouts.read_state(state, "x.pt")
+    assert name == "encdec" and Wa.shape == (8, N) and Wc.shape == (N, 8)
+    assert layouts.detect_layout(state) == "encdec" and layouts.detect_layout({"dec": 0}) is None
 
 
 def test_explicit_keys_orientation(tmp_path, capsys):

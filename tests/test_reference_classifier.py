@@ -185,3 +185,20 @@ def test_columns_count_factorable_blocks_only():
     cols = R.columns(["nu=i*xi", "nu=i*xi", "nu*syn", "non-factorable", "order-2", "others"])
     assert cols == {"nu=i*xi": 0.5, "nu=i*syn_ab": 0.0, "nu*syn": 0.25, "others": 0.25}
     assert R.columns(["non-factorable", "order-8"]) is None
+
+
+@pytest.mark.parametrize("q", [4, 6])
+def test_the_looped_search_timed_by_the_benchmark_finds_the_same_order(q):
+    """bench_classify times node_order_looped (one order at a time, as the reference's code); it must agree."""
+    pytest.importorskip("torch")
+    def err(c, perm):
+        r = c[list(perm)][: q // 2] / c[list(perm)][q // 2:]
+        return float(np.linalg.norm(r - r.mean()))
+
+    rng = np.random.default_rng(q)
+    for _ in range(5):       # orders that pair the same halves tie exactly; rounding may pick another of them
+        c = rng.normal(size=q) + 1j * rng.normal(size=q)
+        assert err(c, R.node_order_looped(c)) == pytest.approx(err(c, R.node_order(c)), rel=1e-9)
+    paired = np.array([1, 2j, 3, 2, 4j, 6][:q], dtype=np.complex128)   # halves with a constant ratio of 2
+    paired[q // 2:] = paired[: q // 2] / 2
+    assert R.node_order_looped(paired) == R.node_order(paired) == tuple(range(q))

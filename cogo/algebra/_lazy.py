@@ -64,11 +64,6 @@ def lazy_module(name: str) -> LazyModule:
 
     Called at module level, the stand-in rebinds the caller's global names to
     the real module once it is imported (see the module docstring).
-
-    Returns
-    -------
-    LazyModule
-        A stand-in whose first attribute access imports the module.
     """
     caller = sys._getframe(1)
     owners = [caller.f_globals] if caller.f_globals is caller.f_locals else []

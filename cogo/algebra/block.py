@@ -26,7 +26,7 @@ CONDITIONS = ("R_g", "R_c", "R_n", "R_*")
 
 def _numeric(z: np.ndarray) -> np.ndarray:
     if z.dtype == object:
-        import sympy
+        import sympy  # late: sympy (numeric blocks never need it)
 
         f = np.vectorize(lambda e: complex(sympy.N(e)), otypes=[np.complex128])
         return f(z) if z.size else z.astype(np.complex128)

@@ -18,13 +18,13 @@ Two tools, one representation (integer coefficient vectors of powers of ``zeta_L
   general loss of SPEC 5 is evaluated *exactly*, by the library's own code, for
   any group order.
 
-Conversions: :func:`fourier_network` (integer real weights -> an exact
-network of CycNumbers on any group, SPEC 2, gauge-equivalent to
-``Network.from_weights``), :func:`cyc_network` (an exact sympy network whose
-entries are ``Q(zeta_24)`` or root-of-unity multiples of per-node real
-radicals, e.g. the constructions of SPEC 7, gauge-fixed to CycNumbers), and
-:func:`exact_real_loss` (the real-space loss of SPEC 1 of integer weights, a
-``Fraction``).
+From integer weights: :func:`fourier_network` (an exact network of
+CycNumbers on any group, SPEC 2, gauge-equivalent to
+``Network.from_weights``) and :func:`exact_real_loss` (the real-space loss of
+SPEC 1, a ``Fraction``).  Exact sympy networks (e.g. the constructions of
+SPEC 7) are gauge-fixed into CycNumbers by :mod:`cogo.algebra.cyc_gauge`;
+subtraction, division, powers, equality and the sympy protocol are
+:class:`cogo.algebra.exact_scalar.ExactScalar`'s.
 
 References
 ----------
@@ -41,8 +41,11 @@ from typing import Any
 import numpy as np
 import sympy
 
-__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "fourier_counts", "cyc_network", "gauge_fix_nodes",
-           "entries_order", "exact_real_loss", "gauge_scales", "clear_caches"]
+from cogo.algebra.exact_scalar import ExactScalar, as_fraction
+from cogo.algebra.network import Network
+from cogo.algebra.spec import parse_group
+
+__all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "fourier_counts", "exact_real_loss"]
 
 _EXACT_FLOAT = 2**52  # integers below this are exact in float64, and so are sums of products staying below it
 _INT64_SAFE = 2**62
@@ -139,11 +142,6 @@ class Cyclotomic:
 def cyclotomic(L: int) -> Cyclotomic:
     """The (cached) :class:`Cyclotomic` of order ``L``.
 
-    Returns
-    -------
-    Cyclotomic
-        The field ``Q(zeta_L)`` (cached per ``L``).
-
     Examples
     --------
     >>> cyclotomic(12) is cyclotomic(12), cyclotomic(12).deg   # phi(12) = 4
@@ -153,19 +151,6 @@ def cyclotomic(L: int) -> Cyclotomic:
 
 
 # --------------------------------------------------------------------------- scalars
-def _rational(x: Any) -> Fraction | None:
-    """``x`` as a Fraction when it is an exact rational (int, Fraction, sympy Rational), else None."""
-    if isinstance(x, bool):
-        return Fraction(int(x))
-    if isinstance(x, (int, np.integer)):
-        return Fraction(int(x))
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, sympy.Rational):
-        return Fraction(int(x.p), int(x.q))
-    return None
-
-
 def _cyc_mul(u: np.ndarray, v: np.ndarray, L: int, wide: bool) -> np.ndarray:
     """Product in ``Z[x]/(x^L - 1)`` (cyclic convolution); Python ints when ``wide``, else int64."""
     if wide:
@@ -206,7 +191,7 @@ def _canonical(x: "CycNumber") -> tuple:
     return k
 
 
-class CycNumber:
+class CycNumber(ExactScalar):
     """An exact element ``(1/D) sum_e v[e] zeta_L^e`` of ``Q(zeta_L)``, usable as a sympy scalar.
 
     ``v``: integer vector of length ``L`` (int64 while a tracked bound ``b`` on
@@ -227,10 +212,6 @@ class CycNumber:
     """
 
     __slots__ = ("L", "v", "D", "b", "_key")
-    __sympy__ = True  # sympy.sympify returns the object itself
-    _op_priority = 1000.0  # sympy numbers defer to our reflected operators
-    free_symbols: frozenset = frozenset()
-    is_number = True
 
     def __init__(self, L: int, v: Any, s: Any = 1):
         L = int(L)
@@ -262,21 +243,18 @@ class CycNumber:
     def s(self) -> Fraction:
         return Fraction(1, self.D)
 
-    # -- arithmetic -------------------------------------------------------------
-    def _coerce(self, other: Any) -> "CycNumber":
-        if isinstance(other, CycNumber):
-            if other.L != self.L:
-                raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
-            return other
-        q = _rational(other)
-        if q is None:
-            raise TypeError(f"CycNumber: cannot combine with {type(other).__name__} {other!r} exactly")
+    # -- arithmetic (subtraction, division, powers, equality: ExactScalar) -------
+    def _check_field(self, other: "CycNumber") -> None:
+        if other.L != self.L:
+            raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+
+    def _from_rational(self, q: Fraction) -> "CycNumber":
         return CycNumber.rational(self.L, q)
 
     def __add__(self, other: Any) -> "CycNumber":
-        if type(other) is CycNumber:  # the hot path (object-array dot products): no coercion
+        if type(other) is CycNumber:  # the hot path (object-array dot products): no coercion, no call
             if other.L != self.L:
-                raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+                self._check_field(other)
             o = other
         else:
             o = self._coerce(other)
@@ -301,55 +279,26 @@ class CycNumber:
     def __neg__(self) -> "CycNumber":
         return _new(self.L, -self.v, self.D, self.b)
 
-    def __sub__(self, other: Any) -> "CycNumber":
-        return self + (-self._coerce(other))
-
-    def __rsub__(self, other: Any) -> "CycNumber":
-        return self._coerce(other) + (-self)
-
     def __mul__(self, other: Any) -> "CycNumber":
         if isinstance(other, CycNumber):
             if other.L != self.L:
-                raise TypeError(f"cannot combine elements of Q(zeta_{self.L}) and Q(zeta_{other.L})")
+                self._check_field(other)
             if self.b == 0:
                 return self
             if other.b == 0:
                 return other
             b = self.b * other.b * self.L
             return _new(self.L, _cyc_mul(self.v, other.v, self.L, b >= _INT64_SAFE), self.D * other.D, b)
-        q = _rational(other)
-        if q is None:
-            raise TypeError(f"CycNumber: cannot multiply by {type(other).__name__} {other!r} exactly")
+        q = self._factor(other)
         b = self.b * abs(q.numerator)
         v = self.v * q.numerator if b < _INT64_SAFE and abs(q.numerator) < _INT64_SAFE else self.v.astype(object) * q.numerator
         return _new(self.L, v, self.D * q.denominator, b)
 
     __rmul__ = __mul__
 
-    def __truediv__(self, other: Any) -> "CycNumber":
-        q = _rational(other)
-        if q is None or q == 0:
-            raise TypeError(f"CycNumber: can only divide by a nonzero rational, got {other!r}")
-        return self * (1 / q)
-
-    def __pow__(self, e: int) -> "CycNumber":
-        if not isinstance(e, (int, np.integer)) or e < 0:
-            raise TypeError("CycNumber: only non-negative integer powers")
-        out = CycNumber.rational(self.L, 1)
-        for _ in range(int(e)):
-            out = out * self
-        return out
-
     def conjugate(self) -> "CycNumber":
         """Complex conjugate: ``zeta^e -> zeta^-e``."""
         return _new(self.L, self.v[_conj_index(self.L)], self.D, self.b)
-
-    # sympy protocol ------------------------------------------------------------
-    def _eval_conjugate(self):
-        return self.conjugate()
-
-    def expand(self, *args, **kwargs) -> "CycNumber":
-        return self
 
     def evalf(self, n: int = 15, *args, **kwargs):
         z = complex(self)
@@ -393,13 +342,7 @@ class CycNumber:
             return True
         if type(other) is CycNumber and other.L == self.L:  # equal iff the canonical coordinates are
             return _canonical(self) == _canonical(other)
-        try:
-            return (self - other).is_zero()
-        except TypeError:
-            return False
-
-    def __ne__(self, other: Any) -> bool:
-        return not self.__eq__(other)
+        return ExactScalar.__eq__(self, other)
 
     def __hash__(self) -> int:
         return hash((self.L, _canonical(self)))
@@ -441,8 +384,6 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
     >>> fourier_loss(fourier_network(W0, W0, W0.T, 3)) == Fraction(2, 3)
     True
     """
-    from cogo.algebra.network import Network
-
     G, (Va, Vb, Vc), cs = fourier_counts(Wa, Wb, Wc, group)
     n, q, L = Va.shape
     z = np.empty((3, n, q), dtype=object)
@@ -463,8 +404,6 @@ def fourier_counts(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple:
         The group, integer arrays ``V[k, j, e]`` (``z[a,k,j] = sum_e Va[k,j,e] zeta^e``, the same for ``b``;
         ``z[c,k,j] = cs sum_e Vc[k,j,e] zeta^e``) and the rational output scale ``cs = lam^3 / n^3``.
     """
-    from cogo.algebra.spec import parse_group
-
     G = parse_group(group)
     lam3 = sympy.expand(G.exact_scale ** 3)
     if not isinstance(lam3, sympy.Rational):
@@ -496,11 +435,6 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     ``(sum of squares) / (D^2 n^4)`` exactly (integer arithmetic; no Fourier
     transform is involved).
 
-    Returns
-    -------
-    fractions.Fraction
-        The loss, exactly.
-
     Examples
     --------
     >>> import numpy as np
@@ -515,12 +449,10 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     >>> exact_real_loss(0 * A, 0 * B, 0 * C, 3)         # the zero network: 1 - 1/n
     Fraction(2, 3)
     """
-    from cogo.algebra.spec import parse_group
-
     G = parse_group(group)
 
     def as_int(Ws):
-        F = [np.vectorize(lambda x: Fraction(_rational(x)) if _rational(x) is not None else _bad(x),
+        F = [np.vectorize(lambda x: Fraction(as_fraction(x)) if as_fraction(x) is not None else _bad(x),
                           otypes=[object])(np.asarray(W, dtype=object)) if np.asarray(W).size else
              np.asarray(W, dtype=object) for W in Ws]
         den = 1
@@ -548,321 +480,3 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
 
 def _bad(x):
     raise TypeError(f"exact_real_loss takes rational weights, got {type(x).__name__} {x!r}")
-
-
-# --------------------------------------------------------------------------- sympy -> CycNumber
-_SQRT_ROOTS = {2: (8, 1), 3: (12, 1)}  # sqrt(2) = z8 + z8^-1, sqrt(3) = z12 + z12^-1
-
-
-def _factor_exponents(base: sympy.Rational, ex: Fraction, acc: dict) -> None:
-    for p, m in sympy.factorint(int(base.p)).items():
-        acc[p] = acc.get(p, Fraction(0)) + m * ex
-    for p, m in sympy.factorint(int(base.q)).items():
-        acc[p] = acc.get(p, Fraction(0)) - m * ex
-
-
-@lru_cache(maxsize=65536)
-def _parse_terms(expr: Any) -> tuple | None:
-    """``expand(expr)`` as ``((coeff, ((base, exponent), ...)), ...)``, one entry per nonzero product term.
-
-    The part of :func:`_to_cyc` that does not depend on the gauge shift or ``L`` (a pure function of an
-    immutable sympy value), so the candidate gauges of :func:`cyc_network` expand each entry once.  None
-    when a term's coefficient is not rational.
-    """
-    e = sympy.expand(sympy.sympify(expr))
-    out = []
-    for term in sympy.Add.make_args(e):
-        if term == 0:
-            continue
-        coeff, rest = term.as_coeff_Mul()
-        if not isinstance(coeff, sympy.Rational):
-            return None
-        out.append((coeff, tuple(rest.as_powers_dict().items())))
-    return tuple(out)
-
-
-def _term_to_cyc(term: tuple, shift: dict, L: int) -> CycNumber | None:
-    """One parsed product term ``q * prod p^(e_p) * I^j * exp(2 pi i r)`` (see :func:`_parse_terms`) times
-    ``prod p^(shift_p)`` in Q(zeta_L), or None."""
-    coeff, powers = term
-    exps = dict(shift)
-    out = CycNumber.rational(L, Fraction(int(coeff.p), int(coeff.q)))
-    for base, ex in powers:
-        if base is sympy.I or base == -1:  # I^j, or (-1)^r = zeta_2^r
-            r = sympy.Rational(ex) * (sympy.Rational(1, 4) if base is sympy.I else sympy.Rational(1, 2))
-            if not isinstance(r, sympy.Rational) or (L * r).q != 1:
-                return None
-            out = out * CycNumber.root(L, int(L * r))
-        elif base is sympy.E:
-            r = sympy.nsimplify(ex / (2 * sympy.pi * sympy.I))
-            if not isinstance(r, sympy.Rational) or (L * r).q != 1:
-                return None
-            out = out * CycNumber.root(L, int(L * r))
-        elif isinstance(base, sympy.Rational) and isinstance(ex, sympy.Rational):
-            _factor_exponents(base, Fraction(int(ex.p), int(ex.q)), exps)
-        else:
-            return None
-    for p, e in exps.items():
-        if e == 0:
-            continue
-        whole = math.floor(e)
-        frac = e - whole
-        out = out * (Fraction(p) ** whole)
-        if frac == Fraction(1, 2) and p in _SQRT_ROOTS:
-            m, _ = _SQRT_ROOTS[p]
-            out = out * (CycNumber.root(L, L // m) + CycNumber.root(L, -(L // m)))
-        elif frac != 0:
-            return None
-    return out
-
-
-def _to_cyc(expr: Any, shift: dict, L: int) -> CycNumber | None:
-    terms = _parse_terms(sympy.sympify(expr))
-    if terms is None:
-        return None
-    total = CycNumber.rational(L, 0)
-    for term in terms:
-        t = _term_to_cyc(term, shift, L)
-        if t is None:
-            return None
-        total = total + t
-    return total
-
-
-def _root_orders(z: np.ndarray) -> int:
-    """The smallest ``L`` used: lcm of 4 (if ``I`` occurs), 8 / 12 (if sqrt 2 / sqrt 3 occur) and the
-    orders of the roots of unity written ``exp(2 pi i r)`` in the entries."""
-    L = 1
-    for e in {sympy.sympify(x) for x in z.ravel()}:
-        L = math.lcm(L, _entry_order(e))
-    return max(L, 4) if L % 4 else L
-
-
-@lru_cache(maxsize=65536)
-def _entry_order(e: sympy.Expr) -> int:
-    """The ``L`` of :func:`_root_orders` for one entry (a pure function of an immutable sympy value)."""
-    L = 1
-
-    def lcm(a, b):
-        return a * b // math.gcd(a, b)
-
-    if e.has(sympy.I):
-        L = lcm(L, 4)
-    for a in e.atoms(sympy.exp):
-        r = sympy.nsimplify(a.args[0] / (2 * sympy.pi * sympy.I))
-        if isinstance(r, sympy.Rational):
-            L = lcm(L, int(r.q))
-    for pw in e.atoms(sympy.Pow):
-        if isinstance(pw.base, sympy.Rational) and isinstance(pw.exp, sympy.Rational) and pw.exp.q % 2 == 0:
-            primes = set(sympy.factorint(int(pw.base.p))) | set(sympy.factorint(int(pw.base.q)))
-            if 2 in primes:
-                L = lcm(L, 8)
-            if 3 in primes:
-                L = lcm(L, 12)
-    return L
-
-
-def gauge_scales(max_m: int = 12, extra: tuple = ()) -> list:
-    """Candidate node scales ``t = m^(-1/3)`` (and ``t = m^(-2/3)`` for ``m`` in ``extra``) as prime-exponent dicts.
-
-    Returns
-    -------
-    list of (str, dict)
-        Per candidate scale its name and its prime-exponent dict.
-
-    Examples
-    --------
-    >>> gauge_scales(3)
-    [('1^(-1/3)', {}), ('2^(-1/3)', {2: Fraction(-1, 3)}), ('3^(-1/3)', {3: Fraction(-1, 3)})]
-    >>> gauge_scales(1, extra=(4,))[-1]                 # 4^(-2/3) = 2^(-4/3)
-    ('4^(-2/3)', {2: Fraction(-4, 3)})
-    """
-    out = []
-    for m in range(1, max_m + 1):
-        d: dict = {}
-        _factor_exponents(sympy.Integer(m), Fraction(-1, 3), d)
-        out.append((f"{m}^(-1/3)", d))
-    for m in extra:
-        d = {}
-        _factor_exponents(sympy.Integer(m), Fraction(-2, 3), d)
-        out.append((f"{m}^(-2/3)", d))
-    return out
-
-
-@lru_cache(maxsize=1)
-def _node_gauges() -> tuple:
-    """``(up, key of up, down, key of down)`` for every scale of ``gauge_scales()``: divide inputs, multiply outputs."""
-    out = []
-    for _, t in gauge_scales():
-        up = {p: -e for p, e in t.items()}
-        down = {p: 2 * e for p, e in t.items()}
-        out.append((up, tuple(sorted(up.items())), down, tuple(sorted(down.items()))))
-    return tuple(out)
-
-
-#: ``(sympy entry, gauge shift, L) -> CycNumber or None`` (:func:`_to_cyc`, a pure function of its immutable
-#: arguments), shared across networks: the seeded constructions of every order repeat the blocks of smaller
-#: orders.  Cleared when it outgrows ``_TO_CYC_CACHE_MAX`` entries, and by :func:`clear_caches`.
-_TO_CYC_CACHE: dict = {}
-_TO_CYC_CACHE_MAX = 200_000
-
-
-def clear_caches() -> None:
-    """Forget the cached sympy -> CycNumber conversions (benchmarks time cold runs with it).
-
-    >>> clear_caches(); len(_TO_CYC_CACHE)
-    0
-    """
-    _TO_CYC_CACHE.clear()
-    _parse_terms.cache_clear()
-    _entry_order.cache_clear()
-
-
-def entries_order(values: Any) -> int:
-    """The ``L`` that :func:`cyc_network` would use for these sympy entries (see ``_root_orders``).
-
-    Returns
-    -------
-    int
-        The order ``L`` of the cyclotomic field that holds the entries.
-
-    Examples
-    --------
-    >>> import sympy
-    >>> entries_order([sympy.I, sympy.sqrt(3) / 2]), entries_order([1])
-    (12, 4)
-    """
-    return _root_orders(np.asarray(list(values), dtype=object))
-
-
-def gauge_fix_nodes(a: Any, b: Any, cols: tuple = (), L: int | None = None) -> tuple | None:
-    """Per node ``j``, ``(a_j / t_j, b_j / t_j, w_j t_j^2 for w in cols)`` as CycNumbers of ``Q(zeta_L)``, exactly.
-
-    ``t_j`` is the first of ``m^(-1/3)``, ``m = 1..12`` (:func:`gauge_scales`)
-    for which every one of the node's values converts exactly (as in
-    :func:`cyc_network`).  Any sum over nodes of ``x_j y_j w_j`` with ``x, y``
-    among ``a, b, conj(a), conj(b)`` and ``w`` one output value (or its
-    conjugate) is unchanged by the gauge, since ``t_j`` is real and positive
-    (``t t t^-2 = 1``, SPEC 8.4): so the monomial sums of SPEC 6 of a block are
-    computed exactly from the returned values.  ``L`` defaults to
-    :func:`entries_order` of all the values.  Returns ``(L, A, B, [W, ...])``
-    (lists of CycNumbers), or None when some node fits no candidate (nothing
-    is approximated; callers then use sympy).
-
-    Returns
-    -------
-    tuple or None
-        The gauge-fixed nodes, or None when some node has no exact form in ``Q(zeta_L)``.
-
-    Examples
-    --------
-    >>> import sympy
-    >>> t = sympy.Integer(6) ** sympy.Rational(-1, 3)
-    >>> L, A, B, (C,) = gauge_fix_nodes([t, t * sympy.I], [t, -t], [[t, t * sympy.I]])
-    >>> L, A[1] == CycNumber.root(4, 1), C[0] == sympy.Rational(1, 6)
-    (4, True, True)
-    >>> gauge_fix_nodes([sympy.sqrt(5)], [1]) is None     # sqrt 5 is no m^(-1/3) multiple of Q(zeta_4)
-    True
-    """
-    a = [sympy.sympify(x) for x in a]
-    b = [sympy.sympify(x) for x in b]
-    cols = [[sympy.sympify(x) for x in w] for w in cols]
-    if any(len(w) != len(a) for w in cols) or len(b) != len(a):
-        raise ValueError("gauge_fix_nodes: every vector needs one value per node")
-    if L is None:
-        L = entries_order(a + b + [x for w in cols for x in w])
-    if len(_TO_CYC_CACHE) > _TO_CYC_CACHE_MAX:
-        _TO_CYC_CACHE.clear()
-    cache = _TO_CYC_CACHE
-
-    def conv(e, sh, key_sh):
-        key = (e, key_sh, L)
-        if key not in cache:
-            cache[key] = _to_cyc(e, sh, L)
-        return cache[key]
-
-    A, B, W = [], [], [[] for _ in cols]
-    for j in range(len(a)):
-        for up, ku, down, kd in _node_gauges():
-            vals = [conv(a[j], up, ku), conv(b[j], up, ku)]
-            if any(v is None for v in vals):
-                continue
-            vals += [conv(w[j], down, kd) for w in cols]
-            if any(v is None for v in vals):
-                continue
-            A.append(vals[0])
-            B.append(vals[1])
-            for i in range(len(cols)):
-                W[i].append(vals[2 + i])
-            break
-        else:
-            return None
-    return L, A, B, W
-
-
-def cyc_network(net, extra_scales: tuple = ()):
-    """Gauge-fix an exact sympy network into CycNumbers, node by node (SPEC 8.4).
-
-    Each node ``j`` is written ``(t_j u_a, t_j u_b, t_j^-2 u_c)`` with ``u`` in
-    ``Q(zeta_L)`` (``L`` = lcm of 24 and the orders of the roots of unity in
-    the entries) and ``t_j`` the first of ``m^(-1/3)``, ``m = 1..12`` (then
-    ``m^(-2/3)`` for ``m`` in ``extra_scales``) for which every entry of the
-    node converts exactly; the returned network holds ``(u_a, u_b, u_c)``.
-    Every potential term of the node is multiplied by ``t_j^2 t_j^-2 = 1``,
-    so all potentials (and the loss of SPEC 5) are those of ``net``; the
-    real-space function is unchanged as well.  Raises ValueError when a node
-    fits no candidate (nothing is approximated).  Returns ``(network, scales)``.
-
-    Returns
-    -------
-    tuple ``(Network, scales)``
-        The gauge-fixed exact network of CycNumbers and the scale ``t_j`` chosen per node.
-
-    Examples
-    --------
-    >>> from cogo.algebra import fourier_loss
-    >>> from cogo.solvers.constructions import z_F6
-    >>> net, scales = cyc_network(z_F6(5, exact=True))  # 12 nodes, each 6^(-1/3) times Q(zeta_12) entries
-    >>> len(scales), scales[0], fourier_loss(net) == 0   # the loss of SPEC 5, exactly 0
-    (12, '6^(-1/3)', True)
-    """
-
-    from cogo.algebra.network import Network
-
-    if not net.exact:
-        raise ValueError("cyc_network needs an exact network")
-    L = _root_orders(net.z)
-    cands = gauge_scales(extra=extra_scales)
-    z = np.empty(net.z.shape, dtype=object)
-    scales = []
-    if len(_TO_CYC_CACHE) > _TO_CYC_CACHE_MAX:
-        _TO_CYC_CACHE.clear()
-    cache = _TO_CYC_CACHE
-    for j in range(net.q):
-        for name, t in cands:
-            up = {p: -e for p, e in t.items()}  # divide a, b by t
-            down = {p: 2 * e for p, e in t.items()}  # multiply c by t^2
-            col = np.empty((3, net.n), dtype=object)
-            ok = True
-            for p in range(3):
-                sh = down if p == 2 else up
-                key_sh = tuple(sorted(sh.items()))
-                for k in range(net.n):
-                    e = net.z[p, k, j]
-                    key = (e, key_sh, L)
-                    if key not in cache:
-                        cache[key] = _to_cyc(e, sh, L)
-                    c = cache[key]
-                    if c is None:
-                        ok = False
-                        break
-                    col[p, k] = c
-                if not ok:
-                    break
-            if ok:
-                z[:, :, j] = col
-                scales.append(name)
-                break
-        else:
-            raise ValueError(f"node {j}: no gauge m^(-1/3) (m <= 12) puts its entries in Q(zeta_{L})")
-    return Network(net.group, z, exact=True), scales

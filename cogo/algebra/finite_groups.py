@@ -464,11 +464,6 @@ class FiniteGroup:
 def is_builtin_name(label: str) -> bool:
     """True when ``label`` names a built-in group (``23``, ``3x5``, ``S3``, ``Z6``, ``Q8x2``, ...).
 
-    Returns
-    -------
-    bool
-        Whether ``label`` is a built-in group name.
-
     Examples
     --------
     >>> is_builtin_name("S3"), is_builtin_name("3x5"), is_builtin_name("F21"), is_builtin_name("myZ6")
@@ -603,11 +598,6 @@ def _dicyclic(n: int, label: str | None = None) -> FiniteGroup:
 def direct_product(G: FiniteGroup, H: FiniteGroup, label: str | None = None) -> FiniteGroup:
     """``G x H``: element ``(g, h)`` has index ``g |H| + h``.
 
-    Returns
-    -------
-    FiniteGroup
-        The direct product ``G x H``.
-
     Examples
     --------
     >>> G = direct_product(named_group("S3"), named_group("Z2"))
@@ -694,11 +684,6 @@ def named_group(name: str) -> FiniteGroup:
 
     Factors are separated by ``x`` (or ``*``); a bare integer ``n`` is ``Z_n``.
     The order is computed and checked before anything is built.
-
-    Returns
-    -------
-    FiniteGroup
-        The named group.
 
     Examples
     --------

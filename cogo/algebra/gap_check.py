@@ -11,6 +11,8 @@ References
 """
 from __future__ import annotations
 
+from fractions import Fraction
+from math import lcm
 from typing import Any
 
 import numpy as np
@@ -42,8 +44,6 @@ def _gap_table_data(n: int, i: int) -> tuple[list, list, list]:
     ``E(o)^0 .. E(o)^(o-1)`` in GAP's (Zumbroich) basis of ``Q(zeta_o)``, ``E(o) = exp(2 pi i / o)``.
     """
     gap = _libgap()
-    from fractions import Fraction
-
     data = gap.eval(_GAP_TABLE_FN)(n, i).sage()
     num = lambda c: int(c) if c == int(c) else Fraction(str(c))  # noqa: E731  (Sage numbers -> Python)
     vals = [[tuple(num(c) for c in vec) for vec in row] for row in data[1]]
@@ -93,9 +93,6 @@ def compare_with_gap(G: Any, ct: Any = None) -> list[str]:
     memo: dict = {}
 
     def key(o: int, coeffs) -> tuple:                    # canonical coordinates in Q(zeta_o): exact equality
-        from fractions import Fraction
-        from math import lcm
-
         raw = (o, tuple(coeffs))                          # ints (and Fractions, should GAP give any)
         if raw not in memo:
             fr = [Fraction(c) for c in coeffs]

@@ -40,11 +40,6 @@ def root_of_unity(n: int, k: int) -> sympy.Expr:
     that ``sympy.expand`` alone decides identities between such numbers;
     otherwise the exponential form is returned.
 
-    Returns
-    -------
-    sympy.Expr
-        ``exp(2 pi i k / n)``, exactly.
-
     Examples
     --------
     >>> root_of_unity(4, 1), root_of_unity(3, 1)
@@ -254,11 +249,6 @@ class FiniteAbelianGroup:
 
 def Cyclic(d: int) -> FiniteAbelianGroup:
     """The cyclic group ``Z_d`` (modular addition mod ``d``).
-
-    Returns
-    -------
-    FiniteAbelianGroup
-        The group ``Z_d``.
 
     Examples
     --------

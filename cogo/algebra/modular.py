@@ -45,7 +45,9 @@ from typing import Any
 import numpy as np
 import sympy
 
-from cogo.algebra.cyclotomic import _rational, cyclotomic
+from cogo.algebra.cyclotomic import cyclotomic, fourier_counts
+from cogo.algebra.exact_scalar import ExactScalar
+from cogo.algebra.network import Network
 
 __all__ = ["ModularField", "modular_field", "ModCyc", "ModulusTooSmall", "fourier_network_modular",
            "DEFAULT_BITS"]
@@ -207,7 +209,7 @@ def _new(F: ModularField, r: np.ndarray, D: int, b: int, h: int) -> "ModCyc":
     return x
 
 
-class ModCyc:
+class ModCyc(ExactScalar):
     """An exact element ``u / D`` of ``Q(zeta_L)`` held as residues of ``u`` (module docstring); a sympy scalar.
 
     Same protocol as :class:`cogo.algebra.cyclotomic.CycNumber` (arithmetic with ints, Fractions, sympy
@@ -225,10 +227,6 @@ class ModCyc:
     """
 
     __slots__ = ("F", "r", "D", "b", "h")
-    __sympy__ = True  # sympy.sympify returns the object itself
-    _op_priority = 1000.0  # sympy numbers defer to our reflected operators
-    free_symbols: frozenset = frozenset()
-    is_number = True
 
     @classmethod
     def from_vector(cls, F: ModularField, v: Any, s: Any = 1) -> "ModCyc":
@@ -248,15 +246,12 @@ class ModCyc:
         q = Fraction(q)
         return _new(F, F.scalar(q.numerator).copy(), q.denominator, abs(q.numerator), F.pmax - 1)
 
-    # -- arithmetic -------------------------------------------------------------
-    def _coerce(self, other: Any) -> "ModCyc":
-        if type(other) is ModCyc:
-            if other.F is not self.F:
-                raise TypeError("cannot combine residues of different modular fields")
-            return other
-        q = _rational(other)
-        if q is None:
-            raise TypeError(f"ModCyc: cannot combine with {type(other).__name__} {other!r} exactly")
+    # -- arithmetic (subtraction, division, powers, equality: ExactScalar) -------
+    def _check_field(self, other: "ModCyc") -> None:
+        if other.F is not self.F:
+            raise TypeError("cannot combine residues of different modular fields")
+
+    def _from_rational(self, q: Fraction) -> "ModCyc":
         return ModCyc.rational(self.F, q)
 
     def _red(self) -> np.ndarray:
@@ -287,26 +282,18 @@ class ModCyc:
     def __neg__(self) -> "ModCyc":
         return _new(self.F, -self.r, self.D, self.b, self.h)
 
-    def __sub__(self, other: Any) -> "ModCyc":
-        return self + (-self._coerce(other))
-
-    def __rsub__(self, other: Any) -> "ModCyc":
-        return self._coerce(other) + (-self)
-
     def __mul__(self, other: Any) -> "ModCyc":
         F = self.F
         if type(other) is ModCyc:
             if other.F is not F:
-                raise TypeError("cannot combine residues of different modular fields")
+                self._check_field(other)
             if self.b == 0:
                 return self
             if other.b == 0:
                 return other
             # products of reduced residues stay below pmax^2 < 2^54: reduced only when used again (_red)
             return _new(F, self._red() * other._red(), self.D * other.D, self.b * other.b, F.pmax * F.pmax)
-        q = _rational(other)
-        if q is None:
-            raise TypeError(f"ModCyc: cannot multiply by {type(other).__name__} {other!r} exactly")
+        q = self._factor(other)
         num = q.numerator
         if num == 1:
             return _new(F, self.r, self.D * q.denominator, self.b, self.h)
@@ -314,30 +301,9 @@ class ModCyc:
 
     __rmul__ = __mul__
 
-    def __truediv__(self, other: Any) -> "ModCyc":
-        q = _rational(other)
-        if q is None or q == 0:
-            raise TypeError(f"ModCyc: can only divide by a nonzero rational, got {other!r}")
-        return self * (1 / q)
-
-    def __pow__(self, e: int) -> "ModCyc":
-        if not isinstance(e, (int, np.integer)) or e < 0:
-            raise TypeError("ModCyc: only non-negative integer powers")
-        out = ModCyc.rational(self.F, 1)
-        for _ in range(int(e)):
-            out = out * self
-        return out
-
     def conjugate(self) -> "ModCyc":
         """Complex conjugate ``zeta -> zeta^-1``: the embedding ``s`` reads the residue of ``-s``."""
         return _new(self.F, self.r[self.F.conj], self.D, self.b, self.h)
-
-    # sympy protocol ------------------------------------------------------------
-    def _eval_conjugate(self):
-        return self.conjugate()
-
-    def expand(self, *args, **kwargs) -> "ModCyc":
-        return self
 
     # exact predicates ----------------------------------------------------------
     def split(self) -> tuple:
@@ -377,19 +343,6 @@ class ModCyc:
         c = self.coordinates()
         return complex(sum(float(x) * np.exp(2j * np.pi * e / self.F.L) for e, x in enumerate(c)))
 
-    def __eq__(self, other: Any) -> bool:
-        if other is self:
-            return True
-        try:
-            return (self - other).is_zero()
-        except TypeError:
-            return False
-
-    def __ne__(self, other: Any) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = None  # equality is decided, not hashed
-
     def __repr__(self) -> str:
         return f"ModCyc(L={self.F.L}, D={self.D}, bound 2^{self.b.bit_length()}, {len(self.F.primes)} primes)"
 
@@ -418,9 +371,6 @@ def fourier_network_modular(Wa: Any, Wb: Any, Wc: Any, group: Any, bits: int = D
     >>> [x.to_rational() for x in fourier_loss(z).split()]                      # both networks at once
     [Fraction(2, 3), Fraction(2, 3)]
     """
-    from cogo.algebra.cyclotomic import fourier_counts
-    from cogo.algebra.network import Network
-
     insts = [fourier_counts(*W, group) for W in [(Wa, Wb, Wc)] + list(also)]
     G, cs = insts[0][0], insts[0][2]
     if any(V.shape != W.shape for inst in insts for V, W in zip(inst[1], insts[0][1])):

@@ -44,11 +44,6 @@ def is_zero_exact(expr: Any) -> bool:
     nonzero; otherwise ``sympy.simplify`` must prove it 0.  Anything unproven
     counts as nonzero, so this never reports a false zero.
 
-    Returns
-    -------
-    bool
-        True when ``expr`` is proven 0.
-
     Examples
     --------
     >>> from cogo.algebra import root_of_unity
@@ -78,11 +73,6 @@ PLAIN_NUMBERS = (int, float, complex, np.number)
 
 def is_exact_entry(x: Any) -> bool:
     """True for an entry that must stay exact: anything but a plain int, float, complex or numpy number.
-
-    Returns
-    -------
-    bool
-        Whether the entry must stay exact.
 
     Examples
     --------
@@ -415,7 +405,7 @@ class Network:
 
     def to_torch(self, dtype=None, device=None):
         """The array ``z`` as a torch complex tensor (numeric networks only)."""
-        import torch
+        import torch  # late: torch
 
         if self.exact:
             raise ValueError("exact networks have no torch form; call to_numeric() first")

@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+from cogo.algebra.finite_groups import FiniteGroup
+from cogo.algebra.groups import MAX_ORDER
 from cogo.runtime.errors import CogoError
 
 __all__ = ["INSTALL_HINT", "is_smallgroup_spec", "is_collection_spec", "smallgroup", "expand_collection",
@@ -76,13 +78,7 @@ _LIBGAP: Any = None
 
 
 def gap_available() -> bool:
-    """True when GAP (the ``gap`` extra) can be imported; never raises.
-
-    Returns
-    -------
-    bool
-        Whether GAP can be used.
-    """
+    """True when GAP (the ``gap`` extra) can be imported; never raises."""
     try:
         _libgap()
     except CogoError:
@@ -94,8 +90,8 @@ def _libgap():
     global _LIBGAP
     if _LIBGAP is None:
         try:
-            import sage.all__sagemath_gap  # noqa: F401  (sets up libgap's element classes)
-            from sage.libs.gap.libgap import libgap
+            import sage.all__sagemath_gap  # noqa: F401  # late: gap (optional; sets up libgap's element classes)
+            from sage.libs.gap.libgap import libgap  # late: gap (optional)
         except ImportError:
             raise CogoError(INSTALL_HINT) from None
         _LIBGAP = libgap
@@ -104,11 +100,6 @@ def _libgap():
 
 def is_smallgroup_spec(spec: Any) -> bool:
     """Whether ``spec`` is written ``SmallGroup(n,i)`` (or ``SG(n,i)``); GAP is not needed to say so.
-
-    Returns
-    -------
-    bool
-        Whether ``spec`` names a SmallGroup.
 
     Examples
     --------
@@ -135,8 +126,6 @@ def is_collection_spec(spec: Any) -> bool:
 
 
 def _check_id(n: int, i: int) -> None:
-    from cogo.algebra.groups import MAX_ORDER
-
     if n < 1 or n > LIBRARY_MAX_ORDER or n == 1024:
         raise CogoError(f"SmallGroup({n},{i}): GAP's SmallGroups library holds the orders 1 to "
                         f"{LIBRARY_MAX_ORDER} except 1024")
@@ -169,8 +158,6 @@ def smallgroup(n: int, i: int):
     if i > nr:
         raise CogoError(f"SmallGroup({n},{i}): there {'is' if nr == 1 else 'are'} {nr} group"
                         f"{'' if nr == 1 else 's'} of order {n} in GAP's SmallGroups library")
-    from cogo.algebra.finite_groups import FiniteGroup
-
     Ggap = gap.SmallGroup(n, i)
     els = Ggap.Elements()
     T = np.asarray([[int(v) for v in row] for row in gap.MultiplicationTable(els)], dtype=np.int64) - 1
@@ -235,8 +222,6 @@ def _parse_collection(spec: str) -> dict:
     olo, ohi = bounds["order"]
     if ohi is None:
         raise CogoError(f"{spec}: give the order an upper bound (order<=N)")
-    from cogo.algebra.groups import MAX_ORDER
-
     if ohi > min(LIBRARY_MAX_ORDER, MAX_ORDER):
         raise CogoError(f"{spec}: orders up to {min(LIBRARY_MAX_ORDER, MAX_ORDER)} only")
     return {"order": (max(olo, 2), ohi), "max_irrep_dim": tuple(bounds["max_irrep_dim"]), "kind": kind}
@@ -278,11 +263,6 @@ def expand_collection(spec: str) -> list[str]:
     """The group labels of a collection ``smallgroups(...)`` (module docstring), in (order, id) order.
 
     CogoError (one line) for a malformed collection, one that holds no group, or without GAP.
-
-    Returns
-    -------
-    list of str
-        The labels of the collection's groups.
     """
     labels = [m["label"] for m in collection_members(spec)]
     if not labels:

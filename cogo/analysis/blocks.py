@@ -60,6 +60,7 @@ import numpy as np
 
 # the one block type and its conditions live in cogo.algebra.block (solvers build blocks, analysis extracts them)
 from cogo.algebra.block import CONDITIONS, Block, _numeric, block_conditions  # noqa: F401
+from cogo.algebra.network import is_zero_exact
 
 __all__ = [
     "DEAD_THRESHOLD",
@@ -151,11 +152,6 @@ def frequency_classes(group: Any) -> tuple[np.ndarray, np.ndarray]:
 def block_kind(group: Any, k: int) -> str:
     """``"self-conjugate"`` (``k = -k``), ``"quarter"`` (``2k = -2k`` only) or ``"generic"`` (SPEC 6).
 
-    Returns
-    -------
-    str
-        ``"self-conjugate"``, ``"quarter"`` or ``"generic"``.
-
     Examples
     --------
     >>> from cogo.algebra import Cyclic
@@ -210,8 +206,6 @@ def extract_blocks(net: Any, dead_threshold: float = DEAD_THRESHOLD,
     if dead_threshold == 0.0:
         # keep every node whose inputs are not exactly 0 (a node with a = b = 0 makes no potential)
         if z.dtype == object:
-            from cogo.algebra.network import is_zero_exact
-
             live = np.array([not all(is_zero_exact(e) for e in z[:2, :, j].ravel()) for j in range(q)], dtype=bool)
         else:
             live = A > 0

@@ -62,12 +62,11 @@ from cogo.analysis.kronecker import (
     Factorization,
     GridFit,
     _ekey,
-    _kron_batch,
     _rel_dist,
     factor_shapes,
     fit_grid,
-    rank1_batch,
 )
+from cogo.analysis.lowrank import _kron_batch, rank1_batch
 from cogo.analysis.tiling import CLUSTER_TOL, MATCH_TOL, SEARCH_BUDGET, TilingSearch, _matching_starts
 
 __all__ = ["GridPool", "Pass", "PASSES", "run_passes", "SPLIT_GAIN", "UNTRIED_MAX", "MATCHING_MAX_ORDER"]

@@ -5,7 +5,7 @@ finding a node grid on which it is a Kronecker product of partial solutions (SPE
 factors.  :func:`factor_block` does it for every shape (:func:`factor_shapes`),
 :func:`factor_block_shape` for one.  The work is split by concept:
 
-- :mod:`cogo.analysis.kronecker`: what a grid means -- the gauge (:func:`balance_gauge`), the
+- :mod:`cogo.analysis.kronecker`: what a grid means -- the gauge (:func:`cogo.analysis.kronecker.balance_gauge`), the
   result types, the fit of factors to a grid (:func:`fit_grid`) and the canonical answer;
 - :mod:`cogo.analysis.tiling`: where exact grids come from (the tiling search);
 - :mod:`cogo.analysis.factor_passes`: the named passes over a pool of candidate grids that make the
@@ -13,7 +13,7 @@ factors.  :func:`factor_block` does it for every shape (:func:`factor_shapes`),
   and the bound on the whole search.
 
 This module reads the block canonically (:func:`_snap`: the sign gauge fixed, entries read to
-:data:`SNAP_DECIMALS` decimals, nodes in :func:`canonical_node_order`), runs the passes, maps every
+:data:`SNAP_DECIMALS` decimals, nodes in :func:`cogo.analysis.canonical.canonical_node_order`), runs the passes, maps every
 grid back to the caller's nodes and puts it in canonical form, so the answer is a function of the
 block up to node order and the per-node gauge.  Several different grids can reconstruct a block
 exactly (``z_syn * z_nu(nu) = z_syn * z_nu(w nu)`` up to node order, because z_syn is a group); the
@@ -32,48 +32,29 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from cogo.analysis.canonical import canonical_factorization
 from cogo.analysis.factor_passes import run_passes
-from cogo.analysis.kronecker import (  # noqa: F401  (the public face of the factorization: re-exported)
+from cogo.analysis.kronecker import (
     FACTOR_TOL,
     BlockFactorization,
     Factor,
     Factorization,
-    _feature_key,
     _feature_keys,
     _vec,
     balance_gauge,
-    canonical_factorization,
-    canonical_node_order,
     factor_shapes,
     fit_grid,
-    kron_vectors,
-    linear_assignment,
     node_features,
-    rank1,
-    rank1_batch,
 )
-from cogo.analysis.tiling import MATCH_TOL, SEARCH_BUDGET  # noqa: F401
+from cogo.analysis.tiling import MATCH_TOL, SEARCH_BUDGET
 
 __all__ = [
-    "FACTOR_TOL",
-    "MATCH_TOL",
     "MAX_ORDER",
-    "SEARCH_BUDGET",
-    "Factor",
-    "Factorization",
-    "BlockFactorization",
-    "balance_gauge",
-    "node_features",
-    "factor_shapes",
+    "MAX_ALTERNATIVES",
+    "SNAP_DECIMALS",
+    "REFIT_ERROR",
     "factor_block",
     "factor_block_shape",
-    "canonical_factorization",
-    "canonical_node_order",
-    "fit_grid",
-    "linear_assignment",
-    "rank1",
-    "rank1_batch",
-    "kron_vectors",
 ]
 
 #: Most distinct exact grids returned per shape.
@@ -178,7 +159,7 @@ def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple
     """The balanced nodes ``x`` (3, q) read canonically: ``(x', F', flip, keys)``.
 
     Every node's sign gauge ``(-a, -b, c)`` is fixed so that ``a`` has angle in ``[0, 180)`` degrees
-    (read by :func:`_feature_key`; ``flip`` holds the signs applied), and every entry is rounded to
+    (read by :func:`cogo.analysis.kronecker._feature_key`; ``flip`` holds the signs applied), and every entry is rounded to
     :data:`SNAP_DECIMALS` decimals relative to the block's mean node size (itself rounded to 10
     significant digits).  Two copies of one block that differ by node order, the per-node gauge and
     float noise (a real checkpoint's Fourier transform: ~1e-16) then give bit-identical nodes, so the
@@ -209,10 +190,10 @@ def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple
 
 def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int,
             budget: int) -> BlockFactorization:
-    """The passes (:mod:`cogo.analysis.factor_passes`) on the block's nodes in canonical order (:func:`canonical_node_order`).
+    """The passes (:mod:`cogo.analysis.factor_passes`) on the block's nodes in canonical order (:func:`cogo.analysis.canonical.canonical_node_order`).
 
     Every result is mapped back to the caller's node indices and put in canonical form
-    (:func:`canonical_factorization`), so the answer is a function of the block up to node
+    (:func:`cogo.analysis.canonical.canonical_factorization`), so the answer is a function of the block up to node
     order and the per-node gauge, not of the order the nodes came in.
     """
     x0, F0, t = prepared

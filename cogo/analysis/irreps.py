@@ -32,6 +32,7 @@ References
 ----------
 .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
 .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+.. [3] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
 """
 from __future__ import annotations
 
@@ -49,6 +50,9 @@ from cogo.io.arrays import as_array
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
 from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.outputs import atomic_write_text
+from cogo.analysis.report import check_output_paths
+from cogo.runtime.errors import CogoError
 
 __all__ = ["IrrepReport", "IrrepsResult", "read_irreps", "irreps_checkpoints", "irrep_families",
            "DEAD_THRESHOLD", "MIX_THRESHOLD", "CATALOGUE_NOTE"]
@@ -162,22 +166,10 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     ``Wa``, ``Wb``: (q, M); ``Wc``: (M, q); numpy arrays or torch tensors; ``group`` anything
     :func:`cogo.algebra.spec.parse_group` accepts.
 
-    Returns
-    -------
-    IrrepReport
-        The energy of every node in every irrep, the families, each node's family (-1 when dead), the mixing
-        nodes, the live nodes per family and the counts of Theorem 3 beside them.
-
     Raises
     ------
     ValueError
         When the weight shapes do not fit the group.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
-    .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-    .. [3] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
 
     Examples
     --------
@@ -326,10 +318,6 @@ class IrrepsResult:
     def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
                       force: bool = False) -> list[str]:
         """Check every path (:mod:`cogo.io.outputs`), render in memory, write atomically; no plots for this reading."""
-        from cogo.analysis.report import check_output_paths
-        from cogo.io.outputs import atomic_write_text
-        from cogo.runtime.errors import CogoError
-
         if plots_dir is not None:
             raise CogoError("--plots needs the block reading of an Abelian group (SPEC 8); the irreps reading "
                             "(SPEC 9) has no plots: drop --plots")

@@ -1,14 +1,15 @@
-"""Kronecker products over a node grid: the factors, the fit of a grid, the canonical answer (SPEC 8.4-8.5).
+"""Kronecker products over a node grid: the factors and the fit of a grid (SPEC 8.4-8.5).
 
 A block of order ``q`` is three vectors ``(a, b, c)`` in ``C^q`` (SPEC 6).  A Kronecker product
 ``u (x) v`` of two partial solutions with ``q1`` and ``q2`` nodes (SPEC 3) has node ``(j1, j2)``
 equal to ``(u_a[j1] v_a[j2], u_b[j1] v_b[j2], u_c[j1] v_c[j2])``: arranged on a ``q1 x q2`` grid,
 each of the three vectors is a rank-1 matrix.  This module holds what a *given* grid means: the
 result types (:class:`Factor`, :class:`Factorization`, :class:`BlockFactorization`), the fit of
-factors to a grid (:func:`fit_grid`, with its reassignment of nodes to cells) and the canonical
-representative of a factorization (:func:`canonical_factorization`).  Where grids come from is
-:mod:`cogo.analysis.tiling` and :mod:`cogo.analysis.factor_passes`; the entry points are in
-:mod:`cogo.analysis.factorization`.
+factors to a grid (:func:`fit_grid`, with its reassignment of nodes to cells, by
+:func:`cogo.analysis.assignment.linear_assignment` and the rank-1 fits of :mod:`cogo.analysis.lowrank`)
+and the keys the canonical answer is read by (:func:`_feature_keys`; the canonical representative
+itself is :mod:`cogo.analysis.canonical`).  Where grids come from is :mod:`cogo.analysis.tiling` and
+:mod:`cogo.analysis.factor_passes`; the entry points are in :mod:`cogo.analysis.factorization`.
 
 Gauge (SPEC 8.4)
 ----------------
@@ -30,8 +31,6 @@ References
 ----------
 .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 .. [2] C. F. Van Loan, N. Pitsianis, "Approximation with Kronecker products", Linear Algebra for Large Scale and Real-Time Applications, 1993.
-.. [3] L. De Lathauwer, B. De Moor, J. Vandewalle, "On the best rank-1 and rank-(R1, ..., RN) approximation of higher-order tensors", SIAM J. Matrix Anal. Appl. 21, 2000.
-.. [4] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
 """
 from __future__ import annotations
 
@@ -39,6 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
+
+from cogo.analysis.assignment import linear_assignment
+from cogo.analysis.lowrank import _rank1_cells, rank1_batch
+from cogo.catalogue.partial import PartialSolution
 
 __all__ = [
     "FACTOR_TOL",
@@ -52,12 +55,7 @@ __all__ = [
     "node_features",
     "kron_vectors",
     "factor_shapes",
-    "linear_assignment",
-    "rank1",
-    "rank1_batch",
     "fit_grid",
-    "canonical_node_order",
-    "canonical_factorization",
 ]
 
 
@@ -105,8 +103,6 @@ class Factor:
 
     def to_partial(self, name: str = "factor", params: dict | None = None):
         """This factor as a :class:`cogo.catalogue.partial.PartialSolution`."""
-        from cogo.catalogue.partial import PartialSolution
-
         return PartialSolution(name, self.a.copy(), self.b.copy(), self.c.copy(), dict(params or {}))
 
 
@@ -170,7 +166,7 @@ class Factorization:
     >>> f.shape, f.grid.tolist(), round(f.error, 9), f.exact_grid
     ((2, 3), [[0, 2, 1], [4, 3, 5]], 0.0, True)
 
-    The grid is the canonical representative (:func:`canonical_factorization`): the product
+    The grid is the canonical representative (:func:`cogo.analysis.canonical.canonical_factorization`): the product
     has several exact grids (the stabilizer of ``z_syn`` moves nodes between them) and each
     factor may start at any of its elements; the rule picks one by the values alone, so the
     same block with its nodes permuted and gauge-transformed gets the same grid, relabelled:
@@ -194,13 +190,7 @@ class Factorization:
     @classmethod
     def from_fit(cls, fit: GridFit, balance: np.ndarray, exact_grid: bool,
                  shape: tuple[int, ...] | None = None) -> "Factorization":
-        """The factorization of a :func:`fit_grid` result on a block balanced by ``balance``.
-
-        Returns
-        -------
-        Factorization
-            Of ``shape`` (default: the fitted grid's shape).
-        """
+        """The factorization of a :func:`fit_grid` result on a block balanced by ``balance``, of ``shape`` (default: the grid's)."""
         shape = tuple(fit.grid.shape) if shape is None else tuple(shape)
         return cls(shape, fit.grid, [Factor(*f) for f in fit.factors], fit.scale, fit.error, fit.signs,
                    balance, exact_grid)
@@ -212,7 +202,7 @@ class Factorization:
     @property
     def sort_key(self) -> tuple:
         """How factorizations are ranked: the error to :data:`ERROR_DECIMALS` decimals, then the
-        canonical key of the factors (:func:`canonical_factorization`), so equally good grids are
+        canonical key of the factors (:func:`cogo.analysis.canonical.canonical_factorization`), so equally good grids are
         ranked by what they are, not by float noise or the order they were found in."""
         return (round(float(self.error), ERROR_DECIMALS),
                 tuple(tuple(_feature_keys(f.vectors.T)) for f in self.factors))
@@ -306,11 +296,6 @@ def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     per node, so that ``|t a| |t b| = |c / t^2|^2``; nodes with a zero entry
     keep ``t = 1``.
 
-    Returns
-    -------
-    tuple of 4 arrays (q,)
-        ``(t a, t b, c / t^2, t)``: the balanced node vectors and the per-node balance ``t > 0``.
-
     Examples
     --------
     >>> import numpy as np
@@ -336,11 +321,6 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     ``(a, b, c)`` is a Kronecker product up to per-node signs ``(-a, -b, c)``
     iff its features are a Kronecker product (channel by channel).
 
-    Returns
-    -------
-    complex array (q, 4)
-        The features ``(a_j^2, a_j b_j, b_j^2, c_j)`` of every node ``j``.
-
     Examples
     --------
     >>> import numpy as np
@@ -353,11 +333,6 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
     """Kronecker product along nodes of arrays ``(C, m_i)``: ``(C, prod m_i)``, node order row-major (SPEC 3).
-
-    Returns
-    -------
-    complex array (C, prod m_i)
-        The channels' Kronecker products, node order row-major (the first factor slowest).
 
     Examples
     --------
@@ -374,11 +349,6 @@ def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:
 
 def factor_shapes(q: int) -> list[tuple[int, ...]]:
     """Every factorization of ``q`` into at least two factors of size >= 2, as non-decreasing tuples.
-
-    Returns
-    -------
-    list of tuple of int
-        The non-decreasing factor-size tuples whose product is ``q`` (empty for ``q < 4`` and primes).
 
     Examples
     --------
@@ -399,184 +369,6 @@ def factor_shapes(q: int) -> list[tuple[int, ...]]:
     if q >= 4:
         rec(q, 2, [])
     return sorted(out)
-
-
-def linear_assignment(cost: np.ndarray) -> np.ndarray:
-    """Minimum-cost perfect assignment of a square cost matrix (Hungarian algorithm, ``O(n^3)``).
-
-    Returns ``col`` with ``col[i]`` the column assigned to row ``i``.
-
-    Returns
-    -------
-    int array (n,)
-        ``col[i]``: the column assigned to row ``i`` in a minimum-cost perfect assignment.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> cost = np.array([[4.0, 1, 3], [2, 0, 5], [3, 2, 2]])
-    >>> col = linear_assignment(cost)
-    >>> col.tolist(), float(cost[[0, 1, 2], col].sum())   # 1 + 2 + 2 is the minimum total
-    ([1, 0, 2], 5.0)
-    """
-    cost = np.asarray(cost, dtype=float)
-    n = cost.shape[0]
-    if cost.shape != (n, n):
-        raise ValueError(f"cost matrix must be square, got {cost.shape}")
-    if n and np.isfinite(cost).all():
-        # every row's minimum strict and in a different column: that assignment is the unique optimum
-        # (its cost is the sum of the row minima, which bounds every assignment), so every exact method returns it
-        best = np.argmin(cost, axis=1)
-        part = np.partition(cost, 1, axis=1) if n > 1 else None
-        if n == 1 or (len(set(best.tolist())) == n and (part[:, 0] < part[:, 1]).all()):
-            return best.astype(np.int64)
-    u = np.zeros(n + 1)
-    v = np.zeros(n + 1)
-    p = np.zeros(n + 1, dtype=np.int64)  # p[j]: row matched to column j (1-based; 0 = none)
-    way = np.zeros(n + 1, dtype=np.int64)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = np.full(n + 1, np.inf)
-        used = np.zeros(n + 1, dtype=bool)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            free = ~used[1:]
-            cur = cost[i0 - 1] - u[i0] - v[1:]
-            upd = free & (cur < minv[1:])
-            mv = minv[1:]
-            mv[upd] = cur[upd]
-            w = way[1:]
-            w[upd] = j0
-            cand = np.where(free, minv[1:], np.inf)
-            j1 = int(np.argmin(cand)) + 1
-            delta = cand[j1 - 1]
-            u[p[used]] += delta
-            v[used] -= delta
-            minv[~used] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-    col = np.empty(n, dtype=np.int64)
-    col[p[1:] - 1] = np.arange(n)
-    return col
-
-
-def rank1(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[complex, list[np.ndarray]]:
-    """Best rank-1 approximation ``T ~ lam * u_1 (x) ... (x) u_k`` of a complex tensor (unit ``u_i``).
-
-    Two modes: the leading singular pair.  More modes: higher-order power
-    iteration started from the leading left singular vectors of the mode
-    unfoldings (HOSVD), which converges in a few steps for the near rank-1
-    tensors of interest.
-
-    Returns
-    -------
-    tuple ``(lam, us)``
-        ``lam`` complex, ``us`` the unit vectors ``u_1, ..., u_k``, one per mode.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
-    >>> lam, (u1, u2) = rank1(T)                         # exactly rank 1: lam u1 (x) u2 = T
-    >>> bool(np.allclose(lam * np.multiply.outer(u1, u2), T)), round(abs(lam), 9)
-    (True, 15.811388301)
-    """
-    T = np.asarray(T, dtype=np.complex128)
-    k = T.ndim
-    if k == 1:
-        nrm = float(np.linalg.norm(T))
-        return complex(nrm), [T / nrm if nrm > 0 else np.eye(len(T), 1, dtype=complex)[:, 0]]
-    if k == 2:
-        U, S, Vh = np.linalg.svd(T)
-        return complex(S[0]), [U[:, 0], Vh[0]]
-    us = []
-    for i in range(k):
-        unf = np.moveaxis(T, i, 0).reshape(T.shape[i], -1)
-        U, _, _ = np.linalg.svd(unf, full_matrices=False)
-        us.append(U[:, 0])
-    letters = "abcdefghij"[:k]
-    prev = None
-    for _ in range(iters):
-        for i in range(k):
-            ops = [np.conj(us[j]) for j in range(k) if j != i]
-            sub = ",".join(letters[j] for j in range(k) if j != i)
-            w = np.einsum(f"{letters},{sub}->{letters[i]}", T, *ops)
-            nrm = np.linalg.norm(w)
-            us[i] = w / nrm if nrm > 0 else us[i]
-        lam = complex(np.einsum(f"{letters},{','.join(letters)}->", T, *[np.conj(x) for x in us]))
-        if prev is not None and abs(lam - prev) <= tol * max(1.0, abs(lam)):
-            break
-        prev = lam
-    lam = complex(np.einsum(f"{letters},{','.join(letters)}->", T, *[np.conj(x) for x in us]))
-    return lam, us
-
-
-def rank1_batch(T: np.ndarray, iters: int = 30, tol: float = 1e-10) -> tuple[np.ndarray, list[np.ndarray]]:
-    """:func:`rank1` for a stack of tensors ``T[c]`` at once: returns ``lam`` (C,) and ``u_i`` (C, m_i).
-
-    Returns
-    -------
-    tuple ``(lam, us)``
-        ``lam`` complex array (C,), ``us[i]`` complex array (C, m_i) of unit vectors.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> T = np.multiply.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0])).astype(complex)
-    >>> lam, us = rank1_batch(np.stack([T, 2 * T]))
-    >>> np.round(np.abs(lam), 9).tolist(), [u.shape for u in us]
-    ([15.811388301, 31.622776602], [(2, 2), (2, 3)])
-    """
-    T = np.asarray(T, dtype=np.complex128)
-    C, shape = T.shape[0], T.shape[1:]
-    k = len(shape)
-    if k == 1:
-        nrm = np.linalg.norm(T, axis=1)
-        return nrm.astype(np.complex128), [T / np.where(nrm == 0, 1.0, nrm)[:, None]]
-    if k == 2:
-        U, S, Vh = np.linalg.svd(T)
-        return S[:, 0].astype(np.complex128), [U[:, :, 0], Vh[:, 0, :]]
-    us = []
-    for i in range(k):
-        unf = np.moveaxis(T, i + 1, 1).reshape(C, shape[i], -1)
-        U, _, _ = np.linalg.svd(unf, full_matrices=False)
-        us.append(U[:, :, 0])
-    L = "abcdefghij"[:k]
-    full = "z" + L + "," + ",".join("z" + ch for ch in L) + "->z"
-    prev = None
-    for _ in range(iters):
-        for i in range(k):
-            ops = [np.conj(us[j]) for j in range(k) if j != i]
-            sub = ",".join("z" + L[j] for j in range(k) if j != i)
-            w = np.einsum(f"z{L},{sub}->z{L[i]}", T, *ops)
-            nrm = np.linalg.norm(w, axis=1, keepdims=True)
-            us[i] = np.where(nrm > 0, w / np.where(nrm == 0, 1.0, nrm), us[i])
-        lam = np.einsum(full, T, *[np.conj(u) for u in us])
-        if prev is not None and np.all(np.abs(lam - prev) <= tol * np.maximum(1.0, np.abs(lam))):
-            break
-        prev = lam
-    return lam, us
-
-
-def _kron_batch(lam: np.ndarray, us: list[np.ndarray]) -> np.ndarray:
-    """``lam[c] * kron(u_1[c], ..., u_k[c])`` for every c: (C, prod m_i)."""
-    out = us[0]
-    for u in us[1:]:
-        out = (out[:, :, None] * u[:, None, :]).reshape(out.shape[0], -1)
-    return lam[:, None] * out
-
-
-def _rank1_cells(T: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Rank-1 reconstruction of each channel of ``T`` (cells, C) over the grid ``shape``; returns (cells, C)."""
-    lam, us = rank1_batch(T.T.reshape((T.shape[1],) + tuple(shape)))
-    return _kron_batch(lam, us).T
 
 
 def _rel_dist(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -622,12 +414,6 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     per-node signs and fits each of ``a, b, c`` by a rank-1 tensor (SPEC 8.5).
     Returns ``(grid, factor_vectors, scale, signs, error)`` with
     ``factor_vectors[i]`` of shape ``(3, m_i)`` normalized to first node 1.
-
-    Returns
-    -------
-    GridFit
-        ``(grid, factors, scale, signs, error)``: the refined grid, the factor vectors ``(3, m_i)``
-        normalized to first node 1, the per-channel scale, the per-node signs fixed, the relative error.
 
     Examples
     --------
@@ -684,122 +470,3 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     signs = np.empty(q)
     signs[flat] = sg
     return GridFit(flat.reshape(shape), facs, scale, signs, err)
-
-
-def canonical_node_order(F: np.ndarray) -> np.ndarray:
-    """The canonical order of a block's nodes: by :func:`_feature_key` of their balanced features (stable).
-
-    The features ``(a^2, a b, b^2, c)`` of the balanced nodes are invariant under the per-node gauge
-    ``(s a, s b, c / s^2)`` (signs included), so the order is a function of the block up to node
-    permutation; nodes equal to :data:`KEY_DECIMALS` decimals keep their relative order (they are
-    interchangeable).
-
-    Returns
-    -------
-    int array (q,)
-        The node indices in canonical order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> F = np.array([[2, 1, 1, 1], [1, 1, 1, 1], [1j, 1, 1, 1]], dtype=complex)
-    >>> canonical_node_order(F).tolist()              # angle 0 before 90 degrees; modulus 1 before 2
-    [1, 0, 2]
-    """
-    keys = _feature_keys(np.asarray(F)) if len(F) else []
-    return np.array(sorted(range(len(keys)), key=lambda j: keys[j]), dtype=np.int64)
-
-
-def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
-    """Canonical orientation of one factor ``V`` (3, m): ``(base, signs per element, element order)``.
-
-    For every choice of the *base* element the factor is divided by it (per ``p``); every other
-    element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
-    degrees; the others are sorted by :func:`_feature_key`; the base whose sorted key sequence is
-    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).  The keys
-    of every base are read at once (:func:`_feature_keys`).
-    """
-    m = V.shape[1]
-    bases = [base for base in range(m) if not np.any(np.abs(V[:, base]) < _TINY)]
-    if not bases:
-        return None
-    N = np.stack([V / V[:, base:base + 1] for base in bases])  # (B, 3, m)
-    a_keys = _feature_keys(N[:, 0, :].reshape(-1, 1))
-    sig = np.array([-1.0 if e != base and a_keys[i * m + e][0] >= 180.0 else 1.0
-                    for i, base in enumerate(bases) for e in range(m)]).reshape(len(bases), m)
-    N2 = N.copy()
-    N2[:, :2, :] *= sig[:, None, :]
-    col_keys = _feature_keys(np.swapaxes(N2, 1, 2).reshape(-1, 3))
-    best = None
-    for i, base in enumerate(bases):
-        ck = col_keys[i * m:(i + 1) * m]
-        others = sorted((e for e in range(m) if e != base), key=lambda e: ck[e])
-        key = tuple(ck[e] for e in others)
-        if best is None or key < best[0]:
-            best = (key, base, sig[i], others)
-    _, base, sig_b, others = best
-    return base, sig_b, [base] + others
-
-
-def canonical_factorization(fz: Factorization) -> Factorization:
-    """The canonical representative of a factorization (docs/analysis.md, "Canonical answers").
-
-    The same block has many equal factorizations: every factor may start at any of its elements
-    (the factors are normalized to their first element), each element's sign gauge ``(-a, -b, c)``
-    is free, and factors of equal size may be listed in either order.  The representative: each
-    factor oriented by :func:`_orient_factor`, ``scale_a`` at an angle in ``[0, 180)`` degrees (the
-    sign gauge of all nodes at once), then the factors sorted by size and, for equal sizes, by
-    their key sequence.  The reconstruction (:meth:`Factorization.reconstruct`), the
-    error and the node partition are unchanged; the grid, the factors, ``scale`` and ``signs``
-    move together.
-
-    Returns
-    -------
-    Factorization
-        The same factorization (same reconstruction, error and node partition) in canonical form.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from cogo.analysis.factorization import factor_block
-    >>> from cogo.catalogue.partial import z_nu_i, z_syn
-    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
-    >>> f = factor_block(x.a, x.b, x.c).best             # already canonical: a second pass changes nothing
-    >>> g = canonical_factorization(f)
-    >>> g.grid.tolist() == f.grid.tolist(), bool(np.allclose(g.reconstruct(), f.reconstruct()))
-    (True, True)
-    """
-    grid = fz.grid.copy()
-    signs = np.array(fz.signs, dtype=float).copy()
-    scale = np.array(fz.scale, dtype=np.complex128).copy()
-    vecs = []
-    keys = []
-    for i, f in enumerate(fz.factors):
-        V = np.asarray(f.vectors, dtype=np.complex128)
-        o = _orient_factor(V)
-        if o is None:
-            vecs.append(V)
-            keys.append(())
-            continue
-        base, sig, order = o
-        for e in range(V.shape[1]):
-            if sig[e] < 0:
-                signs[np.take(grid, e, axis=i).reshape(-1)] *= -1.0
-        scale = scale * V[:, base]
-        N = V / V[:, base:base + 1]
-        N[:2] *= sig
-        N = N[:, order]
-        grid = np.take(grid, order, axis=i)
-        vecs.append(N)
-        keys.append(tuple(_feature_keys(N[:, 1:].T)) if N.shape[1] > 1 else ())
-    if abs(scale[0]) > 0 and _feature_key(scale[0])[0] >= 180.0:
-        # the global sign gauge (-a, -b, c) of every node at once: scale_a at an angle in [0, 180) degrees
-        scale[:2] *= -1.0
-        signs = -signs
-    ax = sorted(range(len(vecs)), key=lambda i: (vecs[i].shape[1], keys[i]))
-    grid = np.transpose(grid, ax).copy()
-    vecs = [vecs[i] for i in ax]
-    return Factorization(tuple(grid.shape), grid, [Factor(*v) for v in vecs], scale, fz.error, signs,
-                         fz.balance, fz.exact_grid)
-
-

@@ -1,6 +1,6 @@
-"""The nearest catalogue form of a block read exactly, without the parameter search (SPEC 7, 8.6).
+"""The nearest catalogue form of a block: fitted directly, or from an exact reading (SPEC 7, 8.6).
 
-:func:`cogo.analysis.classify.nearest_family` fits every family of a block's order directly: a
+:func:`nearest_family` fits every family of a block's order directly: a
 coarse grid over the parameters, then refinement rounds, each over the node orders (``m!``), which
 costs tens of milliseconds per order-6 block.  When the Kronecker reading has already named the
 block as one of those families within :data:`NEAREST_FROM_READING` (its reconstruction error and
@@ -15,15 +15,17 @@ the search.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
 import numpy as np
 
 from cogo import catalogue as _cat
-from cogo.analysis.factorization import balance_gauge, canonical_node_order, node_features
+from cogo.analysis.canonical import canonical_node_order
+from cogo.analysis.kronecker import balance_gauge, node_features
 
-__all__ = ["NEAREST_FROM_READING", "nearest_from_reading", "block_features", "features_misfit"]
+__all__ = ["NEAREST_FROM_READING", "nearest_family", "nearest_from_reading", "block_features", "features_misfit"]
 
 #: A block read as a catalogue form with error and naming residuals at most this is its own nearest form
 #: (the direct fit's parameter resolution, about 0.02 degrees, gives distances of this order).
@@ -34,8 +36,6 @@ _PERMS: dict = {}
 
 def _perms(m: int) -> np.ndarray:
     """Every node order of ``m`` nodes, (m!, m), in :func:`itertools.permutations` order (cached)."""
-    import itertools
-
     if m not in _PERMS:
         _PERMS[m] = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
     return _PERMS[m]
@@ -44,13 +44,8 @@ def _perms(m: int) -> np.ndarray:
 def block_features(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     """The balanced, order-free features ``F`` (m, 4) of a block ``x`` (3, m) and ``||F||^2`` (None: all zero).
 
-    As :func:`cogo.analysis.classify.nearest_family` reads a block: balanced (SPEC 8.4), features
-    ``(a^2, a b, b^2, c)``, nodes in :func:`cogo.analysis.factorization.canonical_node_order`.
-
-    Returns
-    -------
-    tuple ``(F, ||F||^2)`` or None
-        The features (m, 4) and their squared norm; None when every feature is zero.
+    As :func:`nearest_family` reads a block: balanced (SPEC 8.4), features
+    ``(a^2, a b, b^2, c)``, nodes in :func:`cogo.analysis.canonical.canonical_node_order`.
     """
     ab, bb, cb, _ = balance_gauge(*x)
     F = node_features(ab, bb, cb)
@@ -91,7 +86,7 @@ def _form_of(rep: Any) -> tuple[str, Any] | None:
 def nearest_from_reading(rep: Any, x: np.ndarray, preset: str = "default") -> dict | None:
     """``nearest`` of a block whose reading names it a catalogue form exactly (module docstring), else None.
 
-    ``rep``: the block's :class:`cogo.analysis.classify.BlockReport` (type, factors, error);
+    ``rep``: the block's :class:`cogo.analysis.network_report.BlockReport` (type, factors, error);
     ``x``: its values (3, m) as given.  The form's parameters are the factors' (``params`` by
     name), folded as the direct fit folds them; ``distance`` is the direct fit's objective at those
     parameters, minimized over every node order.  None (run the search) when the block is not read
@@ -135,3 +130,123 @@ def nearest_from_reading(rep: Any, x: np.ndarray, preset: str = "default") -> di
         return None
     params = {n: round(v, 3) + 0.0 for n, v in zip(nf.params, folded)}
     return {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "kronecker"}
+
+
+def _feature_misfit(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest ``sum_ch min_lam ||F_ch - lam G_pi,ch||^2`` over node orders ``pi``, per model.
+
+    ``F`` (m, 4) block features, ``G`` (K, m, 4) model features; ``perms``
+    the node orders tried (default: all ``m! <= 720``).  The per-channel
+    complex scale ``lam`` (the per-``p`` scale of SPEC 8.4) is solved in
+    closed form.  Returns the residuals (K,) and, per node order, the
+    residual of the best model (P,).
+    """
+    m = F.shape[0]
+    if perms is None:
+        perms = _perms(m)  # (P, m)
+    gn = (np.abs(G) ** 2).sum(axis=1)  # (K, 4)
+    fn = (np.abs(F) ** 2).sum(axis=0)  # (4,)
+    Ck = np.conj(G)[:, None, :, :] * F[None, :, None, :]  # (K, j, l, 4): conj(G_l) F_j
+    S = Ck[:, 0, perms[:, 0], :]
+    for j in range(1, m):
+        S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
+    res = np.maximum((fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[:, None, :], 1e-300)).sum(axis=2), 0.0)
+    k = int(np.argmin(np.round(res.min(axis=1) / max(float(fn.sum()), 1e-300), 9)))  # ties: float noise decides nothing
+    return res.min(axis=1), res[k]
+
+
+#: Refinement rounds of :func:`nearest_family` (3 points per parameter, the step halved each round).
+_REFINE_ROUNDS = 7
+#: Node orders kept from the coarse grid for the refinement rounds.
+_KEEP_ORDERS = 24
+_COARSE: dict = {}
+_cat.on_change(_COARSE.clear)  # a registered form changes what the cached coarse grids mean
+
+
+def _models(model, cand: np.ndarray, memo: dict | None = None) -> np.ndarray:
+    """Balanced features (K, m, 4) of the catalogue models at the parameter rows ``cand`` (degrees).
+
+    The models are built one by one, balanced and featurized all at once (the same operations,
+    entry by entry); ``memo`` (parameter tuple -> features) reuses the models already built.
+    """
+    memo = {} if memo is None else memo
+    keys = [tuple(float(v) for v in t) for t in cand]
+    new = [k for k in dict.fromkeys(keys) if k not in memo]
+    if new:
+        pss = [model(k) for k in new]
+        m = len(pss[0].a)
+        a, b, c = (np.concatenate([np.asarray(getattr(ps, p), dtype=np.complex128).reshape(-1) for ps in pss])
+                   for p in "abc")
+        ab, bb, cb, _ = balance_gauge(a, b, c)
+        F = node_features(ab, bb, cb).reshape(len(new), m, 4)
+        for k, f in zip(new, F):
+            memo[k] = f
+    return np.stack([memo[k] for k in keys])
+
+
+def _coarse_models(typ: str, model, step: float, period: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The coarse parameter grid of a family and its models (cached: they do not depend on the block)."""
+    if typ not in _COARSE:
+        cand = np.array(list(itertools.product(*[np.arange(0.0, per, step) for per in period])))
+        _COARSE[typ] = (cand, _models(model, cand))
+    return _COARSE[typ]
+
+
+def nearest_family(a: Any, b: Any, c: Any) -> dict:
+    """The catalogue family nearest to a block, fitted directly (SPEC 7, gauge of SPEC 8.4).
+
+    Every family of the block's order (order 2: ``z_nu``, ``z_xi``; 3:
+    ``z_syn,ab``; 4: ``z_nu=i * z_xi``; 6: ``z_nu * z_syn``,
+    ``z_nu=i * z_syn,ab``) is fitted over its continuous parameters (unit
+    modulus ``nu``, ``xi``, ``alpha``, ``beta``; ``s = -1`` is ``s = +1`` with
+    the nodes swapped) and the gauge: node order (all ``m!``), per-node
+    ``(t a, t b, c / t^2)`` and sign (the balanced, sign-invariant features
+    ``(a^2, a b, b^2, c)``), per-factor and per-``p`` scaling (a complex scale
+    per feature channel).  A coarse grid over the parameters (2 degrees, 4 for
+    a lone factor; 15 and 20 for ``alpha, beta``), then 3-point grids per
+    parameter around the best, the step halved each round
+    (:data:`_REFINE_ROUNDS` rounds: to about 0.02-0.1 degrees).  ``distance``: the relative feature misfit
+    ``sqrt(min ||F - lam G||^2 / ||F||^2)`` (features are quadratic in
+    ``a, b``: about twice the relative misfit of the entries); ``params``:
+    canonical representatives in degrees (``nu`` of ``z_nu * z_syn`` in
+    [0, 30], of a lone ``z_nu`` in [0, 90]; ``xi`` of ``z_nu=i * z_xi`` in
+    [0, 90); ``alpha, beta`` of ``z_nu=i * z_syn,ab`` modulo 90).  The special
+    cases are points of their families (``z_nu=i * z_syn`` is ``z_nu * z_syn``
+    at ``nu = 90`` degrees, 30 after folding, and ``z_nu=i * z_syn,ab`` at 0, 0);
+    ties go to the family listed first.
+    """
+    x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
+    q = x.shape[1]
+    forms = {q_: [(typ, nf.model, nf.params, nf.step, nf.period, nf.fold) for typ, nf in v]
+             for q_, v in _cat.nearest_forms().items()}
+    none = {"type": None, "distance": None, "params": [], "method": "none"}
+    if q not in forms or not np.all(np.isfinite(x)):
+        return none
+    bf = block_features(x)  # balanced, order-free
+    if bf is None:
+        return none
+    F, fn = bf
+    best = None
+    for typ, model, names, step, period, fold in forms[q]:
+        cand, G = _coarse_models(typ, model, step, period)
+        memo: dict = {}
+        perms = None
+        for _ in range(_REFINE_ROUNDS):
+            r, per_perm = _feature_misfit(F, G, perms)
+            # ties (symmetric blocks fit many node orders and parameters equally) are read to 1e-9, so float
+            # noise does not pick among them; the stable order then decides
+            per_perm = np.round(per_perm / fn, 9)
+            if perms is None:  # the refinement keeps the node orders that fit best on the coarse grid
+                perms = _perms(q)[np.argsort(per_perm, kind="stable")[:_KEEP_ORDERS]]
+            else:
+                perms = perms[np.argsort(per_perm, kind="stable")]
+            i = int(np.argmin(np.round(r / fn, 9)))
+            t0, r0 = cand[i], float(r[i])
+            step /= 2.0
+            cand = np.array(list(itertools.product(*[t + np.arange(-1, 2) * step for t in t0])))
+            G = _models(model, cand, memo)
+        d = math.sqrt(r0 / fn)
+        if best is None or d < best[1] - 1e-12:
+            best = (typ, d, {n: round(v, 3) + 0.0 for n, v in zip(names, fold(tuple(t0)))})
+    typ, d, params = best
+    return {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "direct fit"}

@@ -19,14 +19,16 @@ any 2-layer network ``o(a, b) = W_c sigma(W_a[:, a] + W_b[:, b])`` on a group:
 * the accuracy and the loss of SPEC 1 on all ``n^2`` pairs, with the
   network's own activation (:func:`network_metrics`).
 
-The per-neuron frequency reading follows [1]_, the irreps of a non-Abelian group [2]_, the IPR of the
-features [3]_.
+The per-neuron frequency reading follows [1]_, the irreps of a non-Abelian group [2]_ (their
+characters: [4]_), the IPR of the features [3]_ [5]_.
 
 References
 ----------
 .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
 .. [2] B. Chughtai, L. Chan, N. Nanda, "A toy model of universality: reverse engineering how networks learn group operations", ICML 2023.
 .. [3] Y. Tian, "Provable scaling laws of feature emergence from learning dynamics of grokking" (Li^2), arXiv:2509.21519, 2025.
+.. [4] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
+.. [5] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
 """
 from __future__ import annotations
 
@@ -37,6 +39,10 @@ import numpy as np
 
 from cogo.algebra.activations import activation
 from cogo.algebra.spec import parse_group
+from cogo.algebra.representations import isotypic_energy
+from cogo.analysis.irreps import irrep_families
+from cogo.io.snapshots import open_snapshots
+from cogo.io.weights import load_weights
 
 __all__ = ["activate", "node_spectrum", "inverse_participation_ratio",
            "network_metrics", "NodeReport", "node_report", "catalogue_refusal", "SINGLE_SHARE"]
@@ -73,11 +79,6 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
         The class names: the representative ``k`` (its coordinates for a product of cyclic groups), or
         ``rho<i>+rho<j>`` for the irreps of a non-Abelian group.
 
-    References
-    ----------
-    .. [1] N. Nanda, L. Chan, T. Lieberum, J. Smith, J. Steinhardt, "Progress measures for grokking via mechanistic interpretability", ICLR 2023.
-    .. [2] J.-P. Serre, "Linear Representations of Finite Groups", Springer GTM 42, 1977.
-
     Examples
     --------
     >>> n = 7; x = np.arange(n)
@@ -86,13 +87,9 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
     >>> [names[i] for i in E.argmax(0)], [round(float(e), 9) for e in E.sum(0)]
     (['2', '3'], [10.5, 10.5])
     """
-    from cogo.algebra.representations import isotypic_energy
-
     G = parse_group(group)
     Wa, Wb, Wc = (np.asarray(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     E = isotypic_energy(G, Wa.T) + isotypic_energy(G, Wb.T) + isotypic_energy(G, Wc)   # (K, q)
-    from cogo.analysis.irreps import irrep_families
-
     fam = irrep_families(G)
     names = _class_names(G, fam)
     FE = np.stack([E[m].sum(0) for m in fam])
@@ -117,10 +114,6 @@ def inverse_participation_ratio(E: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         (q,): the IPR of each column of ``E``, in ``[1/F, 1]`` (0 for a column with no energy).
-
-    References
-    ----------
-    .. [1] A. Gromov, "Grokking modular arithmetic", arXiv:2301.02679, 2023.
 
     Examples
     --------
@@ -234,11 +227,6 @@ def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", 
     A node is live when its strength ``(max(|a_j|, |b_j|)^2 |c_j|)^(1/3)`` is
     above ``dead_threshold`` times the strongest node's (as cogo classify).
 
-    Returns
-    -------
-    NodeReport
-        Live nodes, each node's dominant class, share and IPR, the single-frequency fraction, accuracy and loss.
-
     Examples
     --------
     >>> n = 7; x = np.arange(n)
@@ -277,8 +265,6 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
     also one line per snapshot: epoch, accuracy, loss, single-frequency
     fraction and mean IPR of the live nodes.
     """
-    from cogo.io.weights import load_weights
-
     loaded = [load_weights(p, group=group) for p in paths]
     acts = sorted({w.activation for w in loaded})
     if acts == ["sqr"]:
@@ -291,8 +277,6 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
         d = rep.to_dict()
         lines.append(rep.render_text().rstrip("\n"))
         if snapshots:
-            from cogo.io.snapshots import open_snapshots
-
             snaps = open_snapshots(p, group=group)
             rows = []
             lines.append(f"  {'epoch':>8} {'accuracy':>9} {'loss':>10} {'single':>7} {'mean IPR':>9}")

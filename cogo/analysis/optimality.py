@@ -61,9 +61,12 @@ import numpy as np
 
 from cogo.io.arrays import DTYPE_EPS, as_array, weights_dtype
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, extract_blocks
+from cogo.algebra.loss import condition_residuals, fourier_loss, real_loss
+from cogo.algebra.network import Network
+from cogo.algebra.potentials import self_potential_sums
 
 __all__ = ["VERDICT_TOL", "LOSS_TOL", "PRUNE_TOL", "Verdict", "network_verdict", "largest_residuals", "DTYPE_EPS",
-           "LOSS_TOL_FACTOR", "LOSS_TOL_CAP", "default_loss_tol", "weights_dtype", "block_tolerance", "block_scale"]
+           "LOSS_TOL_FACTOR", "LOSS_TOL_CAP", "default_loss_tol", "block_tolerance", "block_scale"]
 
 #: A condition fails when its largest residual exceeds this (same scale as the block tolerance).
 VERDICT_TOL = 0.05
@@ -119,11 +122,6 @@ def block_scale(a: Any, b: Any, c: Any) -> float:
     ``(|a_j|^2 + |b_j|^2) |c_j|``, and this mass is invariant under the per-node
     gauge ``(s a, s b, c / s^2)`` (a catalogue block of ``r_kkk = 1`` has mass 2).
 
-    Returns
-    -------
-    float
-        ``sum_j (|a_j|^2 + |b_j|^2) |c_j|``, non-negative.
-
     Examples
     --------
     >>> block_scale([1, 1j], [1, -1j], [0.5, 0.5])
@@ -144,11 +142,6 @@ def block_tolerance(scale: float, fit_error: float = 0.0, dtype: str = "float64"
     whichever is larger.  Gauge invariant, like ``scale``.  A block rescaled
     by 1.01 (an exact Kronecker product: fit error ~1e-16, ``|abc - 1| =
     0.0303``) is therefore not optimal unless its fit is that poor.
-
-    Returns
-    -------
-    float
-        ``3 max(fit_error, 64 eps) scale``, with ``eps`` the unit roundoff of ``dtype``.
 
     Examples
     --------
@@ -271,9 +264,6 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     >>> max(largest_residuals(z_F46(7)).values()) < 1e-12     # the hat corrects it
     True
     """
-    from cogo.algebra.loss import condition_residuals
-    from cogo.algebra.potentials import self_potential_sums
-
     n, q = net.n, net.q
     if n * n * max(q, 1) <= chunk_elements:
         return condition_residuals(net).max_abs()
@@ -334,9 +324,6 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     >>> v.optimal, v.failed, v.hidden
     (True, [], 25)
     """
-
-    from cogo.algebra.network import Network
-
     weights = (Wa, Wb, Wc) if Wa is not None and Wb is not None and Wc is not None else None
     if dtype is None:
         dtype = weights_dtype(*weights) if weights is not None else "float64"
@@ -371,8 +358,6 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
 
 def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: list) -> float:
     """The loss of the kept nodes: real space from the given weights or a real network, else Fourier (noted)."""
-    from cogo.algebra.loss import fourier_loss, real_loss
-
     G = small.group
     if weights is not None:
         Wa_, Wb_, Wc_ = (as_array(w, dtype=np.float64) for w in weights)

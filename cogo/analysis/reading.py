@@ -2,7 +2,7 @@
 
 Two readings exist: the block reading of an Abelian group (SPEC 8,
 :class:`cogo.analysis.classify.ClassifyResult` of
-:class:`cogo.analysis.classify.NetworkReport`) and the irreducible-representation
+:class:`cogo.analysis.network_report.NetworkReport`) and the irreducible-representation
 reading of any finite group (SPEC 9, :class:`cogo.analysis.irreps.IrrepsResult`
 of :class:`cogo.analysis.irreps.IrrepReport`).  Both implement :class:`Reading`,
 and their per-checkpoint reports :class:`Report`, so a caller never asks which

@@ -39,6 +39,8 @@ import math
 import os
 from typing import Any
 
+from cogo.io.outputs import atomic_write_text
+
 __all__ = ["FIXED_COLUMNS", "to_records", "to_pandas", "to_csv_text", "write_csv"]
 
 #: the columns every row has, in this order (factor columns follow)
@@ -148,7 +150,7 @@ def to_pandas(result: Any):
         When pandas is not installed (with the install hint).
     """
     try:
-        import pandas as pd
+        import pandas as pd  # late: pandas
     except ImportError:
         raise ImportError("to_pandas() needs pandas, which cogo does not install: pip install pandas "
                           "(or use to_records(), a list of dicts)") from None
@@ -184,15 +186,7 @@ def to_csv_text(result: Any) -> str:
 
 
 def write_csv(result: Any, path: str | os.PathLike) -> str:
-    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.io.outputs`); returns it.
-
-    Returns
-    -------
-    str
-        ``path``, as written.
-    """
-    from cogo.io.outputs import atomic_write_text
-
+    """Write :func:`to_csv_text` atomically to ``path`` (checked by the caller, :mod:`cogo.io.outputs`); returns it."""
     atomic_write_text(path, to_csv_text(result))
     return str(path)
 
@@ -219,7 +213,7 @@ class Records(list):
     def to_pandas(self):
         """A ``pandas.DataFrame`` (pandas is optional: ImportError with a one-line reason without it)."""
         try:
-            import pandas as pd
+            import pandas as pd  # late: pandas
         except ImportError:
             raise ImportError("to_pandas() needs pandas, which cogo does not install: pip install pandas "
                               "(or use the records, a list of dicts)") from None

@@ -39,6 +39,7 @@ import numpy as np
 
 from cogo import catalogue as _cat
 from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, check_outputs
 
 # ClassifyResult / NetworkReport (cogo.analysis.classify) appear in annotations only: the renderer never imports
 # the reading, whose results call it (the one contract, cogo.analysis.reading)
@@ -397,7 +398,7 @@ def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     >>> sorted(pngs), all(v.startswith(b"\\x89PNG") for v in pngs.values())
     (['angles_alpha.png', 'angles_beta.png', 'angles_nu.png', 'angles_xi.png'], True)
     """
-    from matplotlib.figure import Figure  # object API: no pyplot, no backend switch
+    from matplotlib.figure import Figure  # late: matplotlib (object API: no pyplot, no backend switch)
 
     out = {}
     params = _cat.angle_params()
@@ -452,7 +453,7 @@ def tolerance_figure(curve: dict):
     ('Figure', 2)
     """
 
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # late: matplotlib
 
     fig = Figure(figsize=(9, 3.6), dpi=100)
     t = curve["tolerances"]
@@ -486,11 +487,13 @@ def _png(fig) -> bytes:
 
 # --------------------------------------------------------------------------- writing
 def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
-                       inputs: Any = (), force: bool = False) -> None:
+                       inputs: Any = (), force: bool = False, csv_path: Any = None) -> None:
     """Raise CogoError (one line) unless every requested output can be written (policy: :mod:`cogo.io.outputs`).
 
+    The one check of every output of ``cogo classify`` (``--json``, ``--markdown``, ``--csv``,
+    ``--plots``), made once before any checkpoint is read.
     Files: never an input, never a directory, a FIFO/device/symlink only with
-    ``force``, a writable existing parent; the two must differ.  Plots:
+    ``force``, a writable existing parent; no two the same.  Plots:
     ``plots_dir`` must be a directory or a new name in an existing writable
     directory (it is created on writing), and each histogram file in it passes
     the same checks.
@@ -502,10 +505,13 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
     Traceback (most recent call last):
     ...
     cogo.runtime.errors.CogoError: cannot write --json ...: it is a directory
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_output_paths(json_path=os.path.join(d, "r"), csv_path=os.path.join(d, "r"))
+    Traceback (most recent call last):
+    ...
+    cogo.runtime.errors.CogoError: --json and --csv name the same file .../r
     """
-    from cogo.io.outputs import check_output_dir, check_outputs
-
-    outs = [("--json", json_path), ("--markdown", markdown_path)]
+    outs = [("--json", json_path), ("--markdown", markdown_path), ("--csv", csv_path)]
     if plots_dir is not None:
         check_output_dir(plots_dir, create=False, label="--plots")
         if Path(plots_dir).is_dir():
@@ -539,8 +545,6 @@ def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: 
     ...     [os.path.basename(p) for p in written]
     ['r.json', 'r.md']
     """
-    from cogo.io.outputs import atomic_write, atomic_write_text
-
     check_output_paths(json_path, markdown_path, plots_dir, force=force)
     if plots_dir is not None:
         result.compute_tolerance_curve()

@@ -3,7 +3,7 @@
 A trained network is never exactly a construction of SPEC 7: its weights carry optimizer noise,
 rounding and dead nodes.  :func:`snap_network` takes the block reading of
 :func:`cogo.analysis.classify.read_network` (every block's catalogue type and nearest parameters, fitted by
-:func:`cogo.analysis.classify.nearest_family`) and puts each block *on* its family's exact constraint set:
+:func:`cogo.analysis.nearest.nearest_family`) and puts each block *on* its family's exact constraint set:
 
 * the family's product (``z_nu * z_syn``, ``z_nu=i * z_syn,ab``, ``z_nu=i * z_xi``) with unit-circle
   parameters and the family's normalization ``m^(-1/3)`` (``abc = 1``);
@@ -29,7 +29,6 @@ References
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,8 +39,10 @@ import numpy as np
 from cogo.algebra.block import Block
 from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
+from cogo.analysis.nearest import _perms
 from cogo.catalogue import partial as P
-from cogo.solvers.designs import BlockDesign, _hat_gammas, abc_normalizer
+from cogo.solvers.constructions import z_M
+from cogo.solvers.designs import BlockDesign, abc_normalizer
 
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 
@@ -75,7 +76,7 @@ def unit_point(degrees: float, exact: bool = False) -> Any:
     rad = math.radians(float(degrees))
     if not exact:
         return complex(np.exp(1j * rad))
-    import sympy
+    import sympy  # late: sympy
 
     rad = math.remainder(rad, 2 * math.pi)
     sign = 1
@@ -100,7 +101,7 @@ def _build(typ: str, units: tuple, exact: bool) -> Any:
 def _phased(part: Any, al: Any, be: Any) -> Any:
     """``(alpha a, beta b, c / (alpha beta))`` of a partial solution (exact entries stay exact)."""
     if part.exact:
-        import sympy
+        import sympy  # late: sympy
 
         ga = sympy.conjugate(al) * sympy.conjugate(be)   # 1 / (alpha beta) on the unit circle
         vecs = [np.array([sympy.expand(e * s) for e in v], dtype=object)
@@ -199,19 +200,10 @@ def _perm_costs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 def _best_perm(C: np.ndarray) -> tuple[np.ndarray, float]:
     m = C.shape[0]
-    perms = np.array(list(itertools.permutations(range(m))))
+    perms = _perms(m)
     tot = C[np.arange(m)[None, :], perms].sum(axis=1)
     i = int(np.argmin(tot))
-    return perms[i], float(tot[i])
-
-
-_PERMS: dict = {}
-
-
-def _perms(m: int) -> np.ndarray:
-    if m not in _PERMS:
-        _PERMS[m] = np.array(list(itertools.permutations(range(m))))
-    return _PERMS[m]
+    return perms[i].copy(), float(tot[i])  # a copy: perms is the shared cache
 
 
 #: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_start`.
@@ -338,7 +330,7 @@ def _polish(X: np.ndarray, typ: str, v0: tuple, perm: np.ndarray, nparams: int) 
 
 
 def _snap_block(Xfull: np.ndarray, k: int, rep: Any) -> SnappedBlock:
-    """Snap one block of the reading (``rep``: a :class:`cogo.analysis.classify.BlockReport`)."""
+    """Snap one block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`)."""
     near = rep.nearest or {}
     typ = near.get("type")
     sb = SnappedBlock(int(rep.k), int(rep.order), typ, list(rep.nodes))
@@ -392,7 +384,7 @@ def _exact_hat(parts: dict, hat: dict) -> dict:
     At an order-4 frequency ``k`` the carriers ``B`` must satisfy ``sum_B gamma_B D_B = -rn_k`` exactly, with
     ``D_B = sum over B's nodes of |a|^2 + |b|^2`` and ``rn_k`` the R_n sum of the order-4 block (SPEC 7.3).
     """
-    import sympy
+    import sympy  # late: sympy
 
     def rat(x: float):
         f = Fraction(x).limit_denominator(10 ** 9)
@@ -535,8 +527,6 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     Only when the ``n^2`` largest nodes hit every pair ``(j1, j2)`` once (the structure of z_M); the rest are
     dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems.optimality` with ``"mem"``).
     """
-    from cogo.solvers.constructions import z_M
-
     n = G.order
     Wa, Wb = np.asarray(Wa, dtype=np.float64), np.asarray(Wb, dtype=np.float64)
     mass = np.linalg.norm(Z.reshape(-1, Z.shape[2]), axis=0)

@@ -17,9 +17,42 @@ before any output is written).
 from __future__ import annotations
 
 import os
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-__all__ = ["Readers", "read_many"]
+from cogo.io.checkpoint import Checkpoint, header_shapes
+from cogo.io.outputs import same_file
+from cogo.io.weights import load_weights
+from cogo.runtime.errors import CogoError
+from cogo.runtime.limits import classify_estimate, require
+
+__all__ = ["Readers", "check_paths", "load_one", "read_many"]
+
+
+def check_paths(paths: list, group: Any) -> None:
+    """Refuse duplicates, and what cannot fit (:mod:`cogo.runtime.limits`) where a file's header tells its shapes.
+
+    No array is read here: a file whose header cannot tell its shapes is checked when it is read
+    (:func:`load_one`), still before its arrays are; a :class:`cogo.io.checkpoint.Checkpoint` already
+    read is used as it is.
+    """
+    if not paths:
+        raise ValueError("no checkpoint files given")
+    for i, p in enumerate(paths):
+        for p0 in paths[:i]:
+            if same_file(p, p0):
+                raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+    for p in paths:
+        if not isinstance(p, Checkpoint) and isinstance(p, (str, os.PathLike)) and os.path.isfile(p):
+            head = header_shapes(p, group=group)
+            if head is not None:
+                q_, n_ = head[0]
+                require(classify_estimate(n_, q_))
+
+
+def load_one(path: Any, group: Any) -> Any:
+    """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`), refused from its header if it cannot fit."""
+    return load_weights(path, group=group, estimate=classify_estimate)
 
 
 class Readers(NamedTuple):
@@ -65,8 +98,6 @@ def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, kee
                 return
             yield str(w.group), io.read(w, str(p), st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
     tasks = [(str(p), group, st, keep_weights, io) for p in paths]
     with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
         try:
@@ -90,8 +121,6 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     ClassifyResult or IrrepsResult
         As :func:`cogo.analysis.classify.classify_many`.
     """
-    from cogo.runtime.errors import CogoError
-
     items = list(paths)          # paths, or checkpoints already read (cogo.io.checkpoint.Checkpoint): not read again
     paths = [str(p) for p in items]
     first = io.load(items[0], group)
@@ -110,7 +139,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     label = str(first.group)
     bar = None
     if progress and len(paths) > 1:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # late: tqdm
 
         bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
     reports, weights = [], []

@@ -345,7 +345,7 @@ def _matching_starts(F: np.ndarray, o: int) -> list[np.ndarray]:
     noisy trained block (a few percent off a product) still gets the right
     grid, which :func:`fit_grid` then refines.  ``O(q^4)`` in all.
     """
-    import networkx as nx  # only when a matching is needed (keeps start-up cheap)
+    import networkx as nx  # late: networkx (only when a matching is needed)
 
     q = F.shape[0]
     if q % 2 or q < 4:

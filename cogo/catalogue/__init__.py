@@ -93,7 +93,7 @@ class Param:
 
 @dataclass(frozen=True)
 class NearestForm:
-    """A family fitted directly to a block by :func:`cogo.analysis.classify.nearest_family`.
+    """A family fitted directly to a block by :func:`cogo.analysis.nearest.nearest_family`.
 
     ``model(degrees)`` builds the form (a :class:`cogo.catalogue.partial.PartialSolution`) at the
     parameter angles ``degrees`` (a tuple, one per name of ``params``); ``step`` is the coarse grid

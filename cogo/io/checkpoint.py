@@ -30,6 +30,8 @@ from cogo.algebra.spec import parse_group
 from cogo.io.arrays import weights_dtype
 from cogo.io import formats as F
 from cogo.io.formats import CheckpointError, WEIGHT_KEYS
+from cogo.io.layouts import current_options, read_state, unwrap_state
+from cogo.runtime.limits import require
 
 __all__ = ["Checkpoint", "read_checkpoint", "header_shapes", "peek_shapes", "as_checkpoint"]
 
@@ -74,7 +76,7 @@ class Checkpoint:
 
     @property
     def layout(self) -> str:
-        """The layout read (:mod:`cogo.io.layouts`): cogo, ba2de90, head, shared, npz or keys."""
+        """The name of the layout read, a record of :data:`cogo.io.layouts.LAYOUTS` (or ``keys+shared``)."""
         return str(self.meta.get("layout", "cogo"))
 
     @property
@@ -90,13 +92,7 @@ class Checkpoint:
 
 
 def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int], Any] | None = None) -> Checkpoint:
-    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading.
-
-    Returns
-    -------
-    Checkpoint
-        The checkpoint, read at most once.
-    """
+    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading."""
     if isinstance(source, Checkpoint):
         if group is None:
             return source
@@ -123,8 +119,6 @@ def _n_hint(meta: dict, group: Any) -> int | None:
 
 def _layout_shapes(state: Any, meta: dict, group: Any) -> tuple[int, int] | None:
     """``(q, n)`` of a state dict of shapes (:class:`cogo.io.formats._ShapeOnly`) through the layouts, or None."""
-    from cogo.io.layouts import read_state, unwrap_state
-
     try:
         st, _ = unwrap_state(state, "")
         (Wa, Wb, Wc), _ = read_state(st, "", meta=meta, n_hint=_n_hint(meta, group))
@@ -153,8 +147,6 @@ def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int
     tuple or None
         ``((q, n), meta)``, or None (a layout that needs the data, e.g. a composed embedding).
     """
-    from cogo.io.layouts import current_options
-
     p, where = Path(path), str(path)
     if p.suffix == ".npz":
         members = F.npz_member_shapes(p, where)
@@ -234,8 +226,6 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     >>> str(w.group), w.Wb.shape
     ('Z_5', (12, 5))
     """
-    from cogo.runtime.limits import require
-
     where = str(path)
     p = Path(path)
     F._check_file(p, where)

@@ -12,18 +12,27 @@ References
 """
 from __future__ import annotations
 
+import io
+import json
 import math
+import pickle
+import struct
 import sys
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from numpy.lib import format as npf
 
-from cogo.io.arrays import as_array
+from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
+from cogo.io.arrays import as_array
+from cogo.io.layouts import current_options, read_state, unwrap_state
 from cogo.runtime.errors import CogoError
+from cogo.runtime.limits import available_memory, fmt_bytes
 
 __all__ = ["CheckpointError", "WEIGHT_KEYS", "MAX_CHECKPOINT_BYTES", "max_weight_magnitude"]
 
@@ -104,16 +113,12 @@ def _check_array_type(x: Any, name: str, where: str) -> None:
 
 
 def _uncompressed_limit() -> int:
-    from cogo.runtime.limits import available_memory
-
     free = available_memory()
     return MAX_CHECKPOINT_BYTES if free is None else int(min(MAX_CHECKPOINT_BYTES, free // _LOAD_FACTOR))
 
 
 def _check_uncompressed(p: Path, where: str, size: int) -> None:
     """Bound what reading ``p`` can allocate: the uncompressed zip members, or the file itself."""
-    from cogo.runtime.limits import fmt_bytes
-
     limit = _uncompressed_limit()
     total = size
     if zipfile.is_zipfile(p):
@@ -133,8 +138,6 @@ def _check_uncompressed(p: Path, where: str, size: int) -> None:
 
 def _check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None] | None) -> None:
     """Read only the .npy headers of Wa, Wb, Wc: dtype, 2-D consistent shapes, declared size within the member."""
-    from numpy.lib import format as npf
-
     shapes = []
     try:
         with zipfile.ZipFile(p) as zf:
@@ -172,8 +175,6 @@ def _check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None
 
 def npz_member_shapes(p: Path, where: str) -> dict:
     """``{name: shape}`` of every ``.npy`` member of an ``.npz``, from the headers alone (no array is read)."""
-    from numpy.lib import format as npf
-
     out = {}
     try:
         with zipfile.ZipFile(p) as zf:
@@ -192,8 +193,6 @@ def npz_member_shapes(p: Path, where: str) -> dict:
 
 # ---------------------------------------------------------------- layouts (cogo.io.layouts)
 def _unwrap(obj: Any, where: str) -> tuple[dict, str | None]:
-    from cogo.io.layouts import unwrap_state
-
     try:
         return unwrap_state(obj, where)
     except CogoError as exc:
@@ -202,8 +201,6 @@ def _unwrap(obj: Any, where: str) -> tuple[dict, str | None]:
 
 def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list, str]:
     """The three raw matrices and the layout's name, through the registry of :mod:`cogo.io.layouts`."""
-    from cogo.io.layouts import read_state
-
     n_hint = None
     try:
         if group is not None:
@@ -223,9 +220,6 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list,
 
 def _record_activation(meta: dict, where: str) -> dict:
     """``meta['activation']``: ``--activation`` (cogo.io.layouts.read_options) over the file's, default sqr."""
-    from cogo.algebra.activations import ACTIVATIONS
-    from cogo.io.layouts import current_options
-
     act = current_options().activation or meta.get("activation", "sqr")
     if not isinstance(act, str) or act not in ACTIVATIONS:
         raise CheckpointError(f"{where}: unknown activation {act!r} in metadata (cogo reads "
@@ -235,9 +229,6 @@ def _record_activation(meta: dict, where: str) -> dict:
 
 def safetensors_header(p: Path, where: str) -> dict:
     """The checked JSON header of a .safetensors file (names -> dtype, shape, data offsets); no tensor is read."""
-    import json
-    import struct
-
     size = p.stat().st_size
     try:
         with open(p, "rb") as fh:
@@ -271,12 +262,12 @@ def _read_safetensors(p: Path, where: str) -> dict:
     """All tensors of a .safetensors file as numpy arrays; the JSON header is checked first."""
     safetensors_header(p, where)
     try:
-        from safetensors.numpy import load_file
+        from safetensors.numpy import load_file  # late: safetensors (start-up)
 
         return dict(load_file(str(p)))
     except Exception as exc:  # a malformed file: one line
         if "bfloat16" in str(exc).lower() or "BF16" in str(exc):
-            from safetensors.torch import load_file as load_torch
+            from safetensors.torch import load_file as load_torch  # late: safetensors, torch
 
             return dict(load_torch(str(p)))
         raise CheckpointError(f"{where}: not a readable safetensors file ({type(exc).__name__})") from None
@@ -362,9 +353,6 @@ def pt_state_without_torch(p: Path) -> Any:
     caller falls back to ``torch.load(weights_only=True)``.  Safe on hostile input: no other
     global can be loaded, nothing is executed, no tensor data is read.
     """
-    import io
-    import pickle
-
     class _Restricted(pickle.Unpickler):
         def find_class(self, module: str, name: str):
             if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
@@ -402,8 +390,6 @@ def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> Finit
         return parse_group(n)
     try:
         if table is not None:  # a non-Abelian group: its Cayley table travels with it (SPEC 9)
-            from cogo.algebra.finite_groups import FiniteGroup
-
             t = as_array(table)
             try:  # never read a file named by untrusted metadata
                 named = None if str(meta_group).lower().endswith(".json") else parse_group(str(meta_group))
@@ -458,11 +444,7 @@ def _read_npz_weights(p: Path, where: str, on_shapes: Callable[[int, int], None]
 
 def _torch_load(p: Path, where: str) -> Any:
     """``torch.load(weights_only=True)`` of the file, every failure turned into a one-line CheckpointError."""
-    import pickle
-
-    import torch
-
-    import struct
+    import torch  # late: torch
 
     try:
         return torch.load(p, map_location="cpu", weights_only=True)
@@ -498,8 +480,6 @@ def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], N
         state = _read_safetensors(p, where)
         raw, layout = _read_layout(state, where, meta, group)
     elif p.suffix == ".npz":
-        from cogo.io.layouts import current_options
-
         if _npz_has_own_keys(p, where) or current_options().keys:  # other keys, or --keys: the layouts of cogo.io.layouts
             raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group)
             meta = {"layout": layout}

@@ -11,6 +11,8 @@ import json
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 __all__ = ["render_table", "to_plain", "dumps_json"]
 
 
@@ -66,8 +68,6 @@ def to_plain(obj: Any) -> Any:
     >>> to_plain({"x": np.float64("nan"), "z": 1 + 2j, "v": np.arange(2)})
     {'x': None, 'z': [1.0, 2.0], 'v': [0, 1]}
     """
-    import numpy as np
-
     if isinstance(obj, dict):
         return {str(k): to_plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

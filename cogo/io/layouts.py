@@ -7,24 +7,19 @@ layout, checks that nothing outside the model is in the state dict (bias
 terms, BatchNorm, extra layers are refused with one line naming them) and
 returns the raw matrices with the layout's name, which every report records.
 
-=================  =======================================================================
-layout             keys (shapes)
-=================  =======================================================================
-``cogo``           ``layera.weight`` (q, n), ``layerb.weight`` (q, n), ``layerc.weight``
-                   (n, q) under ``model`` with a cogo ``meta`` (``cogo train`` / ``construct``)
-``ba2de90``        the same three keys, bare or under ``model`` / ``state_dict`` (the
-                   reference code at commit ba2de90)
-``head``           ``W.weight`` (q, 2n) = [W_a W_b], ``V.weight`` (n, q) = W_c, optional
-                   ``embedding.weight`` (n, n) (the fixed one-hot embedding, composed in);
-                   bare or under ``model`` / ``state_dict`` (the reference code at HEAD,
-                   ``modular_addition_simple2.py``)
-``shared``         one embedding for both operands, ``W_a = W_b``:
-                   ``embedding.weight`` (n, q) with an output ``linear.weight``,
-                   ``output.weight``, ``unembed.weight`` or ``V.weight`` (n, q)
-                   (``torch.nn`` conventions), or ``W_E`` (n, q) with ``W_U`` (q, n)
-``npz``            ``.npz`` arrays ``Wa``, ``Wb``, ``Wc`` (read by :mod:`cogo.io.weights`)
-``keys``           any state dict through an explicit key map (``--keys``)
-=================  =======================================================================
+Each layout is one :class:`Layout` record of :data:`LAYOUTS`: its name, how a
+state dict in it is recognized, its reader, and its row of the table in
+docs/cli.md ("Layouts"; tests/test_readers.py checks the table against the
+records).  Adding a layout is one record and its reader function here, and
+that row.  The layouts: ``cogo`` (``cogo train`` / ``construct``: the keys
+``layera/layerb/layerc.weight`` under ``model`` with a cogo ``meta``),
+``ba2de90`` (the same keys, the reference code at commit ba2de90), ``head``
+(``W.weight`` (q, 2n) = [W_a W_b], ``V.weight`` (n, q) = W_c: the reference
+code at HEAD, ``modular_addition_simple2.py``), ``shared`` (one embedding for
+both operands, ``W_a = W_b``, in ``torch.nn`` conventions), ``npz`` (arrays
+``Wa``, ``Wb``, ``Wc``: a file format, recognized and read by
+:mod:`cogo.io.formats`) and ``keys`` (any state dict through an explicit key
+map, ``--keys``).
 
 The same layouts are read from ``.safetensors`` files.  An explicit key map
 (:func:`parse_key_map`) names ``Wa``, ``Wb``, ``Wc`` (or ``W`` for one
@@ -48,7 +43,7 @@ import contextlib
 import contextvars
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -56,14 +51,11 @@ from cogo.io.arrays import as_array
 from cogo.algebra.activations import ACTIVATIONS
 from cogo.runtime.errors import CogoError
 
-__all__ = ["LAYOUTS", "ReadOptions", "read_options", "current_options", "parse_key_map",
-           "read_state", "unwrap_state"]
-
-LAYOUTS = ("cogo", "ba2de90", "head", "shared", "npz", "keys")
-
-#: Activations sigma cogo trains and reads; the semiring and catalogue (SPEC 3-7) hold for ``sqr`` only.
+__all__ = ["LAYOUTS", "Layout", "ReadOptions", "read_options", "current_options", "parse_key_map",
+           "detect_layout", "read_state", "unwrap_state"]
 
 _WRAPPERS = ("model", "state_dict")
+_REFERENCE_KEYS = ("layera.weight", "layerb.weight", "layerc.weight")
 _SHARED_OUT = ("linear.weight", "output.weight", "unembed.weight", "V.weight")
 
 
@@ -74,6 +66,31 @@ class ReadOptions:
     keys: Mapping[str, str] | None = None
     shared_embedding: bool = False
     activation: str | None = None
+
+
+#: ``read(state, where, name, options, n_hint) -> ([Wa, Wb, Wc], the layout name recorded)``.
+Reader = Callable[[Mapping[str, Any], str, str, ReadOptions, "int | None"], "tuple[list[Any], str]"]
+#: ``detect(keys of the state dict, the file's meta, options) -> whether the state dict is in this layout``.
+Detector = Callable[[set, "Mapping[str, Any] | None", ReadOptions], bool]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One checkpoint layout of :data:`LAYOUTS`: its name, how it is recognized, how it is read, its docs row.
+
+    ``detect``: whether a state dict (its keys, the file's ``meta``, the reading options) is in this
+    layout; the first record of :data:`LAYOUTS` that says yes reads it.  None for ``npz``, a file format
+    that :mod:`cogo.io.formats` recognizes and reads itself.  ``read``: the matrices ``W_a`` (q, n),
+    ``W_b`` (q, n), ``W_c`` (n, q) of SPEC 1 as stored, with the name recorded; it refuses (one line)
+    whatever in the state dict is outside the model.  ``one_embedding``: ``--shared-embedding`` may be
+    given with this layout.  ``doc``: the keys and shapes, the layout's row of the table in docs/cli.md.
+    """
+
+    name: str
+    doc: str
+    detect: Detector | None = None
+    read: Reader | None = None
+    one_embedding: bool = False
 
 
 _OPTIONS: contextvars.ContextVar[ReadOptions] = contextvars.ContextVar("cogo_read_options", default=ReadOptions())
@@ -268,22 +285,21 @@ def _need_2d(state: Mapping[str, Any], keys: list[str], where: str) -> None:
             raise CogoError(f"{where}: {k} must be a 2-D matrix, got shape {_shape(state[k])}")
 
 
-def detect_layout(state: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> str | None:
-    """The layout whose keys ``state`` holds, or None.
+def detect_layout(state: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
+                  options: ReadOptions | None = None) -> str | None:
+    """The name of the first layout of :data:`LAYOUTS` that recognizes ``state``, or None.
+
+    ``options`` default to :func:`current_options` (a key map selects the ``keys`` layout).
 
     >>> detect_layout({"W.weight": 0, "V.weight": 0}), detect_layout({"W_E": 0, "W_U": 0}), detect_layout({})
     ('head', 'shared', None)
     """
-    keys = set(state)
-    if {"layera.weight", "layerb.weight", "layerc.weight"} <= keys:
-        return "cogo" if meta else "ba2de90"     # cogo's writers put a ``meta`` dict beside ``model``
-    if {"W.weight", "V.weight"} <= keys:
-        return "head"
-    if "embedding.weight" in keys and any(k in keys for k in _SHARED_OUT):
-        return "shared"
-    if {"W_E", "W_U"} <= keys:
-        return "shared"
-    return None
+    layout = _detect(set(state), meta, options if options is not None else current_options())
+    return layout.name if layout is not None else None
+
+
+def _detect(keys: set, meta: Mapping[str, Any] | None, opts: ReadOptions) -> Layout | None:
+    return next((r for r in LAYOUTS if r.detect is not None and r.detect(keys, meta, opts)), None)
 
 
 def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | None = None,
@@ -320,35 +336,32 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
     cogo.runtime.errors.CogoError: f.pt: refused: the head network also has bias terms V.bias (outside the model of SPEC 1: o = W_c sigma(W_a[:, a] + W_b[:, b]), no bias, no other layer)
     """
     opts = options if options is not None else current_options()
-    if opts.keys:
-        return _read_keys(state, where, opts, n_hint)
-    layout = detect_layout(state, meta)
-    if opts.shared_embedding and layout not in (None, "shared"):
-        raise CogoError(f"{where}: --shared-embedding given but the file is in the {layout} layout "
-                        "(two embeddings); leave the flag out")
-    if layout in ("cogo", "ba2de90"):
-        return _read_reference(state, where, layout), layout
-    if layout == "head":
-        return _read_head(state, where, layout), layout
-    if layout == "shared":
-        return _read_shared(state, where), "shared"
+    layout = _detect(set(state), meta, opts)
+    if layout is not None:
+        if opts.shared_embedding and not layout.one_embedding:
+            raise CogoError(f"{where}: --shared-embedding given but the file is in the {layout.name} layout "
+                            "(two embeddings); leave the flag out")
+        return layout.read(state, where, layout.name, opts, n_hint)
     raise CogoError(f"{where}: no known checkpoint layout; found {_listing(state) or 'no keys'}; pass "
                     "--keys Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY; add --shared-embedding for one embedding)")
 
 
-def _read_reference(state: Mapping[str, Any], where: str, layout: str) -> list[Any]:
+# ---------------------------------------------------------------- the readers (Layout.read)
+def _read_reference(state: Mapping[str, Any], where: str, layout: str, opts: ReadOptions, n_hint: int | None
+                    ) -> tuple[list[Any], str]:
     """``[Wa, Wb, Wc]`` of the ``cogo`` / ``ba2de90`` layouts (a stored one-hot embedding composed in)."""
-    ks = ["layera.weight", "layerb.weight", "layerc.weight"]
+    ks = list(_REFERENCE_KEYS)
     used = set(ks)
     Wa, Wb = state[ks[0]], state[ks[1]]
     if "embedding.weight" in state:    # the reference code keeps its fixed one-hot embedding in the state
         _need_2d(state, ks, where)
         Wa, Wb = _embedding(state, used, Wa, Wb, _shape(Wa)[1], where)
     _refuse_extras(state, used, where, layout)
-    return [Wa, Wb, state[ks[2]]]
+    return [Wa, Wb, state[ks[2]]], layout
 
 
-def _read_head(state: Mapping[str, Any], where: str, layout: str) -> list[Any]:
+def _read_head(state: Mapping[str, Any], where: str, layout: str, opts: ReadOptions, n_hint: int | None
+               ) -> tuple[list[Any], str]:
     """``[Wa, Wb, Wc]`` of the ``head`` layout: ``W.weight`` (q, 2n) split in two, ``V.weight`` (n, q)."""
     ks = ["W.weight", "V.weight"]
     _need_2d(state, ks, where)
@@ -364,10 +377,11 @@ def _read_head(state: Mapping[str, Any], where: str, layout: str) -> list[Any]:
     if "embedding.weight" in state:
         Wa, Wb = _embedding(state, used, Wa, Wb, n, where)
     _refuse_extras(state, used, where, layout)
-    return [Wa, Wb, V]
+    return [Wa, Wb, V], layout
 
 
-def _read_shared(state: Mapping[str, Any], where: str) -> list[Any]:
+def _read_shared(state: Mapping[str, Any], where: str, layout: str, opts: ReadOptions, n_hint: int | None
+                 ) -> tuple[list[Any], str]:
     """``[Wa, Wa, Wc]`` of the ``shared`` layout: one embedding for both operands, and its output layer."""
     if {"W_E", "W_U"} <= set(state):
         E, U, used = state["W_E"], _t(state["W_U"]), {"W_E", "W_U"}
@@ -385,11 +399,12 @@ def _read_shared(state: Mapping[str, Any], where: str) -> list[Any]:
                         f"({n}, {q}) as torch.nn stores it) do not fit")
     _refuse_extras(state, used, where, "shared-embedding")
     Wa = _t(E)
-    return [Wa, Wa, U]
+    return [Wa, Wa, U], layout
 
 
-def _read_keys(state: Mapping[str, Any], where: str, opts: ReadOptions, n_hint: int | None
+def _read_keys(state: Mapping[str, Any], where: str, layout: str, opts: ReadOptions, n_hint: int | None
                ) -> tuple[list[Any], str]:
+    """``[Wa, Wb, Wc]`` through the key map of ``--keys`` (``keys+shared`` with one embedding)."""
     km = dict(opts.keys or {})
     spec: dict[str, tuple[str, str | None]] = {}
     for name, key in km.items():
@@ -445,4 +460,29 @@ def _read_keys(state: Mapping[str, Any], where: str, opts: ReadOptions, n_hint: 
         Wa = mats["Wa"]
         Wb = Wa if shared else mats["Wb"]
     _refuse_extras(state, {k for k, _ in spec.values()}, where, "keys")
-    return [Wa, Wb, mats["Wc"]], "keys" + ("+shared" if shared else "")
+    return [Wa, Wb, mats["Wc"]], layout + ("+shared" if shared else "")
+
+
+# ---------------------------------------------------------------- the registry
+#: Every layout cogo reads, in the order they are tried (a key map first: ``--keys`` decides over the keys).
+LAYOUTS: tuple[Layout, ...] = (
+    Layout("keys", "any state dict through `--keys Wa=KEY,Wb=KEY,Wc=KEY` (or `W=KEY,Wc=KEY`; with "
+           "`--shared-embedding`, `Wa=KEY,Wc=KEY`)",
+           detect=lambda keys, meta, opts: bool(opts.keys), read=_read_keys, one_embedding=True),
+    # cogo's writers put a ``meta`` dict beside ``model``; the reference code does not
+    Layout("cogo", "`layera.weight` (q, n), `layerb.weight` (q, n), `layerc.weight` (n, q) under `model`, with "
+           "`meta`",
+           detect=lambda keys, meta, opts: set(_REFERENCE_KEYS) <= keys and bool(meta), read=_read_reference),
+    Layout("ba2de90", "the same three keys, bare or under `model`/`state_dict` (the paper's code at commit ba2de90)",
+           detect=lambda keys, meta, opts: set(_REFERENCE_KEYS) <= keys, read=_read_reference),
+    Layout("head", "`W.weight` (q, 2n) = [W_a W_b] and `V.weight` (n, q) = W_c, bare or under `model`/`state_dict` "
+           "(the paper's code at HEAD)",
+           detect=lambda keys, meta, opts: {"W.weight", "V.weight"} <= keys, read=_read_head),
+    Layout("shared", "one embedding for both operands (W_a = W_b): `embedding.weight` (n, q) with `linear.weight`, "
+           "`output.weight`, `unembed.weight` or `V.weight` (n, q); or `W_E` (n, q) with `W_U` (q, n)",
+           detect=lambda keys, meta, opts: ("embedding.weight" in keys and any(k in keys for k in _SHARED_OUT))
+           or {"W_E", "W_U"} <= keys,
+           read=_read_shared, one_embedding=True),
+    Layout("npz", "`.npz` arrays `Wa`, `Wb`, `Wc` (other `.npz` and `.safetensors` files are read through the "
+           "layouts above)"),
+)

@@ -114,13 +114,7 @@ def snapshot_epochs(epochs: int, every: int = 0, count: int = 0, spacing: str = 
 
 
 def snapshot_dir_name(checkpoint_name: str) -> str:
-    """``d23_q512_wd5e-05_seed1.pt`` -> ``d23_q512_wd5e-05_seed1.snapshots``.
-
-    Returns
-    -------
-    str
-        The name of the snapshot directory kept beside the checkpoint.
-    """
+    """``d23_q512_wd5e-05_seed1.pt`` -> ``d23_q512_wd5e-05_seed1.snapshots``."""
     stem = checkpoint_name[:-3] if checkpoint_name.endswith(".pt") else checkpoint_name
     return stem + ".snapshots"
 
@@ -139,7 +133,7 @@ class SnapshotWriter:
                       "dtype": str(dtype), "epochs": [], "files": []}
 
     def write(self, epoch: int, Wa: Any, Wb: Any, Wc: Any) -> Path:
-        from safetensors.numpy import save
+        from safetensors.numpy import save  # late: safetensors (start-up)
 
         arrays = {k: np.ascontiguousarray(as_array(w)) for k, w in zip(WEIGHT_KEYS, (Wa, Wb, Wc))}
         name = f"epoch_{int(epoch):07d}.safetensors"
@@ -201,8 +195,8 @@ class Snapshots:
 
 def read_snapshot_file(path: str | os.PathLike, n: int, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Read one snapshot file (untrusted): size-bounded, keys, shapes, dtype and finiteness checked."""
-    from safetensors import SafetensorError
-    from safetensors.numpy import load
+    from safetensors import SafetensorError  # late: safetensors (start-up)
+    from safetensors.numpy import load  # late: safetensors (start-up)
 
     p = Path(path)
     if not p.is_file():

@@ -18,6 +18,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from cogo.algebra.spec import parse_group
+from cogo.io.naming import checkpoint_name
 from cogo.runtime.errors import CogoError
 
 __all__ = ["ACCEPTED", "gather", "folder_checkpoints", "weights_and_meta", "label_of"]
@@ -82,8 +86,6 @@ def weights_and_meta(obj: Any) -> tuple:
     """
     if hasattr(obj, "config") and hasattr(obj, "meta") and callable(obj.meta):  # a TrainResult
         return obj.Wa, obj.Wb, obj.Wc, obj.meta()
-    from cogo.algebra.spec import parse_group
-
     G = parse_group(obj.group)
     given = getattr(obj, "meta", None)
     given = given if isinstance(given, dict) else {}
@@ -91,8 +93,7 @@ def weights_and_meta(obj: Any) -> tuple:
             if isinstance(v, (str, int, float, bool)) and k not in ("group", "n", "path")}
     meta.update(group=G.label, n=G.order)
     if G.abelian is None:
-        import numpy as np
-        import torch
+        import torch  # late: torch
 
         meta["group_table"] = torch.from_numpy(np.array(G.table))
     return obj.Wa, obj.Wb, obj.Wc, meta
@@ -110,8 +111,6 @@ def label_of(obj: Any, i: int) -> str:
     if getattr(obj, "path", ""):
         return str(obj.path)
     if hasattr(obj, "config") and hasattr(obj, "seed"):
-        from cogo.io.naming import checkpoint_name
-
         stem = checkpoint_name(obj.config.group, obj.config.hidden, obj.weight_decay, obj.seed)[:-3]
         return f"<training result {stem}>"
     return f"<{type(obj).__name__} #{i}>"

@@ -56,7 +56,7 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
     >>> bool(np.array_equal(w.Wa, Wa)), w.meta["name"], real_loss(w.Wa, w.Wb, w.Wc, group=w.group) < 1e-20
     (True, 'z_M', True)
     """
-    import torch
+    import torch  # late: torch
 
     def as_tensor(x):
         if isinstance(x, torch.Tensor):

@@ -11,7 +11,7 @@
   z_M (SPEC 7.4) in ``Z[zeta_L]`` (:class:`cogo.algebra.cyclotomic.Cyclotomic`).
 * :func:`general_loss_certificate` -- the exact general loss of SPEC 5 of an
   exact network, computed by :func:`cogo.algebra.fourier_loss` itself on the
-  network gauge-fixed into ``Q(zeta_L)`` (:func:`cogo.algebra.cyclotomic.cyc_network`).
+  network gauge-fixed into ``Q(zeta_L)`` (:func:`cogo.algebra.cyc_gauge.cyc_network`).
 
 Why blocks at different frequencies do not interact (SPEC 6)
 ------------------------------------------------------------
@@ -54,8 +54,9 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from cogo.algebra.cyclotomic import Cyclotomic, CycNumber, cyc_network, entries_order, gauge_fix_nodes
-from cogo.algebra.cyclotomic import clear_caches as clear_cyc_caches
+from cogo.algebra.cyc_gauge import clear_caches as clear_cyc_caches
+from cogo.algebra.cyc_gauge import cyc_network, entries_order, gauge_fix_nodes
+from cogo.algebra.cyclotomic import Cyclotomic, CycNumber
 from cogo.algebra.loss import fourier_loss
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import block_sums
@@ -325,7 +326,7 @@ def _frequency_terms_cyc(own: PartialSolution | None, hats: tuple) -> dict | Non
     """:func:`_frequency_terms` (complex conjugation) in exact ``Q(zeta_L)`` arithmetic, or None.
 
     Every node is gauge-fixed into ``Q(zeta_L)`` by
-    :func:`cogo.algebra.cyclotomic.gauge_fix_nodes` (inputs divided by a real
+    :func:`cogo.algebra.cyc_gauge.gauge_fix_nodes` (inputs divided by a real
     ``t_j = m^(-1/3)``, the output values -- ``c`` for the block's own sums,
     the hat weights for the constant-vector sums -- multiplied by ``t_j^2``);
     every quantity below is a sum of such gauge-invariant node terms, so the
@@ -813,7 +814,7 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     """The exact loss of an exact network from the library's general loss (SPEC 5), in ``Q(zeta_L)``.
 
     The network is gauge-fixed node by node into ``Q(zeta_L)`` by
-    :func:`cogo.algebra.cyclotomic.cyc_network` (``(t a, t b, c / t^2)``
+    :func:`cogo.algebra.cyc_gauge.cyc_network` (``(t a, t b, c / t^2)``
     leaves every potential term, hence the loss, unchanged), then
     :func:`cogo.algebra.fourier_loss` -- the same function that computes every
     loss in cogo -- runs on it in exact arithmetic.  Returns ``loss`` (a

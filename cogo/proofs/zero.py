@@ -57,7 +57,7 @@ _THIRDS = (Fraction(1, 3), Fraction(2, 3))
 
 
 def _decide_constant(e: sympy.Expr) -> bool | None:
-    from cogo.algebra.cyclotomic import _factor_exponents, _parse_terms, _term_to_cyc, entries_order
+    from cogo.algebra.cyc_gauge import _factor_exponents, _parse_terms, _term_to_cyc, entries_order
 
     terms = _parse_terms(e)
     if terms is None:

@@ -24,6 +24,7 @@ trains, so ``--executor local`` gives the numbers of ``--executor inprocess``.
 """
 from __future__ import annotations
 
+import argparse
 import shutil
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from cogo.runtime.errors import CogoError
+from cogo.runtime.threads import thread_limit
 
 __all__ = ["EXECUTORS", "ExecutorSettings", "run_jobs", "add_arguments", "settings_from_args"]
 
@@ -83,7 +85,7 @@ class ExecutorSettings:
 
 def _submitit(kind: str):
     try:
-        import submitit
+        import submitit  # late: submitit (optional)
     except ImportError:
         raise CogoError(f"--executor {kind} needs submitit, which is not installed: "
                         "pip install -e '.[cluster]' in the cogo checkout, or pip install submitit") from None
@@ -95,9 +97,7 @@ def _call(fn: Callable, args: tuple, threads: int | None) -> Any:
     jobs leave the caller's count as it was)."""
     if threads is None:
         return fn(*args)
-    import torch  # noqa: F401  (cogo.runtime.threads.thread_limit limits torch only once it is imported)
-
-    from cogo.runtime.threads import thread_limit
+    import torch  # noqa: F401  # late: torch (cogo.runtime.threads.thread_limit limits torch only once it is imported)
 
     with thread_limit(int(threads)):
         return fn(*args)
@@ -226,8 +226,6 @@ def add_arguments(p) -> None:
 
 
 def _positive(name: str, lo: int = 1):
-    import argparse
-
     def parse(text: str) -> int:
         try:
             v = int(text)

@@ -435,7 +435,7 @@ def progress_callback(total: int, desc: str, unit: str = "check", off: bool = Fa
     """A tqdm bar of ``total`` steps as a callback ``tick(result)`` (closed at the last step), or None if ``off``."""
     if off or total <= 0:
         return None
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # late: tqdm (start-up)
 
     bar = tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, leave=False)
 

@@ -66,12 +66,15 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import math
 import os
 import time
 import sys
 from pathlib import Path
 from typing import Iterator
+
+from cogo.runtime.errors import CogoError
 
 __all__ = [
     "PARALLEL_MIN_ELEMENTS",
@@ -263,8 +266,6 @@ def _parse_env(text: str | None) -> int | None:
     except ValueError:
         v = 0
     if v < 1:
-        from cogo.runtime.errors import CogoError
-
         raise CogoError(f"COGO_THREADS must be a positive integer, got {text!r}")
     return v
 
@@ -357,7 +358,7 @@ def preserved() -> Iterator[None]:
     count = torch.get_num_threads() if torch is not None else None
     ctl = None
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # late: threadpoolctl (the code runs without it)
 
         ctl = threadpool_limits(limits=None)  # records every BLAS library's limit; changes nothing
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency
@@ -395,8 +396,6 @@ def thread_policy(kind: str = "classify"):
     >>> work()
     1
     """
-    import functools
-
     def deco(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -430,7 +429,7 @@ def limit_process(n: int | None = None) -> int:
     if torch is not None:
         torch.set_num_threads(n)
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # late: threadpoolctl (the code runs without it)
 
         threadpool_limits(limits=n, user_api="blas")
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency
@@ -517,7 +516,7 @@ def thread_limit(threads: int) -> Iterator[int]:
     before = torch.get_num_threads() if torch is not None else None
     ctl = None
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # late: threadpoolctl (the code runs without it)
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency
         threadpool_limits = None
     if torch is not None:
@@ -573,7 +572,7 @@ def set_flush_denormal_all(mode: bool, threads: int | None = None) -> bool:
     >>> set_flush_denormal_all(False, threads=1) in (True, False)   # True where the CPU supports flushing
     True
     """
-    import torch
+    import torch  # late: torch
 
     threads = torch.get_num_threads() if threads is None else int(threads)
     ok = torch.set_flush_denormal(mode)
@@ -620,7 +619,7 @@ def flush_denormals(threads: int) -> tuple[int, str]:
     True
     >>> _ = set_flush_denormal_all(False, 1)                 # undo
     """
-    import torch
+    import torch  # late: torch
 
     threads = int(threads)
     if not torch.set_flush_denormal(True):

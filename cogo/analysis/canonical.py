@@ -1,0 +1,122 @@
+"""The canonical answer: one representative of a block's node order and of a factorization (SPEC 8.4-8.5).
+
+The same block has many equal readings: its nodes in any order and any per-node gauge, each
+factor started at any of its elements, each element's sign gauge free, factors of equal size in
+either order.  :func:`canonical_node_order` and :func:`canonical_factorization` pick one by the
+values alone (the keys of :func:`cogo.analysis.kronecker._feature_keys`), so the answer is a
+function of the block (docs/analysis.md, "Canonical answers").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from cogo.analysis.kronecker import _TINY, Factor, Factorization, _feature_key, _feature_keys
+
+__all__ = ["canonical_node_order", "canonical_factorization"]
+
+
+def canonical_node_order(F: np.ndarray) -> np.ndarray:
+    """The canonical order of a block's nodes: by :func:`cogo.analysis.kronecker._feature_key` of their balanced features (stable).
+
+    The features ``(a^2, a b, b^2, c)`` of the balanced nodes are invariant under the per-node gauge
+    ``(s a, s b, c / s^2)`` (signs included), so the order is a function of the block up to node
+    permutation; nodes equal to :data:`cogo.analysis.kronecker.KEY_DECIMALS` decimals keep their relative order (they are
+    interchangeable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> F = np.array([[2, 1, 1, 1], [1, 1, 1, 1], [1j, 1, 1, 1]], dtype=complex)
+    >>> canonical_node_order(F).tolist()              # angle 0 before 90 degrees; modulus 1 before 2
+    [1, 0, 2]
+    """
+    keys = _feature_keys(np.asarray(F)) if len(F) else []
+    return np.array(sorted(range(len(keys)), key=lambda j: keys[j]), dtype=np.int64)
+
+
+def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
+    """Canonical orientation of one factor ``V`` (3, m): ``(base, signs per element, element order)``.
+
+    For every choice of the *base* element the factor is divided by it (per ``p``); every other
+    element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
+    degrees; the others are sorted by :func:`cogo.analysis.kronecker._feature_key`; the base whose sorted key sequence is
+    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).  The keys
+    of every base are read at once (:func:`cogo.analysis.kronecker._feature_keys`).
+    """
+    m = V.shape[1]
+    bases = [base for base in range(m) if not np.any(np.abs(V[:, base]) < _TINY)]
+    if not bases:
+        return None
+    N = np.stack([V / V[:, base:base + 1] for base in bases])  # (B, 3, m)
+    a_keys = _feature_keys(N[:, 0, :].reshape(-1, 1))
+    sig = np.array([-1.0 if e != base and a_keys[i * m + e][0] >= 180.0 else 1.0
+                    for i, base in enumerate(bases) for e in range(m)]).reshape(len(bases), m)
+    N2 = N.copy()
+    N2[:, :2, :] *= sig[:, None, :]
+    col_keys = _feature_keys(np.swapaxes(N2, 1, 2).reshape(-1, 3))
+    best = None
+    for i, base in enumerate(bases):
+        ck = col_keys[i * m:(i + 1) * m]
+        others = sorted((e for e in range(m) if e != base), key=lambda e: ck[e])
+        key = tuple(ck[e] for e in others)
+        if best is None or key < best[0]:
+            best = (key, base, sig[i], others)
+    _, base, sig_b, others = best
+    return base, sig_b, [base] + others
+
+
+def canonical_factorization(fz: Factorization) -> Factorization:
+    """The canonical representative of a factorization (docs/analysis.md, "Canonical answers").
+
+    The same block has many equal factorizations: every factor may start at any of its elements
+    (the factors are normalized to their first element), each element's sign gauge ``(-a, -b, c)``
+    is free, and factors of equal size may be listed in either order.  The representative: each
+    factor oriented by :func:`_orient_factor`, ``scale_a`` at an angle in ``[0, 180)`` degrees (the
+    sign gauge of all nodes at once), then the factors sorted by size and, for equal sizes, by
+    their key sequence.  The reconstruction (:meth:`cogo.analysis.kronecker.Factorization.reconstruct`), the
+    error and the node partition are unchanged; the grid, the factors, ``scale`` and ``signs``
+    move together.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cogo.analysis.factorization import factor_block
+    >>> from cogo.catalogue.partial import z_nu_i, z_syn
+    >>> x = 6 ** (-1 / 3) * (z_nu_i() * z_syn())
+    >>> f = factor_block(x.a, x.b, x.c).best             # already canonical: a second pass changes nothing
+    >>> g = canonical_factorization(f)
+    >>> g.grid.tolist() == f.grid.tolist(), bool(np.allclose(g.reconstruct(), f.reconstruct()))
+    (True, True)
+    """
+    grid = fz.grid.copy()
+    signs = np.array(fz.signs, dtype=float).copy()
+    scale = np.array(fz.scale, dtype=np.complex128).copy()
+    vecs = []
+    keys = []
+    for i, f in enumerate(fz.factors):
+        V = np.asarray(f.vectors, dtype=np.complex128)
+        o = _orient_factor(V)
+        if o is None:
+            vecs.append(V)
+            keys.append(())
+            continue
+        base, sig, order = o
+        for e in range(V.shape[1]):
+            if sig[e] < 0:
+                signs[np.take(grid, e, axis=i).reshape(-1)] *= -1.0
+        scale = scale * V[:, base]
+        N = V / V[:, base:base + 1]
+        N[:2] *= sig
+        N = N[:, order]
+        grid = np.take(grid, order, axis=i)
+        vecs.append(N)
+        keys.append(tuple(_feature_keys(N[:, 1:].T)) if N.shape[1] > 1 else ())
+    if abs(scale[0]) > 0 and _feature_key(scale[0])[0] >= 180.0:
+        # the global sign gauge (-a, -b, c) of every node at once: scale_a at an angle in [0, 180) degrees
+        scale[:2] *= -1.0
+        signs = -signs
+    ax = sorted(range(len(vecs)), key=lambda i: (vecs[i].shape[1], keys[i]))
+    grid = np.transpose(grid, ax).copy()
+    vecs = [vecs[i] for i in ax]
+    return Factorization(tuple(grid.shape), grid, [Factor(*v) for v in vecs], scale, fz.error, signs,
+                         fz.balance, fz.exact_grid)

@@ -1,0 +1,384 @@
+"""Naming a block against the catalogue: its factors, its type (SPEC 7, 8.6).
+
+A block read as a Kronecker product (:mod:`cogo.analysis.factorization`) is named factor by factor
+(:func:`name_factor`) and then as a whole (:func:`name_block`): the type of the block, its named
+factors and the grid they sit on.  The forms, their fits, canonical representatives, special cases
+and the named products are the records of :mod:`cogo.catalogue` (the one registry); this module
+loops over it.
+
+Naming factors against the catalogue (SPEC 7)
+---------------------------------------------
+A normalized factor (first node ``(1, 1, 1)``) is only defined up to
+
+* the order of its nodes (any node may be the first one; the others are
+  renormalized by it),
+* the sign gauge of each node, ``(a, b, c) -> (-a, -b, c)``,
+* the *stabilizer of its partner*: if ``V`` is the product of the block's other
+  factors and ``lam V = V`` (as a node set, modulo signs) for a per-``p``
+  multiplier ``lam``, then any node of this factor may be multiplied by
+  ``lam`` (the grid is permuted).  For ``z_syn`` the stabilizer is
+  ``{1, w, w^2}``; for ``z_{nu=i}`` it is ``{1, (i, -i, 1)}``; it is trivial
+  for the other factors with generic parameters.
+
+Every transformed version of the factor is fitted to every catalogue form:
+``z_nu(nu)`` ``(1,nu);(1,-nu);(1,-nu^-2)``, ``z_{nu=i}`` (= ``z_nu(+-i)``),
+``z_xi(xi, s)`` ``(1,xi);(1,-s i conj xi);(1,s i)``, ``z_syn`` and
+``z_syn,ab(alpha, beta)``.  A form *fits* when the root-mean-square
+difference per entry is at most ``name_tol`` (default :data:`NAME_TOL` =
+0.05; entries have modulus about 1).  Precedence: the parameter-free special
+cases ``z_nu=i`` and ``z_syn`` (= ``z_syn,ab(1, 1)``) over the general forms
+``z_nu`` and ``z_syn,ab``, provided the special case fits within ``name_tol``
+and about as well as the general form (residual at most 3 times the general
+form's plus 0.01; so ``z_nu(nu)`` with ``nu`` a degree away from ``i`` stays
+``z_nu``, while noise alone never splits a true ``z_nu=i``);
+when a factor fits two general forms (e.g. ``z_nu(nu)`` with ``nu^2 = s i`` is
+also ``z_xi(nu, s)``) the block decides (below).  No fit: ``unknown``.
+
+Parameters are reported as one canonical representative of their orbit under
+the transformations above: the one whose angle, read in
+``[-0.01, 2 pi - 0.01)``, is smallest (``z_xi``: ``s = +1`` first, which node
+swapping always allows, since ``z_xi(xi, s)`` with its nodes swapped is
+``z_xi(conj xi, -s)``; ``z_syn,ab``: smallest angle of ``alpha``, then of
+``beta``).  So ``nu`` of ``z_nu * z_syn`` lies in ``[0, 30]`` degrees
+(``nu ~ -nu ~ 1/nu ~ w nu``), ``nu`` of a lone ``z_nu`` in ``[0, 90]``,
+``xi`` of ``z_nu=i * z_xi`` in ``[0, 90)`` (``xi ~ i xi``) with ``s = +1``,
+and ``alpha, beta`` of ``z_nu=i * z_syn,ab`` are defined modulo ``i``.
+
+Block types
+-----------
+``non-factorable`` (no grid within ``factor_tol``; or a block of prime order
+that matches no catalogue factor); ``other factorable`` (a grid exists but
+some factor is unknown); otherwise the catalogue family.  For two factors the
+families of SPEC 7 come first, in this order: ``z_nu * z_syn`` (7.1, which
+also covers ``z_nu=i * z_syn``), ``z_nu=i * z_syn,ab`` (7.2),
+``z_nu=i * z_xi`` (7.3).  Otherwise the factor names joined by `` * `` in
+the order ``z_nu=i, z_nu, z_xi, z_syn, z_syn,ab`` (e.g.
+``z_nu=i * z_nu * z_syn`` for an order-12 block).  A block of order 2 or 3
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
+.. [2] H. W. Kuhn, "The Hungarian method for the assignment problem", Naval Research Logistics Quarterly 2, 1955.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from cogo import catalogue as _cat
+from cogo.analysis.assignment import linear_assignment
+from cogo.analysis.factorization import factor_block
+from cogo.analysis.kronecker import BlockFactorization, Factorization, balance_gauge, kron_vectors, node_features
+from cogo.analysis.network_report import BlockReport
+
+__all__ = ["NAME_TOL", "EXACT_RATIO", "EXACT_SLACK", "FactorName", "stabilizer", "name_factor", "name_block"]
+
+#: RMS deviation per entry up to which a factor matches a catalogue form.
+NAME_TOL = 0.05
+#: A finer grid is preferred only if its error is at most EXACT_RATIO * (best error) + EXACT_SLACK.
+EXACT_RATIO = 2.0
+EXACT_SLACK = 0.005
+
+
+def _specific(name: str) -> int:
+    """0 for a special case (``z_nu=i``, ``z_syn``), 1 for a general form: the naming precedence."""
+    return 0 if _cat.is_special(name) else 1
+
+
+@dataclass
+class FactorName:
+    """A factor named against the catalogue: ``name``, canonical ``params`` and fit ``residual``.
+
+    ``alternatives`` lists every ``(name, params, residual)`` that fits within
+    the tolerance (the block may prefer a less specific one to form a family).
+    ``vectors`` is the normalized factor, shape ``(3, m)``.  For an
+    ``unknown`` factor of 2 or 3 nodes, ``closest`` is the best-fitting form
+    and its residual (above the tolerance), as a hint.
+
+    >>> import numpy as np
+    >>> f = name_factor(np.array([[1, -1j], [1, 1j], [1, 1]]))   # (a; b; c) = (1, -i; 1, i; 1, 1)
+    >>> f.name, f.params, f.residual
+    ('z_nu=i', {'nu': 1j}, 0.0)
+    """
+
+    name: str
+    params: dict
+    residual: float | None
+    vectors: np.ndarray
+    alternatives: list = field(default_factory=list)
+    closest: tuple | None = None
+    fitted: dict = field(default_factory=dict)
+
+    @property
+    def special(self) -> str | None:
+        """The parameter-free special case (``z_nu=i``, ``z_syn``) this factor is within tolerance of, if named so."""
+        return self.name if _cat.is_special(self.name) else None
+
+    @property
+    def size(self) -> int:
+        return int(self.vectors.shape[1])
+
+
+def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
+    """Per-``p`` multipliers ``lam`` (rows, shape (S, 3)) with ``lam V = V`` as a node set modulo signs.
+
+    Candidates are ``V[:, j] / V[:, 0]``; each is kept when every node of
+    ``lam V`` has a distinct partner in ``V`` within relative feature distance
+    ``tol``.  Always contains ``(1, 1, 1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.exp(2j * np.pi / 3)
+    >>> S = stabilizer(np.array([[1, w, w * w]] * 3))   # z_syn: multiplying by w permutes its nodes
+    >>> S.shape, bool(np.allclose(S ** 3, 1))
+    ((3, 3), True)
+    """
+    V = np.asarray(V, dtype=np.complex128)
+    n = V.shape[1]
+    if n <= 1 or np.any(V[:, 0] == 0):
+        return np.ones((1, 3), dtype=np.complex128)
+    F = node_features(V[0], V[1], V[2])
+    out = [np.ones(3, dtype=np.complex128)]
+    for j in range(1, n):
+        lam = V[:, j] / V[:, 0]
+        lf = np.array([lam[0] ** 2, lam[0] * lam[1], lam[1] ** 2, lam[2]])
+        G = F * lf
+        D = np.linalg.norm(G[:, None, :] - F[None, :, :], axis=-1) / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, None]
+        # lam V = V as a multiset: an optimal one-to-one matching (Hungarian), every pair within tol.  (Nearest
+        # partners were not one-to-one when V repeats a node -- z_nu * z_nu with equal nu -- and float noise
+        # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
+        near = D <= tol
+        if not (near.any(axis=0).all() and near.any(axis=1).all()):
+            continue  # some node has no partner within tol: no matching can pass
+        col = linear_assignment(np.round(D, 9))
+        if (D[np.arange(n), col] <= tol).all():
+            out.append(lam)
+    return np.stack(out)
+
+
+def _variants_2(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
+    """Second-node values ``(x, y, z)`` of every transformed version of a 2-node factor: (N, 3)."""
+    n1 = u[:, 1] / u[:, 0]
+    base = np.stack([n1, 1.0 / n1])  # keep or swap the nodes
+    sg = np.array([[1, 1, 1], [-1, -1, 1]])
+    v = base[:, None, None, :] * sg[None, :, None, :] * stab[None, None, :, :]
+    return v.reshape(-1, 3)
+
+
+def _variants_3(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
+    """Nodes 1, 2 of every transformed version of a 3-node factor: (N, 2, 3)."""
+    vs = []
+    for f in range(3):
+        for g, h in ((0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)):
+            if f in (g, h) or g == h:
+                continue
+            vs.append(np.stack([u[:, g] / u[:, f], u[:, h] / u[:, f]]))
+    base = np.stack(vs)  # (6, 2, 3)
+    sg = np.array([1, 1, 1]), np.array([-1, -1, 1])
+    mult = []
+    for s1 in sg:
+        for s2 in sg:
+            for l1 in stab:
+                for l2 in stab:
+                    mult.append(np.stack([s1 * l1, s2 * l2]))
+    mult = np.stack(mult)  # (4 S^2, 2, 3)
+    return (base[:, None] * mult[None]).reshape(-1, 2, 3)
+
+
+def _fits(u: np.ndarray, stab: np.ndarray) -> dict:
+    """Every registered family of ``u``'s node count fitted to every disguise of ``u`` (:mod:`cogo.catalogue`).
+
+    Returns ``{name: (family, residuals (N,), params list)}`` in fitting order.
+    """
+    m = u.shape[1]
+    V = _variants_2(u, stab) if m == 2 else _variants_3(u, stab)
+    out = {}
+    for fam in _cat.fit_order(m):
+        res, params = fam.fit(V)
+        out[fam.name] = (fam, res, params)
+    return out
+
+
+def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
+                special_within_tol: bool = False) -> FactorName:
+    """Name a normalized factor (3, m) against the catalogue of SPEC 7 (see the module docstring).
+
+    ``special_within_tol``: name a special case (``z_nu=i``, ``z_syn``)
+    whenever it fits within ``tol`` (the reference's rule, ``--preset paper``);
+    by default it must also fit about as well as its general form.
+
+    ``partner`` is the product of the block's other factors, shape (3, n),
+    whose stabilizer may move this factor's nodes; None for a lone factor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.exp(2j * np.pi / 3)
+    >>> f = name_factor(np.array([[1, w, w * w]] * 3))  # z_syn of SPEC 7
+    >>> f.name, round(f.residual, 9)
+    ('z_syn', 0.0)
+    """
+    u = np.asarray(vectors, dtype=np.complex128)
+    if u.ndim != 2 or u.shape[0] != 3:
+        raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
+    m = u.shape[1]
+    stab = stabilizer(partner) if partner is not None else np.ones((1, 3), dtype=np.complex128)
+    stab = stab / np.abs(stab)  # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
+    if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
+        return FactorName("unknown", {}, None, u)
+    fits = _fits(u, stab)
+    alts = []
+    closest = ("unknown", math.inf)
+    fitted = {}
+    for name, (fam, res, params) in fits.items():
+        res = np.nan_to_num(np.asarray(res, dtype=float), nan=np.inf)
+        best = float(res.min())
+        i0 = int(np.argmin(res))
+        fp = dict(params[i0]) if params else {}
+        mods = [v for k_, v in fp.items() if k_.startswith("|")]
+        if mods:
+            fp["modulus"] = float(max(max(m_, 1.0 / m_) if m_ > 0 else math.inf for m_ in mods))
+        fp["residual"] = best
+        fitted[name] = fp
+        if best < closest[1]:
+            closest = (name, best)
+        if best <= tol:
+            idx = np.flatnonzero(res <= min(tol, 2 * best + 0.005))
+            alts.append((name, fam.representative([params[i] for i in idx]), best))
+    # a special case is kept only when it fits about as well as its general form (module docstring)
+    res_of = {n: r for n, _, r in alts}
+    for special, general in ((f.name, f.special_of) for f in _cat.families() if f.special_of):
+        if special in res_of and general in res_of and res_of[special] > 3 * res_of[general] + 0.01 \
+                and not special_within_tol:
+            alts = [t for t in alts if t[0] != special]
+    # a special case keeps the fitted parameters of its general form (the special name is a flag)
+    gen_params = {n: p for n, p, _ in alts}
+    alts = [(n, dict(gen_params.get(_cat.general_of(n), {})) if _cat.is_special(n) else p, r) for n, p, r in alts]
+    alts.sort(key=lambda t: (_specific(t[0]), round(t[2], 9), _cat.rank(t[0])))  # ties: name order, not noise
+    if not alts:
+        return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None, fitted)
+    name, params, res = alts[0]
+    return FactorName(name, params, res, u, alts, None, fitted)
+
+
+def _product_type(names: Sequence[str]) -> str:
+    if any(n == "unknown" for n in names):
+        return "other factorable"
+    return " * ".join(sorted(names, key=_cat.rank))
+
+
+def _choose_names(named: list[FactorName]) -> tuple[str, list[tuple[str, dict, float | None]], bool]:
+    """Pick each factor's name so that the block forms a SPEC 7 family if it can; returns (type, names, family)."""
+    if len(named) == 2 and all(f.alternatives for f in named):
+        for prod in _cat.products():
+            fam, roles = prod.name, prod.roles
+            for order in ((0, 1), (1, 0)):
+                picks = []
+                for fi, role in zip(order, roles):
+                    ok = [alt for alt in named[fi].alternatives if alt[0] in _cat.serves(role)]
+                    if not ok:
+                        break
+                    ok.sort(key=lambda t: (_specific(t[0]), round(t[2], 9), _cat.rank(t[0])))
+                    picks.append((fi, ok[0]))
+                else:
+                    picks.sort()
+                    return fam, [p[1] for p in picks], True
+    picks = [(f.name, f.params, f.residual) for f in named]
+    return _product_type([p[0] for p in picks]), picks, False
+
+
+def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
+    d = {"name": name, "params": dict(params), "residual": residual, "vectors": np.asarray(vectors)}
+    if _cat.is_special(name):
+        d["special"] = name  # a flag: params hold the fitted general-form values
+    if name == "unknown" and closest is not None:
+        d["closest"] = {"name": closest[0], "residual": float(closest[1])}
+    return d
+
+
+def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool = False) -> tuple[str, list, bool, int]:
+    """Name every factor of a factorization; returns (type, factor dicts, family?, number named)."""
+    vecs = [f.vectors for f in fz.factors]
+    named = []
+    for i, v in enumerate(vecs):
+        others = [w for j, w in enumerate(vecs) if j != i]
+        partner = kron_vectors(others) if others else None
+        named.append(name_factor(v, partner, tol, special_within_tol))
+    typ, picks, fam = _choose_names(named)
+    facs = [_factor_dict(n, p, r, f.vectors, f.closest) for (n, p, r), f in zip(picks, named)]
+    n_named = sum(1 for n, _, _ in picks if n != "unknown")
+    return typ, facs, fam, n_named
+
+
+def name_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Any) -> None:
+    """Factor and name a block (SPEC 8.4-8.6): fills ``type``, ``factors``, ``error``, ``shape``, ``grid`` of ``rep``.
+
+    ``st``: the :class:`cogo.analysis.classify.Settings` of the reading (``factor_tol``, ``name_tol``,
+    ``preset``).  A grid that fits within ``factor_tol`` is kept when its error is at most
+    :data:`EXACT_RATIO` times the best error plus :data:`EXACT_SLACK`; the finest such shape wins.
+    """
+    q = rep.order
+    if st.preset == "paper" and q:
+        # the reference divides every node by (a_j b_j c_j)^(1/3) before factoring (SPEC 8.4), so unequal
+        # node amplitudes are not seen; here by the modulus only (a complex cube root would pick branches)
+        amp = np.cbrt(np.abs(a * b * c))
+        amp = np.where(amp > 0, amp, 1.0)
+        a, b, c = a / amp, b / amp, c / amp
+    if q in (2, 3):
+        ab_, bb_, cb_, _ = balance_gauge(a, b, c)
+        x = np.stack([ab_, bb_, cb_])
+        if np.all(np.abs(x[:, 0]) > 0):
+            u = x / x[:, :1]
+            nf = name_factor(u, None, st.name_tol, st.preset == "paper")
+            rep.abc_scale = complex(np.prod(x[:, 0]))
+            if nf.name != "unknown":
+                rep.type = nf.name
+                rep.factors = [_factor_dict(nf.name, nf.params, nf.residual, u)]
+        return
+    if q < 4:
+        return
+    bf: BlockFactorization = factor_block(a, b, c, tol=st.factor_tol)
+    rep.error = bf.min_error
+    rep.search_note = bf.skipped
+    exact = bf.exact
+    if not exact:
+        best = bf.best
+        if best is not None:
+            rep.shape = tuple(best.shape)
+        return
+    # A coarser grid that fits exactly wins over a finer one that fits only within tolerance: the
+    # eligible shapes fit within EXACT_RATIO times the best error plus EXACT_SLACK (noise of the
+    # finer fit); among them the finest, and among its grids the best-named one.
+    e_min = min(f.error for f in exact)
+    eligible = [f for f in exact if f.error <= EXACT_RATIO * e_min + EXACT_SLACK]
+    finest = max(len(f.shape) for f in eligible)
+    # every eligible grid of the finest shape is named and the choice is canonical (docs/analysis.md, "Canonical
+    # answers"): most factors named, a SPEC 7 family, most special cases (z_nu=i, z_syn: the documented
+    # precedence), then the smaller error read to 1e-9, then the canonical key of the factorization; so the same
+    # block gets the same type whichever of its equal grids the search listed first
+    chosen = None
+    for fz in eligible:
+        if len(fz.shape) != finest:
+            continue
+        typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper")
+        n_special = sum(1 for f in facs if _cat.is_special(f["name"]))
+        score = (-n_named, not fam, -n_special) + fz.sort_key
+        if chosen is None or score < chosen[0]:
+            chosen = (score, fz, typ, facs)
+    _, fz, typ, facs = chosen
+    # factors listed as the type names them (by size, then the name order of the module docstring; equal names
+    # keep their canonical order), the grid's axes with them
+    order = sorted(range(len(facs)), key=lambda i: (fz.shape[i], _cat.rank(facs[i]["name"]), i))
+    facs = [facs[i] for i in order]
+    rep.type = typ
+    rep.factors = facs
+    rep.error = fz.error
+    rep.shape = tuple(fz.shape[i] for i in order)
+    rep.factorable = True
+    rep.abc_scale = fz.abc_scale
+    grid_nodes = np.asarray(rep.nodes)[np.transpose(fz.grid, order)]
+    rep.grid = grid_nodes.tolist()
