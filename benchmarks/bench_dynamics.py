@@ -49,7 +49,7 @@ def make_run(directory: Path, S: int, d: int = 127, q: int = 512) -> Path:
     from cogo.io.weights import save_checkpoint
     from cogo.io.snapshots import SnapshotWriter
     from cogo.solvers.constructions import construct
-    from cogo.solvers.training import init_weights
+    from cogo.solvers.batch import init_weights
 
     net, _ = construct("z_F46", d)
     Wf = net.to_weights(real=True)

@@ -81,7 +81,7 @@ def matmul_peak(dtype_name: str, n: int = 8192, reps: int = 10) -> float:
 
 
 def cell_config(d: int, q: int, epochs: int, device: str):
-    from cogo.solvers.training import TrainConfig
+    from cogo.solvers.training_config import TrainConfig
 
     return TrainConfig(group=str(d), hidden=q, epochs=epochs, lr=0.01, device=device, log_every=max(1, epochs // 10))
 
@@ -139,7 +139,7 @@ def classify_cell(paths: list[str]) -> dict:
 
 
 def train_cells(order, probes, args, out_dir: Path) -> dict:
-    from cogo.solvers.training import save_run
+    from cogo.solvers.training_results import save_run
 
     done, spent = {}, 0.0
     for d, q in order:

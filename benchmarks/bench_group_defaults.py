@@ -7,7 +7,7 @@ For every group and every ``lr:wd`` setting, trains one model per seed with the
 batched trainer (Adam, MSE, the default 10% test split, one thread) and counts
 the seeds whose held-out pairs are all answered right (test accuracy 1.0), with
 the mean test accuracy.  This is the measurement behind the training defaults
-for non-Abelian groups (:data:`cogo.solvers.training.DEFAULT_HYPERPARAMETERS`,
+for non-Abelian groups (:data:`cogo.solvers.training_config.DEFAULT_HYPERPARAMETERS`,
 docs/groups.md): the groups of order 6 and 8 keep only 32 and 57 training pairs
 at the default split, near the sample count n ~ d_k^2 M log M of the
 scaling-law theory, so whether a seed generalizes depends on its split; the
@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine_info, write_json  # noqa: E402
 
 from cogo.commands._args import parse_seeds  # noqa: E402
-from cogo.solvers.training import TrainConfig, train  # noqa: E402
+from cogo.solvers.training import train
+from cogo.solvers.training_config import TrainConfig
 
 
 def run(group: str, lr: float, wd: float, seeds: list[int], hidden: int, epochs: int) -> dict:

@@ -35,7 +35,9 @@ import torch  # noqa: E402
 
 from _common import machine_info, write_json  # noqa: E402
 from cogo.runtime import threads as T  # noqa: E402
-from cogo.solvers.training import TrainConfig, save_run, train  # noqa: E402
+from cogo.solvers.training import train  # noqa: E402
+from cogo.solvers.training_config import TrainConfig  # noqa: E402
+from cogo.solvers.training_results import save_run  # noqa: E402
 
 QUICK_CASES = [(11, 64, 1, 300), (23, 512, 5, 40), (71, 512, 1, 20)]
 FULL_CASES = QUICK_CASES + [(11, 64, 50, 100), (23, 64, 1, 300), (23, 4096, 1, 10), (71, 512, 5, 5),

@@ -42,7 +42,9 @@ import torch
 from cogo import __version__
 from cogo.algebra.spec import parse_group
 from cogo.io.outputs import atomic_write_text
-from cogo.solvers.training import TrainConfig, init_weights, pair_targets, split_pairs, train, validate_run
+from cogo.solvers.batch import init_weights, pair_targets, split_pairs
+from cogo.solvers.training import train, validate_run
+from cogo.solvers.training_config import TrainConfig
 
 
 def machine_info(device: str) -> dict:

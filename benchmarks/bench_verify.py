@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine_info, write_json  # noqa: E402
 
-from cogo.solvers.constructions import f6_design, f46_design  # noqa: E402
+from cogo.solvers.designs import f6_design, f46_design  # noqa: E402
 from cogo.proofs import registry as R  # noqa: E402
 from cogo.proofs import theorems_optimality as TO  # noqa: E402
 
@@ -122,9 +122,10 @@ def _certificates(dmax: int, out: dict) -> None:
 def _certificates_split(ds: list, out: dict) -> None:
     """The same certificates, construction and certificate timed apart (``--split``)."""
     from cogo.solvers import constructions as C
+    from cogo.solvers import designs
 
     TO.clear_caches()
-    C.clear_caches()      # the construction memos start empty here too (they fill up over the orders)
+    designs.clear_caches()      # the construction memos start empty here too (they fill up over the orders)
     build = {"f6": 0.0, "f46": 0.0}
     cert = {"f6": 0.0, "f46": 0.0}
     ok_split = True
@@ -138,14 +139,14 @@ def _certificates_split(ds: list, out: dict) -> None:
             cert[kind] += time.perf_counter() - t2
     out["certificates_split"] = {"construction_seconds": build, "certificate_seconds": cert,
                                  "all_passed": ok_split,
-                                 "construction_memos": "cleared before the first order (cogo.solvers.constructions."
+                                 "construction_memos": "cleared before the first order (cogo.solvers.designs."
                                                        "clear_caches)",
                                  "note": "same theorems, the exact network built first (seed 1) and passed as net=; "
                                          "runs after the certificates entry, so sympy's own cache may be warm "
                                          "(small d); a fresh process gives the cold split"}
     cold1 = {}
     for kind, fn in (("f6", C.z_F6), ("f46", C.z_F46)):
-        C.clear_caches()
+        designs.clear_caches()
         t1 = time.perf_counter()
         fn(ds[-1], seed=1, exact=True)
         cold1[kind] = time.perf_counter() - t1

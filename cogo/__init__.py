@@ -50,7 +50,7 @@ _API = {
     "fourier_loss": ("cogo.algebra.loss", "fourier_loss"),
     "real_loss": ("cogo.algebra.loss", "real_loss"),
     # the workflow
-    "TrainConfig": ("cogo.solvers.training", "TrainConfig"),
+    "TrainConfig": ("cogo.solvers.training_config", "TrainConfig"),
     "CogoError": ("cogo.runtime.errors", "CogoError"),
     "train": ("cogo.api", "train"),
     "load": ("cogo.api", "load"),

@@ -42,20 +42,20 @@ def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, prog
           **config: Any):
     """Train one model per ``(weight decay, seed)`` as one batched program (SPEC 1).
 
-    ``config`` holds the fields of :class:`cogo.solvers.training.TrainConfig` (``hidden``,
+    ``config`` holds the fields of :class:`cogo.solvers.training_config.TrainConfig` (``hidden``,
     ``epochs``, ``lr``, ``weight_decay``, ...); the defaults are the reference experiment's.
     A thin front to :func:`cogo.solvers.training.train`.
 
     Returns
     -------
-    list of cogo.solvers.training.TrainResult
-        One per model, weight decay first, then seed; ``cogo.solvers.training.save_run`` writes them.
+    list of cogo.solvers.training_results.TrainResult
+        One per model, weight decay first, then seed; ``cogo.solvers.training_results.save_run`` writes them.
 
     References
     ----------
     .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
-    from cogo.solvers.training import TrainConfig  # late: torch (cogo.load and cogo.classify need none)
+    from cogo.solvers.training_config import TrainConfig
     from cogo.solvers.training import train as _train  # late: torch
 
     cfg = TrainConfig(group=str(group) if isinstance(group, int) else group, **config)

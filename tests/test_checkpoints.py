@@ -125,7 +125,9 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
     import torch
 
     from cogo.io.weights import _pt_shapes_without_torch, load_weights
-    from cogo.solvers.training import TrainConfig, save_run, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import save_run
 
     path = save_run(train(TrainConfig(group="5", hidden=6, epochs=3, log_every=1), [1], progress=False,
                           threads=1), tmp_path)[0]

@@ -468,10 +468,12 @@ def test_json_is_strict_and_complete(tmp_path):
 @pytest.mark.slow
 def test_end_to_end_train_classify(tmp_path, capsys):
     training = pytest.importorskip("cogo.solvers.training")
-    cfg = training.TrainConfig(group="11", hidden=48, epochs=1500, lr=0.01, weight_decay=1e-3, log_every=500,
-                               dtype="float64")
+    training_config = pytest.importorskip("cogo.solvers.training_config")
+    training_results = pytest.importorskip("cogo.solvers.training_results")
+    cfg = training_config.TrainConfig(group="11", hidden=48, epochs=1500, lr=0.01, weight_decay=1e-3, log_every=500,
+                                      dtype="float64")
     results = training.train(cfg, seeds=[0], progress=False)
-    paths = [p for p in training.save_run(results, tmp_path) if p.endswith(".pt")]
+    paths = [p for p in training_results.save_run(results, tmp_path) if p.endswith(".pt")]
     rc, out, err = run_cli(["classify", *paths, "--json", tmp_path / "o.json"], capsys)
     assert rc == 0, err
     doc = json.loads((tmp_path / "o.json").read_text())

@@ -93,12 +93,12 @@ def test_the_registry_is_the_commands_folder():
 
 
 def test_choices_match_the_library():
-    from cogo.solvers import training
+    from cogo.solvers import batch, training_config
 
-    assert _args.LOSSES == training.LOSSES
-    assert _args.OPTIMIZERS == training.OPTIMIZERS
-    assert _args.DTYPES == tuple(training.DTYPES)
-    assert _args.KERNELS == training.KERNELS
+    assert _args.LOSSES == training_config.LOSSES
+    assert _args.OPTIMIZERS == training_config.OPTIMIZERS
+    assert _args.DTYPES == tuple(training_config.DTYPES)
+    assert _args.KERNELS == batch.KERNELS
     from cogo.solvers import constructions
 
     assert construct.CONSTRUCTIONS == constructions.KIND_OF
@@ -201,7 +201,9 @@ def test_construct_even_order_is_a_user_error(tmp_path, capsys):
 def test_plotting_never_switches_the_callers_backend(tmp_path):
     import matplotlib
 
-    from cogo.solvers.training import TrainConfig, plot_history, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import plot_history
 
     before = matplotlib.get_backend()
     matplotlib.use("svg")  # the caller's choice; cogo must leave it alone

@@ -1,4 +1,4 @@
-"""Tests of the global constructions of SPEC 7 (cogo.solvers.constructions) and `cogo construct`.
+"""Tests of the global constructions of SPEC 7 (cogo.solvers.constructions, cogo.solvers.designs) and `cogo construct`.
 
 Expected values come from the SPEC or are derived by hand in the comments;
 losses are checked with an independent dense real-space loss written here.
@@ -15,6 +15,7 @@ from cogo.algebra import FiniteAbelianGroup, Network, condition_residuals, fouri
 from cogo.io.weights import load_weights
 from cogo.cli import main
 from cogo.solvers import constructions as C
+from cogo.solvers import designs
 from cogo.catalogue.partial import z_nu, z_syn
 
 ODD_GROUPS = [(3,), (5,), (11,), (23,), (3, 5), (3, 3), (9,)]
@@ -68,7 +69,7 @@ def test_memorization_works_for_every_order(orders):
     check_optimal(net)
 
 
-@pytest.mark.parametrize("fn", [C.z_F6, C.z_F6_ab, C.z_F46, C.f6_design, C.f6ab_design, C.f46_design])
+@pytest.mark.parametrize("fn", [C.z_F6, C.z_F6_ab, C.z_F46, designs.f6_design, designs.f6ab_design, designs.f46_design])
 @pytest.mark.parametrize("orders", [(4,), (2, 3), (10,)])
 def test_even_order_is_a_clear_error(fn, orders):
     with pytest.raises(ValueError, match="odd order"):
@@ -88,9 +89,9 @@ def test_node_counts(d):
     assert C.z_F6_ab(d).q == 3 * (d - 1)
     assert C.z_F46(d).q == 6 + 4 * (half - 1)
     assert C.z_M(d).q == d * d
-    counts = C.f46_design(d, k0=half).node_counts()
+    counts = designs.f46_design(d, k0=half).node_counts()
     assert counts == {k: (6 if k == half else 4) for k in range(1, half + 1)}
-    assert C.f6_design(d).node_counts() == {k: 6 for k in range(1, half + 1)}
+    assert designs.f6_design(d).node_counts() == {k: 6 for k in range(1, half + 1)}
 
 
 def test_product_group_counts():
@@ -127,13 +128,13 @@ def test_uncorrected_f46_on_z3_is_the_corrected_one():
 def test_hat_gamma_by_hand(s):
     # gamma_k = -(1 + s i) / (sum over six nodes of |a|^2 + |b|^2) and with |nu| = 1 every node of
     # 6^(-1/3) z_syn * z_nu has |a|^2 = |b|^2 = 6^(-2/3): denominator 12 * 6^(-2/3).
-    d = C.f46_design(7, s=s, exact=True)
+    d = designs.f46_design(7, s=s, exact=True)
     gam = d.blocks[0].c_ext
     assert set(gam) == {2, 3}
     expected = -(1 + s * sympy.I) * sympy.Integer(6) ** sympy.Rational(2, 3) / 12
     for v in gam.values():
         assert sympy.expand(v - expected) == 0
-    dn = C.f46_design(7, s=s)
+    dn = designs.f46_design(7, s=s)
     for v in dn.blocks[0].c_ext.values():
         assert v == pytest.approx(complex(-(1 + s * 1j) * 6 ** (2 / 3) / 12), abs=1e-15)
 
@@ -156,10 +157,10 @@ def test_spec_7_3_hat_correction_needs_unit_nu():
     six = (z_syn() * z_nu(2.0)) * 6 ** (-1 / 3)
     assert np.sum(np.conj(six.a) * six.b) == pytest.approx(6 ** (-2 / 3) * 3 * (1 - 4))
     with pytest.raises(ValueError, match="unit circle"):
-        C.f46_design(11, nu=2)
-    bad = C.f46_design(11, nu=2, check_unit=False).to_network()
+        designs.f46_design(11, nu=2)
+    bad = designs.f46_design(11, nu=2, check_unit=False).to_network()
     assert direct_loss(*bad.to_weights(real=True), 11) > 1e-3
-    good = C.f46_design(11, nu=complex(np.exp(0.7j))).to_network()
+    good = designs.f46_design(11, nu=complex(np.exp(0.7j))).to_network()
     assert direct_loss(*good.to_weights(real=True), 11) < LOSS_TOL
     # z_F6 itself accepts any nonzero nu (SPEC 7.1)
     check_optimal(C.z_F6(11, nu=2.0))
@@ -194,11 +195,11 @@ def test_parameter_forms():
     b = C.z_F6(7, nu={1: 1, 2: 1, 3: 1})
     c = C.z_F6(7, nu=[1, 1, 1])
     assert a.equals(b) and a.equals(c)
-    d = C.f6_design(7, nu={2: 3})
+    d = designs.f6_design(7, nu={2: 3})
     assert d.params["nu"] == {1: 1, 2: 3, 3: 1}
     prod = parse_group("3x5")
     k = int(prod.positive_frequencies[2])
-    dd = C.f6_design(prod, nu={prod.coords(k): 2})
+    dd = designs.f6_design(prod, nu={prod.coords(k): 2})
     assert dd.params["nu"][k] == 2
 
 
@@ -227,7 +228,7 @@ def test_unit_circle_checks():
 
 def test_exact_refuses_floats():
     with pytest.raises(ValueError, match="exact parameters"):
-        C.f6_design(7, nu=0.5, exact=True)
+        designs.f6_design(7, nu=0.5, exact=True)
 
 
 def test_seed_is_deterministic_and_shared_by_exact_and_numeric():
@@ -236,13 +237,13 @@ def test_seed_is_deterministic_and_shared_by_exact_and_numeric():
     assert not np.allclose(C.z_F46(11, seed=4).z, a.z)
     ex = C.z_F46(11, seed=3, exact=True).to_numeric()
     assert np.allclose(ex.z, a.z, atol=1e-14)
-    d = C.f46_design(11, seed=3, exact=True)
+    d = designs.f46_design(11, seed=3, exact=True)
     for v in d.params["xi"].values():  # seeded values are exact points of the unit circle
         assert not v.has(sympy.Float) and sympy.expand(v * sympy.conjugate(v)) == 1
 
 
 def test_explicit_parameters_override_seed():
-    d = C.f6_design(7, seed=1, nu={1: 5})
+    d = designs.f6_design(7, seed=1, nu={1: 5})
     assert d.params["nu"][1] == 5 and d.params["nu"][2] != 1
 
 
@@ -278,7 +279,7 @@ def test_z_M_real_weights_are_one_hot():
 
 
 def test_design_node_order_matches_network():
-    d = C.f6_design(7, seed=2)
+    d = designs.f6_design(7, seed=2)
     net = d.to_network()
     for i, blk in enumerate(d.blocks):
         sl = slice(6 * i, 6 * i + 6)
@@ -387,7 +388,7 @@ def test_exact_z_F6_entries_equal_the_spec_products():
     s = sympy.Integer(6) ** sympy.Rational(-1, 3)
     w = root_of_unity(3, 1)
     for d, seed in ((5, 1), (9, 3), (13, None)):
-        design = C.f6_design(d, seed=seed, exact=True)
+        design = designs.f6_design(d, seed=seed, exact=True)
         net = design.to_network()
         off = 0
         for blk in design.blocks:
@@ -404,7 +405,7 @@ def test_exact_z_F6_entries_equal_the_spec_products():
 @pytest.mark.parametrize("fn", [C.z_F6, C.z_F46, C.z_F6_ab])
 def test_memoized_entries_are_identical_to_cold_ones(fn):
     """The value memos (cleared by clear_caches) return the very expressions a cold build computes."""
-    C.clear_caches()
+    designs.clear_caches()
     cold = {d: fn(d, seed=2, exact=True).z for d in (7, 11)}
     warm = {d: fn(d, seed=2, exact=True).z for d in (11, 7)}      # memos filled, other order
     for d in cold:

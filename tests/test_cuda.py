@@ -19,7 +19,8 @@ torch = pytest.importorskip("torch")
 from cogo.analysis.classify import read_network  # noqa: E402
 from cogo.io.weights import load_weights  # noqa: E402
 from cogo.cli import main  # noqa: E402
-from cogo.solvers.training import TrainConfig, train  # noqa: E402
+from cogo.solvers.training import train  # noqa: E402
+from cogo.solvers.training_config import TrainConfig  # noqa: E402
 
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]

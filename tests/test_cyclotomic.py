@@ -132,7 +132,7 @@ def test_to_sympy_is_the_same_number():
 
 def test_gauge_fix_nodes_preserves_every_node_monomial():
     from cogo.algebra.cyc_gauge import gauge_fix_nodes
-    from cogo.solvers.constructions import f46_design
+    from cogo.solvers.designs import f46_design
 
     d = f46_design(11, exact=True, seed=1)
     six = d.blocks[0]

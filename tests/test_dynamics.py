@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from cogo.solvers.training import TrainConfig, init_weights, train
+from cogo.solvers.batch import init_weights
+from cogo.solvers.training import train
+from cogo.solvers.training_config import TrainConfig
 
 
 # ---------------------------------------------------------------- issue 10: snapshots are copies
@@ -33,7 +35,7 @@ def test_snapshots_are_copies_not_views_of_the_live_weights(seeds):
 # ---------------------------------------------------------------- streamed snapshot storage
 def test_streamed_snapshots_round_trip_and_match_in_memory(tmp_path):
     from cogo.io.snapshots import open_snapshots
-    from cogo.solvers.training import save_run
+    from cogo.solvers.training_results import save_run
 
     cfg = TrainConfig(group="7", hidden=8, epochs=6, log_every=3, snapshot_every=3, weight_decay=1e-3)
     mem = train(cfg, [5], progress=False)[0]
@@ -67,7 +69,7 @@ def test_hostile_snapshot_storage_is_refused(tmp_path):
     from cogo.io.formats import CheckpointError
     from cogo.io.weights import save_checkpoint
     from cogo.io.snapshots import open_snapshots
-    from cogo.solvers.training import save_run
+    from cogo.solvers.training_results import save_run
 
     cfg = TrainConfig(group="5", hidden=4, epochs=2, log_every=1, snapshot_every=1)
     r = train(cfg, [1], progress=False, snapshot_dir=tmp_path)[0]
@@ -276,7 +278,7 @@ def test_a_second_reading_takes_the_progress_measures_from_the_cache(tmp_path, m
     the same result; a changed run (other weights) is not served from the cache."""
     import cogo.dynamics.progress_reader as P
     from cogo.dynamics.runs import analyse_run
-    from cogo.solvers.training import save_run
+    from cogo.solvers.training_results import save_run
 
     cfg = TrainConfig(group="7", hidden=8, epochs=20, log_every=10, snapshots=4)
     path = save_run(train(cfg, [3], progress=False, threads=1), tmp_path / "run")[0]

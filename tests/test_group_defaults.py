@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from cogo.cli import main
-from cogo.solvers.training import DEFAULT_HYPERPARAMETERS, TrainConfig, default_hyperparameters
+from cogo.solvers.training_config import DEFAULT_HYPERPARAMETERS, TrainConfig, default_hyperparameters
 
 # The decision documented in docs/groups.md, typed here by hand (not read back from the code under test).
 REFERENCE = {"lr": 0.01, "weight_decay": 5e-5}

@@ -101,7 +101,9 @@ def test_read_irreps_rejects_bad_shapes():
 # ---------------------------------------------------------------- training and checkpoints on S3
 @pytest.fixture(scope="module")
 def s3_run(tmp_path_factory):
-    from cogo.solvers.training import TrainConfig, save_run, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import save_run
 
     out = tmp_path_factory.mktemp("s3")
     cfg = TrainConfig(group="S3", hidden=16, epochs=40, lr=0.01, weight_decay=1e-3, log_every=10)
@@ -111,7 +113,7 @@ def s3_run(tmp_path_factory):
 
 
 def test_training_uses_the_cayley_table(s3_run):
-    from cogo.solvers.training import pair_targets
+    from cogo.solvers.batch import pair_targets
 
     a, b, c = pair_targets("S3")
     G = named_group("S3")

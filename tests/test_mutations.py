@@ -23,6 +23,7 @@ import cogo.algebra.groups as groups_mod
 import cogo.algebra.loss as loss_mod
 import cogo.algebra.network as network_mod
 import cogo.solvers.constructions as cons_mod
+import cogo.solvers.designs as designs_mod
 import cogo.catalogue.partial as partial_mod
 from cogo.algebra import modular as modular_mod
 from cogo.proofs import certificates as cert_mod
@@ -102,7 +103,7 @@ MUTANTS = [
     ("loss: constant 1 - 1/n sign flipped", loss_mod, "fourier_loss",
      [("+ 1 - sympy.Rational(1, n))", "- 1 + sympy.Rational(1, n))"), ("+ 1.0 - 1.0 / n)", "- 1.0 + 1.0 / n)")],
      True),
-    ("z_F4/6: hat gamma off by 0.1%", cons_mod, "_hat_gammas",
+    ("z_F4/6: hat gamma off by 0.1%", designs_mod, "_hat_gammas",
      [("cache[id(part)] = sympy.expand(sympy.radsimp(-rn / den))",
        "cache[id(part)] = sympy.expand(sympy.radsimp(-rn / den * sympy.Rational(1001, 1000)))"),
       ("gam = -rn / den", "gam = -rn / den * 1.001")], False),
@@ -368,7 +369,7 @@ EVERY_ORDER_MUTANTS = [
 def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
     """`cogo verify --every-order` reports a construction not proven or a control MISSED."""
     TO.clear_caches()
-    cons_mod.clear_caches()
+    designs_mod.clear_caches()
     _mutate(monkeypatch, owner, attr, edits)
     try:
         ok = every_run_mod.run_every_order()["ok"]

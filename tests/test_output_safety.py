@@ -255,7 +255,9 @@ def test_checkpoints_of_different_groups_are_not_averaged(ckpt, tmp_path, capsys
 def test_training_curves_are_readable(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
-    from cogo.solvers.training import TrainConfig, plot_history, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import plot_history
 
     cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=2)
     results = train(cfg, [1, 2, 3], weight_decays=[1e-4, 1e-3], progress=False)

@@ -227,7 +227,8 @@ def test_stage_rule_cases_and_key_epochs():
 
 
 def _trained(group, hidden, lr, wd, epochs, snapshots=6):
-    from cogo.solvers.training import TrainConfig, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
 
     cfg = TrainConfig(group=group, hidden=hidden, lr=lr, weight_decay=wd, epochs=epochs, log_every=epochs,
                       snapshots=snapshots)
@@ -309,7 +310,9 @@ def test_snapshot_epochs_log_and_uniform():
 
 def test_train_with_log_snapshots_keeps_them_and_their_metrics(tmp_path):
     from cogo.io.snapshots import open_snapshots
-    from cogo.solvers.training import TrainConfig, save_run, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import save_run
 
     cfg = TrainConfig(group="5", hidden=8, epochs=40, log_every=20, snapshots=7, snapshot_spacing="log")
     res = train(cfg, seeds=[1], weight_decays=[0.0], progress=False, snapshot_dir=tmp_path, threads=1)
@@ -391,7 +394,9 @@ def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
     from cogo.dynamics.runs import analyse_run
     from cogo.solvers.li2_record import li2_statistics_of, LI2_STATS, ridge_eta
     from cogo.io.snapshots import open_snapshots
-    from cogo.solvers.training import TrainConfig, save_run, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import save_run
 
     cfg = TrainConfig(group="7", hidden=12, epochs=30, log_every=10, snapshots=5, snapshot_spacing="log")
     res = train(cfg, seeds=[1], weight_decays=[5e-4], progress=False, threads=1)
@@ -460,7 +465,9 @@ def test_one_record_adds_a_measure_to_the_arrays_the_cache_the_json_and_the_tabl
     import cogo.dynamics.progress_reader as R
     from cogo.dynamics.measures import Measure
     from cogo.dynamics.runs import analyse_run
-    from cogo.solvers.training import TrainConfig, save_run, train
+    from cogo.solvers.training import train
+    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_results import save_run
 
     rec = Measure("fve_logits_top", lambda p: p["logit_fve"].max(-1), uses=("logit_fve",),
                   json=lambda values, reader: {"fve_logits_top": values["fve_logits_top"].tolist()},

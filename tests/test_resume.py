@@ -7,13 +7,15 @@ import torch
 
 from cogo.cli import main
 from cogo.solvers import training as T
+from cogo.solvers.batch import _Batch
 from cogo.solvers.resume import state_path
+from cogo.solvers.training_config import TrainConfig
 
 
 def _run(tmp, cfg, interrupt_after=None, resume=False, monkeypatch=None):
     if interrupt_after is not None:
         calls = {"n": 0}
-        real = T._Batch.step
+        real = _Batch.step
 
         def step(self):
             calls["n"] += 1
@@ -21,7 +23,7 @@ def _run(tmp, cfg, interrupt_after=None, resume=False, monkeypatch=None):
                 raise KeyboardInterrupt
             return real(self)
 
-        monkeypatch.setattr(T._Batch, "step", step)
+        monkeypatch.setattr(_Batch, "step", step)
     try:
         return T.train(cfg, [1, 2], weight_decays=[1e-3], progress=False, snapshot_dir=tmp, threads=1,
                        resume_every=40, resume=resume)
@@ -32,7 +34,7 @@ def _run(tmp, cfg, interrupt_after=None, resume=False, monkeypatch=None):
 
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 def test_resume_is_bit_identical(tmp_path, monkeypatch, optimizer):
-    cfg = T.TrainConfig(group="7", hidden=16, epochs=200, log_every=10, snapshot_every=25, optimizer=optimizer,
+    cfg = TrainConfig(group="7", hidden=16, epochs=200, log_every=10, snapshot_every=25, optimizer=optimizer,
                         momentum=0.9 if optimizer == "sgd" else 0.0)
     ref = _run(tmp_path / "a", cfg)
     with pytest.raises(KeyboardInterrupt):
@@ -69,10 +71,10 @@ def _arrays(path):
 
 
 def test_resume_refuses_other_settings_and_a_leftover_state(tmp_path, monkeypatch, capsys):
-    cfg = T.TrainConfig(group="7", hidden=16, epochs=100, log_every=10)
+    cfg = TrainConfig(group="7", hidden=16, epochs=100, log_every=10)
     with pytest.raises(KeyboardInterrupt):
         _run(tmp_path, cfg, interrupt_after=50, monkeypatch=monkeypatch)
-    other = T.TrainConfig(group="7", hidden=16, epochs=100, log_every=10, lr=0.02)
+    other = TrainConfig(group="7", hidden=16, epochs=100, log_every=10, lr=0.02)
     assert state_path(tmp_path, other, [(1e-3, 1), (1e-3, 2)]).is_file()        # the same file name: lr is not in it
     from cogo.runtime.errors import CogoError
 

@@ -261,10 +261,11 @@ def test_a_train_folder_takes_more_seeds(tmp_path, capsys):
 # ---------------------------------------------------------------- the memory message
 def test_the_memory_refusal_does_not_contradict_itself(monkeypatch):
     import cogo.solvers.training as T
+    from cogo.solvers.training_config import TrainConfig
 
     monkeypatch.setattr(T, "_available_bytes", lambda device: int(22.41 * 2**30))
     with pytest.raises(cogo.CogoError) as exc:
-        T.validate_run(T.TrainConfig(group="1009", hidden=4096), [1])
+        T.validate_run(TrainConfig(group="1009", hidden=4096), [1])
     msg = str(exc.value)
     gib = [float(x) for x in re.findall(r"(\d+\.\d+) GiB", msg)]
     need, share, free = gib

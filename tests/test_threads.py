@@ -7,7 +7,9 @@ import pytest
 import torch
 
 from cogo.runtime import threads as T
-from cogo.solvers.training import TrainConfig, train
+from cogo.solvers import training
+from cogo.solvers.training import train
+from cogo.solvers.training_config import TrainConfig
 
 TINY = 1.1754944e-38  # smallest normal float32
 
@@ -174,7 +176,7 @@ def test_training_default_threads_follow_policy(monkeypatch):
         seen.append((kind, elements))
         return real(kind, elements, cores=2, load=2.0)   # a loaded machine: 1 thread
 
-    monkeypatch.setattr(T, "choose_threads", spy)
+    monkeypatch.setattr(training, "choose_threads", spy)   # the name train() calls
     cfg = TrainConfig(group="5", hidden=8, epochs=2, log_every=1)
     r = train(cfg, [1, 2], progress=False)
     assert seen == [("train", 2 * 25 * 8)]

@@ -12,7 +12,8 @@ import pytest
 
 import cogo
 from cogo.cli import main
-from cogo.solvers.constructions import f46_design, z_F6, z_F46
+from cogo.solvers.constructions import z_F6, z_F46
+from cogo.solvers.designs import f46_design
 
 N = 23
 

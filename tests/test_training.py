@@ -18,7 +18,10 @@ import torch.nn.functional as F
 from cogo.io.weights import load_weights
 from cogo.cli import main
 from cogo.solvers import training as T
-from cogo.solvers.training import TrainConfig, init_weights, pair_metrics, save_run, split_pairs, train
+from cogo.solvers.batch import _Batch, init_weights, split_pairs
+from cogo.solvers.training import pair_metrics, train
+from cogo.solvers.training_config import TrainConfig
+from cogo.solvers.training_results import save_run
 
 METRICS = ("train_loss", "test_loss", "train_acc", "test_acc")
 
@@ -203,6 +206,48 @@ def test_deterministic_and_final_metrics_are_those_of_final_weights():
     assert r1.final["train_loss"] == pytest.approx(per[r1.train_idx].mean().item(), rel=1e-4)
     assert r1.final["test_loss"] == pytest.approx(per[r1.test_idx].mean().item(), rel=1e-4)
     assert r1.final["test_acc"] == pytest.approx(ok[r1.test_idx].double().mean().item())
+
+
+# ---------------------------------------------------------------- issue 35: the start of training on a log axis
+@pytest.mark.parametrize("kernel", ["grid", "gather"])
+def test_log_early_records_the_start_and_changes_nothing_else(kernel):
+    import dataclasses
+
+    plain = TrainConfig(group="7", hidden=12, epochs=60, log_every=50, weight_decay=1e-3)
+    early = dataclasses.replace(plain, log_early=True)
+    a, b = (train(c, [1, 2], progress=False, kernel=kernel, threads=1) for c in (plain, early))
+    for ra, rb in zip(a, b):
+        assert ra.history["epoch"] == [0, 50, 60]
+        assert rb.history["epoch"] == [0, 1, 2, 5, 10, 20, 50, 60]   # 1, 2, 5 x 10^k below log_every
+        for w in ("Wa", "Wb", "Wc"):                                   # what is recorded never moves the weights
+            assert torch.equal(getattr(ra, w), getattr(rb, w))
+        for key in METRICS:
+            assert [rb.history[key][i] for i in (0, 6, 7)] == ra.history[key]
+        assert rb.history["train_loss"][1] != rb.history["train_loss"][0]   # a real record of epoch 1
+    # the value recorded at epoch 5 is that of the weights after 5 updates: a 5-epoch run ends there
+    five = train(dataclasses.replace(plain, epochs=5), [1, 2], progress=False, kernel=kernel, threads=1)
+    for rb, r5 in zip(b, five):
+        assert [rb.history[k][3] for k in METRICS] == [r5.final[k] for k in METRICS]
+
+
+def test_log_early_is_checked_and_stops_below_log_every():
+    with pytest.raises(ValueError, match="log_early must be True or False"):
+        TrainConfig(group="7", log_early="yes").validate()
+    assert TrainConfig(log_every=1000, log_early=True).early_log_epochs() == [1, 2, 5, 10, 20, 50, 100, 200, 500]
+    assert TrainConfig(log_every=1000, epochs=30, log_early=True).early_log_epochs() == [1, 2, 5, 10, 20]
+    assert TrainConfig(log_every=1000).early_log_epochs() == []
+
+
+def test_demo_history_has_points_below_its_log_interval(tmp_path):
+    from cogo.cli import _experiment_config, build_parser
+
+    demo = _experiment_config(build_parser().parse_args(["demo"])).train_config("23")
+    assert demo.log_every == 50 and demo.early_log_epochs() == [1, 2, 5, 10, 20]
+    out = tmp_path / "demo"
+    assert main(["demo", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "60", "--verify", "none",
+                 "--out", str(out), "--no-progress"]) == 0
+    (ckpt,) = out.rglob("*.pt")
+    assert load_weights(ckpt).meta["history"]["epoch"] == [0, 1, 2, 5, 10, 20, 50, 60]
 
 
 # ---------------------------------------------------------------- convergence
@@ -409,8 +454,8 @@ def test_torch_optim_is_bit_identical_to_the_hand_written_optimizers(optimizer, 
     cfg = TrainConfig(group="7", hidden=12, epochs=0, lr=0.05 if optimizer == "sgd" else 0.01,
                       optimizer=optimizer, momentum=momentum, dtype=dtype)
     models = [(0.0, 1), (1e-3, 2), (5e-2, 3)]
-    ours = T._Batch(cfg, models, torch.device("cpu"), "grid")
-    ref = T._Batch(cfg, models, torch.device("cpu"), "grid")
+    ours = _Batch(cfg, models, torch.device("cpu"), "grid")
+    ref = _Batch(cfg, models, torch.device("cpu"), "grid")
     hand = HandWritten(ref)
     assert torch.equal(ours.P, ref.P)
     for _ in range(60):
@@ -419,14 +464,14 @@ def test_torch_optim_is_bit_identical_to_the_hand_written_optimizers(optimizer, 
         ref.gradient()
         hand.step()
     assert torch.equal(ours.P, ref.P)
-    assert not torch.equal(ours.P[:, 0], T._Batch(cfg, models, torch.device("cpu"), "grid").P[:, 0])  # it moved
+    assert not torch.equal(ours.P[:, 0], _Batch(cfg, models, torch.device("cpu"), "grid").P[:, 0])  # it moved
 
 
 def test_per_model_weight_decay_is_each_models_own():
     """A batch with decays (0, 5e-2) gives model 1 the trajectory it has alone: the decay is not shared."""
     cfg = TrainConfig(group="7", hidden=12, epochs=0, optimizer="adamw", dtype="float64")
-    pair = T._Batch(cfg, [(0.0, 1), (5e-2, 1)], torch.device("cpu"), "grid")
-    alone = T._Batch(cfg, [(5e-2, 1)], torch.device("cpu"), "grid")
+    pair = _Batch(cfg, [(0.0, 1), (5e-2, 1)], torch.device("cpu"), "grid")
+    alone = _Batch(cfg, [(5e-2, 1)], torch.device("cpu"), "grid")
     for _ in range(30):
         for b in (pair, alone):
             b.gradient()

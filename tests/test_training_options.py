@@ -15,7 +15,10 @@ import torch.nn.functional as F
 
 from cogo.io.weights import load_weights
 from cogo.cli import main
-from cogo.solvers.training import TrainConfig, init_weights, save_run, split_pairs, train
+from cogo.solvers.batch import init_weights, split_pairs
+from cogo.solvers.training import train
+from cogo.solvers.training_config import TrainConfig
+from cogo.solvers.training_results import save_run
 from cogo.solvers.training_options import corrupt_labels, minibatch_order
 
 N_GROUP, Q, EPOCHS = 7, 12, 6
@@ -200,14 +203,14 @@ def test_activation_recorded_and_honoured_by_classify(tmp_path, capsys):
                                                                              activation="silu")],
                          ids=["muon+batch", "ridge+noise+silu"])
 def test_resume_with_options_is_bit_identical(tmp_path, monkeypatch, kw):
-    from cogo.solvers.training_options import options_batch_class
+    from cogo.solvers.training_options import OptionsBatch
 
     cfg = _cfg(group="7", epochs=60, dtype="float32", **kw)
     run = dict(seeds=[1, 2], weight_decays=[1e-3], progress=False, threads=1, resume_every=20)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     ref = train(cfg, snapshot_dir=tmp_path / "a", **run)
-    cls = options_batch_class()
+    cls = OptionsBatch
     real, calls = cls.step, {"n": 0}
 
     def step(self):

@@ -13,7 +13,9 @@ import sympy
 
 from cogo.algebra import Network, condition_residuals, fourier_loss, parse_group, real_loss
 from cogo.cli import main
+from cogo.algebra.block import Block
 from cogo.solvers import constructions as C
+from cogo.solvers import designs
 from cogo.catalogue.partial import PartialSolution, z_nu
 from cogo.algebra.cyclotomic import Cyclotomic
 from cogo.proofs import certificates as CE
@@ -328,7 +330,7 @@ def test_optimality_block_route_catches_non_hermitian_and_bad_structure(monkeypa
 @pytest.mark.parametrize("kind", ["f6", "f6-ab", "f46"])
 def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
     dname, nname, _ = TO.CONSTRUCTIONS[kind]
-    orig_d, orig_n = getattr(C, dname), getattr(C, nname)
+    orig_d, orig_n = getattr(designs, dname), getattr(C, nname)
 
     def bad_design(G, exact=False, **kw):
         d = orig_d(G, exact=exact, **kw)
@@ -336,12 +338,12 @@ def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
         c = blk.part.c.copy()
         c[0] = c[0] * (sympy.Rational(11, 10) if exact else 1.1)
         part = PartialSolution("bad", blk.part.a, blk.part.b, c)
-        return C.BlockDesign(d.group, "bad", [C.Block(blk.k, part, dict(blk.c_ext))] + d.blocks[1:], exact)
+        return designs.BlockDesign(d.group, "bad", [Block(blk.k, part, dict(blk.c_ext))] + d.blocks[1:], exact)
 
     def bad_net(G, **kw):
         return bad_design(G, **kw).to_network()
 
-    monkeypatch.setattr(C, dname, bad_design)
+    monkeypatch.setattr(designs, dname, bad_design)
     monkeypatch.setattr(C, nname, bad_net)
     assert not TO.optimality(11, kind, "exact").passed
     r = TO.optimality(11, kind, "numeric")
@@ -349,7 +351,7 @@ def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
 
 
 def test_optimality_catches_uncorrected_design():
-    r = TO.optimality(11, "f46", "exact", design=C.f46_design(11, exact=True, corrected=False))
+    r = TO.optimality(11, "f46", "exact", design=designs.f46_design(11, exact=True, corrected=False))
     assert not r.passed and r.details["loss_exact"] == "16/11"
 
 
@@ -381,16 +383,16 @@ def test_mem_certificate_even_and_product_groups():
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_node_count_checker_catches_extra_node(method, monkeypatch):
-    orig = C.f6_design
+    orig = designs.f6_design
 
     def extra(G, exact=False, **kw):
         d = orig(G, exact=exact, **kw)
         b = d.blocks[0]
-        d.blocks[0] = C.Block(b.k, b.part * C.PartialSolution(
+        d.blocks[0] = Block(b.k, b.part * PartialSolution(
             "two", *(np.asarray([1, 1], dtype=object if exact else np.complex128) for _ in range(3))))
         return d
 
-    monkeypatch.setattr(C, "f6_design", extra)
+    monkeypatch.setattr(designs, "f6_design", extra)
     monkeypatch.setattr(C, "z_F6", lambda G, **kw: extra(G, **kw).to_network())
     r = TN.node_counts(7, method)
     assert not r.passed and not r.details["constructions"]["z_F6"]
@@ -404,7 +406,7 @@ def test_occam_catches_non_optimal_zprime():
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_controls_are_missed_when_handed_an_optimal_object(method):
-    good = C.f6_design(7, exact=method == "exact")
+    good = designs.f6_design(7, exact=method == "exact")
     ran = 0
     for fn, kw in R.controls_for(7, with_kwargs=True):
         if fn.__name__ in ("control_exact_zero_test", "control_formal", "control_zero_test_unseen") \
@@ -412,7 +414,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             continue
         handed = good
         if fn in KB._BLOCK_ALL:
-            handed = C.f6_design(7, exact=True)  # the block-route controls take exact designs
+            handed = designs.f6_design(7, exact=True)  # the block-route controls take exact designs
             if "Hermitian" in fn.__name__ or "outside" in fn.__name__:  # these break a sound base themselves:
                 handed = KC._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
         if fn is KR.control_node_counts:
@@ -430,7 +432,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
 
             r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
-            r = fn(7, method, design=C.f6_design(7, exact=True) if fn is KR.control_occam else handed)
+            r = fn(7, method, design=designs.f6_design(7, exact=True) if fn is KR.control_occam else handed)
         assert r.negative_control and not r.passed and r.status == "MISSED", fn.__name__
         ran += 1
     assert ran == (24 if method == "exact" else 19)
@@ -440,7 +442,7 @@ def test_control_missed_when_only_the_loss_is_wrong():
     # the z_nu control handed the order-4 design: conditions differ AND loss differs; handed z_nu blocks
     # scaled by 2^(1/3) (every potential doubled): R_c still fails, but the loss is not the predicted one
     d = KC._z_nu_blocks(parse_group(7), True)
-    d2 = C.BlockDesign(d.group, "scaled", [C.Block(b.k, b.part * sympy.cbrt(2)) for b in d.blocks], True)
+    d2 = designs.BlockDesign(d.group, "scaled", [Block(b.k, b.part * sympy.cbrt(2)) for b in d.blocks], True)
     r = KC.control_z_nu_blocks(7, "exact", design=d2)
     assert not r.passed and not r.details["loss_matches"]
 
@@ -536,10 +538,10 @@ def test_every_group_runs_two_controls():
 
 # --------------------------------------------------------------------------- exact tools vs independent computations
 @pytest.mark.parametrize("build", [
-    lambda: C.f6_design(7, exact=True, seed=3),
-    lambda: C.f46_design(7, exact=True, seed=2),
-    lambda: C.f46_design(7, exact=True, corrected=False),
-    lambda: C.z_nu_design(7, exact=True),
+    lambda: designs.f6_design(7, exact=True, seed=3),
+    lambda: designs.f46_design(7, exact=True, seed=2),
+    lambda: designs.f46_design(7, exact=True, corrected=False),
+    lambda: designs.z_nu_design(7, exact=True),
     lambda: KC._perturbed(parse_group(5), True),
 ])
 def test_block_certificate_agrees_with_dense_exact_computation(build):
@@ -554,7 +556,7 @@ def test_block_certificate_agrees_with_dense_exact_computation(build):
 
 
 def test_design_from_network_roundtrip():
-    d = C.f46_design(11, exact=True, seed=5)
+    d = designs.f46_design(11, exact=True, seed=5)
     d2, problems = DR.design_from_network(d.to_network())
     assert not problems
     assert sorted(b.q for b in d2.blocks) == sorted(b.q for b in d.blocks)
@@ -627,8 +629,8 @@ def test_cli_verify_exit_1_when_a_theorem_fails(monkeypatch, tmp_path, capsys):
 
 
 def test_cli_verify_exit_1_when_a_control_is_missed(monkeypatch, capsys):
-    orig = C.f46_design
-    monkeypatch.setattr(C, "f46_design", lambda G, exact=False, corrected=True, **kw: orig(G, exact=exact, **kw))
+    orig = designs.f46_design
+    monkeypatch.setattr(designs, "f46_design", lambda G, exact=False, corrected=True, **kw: orig(G, exact=exact, **kw))
     assert main(["verify", "--group", "7", "--numeric"]) == 1
     assert "MISSED" in capsys.readouterr().out
 
@@ -732,18 +734,18 @@ def _bad_c(design, factor=sympy.Rational(11, 10)):
     c = blk.part.c.copy()
     c[0] = c[0] * factor
     part = PartialSolution("bad", blk.part.a, blk.part.b, c)
-    return C.BlockDesign(design.group, "bad", [C.Block(blk.k, part, dict(blk.c_ext))] + design.blocks[1:], True)
+    return designs.BlockDesign(design.group, "bad", [Block(blk.k, part, dict(blk.c_ext))] + design.blocks[1:], True)
 
 
 @pytest.mark.parametrize("build", [
-    lambda: C.f6_design(9, exact=True, seed=1),
-    lambda: C.f46_design(11, exact=True, seed=1),
-    lambda: C.f46_design(13, exact=True, seed=4),
-    lambda: C.f6ab_design(7, exact=True, seed=2),
-    lambda: C.f46_design(7, exact=True, corrected=False),
-    lambda: _bad_c(C.f6_design(9, exact=True, seed=1)),
-    lambda: _bad_c(C.f46_design(11, exact=True, seed=1)),
-    lambda: _bad_c(C.f46_design(11, exact=True, seed=1), sympy.I),   # hat block's c rotated
+    lambda: designs.f6_design(9, exact=True, seed=1),
+    lambda: designs.f46_design(11, exact=True, seed=1),
+    lambda: designs.f46_design(13, exact=True, seed=4),
+    lambda: designs.f6ab_design(7, exact=True, seed=2),
+    lambda: designs.f46_design(7, exact=True, corrected=False),
+    lambda: _bad_c(designs.f6_design(9, exact=True, seed=1)),
+    lambda: _bad_c(designs.f46_design(11, exact=True, seed=1)),
+    lambda: _bad_c(designs.f46_design(11, exact=True, seed=1), sympy.I),   # hat block's c rotated
 ])
 def test_fast_block_route_agrees_with_sympy_route(build):
     d = build()
@@ -761,14 +763,14 @@ def test_fast_block_route_agrees_with_sympy_route(build):
 
 
 def test_fast_block_route_reports_a_broken_construction():
-    good = C.f46_design(11, exact=True, seed=1)
+    good = designs.f46_design(11, exact=True, seed=1)
     assert CE.block_certificate(good, use_cache=False).optimal
     bad = CE.block_certificate(_bad_c(good), use_cache=False)
     assert not bad.optimal and not bad.zero["R_g"] and bad.loss != 0
-    # the hat weights off by 0.1% (the mutation of cogo.solvers.constructions._hat_gammas): R_n fails
-    blocks = [C.Block(b.k, b.part, {k: v * sympy.Rational(1001, 1000) for k, v in b.c_ext.items()})
+    # the hat weights off by 0.1% (the mutation of cogo.solvers.designs._hat_gammas): R_n fails
+    blocks = [Block(b.k, b.part, {k: v * sympy.Rational(1001, 1000) for k, v in b.c_ext.items()})
               for b in good.blocks]
-    off = CE.block_certificate(C.BlockDesign(good.group, "off", blocks, True), use_cache=False)
+    off = CE.block_certificate(designs.BlockDesign(good.group, "off", blocks, True), use_cache=False)
     assert off.failing == ["R_n"] and off.loss > 0
 
 
@@ -875,7 +877,7 @@ def test_block_flag_tolerance_tied_to_scale_rejects_a_one_percent_rescaled_block
 def test_block_certificate_routes_are_not_shared_by_the_cache():
     from cogo.proofs import certificates as Ce
 
-    d = C.f6_design(7, exact=True)
+    d = designs.f6_design(7, exact=True)
     Ce.clear_caches()
     fast = Ce.block_certificate(d, fast=True)
     assert any(k[2] is True for k in Ce._TYPE_CACHE)
@@ -891,12 +893,12 @@ def test_undecided_is_not_a_pass():
     from cogo.proofs.zero import decide_zero
 
     # an output weight sin(1)^2 + cos(1)^2 (= 1, but not decidable by exact algebra here) in z_F6's first block
-    d = C.f6_design(7, exact=True)
+    d = designs.f6_design(7, exact=True)
     blk = d.blocks[0]
     c = blk.part.c.copy()
     c[0] = c[0] * (sympy.sin(1) ** 2 + sympy.cos(1) ** 2)
-    part = C.PartialSolution("x", blk.part.a, blk.part.b, c)
-    d2 = C.BlockDesign(d.group, "undecided", [C.Block(blk.k, part)] + list(d.blocks[1:]), True)
+    part = PartialSolution("x", blk.part.a, blk.part.b, c)
+    d2 = designs.BlockDesign(d.group, "undecided", [Block(blk.k, part)] + list(d.blocks[1:]), True)
     cert = Ce.block_certificate(d2)  # the fast route cannot take sin(1): sympy route, zero test undecided
     assert cert.undecided and not cert.optimal and cert.status == "undecided"
     assert decide_zero(sympy.sin(1) ** 2 + sympy.cos(1) ** 2 - 1) is None
@@ -1006,7 +1008,7 @@ def test_unseen_controls_refuse_another_broken_object():
 
     G = parse_group(7)
     rn = KB.BLOCK_CONTROLS["block route: R_n only"][1](True)
-    other = C.BlockDesign(G, "R_n only", [C.Block(int(k), rn) for k in G.positive_frequencies], True)
+    other = designs.BlockDesign(G, "R_n only", [Block(int(k), rn) for k in G.positive_frequencies], True)
     for name in U.UNSEEN_CONTROLS:
         for method in ("exact", "numeric"):
             assert U.run_unseen_block_control(name, G, method, design=other).status == "MISSED", (name, method)

@@ -41,7 +41,8 @@ from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.analysis.nearest import _perms
 from cogo.catalogue import partial as P
-from cogo.solvers.constructions import BlockDesign, abc_normalizer, z_M
+from cogo.solvers.constructions import z_M
+from cogo.solvers.designs import BlockDesign, abc_normalizer
 
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 

@@ -42,6 +42,10 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from cogo.algebra.potentials import MONOMIALS
+# the module, not its names: the catalogue builds from the one definition of each factor, read at each call
+from cogo.catalogue import partial as P
+
 __all__ = [
     "Param",
     "NearestForm",
@@ -204,11 +208,6 @@ def register_family(fam: Family) -> Family:
     Raises ValueError (one line) for a name already registered or reserved, or a
     node count other than 2 or 3.  A special case may be registered before its
     general family (the order of registration is the order of names in a type).
-
-    Returns
-    -------
-    Family
-        The registered family.
     """
     if not isinstance(fam, Family):
         raise TypeError(f"register_family takes a Family, got {type(fam).__name__}")
@@ -222,13 +221,7 @@ def register_family(fam: Family) -> Family:
 
 
 def register_product(prod: Product) -> Product:
-    """Add a named block family (see :class:`Product`); every role must be a registered general family.
-
-    Returns
-    -------
-    Product
-        The registered product.
-    """
+    """Add a named block family (see :class:`Product`); every role must be a registered general family."""
     if not isinstance(prod, Product):
         raise TypeError(f"register_product takes a Product, got {type(prod).__name__}")
     if prod.name in _PRODUCTS:
@@ -246,11 +239,6 @@ def register_product(prod: Product) -> Product:
 @contextlib.contextmanager
 def registered(*records: Family | Product) -> Iterator[None]:
     """Register ``records`` (families first, in order) for the duration of a ``with`` block.
-
-    Returns
-    -------
-    context manager
-        Yields once, with the records registered; they are removed on exit.
 
     Examples
     --------
@@ -280,24 +268,12 @@ def registered(*records: Family | Product) -> Iterator[None]:
 
 # --------------------------------------------------------------------------- views
 def families() -> tuple[Family, ...]:
-    """Every registered factor family, in registration (name) order.
-
-    Returns
-    -------
-    tuple of Family
-        The registered families.
-    """
+    """Every registered factor family, in registration (name) order."""
     return tuple(_FAMILIES.values())
 
 
 def family(name: str) -> Family:
-    """The family of a name; KeyError (naming the known ones) otherwise.
-
-    Returns
-    -------
-    Family
-        The family named ``name``.
-    """
+    """The family of a name; KeyError (naming the known ones) otherwise."""
     try:
         return _FAMILIES[name]
     except KeyError:
@@ -305,23 +281,12 @@ def family(name: str) -> Family:
 
 
 def products() -> tuple[Product, ...]:
-    """Every registered product, in precedence order (a block that could form two takes the first).
-
-    Returns
-    -------
-    tuple of Product
-        Every registered product, the one a block takes first leading.
-    """
+    """Every registered product, in precedence order (a block that could form two takes the first)."""
     return tuple(_PRODUCTS.values())
 
 
 def factor_names() -> tuple[str, ...]:
     """Every factor name a report can give, in the order of a product's type, then ``"unknown"``.
-
-    Returns
-    -------
-    tuple of str
-        The factor names, ``"unknown"`` last.
 
     Examples
     --------
@@ -334,11 +299,6 @@ def factor_names() -> tuple[str, ...]:
 def block_types() -> tuple[str, ...]:
     """The products' names, then ``"other factorable"`` and ``"non-factorable"`` (SPEC 8.6).
 
-    Returns
-    -------
-    tuple of str
-        The block types a report can give.
-
     Examples
     --------
     >>> block_types()
@@ -348,48 +308,25 @@ def block_types() -> tuple[str, ...]:
 
 
 def rank(name: str) -> int:
-    """Position of a factor name in a product's type (``unknown`` last).
-
-    Returns
-    -------
-    int
-        The position of ``name`` (the number of families for ``unknown``).
-    """
+    """Position of a factor name in a product's type (``unknown`` last)."""
     names = factor_names()
     return names.index(name) if name in names else len(names)
 
 
 def is_special(name: str) -> bool:
-    """Whether ``name`` is a parameter-free special case (``z_nu=i``, ``z_syn``).
-
-    Returns
-    -------
-    bool
-        Whether ``name`` is a special case.
-    """
+    """Whether ``name`` is a parameter-free special case (``z_nu=i``, ``z_syn``)."""
     f = _FAMILIES.get(name)
     return f is not None and f.special_of is not None
 
 
 def general_of(name: str) -> str | None:
-    """The general family a special case is of (None for a general family).
-
-    Returns
-    -------
-    str or None
-        The general family's name.
-    """
+    """The general family a special case is of (None for a general family)."""
     f = _FAMILIES.get(name)
     return None if f is None else f.special_of
 
 
 def serves(role: str) -> tuple[str, ...]:
     """The factor names that can play a product role: the family itself and its special cases.
-
-    Returns
-    -------
-    tuple of str
-        The names that can play the role of ``name``.
 
     Examples
     --------
@@ -400,13 +337,7 @@ def serves(role: str) -> tuple[str, ...]:
 
 
 def fit_order(nodes: int) -> tuple[Family, ...]:
-    """The families of ``nodes`` nodes in fitting order: each general family, then its special cases.
-
-    Returns
-    -------
-    tuple of Family
-        The families to fit, in order.
-    """
+    """The families of ``nodes`` nodes in fitting order: each general family, then its special cases."""
     out: list = []
     for f in _FAMILIES.values():
         if f.nodes == nodes and f.special_of is None:
@@ -421,11 +352,6 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
 
     Lone factors first (registration order), then products (precedence order); ties in the nearest
     search go to the form listed first.
-
-    Returns
-    -------
-    dict of int to list of (str, NearestForm)
-        Per block order, the named direct fits.
     """
     out: dict = {}
     for f in _FAMILIES.values():
@@ -441,11 +367,6 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
 def angle_params() -> dict[str, str]:
     """Parameter name -> family, for the parameters the reports histogram as angles.
 
-    Returns
-    -------
-    dict of str to str
-        Each angle parameter's family.
-
     Examples
     --------
     >>> angle_params()
@@ -456,11 +377,6 @@ def angle_params() -> dict[str, str]:
 
 def paper_column(block_type: str, factor_names_: Sequence[str]) -> str:
     """The reference's column of a factorable block of order 4 or 6 (:data:`PAPER_COLUMNS`).
-
-    Returns
-    -------
-    str
-        The reference's column.
 
     Examples
     --------
@@ -478,13 +394,7 @@ def paper_column(block_type: str, factor_names_: Sequence[str]) -> str:
 
 # --------------------------------------------------------------------------- angles
 def angle(z: np.ndarray) -> np.ndarray:
-    """Angles (radians) read in ``[LO, 2 pi + LO)``: the order in which canonical representatives are chosen.
-
-    Returns
-    -------
-    float array
-        The angles, read in ``[LO, 2 pi + LO)``.
-    """
+    """Angles (radians) read in ``[LO, 2 pi + LO)``: the order in which canonical representatives are chosen."""
     return np.mod(np.angle(z) - LO, 2 * np.pi) + LO
 
 
@@ -504,11 +414,6 @@ def syn_ab_fold(t: tuple, period: float) -> tuple:
     ``(A, B)``, ``(B - A, -A)``, ``(-B, A - B)``; each angle is read modulo ``period`` (360, or
     90 beside ``z_nu=i``, whose stabilizer multiplies any node by ``i``), rounded to 3 decimals,
     and the lexicographically smallest pair is the representative.
-
-    Returns
-    -------
-    tuple of float
-        The canonical ``(alpha, beta)`` in degrees.
 
     Examples
     --------
@@ -615,42 +520,34 @@ _REAL_POINTS = ((2, 1), (-1, 3), (5, 1))
 
 
 def _unit_points():
-    import sympy
+    import sympy  # late: sympy
 
     return [sympy.Rational(p, r) + sympy.I * sympy.Rational(q, r) for p, q, r in _UNIT_POINTS]
 
 
 def _rows_syn(method: str, rng) -> list:
-    from cogo.catalogue.partial import z_syn
-
-    return [("z_syn", z_syn(exact=method == "exact"), None, [{}] if method == "exact" else None)]
+    return [("z_syn", P.z_syn(exact=method == "exact"), None, [{}] if method == "exact" else None)]
 
 
 def _rows_nu_i(method: str, rng) -> list:
-    from cogo.catalogue.partial import z_nu_i
-
-    return [("z_nu=i", z_nu_i(exact=method == "exact"), None, [{}] if method == "exact" else None)]
+    return [("z_nu=i", P.z_nu_i(exact=method == "exact"), None, [{}] if method == "exact" else None)]
 
 
 def _rows_syn_ab(method: str, rng) -> list:
-    from cogo.catalogue.partial import unit_conjugate, z_syn_ab
-
     if method == "exact":
-        import sympy
+        import sympy  # late: sympy
 
         al, be = sympy.symbols("alpha beta")
         U = _unit_points()
-        return [("z_syn,ab(alpha, beta), |alpha|=|beta|=1", z_syn_ab(al, be), unit_conjugate(al, be),
+        return [("z_syn,ab(alpha, beta), |alpha|=|beta|=1", P.z_syn_ab(al, be), P.unit_conjugate(al, be),
                  [{al: u, be: v} for u in U for v in U])]
     u = [complex(np.exp(1j * rng.uniform(-np.pi, np.pi))) for _ in range(2)]
-    return [("z_syn,ab(alpha, beta)", z_syn_ab(u[0], u[1]), None, None)]
+    return [("z_syn,ab(alpha, beta)", P.z_syn_ab(u[0], u[1]), None, None)]
 
 
 def _rows_nu(method: str, rng) -> list:
-    from cogo.catalogue.partial import z_nu
-
     if method == "exact":
-        import sympy
+        import sympy  # late: sympy
 
         nu, nub = sympy.symbols("nu nu_bar")
 
@@ -659,32 +556,24 @@ def _rows_nu(method: str, rng) -> list:
 
         pts = [{nu: sympy.Rational(p, q), nub: sympy.Rational(p, q)} for p, q in _REAL_POINTS]
         pts += [{nu: u, nub: sympy.conjugate(u)} for u in _unit_points()]
-        return [("z_nu(nu), any nu != 0", z_nu(nu), cj, pts)]
-    return [("z_nu(nu)", z_nu(complex(rng.normal(), rng.normal())), None, None)]
+        return [("z_nu(nu), any nu != 0", P.z_nu(nu), cj, pts)]
+    return [("z_nu(nu)", P.z_nu(complex(rng.normal(), rng.normal())), None, None)]
 
 
 def _rows_xi(method: str, rng) -> list:
-    from cogo.catalogue.partial import unit_conjugate, z_xi
-
     if method == "exact":
-        import sympy
+        import sympy  # late: sympy
 
         xi = sympy.Symbol("xi")
         U = _unit_points()
-        return [(f"z_xi(xi, {s:+d}), |xi|=1", z_xi(xi, s), unit_conjugate(xi), [{xi: u} for u in U]) for s in (1, -1)]
+        return [(f"z_xi(xi, {s:+d}), |xi|=1", P.z_xi(xi, s), P.unit_conjugate(xi), [{xi: u} for u in U])
+                for s in (1, -1)]
     u = [complex(np.exp(1j * rng.uniform(-np.pi, np.pi))) for _ in range(2)]
-    return [(f"z_xi(xi, {s:+d})", z_xi(v, s), None, None) for s, v in zip((1, -1), u)]
-
-
-def _builders():
-    from cogo.catalogue import partial as P
-
-    return P
+    return [(f"z_xi(xi, {s:+d})", P.z_xi(v, s), None, None) for s, v in zip((1, -1), u)]
 
 
 def _register_spec7() -> None:
     """The catalogue of SPEC 7, in the order names take in a product's type."""
-    P = _builders()
     register_family(Family(
         "z_nu=i", 2, (), build=lambda exact=False: P.z_nu_i(exact=exact), fit=_fit_nu_i, special_of="z_nu",
         rows=_rows_nu_i))
@@ -706,8 +595,6 @@ def _register_spec7() -> None:
         canonical=_canonical_syn_ab, angle_params=("alpha", "beta"), rows=_rows_syn_ab,
         nearest=NearestForm(lambda t: P.z_syn_ab(_u(t[0]), _u(t[1])), ("alpha", "beta"), 20.0, (360.0, 360.0),
                             lambda t: syn_ab_fold(t, 360.0))))
-    from cogo.algebra.potentials import MONOMIALS
-
     rn = "|a|^2 c + |b|^2 c"
     all_but_abc = tuple(m for m in MONOMIALS if m != "abc") + (rn,)
     rc = ("conj(a) b c", "a conj(b) c", "a b conj(c)", "conj(a) conj(b) c")

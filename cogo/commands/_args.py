@@ -127,7 +127,7 @@ def flat_groups(items) -> tuple:
 
 def device_type(text: str) -> str:
     """``--device``: cpu or cuda[:N], refused here when it does not exist."""
-    from cogo.solvers.training import check_device  # late: torch
+    from cogo.solvers.training_config import check_device
 
     try:
         check_device(text)

@@ -67,7 +67,9 @@ def figure_run(run: dict):
     --------
     >>> import tempfile
     >>> from cogo.dynamics.runs import analyse_run
-    >>> from cogo.solvers.training import TrainConfig, save_run, train
+    >>> from cogo.solvers.training import train
+    >>> from cogo.solvers.training_config import TrainConfig
+    >>> from cogo.solvers.training_results import save_run
     >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)
     >>> results = train(cfg, seeds=[1], weight_decays=[0.0], progress=False, threads=1)
     >>> with tempfile.TemporaryDirectory() as d:

@@ -274,7 +274,9 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
     Examples
     --------
     >>> import tempfile
-    >>> from cogo.solvers.training import TrainConfig, save_run, train
+    >>> from cogo.solvers.training import train
+    >>> from cogo.solvers.training_config import TrainConfig
+    >>> from cogo.solvers.training_results import save_run
     >>> cfg = TrainConfig(group="5", hidden=8, epochs=20, log_every=10, snapshot_every=10)   # a 20-epoch run
     >>> results = train(cfg, seeds=[1], weight_decays=[0.0], progress=False, threads=1)
     >>> with tempfile.TemporaryDirectory() as d:

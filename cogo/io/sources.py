@@ -5,7 +5,7 @@
 - a checkpoint path (``.pt`` or ``.npz``), read by the one validated reader (:func:`cogo.io.weights.load_weights`);
 - a folder: every ``*.pt`` and ``*.npz`` directly in it, in name order (hidden files, such as the resumable
   states ``.<name>.resume.pt`` of ``cogo train``, and sub-folders are not read);
-- a training result (:class:`cogo.solvers.training.TrainResult`, one element of what ``cogo.train`` returns);
+- a training result (:class:`cogo.solvers.training_results.TrainResult`, one element of what ``cogo.train`` returns);
 - any object with ``Wa`` (q, n), ``Wb`` (q, n), ``Wc`` (n, q) and ``group`` attributes
   (:class:`cogo.io.checkpoint.Checkpoint`, what ``cogo.load`` returns, and any checkpoint object like it);
 - a list or tuple of these (flattened, in order).
@@ -75,7 +75,7 @@ def gather(source: Any) -> list:
 def weights_and_meta(obj: Any) -> tuple:
     """``(Wa, Wb, Wc, meta)`` of an in-memory weights object, ``meta`` holding what a checkpoint records.
 
-    A training result gives its full record (:meth:`cogo.solvers.training.TrainResult.meta`); any
+    A training result gives its full record (:meth:`cogo.solvers.training_results.TrainResult.meta`); any
     other object its group (label, order, and Cayley table for a group without Abelian coordinates)
     plus the plain values of its ``meta`` (layout, activation, ...) when it has one.
 

@@ -156,7 +156,7 @@ class SweepConfig:
         return self
 
     def train_config(self, group, x: float, lr: float):
-        from cogo.solvers.training import TrainConfig  # late: torch
+        from cogo.solvers.training_config import TrainConfig
 
         info = group_info(group)
         return TrainConfig(group=info["group"], hidden=self.hidden, lr=float(lr), weight_decay=self.weight_decay,

@@ -61,7 +61,7 @@ from cogo.algebra.loss import fourier_loss
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import block_sums
 from cogo.catalogue.partial import PartialSolution
-from cogo.solvers.constructions import BlockDesign
+from cogo.solvers.designs import BlockDesign
 from cogo.proofs.design_reader import clear_caches as clear_reader_caches
 from cogo.proofs.zero import decide_zero
 from cogo.proofs.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.proofs.zero)
@@ -167,7 +167,7 @@ def constant_vector_sums(part: PartialSolution, weights: Any = None, conj: Calla
 
     Examples
     --------
-    >>> from cogo.solvers.constructions import f6_design
+    >>> from cogo.solvers.designs import f6_design
     >>> s = constant_vector_sums(f6_design(5, exact=True).blocks[0].part)   # the order-6 block, |nu| = 1
     >>> {key: v for key, v in s.items() if v != 0}           # orthogonal to the constant vector but for |a|^2 + |b|^2
     {'|a|^2 + |b|^2': 2*6**(1/3)}
@@ -206,7 +206,7 @@ class BlockCertificate:
     reporting); ``loss``: the exact loss (SPEC 5) from the block formula;
     ``structure``: problems with the block structure (empty when fine).
 
-    >>> from cogo.solvers.constructions import f46_design
+    >>> from cogo.solvers.designs import f46_design
     >>> cert = block_certificate(f46_design(7, exact=True, corrected=False))   # z_F4/6 without the hat (SPEC 7.3)
     >>> cert.zero, cert.loss, cert.structure                 # R_n is not 0; loss 2 (d - 3) / d exactly
     ({'R_g': True, 'R_c': True, 'R_n': False, 'R_*': True}, 8/7, [])
@@ -267,7 +267,7 @@ def _cached(cache: dict, key, fn, use: bool):
 def clear_caches() -> None:
     """Forget cached block sums (benchmarks call this to time cold runs).
 
-    >>> from cogo.solvers.constructions import f6_design
+    >>> from cogo.solvers.designs import f6_design
     >>> clear_caches()                                       # the next certificate starts cold, same result
     >>> block_certificate(f6_design(5, exact=True)).loss
     0
@@ -443,7 +443,7 @@ def block_certificate(design: BlockDesign, use_cache: bool = True, fast: bool = 
 
     Examples
     --------
-    >>> from cogo.solvers.constructions import f6_design
+    >>> from cogo.solvers.designs import f6_design
     >>> cert = block_certificate(f6_design(7, exact=True))   # z_F6 (SPEC 7.1): every residual proven 0
     >>> cert.zero, cert.loss
     ({'R_g': True, 'R_c': True, 'R_n': True, 'R_*': True}, 0)

@@ -16,13 +16,14 @@ from cogo.algebra.loss import condition_residuals, real_loss
 from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
-from cogo.solvers import constructions
-from cogo.solvers.constructions import Block, BlockDesign, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.proofs.certificates import block_certificate
 from cogo.proofs.controls_constructions import _control, _counts
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.results import COND_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import decide_zero
+from cogo.solvers import designs
 
 __all__ = ["BLOCK_CONTROLS", "run_block_control"]
 
@@ -118,7 +119,7 @@ def _block_control_network(G, name: str, design: Any = None):
     """The exact network of a block control and the reader problem expected (by hand)."""
     _, build, _, _, kind = BLOCK_CONTROLS[name]
     if design is None and build is None:  # the hat control: z_F4/6 with its hat values gamma_k tripled
-        f = constructions.f46_design(G, exact=True)
+        f = designs.f46_design(G, exact=True)
         blocks = [Block(b.k, b.part, {k2: sympy.expand(3 * g) for k2, g in b.c_ext.items()}) for b in f.blocks]
         d = BlockDesign(G, name, blocks, True)
     elif design is None:

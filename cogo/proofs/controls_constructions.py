@@ -70,12 +70,15 @@ from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_xi
 from cogo.solvers import constructions
-from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.constructions import RootOfUnityNetwork
+from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.analysis.optimality import largest_residuals
 from cogo.proofs.certificates import block_certificate, general_loss_certificate
 from cogo.proofs.mem_certificate import character_sum_onehot
 from cogo.proofs.results import COND_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import decide_zero
+from cogo.solvers import designs
 
 __all__ = ["CONTROLS", "run_control", "EXACT_LOSS_MAX_ORDER", "MEM_CONTROL_MAX_ORDER", "control_name", "control_z_nu_blocks",
            "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
@@ -117,7 +120,7 @@ def _order4_expect(G):
 
 
 def _uncorrected(G, exact):
-    return constructions.f46_design(G, exact=exact, corrected=False)
+    return designs.f46_design(G, exact=exact, corrected=False)
 
 
 def _uncorrected_expect(G):
@@ -125,7 +128,7 @@ def _uncorrected_expect(G):
 
 
 def _perturbed(G, exact):
-    d = constructions.f6_design(G, exact=exact)
+    d = designs.f6_design(G, exact=exact)
     blk = d.blocks[0]
     c = blk.part.c.copy()
     c[0] = sympy.expand(c[0] * sympy.Rational(11, 10)) if exact else c[0] * 1.1

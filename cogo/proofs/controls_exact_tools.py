@@ -12,7 +12,8 @@ import sympy
 
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution
-from cogo.solvers.constructions import Block, BlockDesign
+from cogo.algebra.block import Block
+from cogo.solvers.designs import BlockDesign
 from cogo.proofs.certificates import block_certificate
 from cogo.proofs.controls_block_route import _sound_block
 from cogo.proofs.formal import FormalVariables

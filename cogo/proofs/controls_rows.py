@@ -15,13 +15,16 @@ from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution
 from cogo.solvers import constructions
-from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork
+from cogo.algebra.block import Block
+from cogo.solvers.constructions import RootOfUnityNetwork
+from cogo.solvers.designs import BlockDesign
 from cogo.proofs.results import TheoremResult, Timer, check_method, make_result
 from cogo.proofs.theorems_node_counts import node_counts
 from cogo.proofs.theorems_occam import occam
 from cogo.proofs.theorems_optimality import optimality
 from cogo.proofs.theorems_zero_sets import _catalogue_factors, membership_table
 from cogo.proofs.zero import decide_zero
+from cogo.solvers import designs
 
 __all__ = ["control_node_counts", "control_mem_node_counts", "control_mem_certificate", "control_membership",
            "control_occam", "control_optimality_row", "NODE_CONTROL", "OCCAM_CONTROL", "MEM_COUNT_CONTROL",
@@ -221,7 +224,7 @@ def control_occam(group: Any, method: str = "exact", design: Any = None) -> Theo
     G = parse_group(group)
     with Timer() as t:
         if design is None:
-            d = constructions.f6_design(G, exact=True)
+            d = designs.f6_design(G, exact=True)
             blk = d.blocks[0]
             part = PartialSolution(blk.part.name + " (c doubled)", blk.part.a, blk.part.b,
                                    np.asarray([2 * v for v in blk.part.c], dtype=object))
@@ -256,7 +259,7 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
     want = Fraction(2, G.order)
     with Timer() as t:
         if net is None:
-            d = constructions.f6_design(G, exact=True)
+            d = designs.f6_design(G, exact=True)
             blk = d.blocks[0]
             part = PartialSolution("c doubled", blk.part.a, blk.part.b, np.asarray([2 * v for v in blk.part.c],
                                                                                    dtype=object))

@@ -69,7 +69,9 @@ from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
 from cogo.solvers import constructions
-from cogo.solvers.constructions import Block, BlockDesign, RootOfUnityNetwork, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.constructions import RootOfUnityNetwork
+from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.analysis.optimality import largest_residuals
 from cogo.proofs.certificates import block_certificate, general_loss_certificate
 from cogo.proofs.controls_block_route import _numeric_block_control, _sound_block
@@ -163,7 +165,7 @@ def compare_routes(a: Any, b: Any) -> str:
 
     Examples
     --------
-    >>> from cogo.solvers.constructions import f6_design, f46_design
+    >>> from cogo.solvers.designs import f6_design, f46_design
     >>> from cogo.proofs.certificates import block_certificate
     >>> f6, f46 = f6_design(5, exact=True), f46_design(5, exact=True, corrected=False)
     >>> compare_routes(block_certificate(f6), block_certificate(f6, fast=False)), \\

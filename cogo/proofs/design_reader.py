@@ -13,7 +13,8 @@ import sympy
 
 from cogo.algebra.network import Network
 from cogo.catalogue.partial import PartialSolution
-from cogo.solvers.constructions import Block, BlockDesign
+from cogo.algebra.block import Block
+from cogo.solvers.designs import BlockDesign
 from cogo.analysis.blocks import extract_blocks
 from cogo.proofs.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.proofs.zero)
 

@@ -50,6 +50,7 @@ import sympy
 from cogo.algebra.network import Network
 from cogo.catalogue.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.solvers import constructions as C
+from cogo.solvers import designs
 from cogo.proofs.collisions import D
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.every_order import BlockModel, Family
@@ -75,11 +76,11 @@ CONTROL_EXPECT = {
 
 
 def _six(exact_nu) -> PartialSolution:
-    return (z_syn(exact=True) * z_nu(exact_nu, exact=True)) * C.abc_normalizer(6, True)
+    return (z_syn(exact=True) * z_nu(exact_nu, exact=True)) * designs.abc_normalizer(6, True)
 
 
 def _four(xi, s: int) -> PartialSolution:
-    return (z_nu_i(exact=True) * z_xi(xi, s, exact=True)) * C.abc_normalizer(4, True)
+    return (z_nu_i(exact=True) * z_xi(xi, s, exact=True)) * designs.abc_normalizer(4, True)
 
 
 def _free_conj(e):
@@ -126,7 +127,7 @@ def _f6(bracket: bool = False) -> BlockModel:
     fam = Family("order-6 block", "k", _six(_NU), True, bracket=(3, _B3) if bracket else None)
 
     def check(d):
-        des = C.f6_design(d, seed=1, exact=True)
+        des = designs.f6_design(d, seed=1, exact=True)
         if bracket:
             des = _bracket_design(des)
 
@@ -145,10 +146,10 @@ def _f6(bracket: bool = False) -> BlockModel:
 
 
 def _f6ab() -> BlockModel:
-    fam = Family("order-6 block", "k", (z_nu_i(exact=True) * z_syn_ab(_AL, _BE)) * C.abc_normalizer(6, True), True)
+    fam = Family("order-6 block", "k", (z_nu_i(exact=True) * z_syn_ab(_AL, _BE)) * designs.abc_normalizer(6, True), True)
 
     def check(d):
-        des = C.f6ab_design(d, seed=1, exact=True)
+        des = designs.f6ab_design(d, seed=1, exact=True)
 
         def exp(b):
             k = int(b.k)
@@ -172,7 +173,7 @@ def _f46(hat: bool = True) -> BlockModel:
         return sympy.expand(sympy.radsimp(-sympy.expand(rn) / sympy.expand(den)))
 
     def check(d):
-        des = C.f46_design(d, seed=1, exact=True, corrected=hat)
+        des = designs.f46_design(d, seed=1, exact=True, corrected=hat)
         P = des.params
         subs0 = {_NU: P["nu"]}
 
@@ -200,17 +201,17 @@ def _f46(hat: bool = True) -> BlockModel:
 
 
 def _znu() -> BlockModel:
-    fam = Family("z_nu(1) block", "k", z_nu(1, exact=True) * C.abc_normalizer(2, True), True)
+    fam = Family("z_nu(1) block", "k", z_nu(1, exact=True) * designs.abc_normalizer(2, True), True)
 
     def check(d):
-        des = C.z_nu_design(d, exact=True)
+        des = designs.z_nu_design(d, exact=True)
         return _design_problems(des, lambda b: [] if _same(b.part, fam.part, {}) else ["entries differ"])
 
     return BlockModel("znu", "z_nu blocks", [fam], sympy.conjugate, "nu = 1", check=check)
 
 
 def _zsyn() -> BlockModel:
-    fam = Family("z_syn block", "k", z_syn(exact=True) * C.abc_normalizer(3, True), True)
+    fam = Family("z_syn block", "k", z_syn(exact=True) * designs.abc_normalizer(3, True), True)
     return BlockModel("zsyn", "z_syn blocks", [fam], sympy.conjugate, "none")
 
 
@@ -246,8 +247,8 @@ def controls() -> list:
         z_F6 broken where ``3 | d``, z_F4/6 without the hat correction and with it tripled, z_nu blocks, z_syn
         blocks, order-4 blocks without the hat, ``z_nu(1) * z_xi(1, +1)`` blocks (R_c only).
     """
-    four = (z_nu_i(exact=True) * z_xi(1, 1, exact=True)) * C.abc_normalizer(4, True)
-    rc_only = (z_nu(1, exact=True) * z_xi(1, 1, exact=True)) * C.abc_normalizer(4, True)
+    four = (z_nu_i(exact=True) * z_xi(1, 1, exact=True)) * designs.abc_normalizer(4, True)
+    rc_only = (z_nu(1, exact=True) * z_xi(1, 1, exact=True)) * designs.abc_normalizer(4, True)
     return [_f6(bracket=True), _f46(hat=False), _hat_tripled(), _znu(), _zsyn(),
             _plain("order-4 blocks without hat", four), _plain("z_nu(1) * z_xi(1, +1) blocks", rc_only)]
 
@@ -263,7 +264,7 @@ def _bracket_design(des):
             b = type(b)(b.k, PartialSolution(p.name, p.a, p.b, np.asarray([2 * x for x in p.c], dtype=object)),
                         dict(b.c_ext))
         blocks.append(b)
-    return C.BlockDesign(des.group, des.name + " (c doubled where 3k = 0)", blocks, True, dict(des.params), des.seed)
+    return designs.BlockDesign(des.group, des.name + " (c doubled where 3k = 0)", blocks, True, dict(des.params), des.seed)
 
 
 def bracket_control_network(d: int) -> Network:
@@ -275,4 +276,4 @@ def bracket_control_network(d: int) -> Network:
         z_F6 (seed 1) with the output values of the block at ``k = d/3`` doubled when ``3 | d``; z_F6 itself
         otherwise.
     """
-    return _bracket_design(C.f6_design(d, seed=1, exact=True)).to_network()
+    return _bracket_design(designs.f6_design(d, seed=1, exact=True)).to_network()

@@ -84,7 +84,7 @@ def _support_counts(net: Network) -> tuple[dict, int]:
     A node is counted when some entry is not structurally 0; it belongs to the
     positive frequency ``k`` when its ``a`` and ``b`` are supported on
     ``{k, -k}`` exactly (a node with inputs elsewhere is counted under ``None``).
-    Independent of :class:`cogo.solvers.constructions.BlockDesign` bookkeeping.
+    Independent of :class:`cogo.solvers.designs.BlockDesign` bookkeeping.
     """
     G = net.group
     z = net.z

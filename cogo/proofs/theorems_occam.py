@@ -25,11 +25,13 @@ from cogo.algebra.potentials import potential
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution
 from cogo.solvers import constructions as C
-from cogo.solvers.constructions import Block, BlockDesign, abc_normalizer
+from cogo.algebra.block import Block
+from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.proofs.certificates import ZeroTest, block_certificate
 from cogo.proofs.mem_certificate import mem_certificate
 from cogo.proofs.results import LOSS_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.proofs.zero)
+from cogo.solvers import designs
 
 __all__ = ["occam"]
 
@@ -85,7 +87,7 @@ def _occam_exact(G: FiniteAbelianGroup, kind: str, zprime_design: BlockDesign | 
     checks["r, r_a, r_b of the prefactor = t + (1-t) = 1 identically in t (library potential)"] = all(
         Z(potential(pref, *tr, p) - 1) for tr in trip for p in (None, "a", "b"))
     if kind == "f6":
-        d = zprime_design if zprime_design is not None else C.f6_design(G, exact=True)
+        d = zprime_design if zprime_design is not None else designs.f6_design(G, exact=True)
         cert = block_certificate(d)
         checks["z' = z_F6 certified optimal (exact loss 0)"] = cert.optimal
         ypart = PartialSolution("y", *(np.asarray([yv, yv], dtype=object) for _ in range(3)))

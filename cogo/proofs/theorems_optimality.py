@@ -27,7 +27,7 @@ from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.solvers import constructions as C
-from cogo.solvers.constructions import BlockDesign, abc_normalizer
+from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.proofs.certificates import (CONDITION_MONOMIALS, CONST_MONOMIALS, block_certificate, constant_vector_sums,
                                       general_loss_certificate)
 from cogo.proofs.certificates import clear_caches as clear_certificate_caches

@@ -21,7 +21,7 @@ import sympy
 import cogo.catalogue as catalogue
 from cogo.algebra.potentials import MONOMIALS
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
-from cogo.solvers.constructions import _unit_point
+from cogo.solvers.designs import _unit_point
 from cogo.proofs.certificates import ZeroTest
 from cogo.proofs.results import NUM_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import is_nonzero_proven

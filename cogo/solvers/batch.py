@@ -1,9 +1,7 @@
-"""The batched full-batch trainer of :mod:`cogo.solvers.training`: data, initialization, the program (SPEC 1).
+"""The batched full-batch program of :mod:`cogo.solvers.training`: data, initialization, gradients (SPEC 1).
 
-Moved out of :mod:`cogo.solvers.training` so that :mod:`cogo.solvers.training_options`
-(which subclasses :class:`_Batch`) imports this module and not the trainer's entry
-points (no import cycle).  Every name stays importable from
-:mod:`cogo.solvers.training` as before.  The model is
+:mod:`cogo.solvers.training_options` subclasses :class:`_Batch`; the trainer's entry points
+(:func:`cogo.solvers.training.train`) build one per batch of models.  The model is
 ``o(a, b) = W_c sigma(W_a[:, a] + W_b[:, b])`` with ``sigma(x) = x^2`` (SPEC 1).
 
 References

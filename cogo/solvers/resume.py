@@ -41,6 +41,7 @@ from typing import Any
 import torch
 
 from cogo.io.naming import checkpoint_name
+from cogo.io.outputs import atomic_write
 from cogo.runtime.errors import CogoError
 
 __all__ = ["RESUME_FORMAT", "DEFAULT_RESUME_EVERY", "ResumeState", "state_path"]
@@ -61,7 +62,7 @@ def state_path(directory: str | os.PathLike, cfg: Any, models: list[tuple[float,
 
     Examples
     --------
-    >>> from cogo.solvers.training import TrainConfig
+    >>> from cogo.solvers.training_config import TrainConfig
     >>> state_path("runs", TrainConfig(group="7", hidden=8), [(0.0, 1), (0.0, 2)]).name
     '.d7_q8_wd0_seed1.x2.resume.pt'
     """
@@ -107,8 +108,6 @@ class ResumeState:
         """Save the state before iteration ``epoch`` (weights after ``epoch`` updates) when it is due."""
         if not self.every or epoch == 0 or epoch >= last_epoch or epoch % self.every:
             return False
-        from cogo.io.outputs import atomic_write
-
         state = {
             "format": RESUME_FORMAT, "settings": self.settings, "epoch": int(epoch),
             "P": batch.P.detach().to("cpu", copy=True),

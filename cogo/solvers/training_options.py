@@ -53,6 +53,7 @@ import numpy as np
 import torch
 
 from cogo.algebra.activations import activation
+from cogo.solvers.batch import _Batch, _derived_seed, _loss_and_correct
 
 __all__ = ["TOPS", "uses_options", "validate_options", "OptionsBatch", "ridge_readout",
            "sigma", "corrupt_labels", "minibatch_order"]
@@ -122,8 +123,6 @@ def corrupt_labels(c_train: torch.Tensor, n: int, p: float, seed: int) -> tuple[
     >>> len(pos), bool((lab != (torch.arange(20) % 5)[pos]).all())
     (5, True)
     """
-    from cogo.solvers.batch import _derived_seed
-
     N = int(c_train.numel())
     k = int(round(p * N))
     gen = torch.Generator(device="cpu").manual_seed(_derived_seed(seed, 3))
@@ -140,8 +139,6 @@ def minibatch_order(N: int, seed: int) -> torch.Generator:
     torch.Generator
         A CPU generator seeded by ``SeedSequence([seed, 4])``.
     """
-    from cogo.solvers.batch import _derived_seed
-
     return torch.Generator(device="cpu").manual_seed(_derived_seed(seed, 4))
 
 
@@ -167,10 +164,11 @@ def ridge_readout(F: torch.Tensor, Y: torch.Tensor, eta: float) -> torch.Tensor:
     return torch.cholesky_solve(R, L).transpose(1, 2)
 
 
-class _OptionsMixin:
-    """The methods of :class:`OptionsBatch`, placed before the trainer's ``_Batch`` in its MRO by :func:`_make`.
+class OptionsBatch(_Batch):
+    """The options' batched program (see the module docstring): the trainer's ``_Batch`` on the grid kernel.
 
-    ``super()`` in these methods is the trainer's ``_Batch``.
+    Its ``optimizer`` wraps the Adam/AdamW/SGD state, Muon's and the minibatch generators
+    (what :mod:`cogo.solvers.resume` saves).
     """
 
     def __init__(self, cfg, models, device, kernel):
@@ -181,6 +179,7 @@ class _OptionsMixin:
         self._init_targets(cfg, models, device)
         self._init_minibatches(cfg, models)
         self._init_muon(cfg, models, device)
+        self.optimizer = _Optimizers(self, self.optimizer)
 
     def _init_targets(self, cfg, models, device) -> None:
         """Targets: the true ones (``self.T = None``), or each model's with its corrupted training labels."""
@@ -287,8 +286,6 @@ class _OptionsMixin:
         h, h2, o = self._forward_rows(0, n)
         vals = None
         if metrics:
-            from cogo.solvers.batch import _loss_and_correct
-
             vals = self._metrics(*_loss_and_correct(o, self.T_all, self.c_all, self.cfg.loss))
         g = self._residual_(o, self._targets()).mul_(self.gscale)
         h2f = h2.view(M, n * n, q)
@@ -352,16 +349,6 @@ class _OptionsMixin:
                                                "SeedSequence([seed, 3])"}}
 
 
-def _make(base: type) -> type:
-    """:class:`OptionsBatch` as a subclass of the trainer's ``_Batch`` (imported lazily: no import cycle)."""
-
-    class OptionsBatch(_OptionsMixin, base):  # type: ignore[misc, valid-type]
-        """The batched program with the options of the module docstring (grid kernel)."""
-
-    OptionsBatch.__name__ = OptionsBatch.__qualname__ = "OptionsBatch"
-    return OptionsBatch
-
-
 class _Optimizers:
     """The options' optimizers as one object with ``step`` / ``state_dict`` / ``load_state_dict``.
 
@@ -394,31 +381,3 @@ class _Optimizers:
             for s, g in b.gens.items():
                 g.set_state(d["generators"][str(s)])
             b.queue = []
-
-
-_CLASS: type | None = None
-
-
-def options_batch_class() -> type:
-    """The class :func:`OptionsBatch` builds (a subclass of the trainer's ``_Batch``)."""
-    global _CLASS
-    if _CLASS is None:
-        from cogo.solvers.batch import _Batch
-
-        _CLASS = _make(_Batch)
-    return _CLASS
-
-
-def OptionsBatch(cfg, models, device, kernel):  # noqa: N802 - a class factory used like a class
-    """Build the options' batched program (see the module docstring).
-
-    Returns
-    -------
-    OptionsBatch
-        An instance of :func:`options_batch_class` (a subclass of the trainer's ``_Batch``) whose
-        ``optimizer`` wraps the Adam/AdamW/SGD state, Muon's and the minibatch generators (what
-        :mod:`cogo.solvers.resume` saves).
-    """
-    batch = options_batch_class()(cfg, models, device, kernel)
-    batch.optimizer = _Optimizers(batch, batch.optimizer)
-    return batch

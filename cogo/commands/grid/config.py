@@ -57,14 +57,15 @@ class ExperimentConfig:
     ridge: float = 1e-3
 
     def train_config(self, group: str, weight_decay: float | None = None):
-        from cogo.solvers.training import TrainConfig  # late: torch (cogo --help builds this module's defaults)
+        from cogo.solvers.training_config import TrainConfig
 
         return TrainConfig(group=parse_group(group).label, hidden=self.hidden, lr=self.lr,
                            weight_decay=self.weight_decays[0] if weight_decay is None else weight_decay,
                            epochs=self.epochs, test_fraction=self.test_fraction, loss=self.loss,
                            optimizer=self.optimizer, dtype=self.dtype, device=self.device,
                            log_every=self.log_every, snapshot_every=int(self.dynamics), activation=self.activation,
-                           batch_size=self.batch_size, label_noise=self.label_noise, top=self.top, ridge=self.ridge)
+                           batch_size=self.batch_size, label_noise=self.label_noise, top=self.top, ridge=self.ridge,
+                           log_early=True)  # the curves' epoch axis is logarithmic: record 1, 2, 5, ... too
 
     def validate(self) -> "ExperimentConfig":
         """Raise ValueError (one line) on any bad value; nothing is trained or written."""
@@ -127,7 +128,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
     * the report files and figure folder must pass :mod:`cogo.io.outputs`.
     """
     from cogo.io.weights import load_weights  # late: start-up (cogo --help reads no checkpoint)
-    from cogo.solvers.training import checkpoint_name  # late: torch
+    from cogo.io.naming import checkpoint_name
 
     out = Path(out)
     if not out.is_dir():

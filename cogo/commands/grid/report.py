@@ -14,7 +14,7 @@ from cogo._version import __version__
 from cogo.commands.grid.config import OPTION_DEFAULTS, ExperimentConfig
 from cogo.io.formatting import dumps_json, render_table
 from cogo.io.outputs import atomic_write_text
-from cogo.solvers.training import plot_history
+from cogo.solvers.training_results import plot_history
 
 
 # --------------------------------------------------------------------------- figures

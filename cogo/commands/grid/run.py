@@ -43,7 +43,9 @@ from cogo.io.weights import load_weights, save_checkpoint
 from cogo.runtime.executors import run_jobs
 from cogo.runtime.limits import progress_callback
 from cogo.runtime.threads import choose_threads, thread_limit
-from cogo.solvers.training import check_output_dir, checkpoint_name, train
+from cogo.io.naming import checkpoint_name
+from cogo.io.outputs import check_output_dir
+from cogo.solvers.training import train
 
 __all__ = ["run_experiment", "train_checkpoints"]
 
