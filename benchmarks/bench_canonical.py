@@ -1,4 +1,4 @@
-"""Long run of the canonical-answer property (tests/test_canonical.py): misread count over random draws.
+"""Long run of the canonical-answer property (tests/analysis/test_canonical.py): misread count over random draws.
 
 A *misread* is a draw whose report through ``classify_checkpoint`` differs (to 6 decimals; grid cells by
 their nodes' features) between the checkpoint and a copy with its hidden nodes permuted, gauge-transformed

@@ -164,7 +164,7 @@ def batched_autograd(cfg: TrainConfig, seeds: list[int], weight_decay: float) ->
 
 
 def hand_written_adam_step(P, g, exp_avg, exp_avg_sq, t, lr=0.01, betas=(0.9, 0.999), eps=1e-8):
-    """The elementwise Adam that training used before torch.optim (bit-identical, tests/test_training.py)."""
+    """The elementwise Adam that training used before torch.optim (bit-identical, tests/solvers/test_training.py)."""
     beta1, beta2 = betas
     exp_avg.lerp_(g, 1 - beta1)
     exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)

@@ -3,10 +3,16 @@
 "default" (derandomized, 40 examples): what `python -m pytest -q` and CI run, so the README's test
 command gives the same verdict on every machine; "explore" (random, 40 examples) and "stress" (random,
 400 examples: ``HYPOTHESIS_PROFILE=stress python -m pytest``) search for new counterexamples.  Known
-counterexamples found that way are kept as strict xfail tests (tests/test_factorization.py)."""
+counterexamples found that way are kept as strict xfail tests (tests/analysis/test_factorization.py)."""
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+# the tests of each package live in tests/<package>/; the shared hypothesis strategies (tests/strategies.py)
+# are imported by name from every folder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("default", max_examples=40, derandomize=True, **_common)

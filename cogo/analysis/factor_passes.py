@@ -22,7 +22,7 @@ pass                      contract
 ========================  ===================================================================
 
 Why each pass exists -- the blocks that needed it, each kept as a regression test in
-``tests/test_factorization.py`` -- is told in docs/analysis.md ("How a block is factored").
+``tests/analysis/test_factorization.py`` -- is told in docs/analysis.md ("How a block is factored").
 
 **Bound.**  At most :data:`cogo.analysis.tiling.SEARCH_BUDGET` (4000) candidate sets are solved
 per block (each ``O(C^3)``, ``C <= q <= MAX_ORDER = 64``), plus at most ``MAX_ALTERNATIVES``

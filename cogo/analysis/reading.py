@@ -17,7 +17,7 @@ one it holds:
   every path first (:mod:`cogo.io.outputs`), renders in memory, writes
   atomically, returns the paths written.
 
-``tests/test_reading.py`` holds both readings to this contract.
+``tests/analysis/test_reading.py`` holds both readings to this contract.
 
 References
 ----------

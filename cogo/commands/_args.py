@@ -18,7 +18,7 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.threads import POLICY_HELP
 
 # the choices of cogo.solvers.training (LOSSES, OPTIMIZERS, DTYPES, KERNELS), repeated here so that
-# building the parser does not import torch; tests/test_cli.py checks that they agree
+# building the parser does not import torch; tests/commands/test_cli.py checks that they agree
 LOSSES = ("mse", "ce")
 OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
 DTYPES = ("float32", "float64")

@@ -17,7 +17,7 @@ from cogo.runtime.threads import threads
 ORDER = 2
 
 #: cogo construct's names (the functions' names, cogo.solvers.constructions.NAMES) and the kind each checkpoint
-#: records; repeated here so that building the parser imports nothing heavy (tests/test_cli.py checks that they
+#: records; repeated here so that building the parser imports nothing heavy (tests/commands/test_cli.py checks that they
 #: agree)
 CONSTRUCTIONS = {"z_F6": "f6", "z_F6_ab": "f6-ab", "z_F46": "f46", "z_M": "mem"}
 

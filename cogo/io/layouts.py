@@ -9,7 +9,7 @@ returns the raw matrices with the layout's name, which every report records.
 
 Each layout is one :class:`Layout` record of :data:`LAYOUTS`: its name, how a
 state dict in it is recognized, its reader, and its row of the table in
-docs/cli.md ("Layouts"; tests/test_readers.py checks the table against the
+docs/cli.md ("Layouts"; tests/io/test_layouts.py checks the table against the
 records).  Adding a layout is one record and its reader function here, and
 that row.  The layouts: ``cogo`` (``cogo train`` / ``construct``: the keys
 ``layera/layerb/layerc.weight`` under ``model`` with a cogo ``meta``),

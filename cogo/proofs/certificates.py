@@ -281,7 +281,7 @@ def clear_caches() -> None:
 
 #: The factors ``(input, input, output)`` of each monomial sum of SPEC 6 (``A`` = conj(a), ...), as in
 #: :func:`cogo.algebra.potentials.block_sums`; with the output replaced by constant weights they give the
-#: sums of :func:`constant_vector_sums`.  ``tests/test_verify.py`` compares both routes.
+#: sums of :func:`constant_vector_sums`.  ``tests/proofs/test_verify.py`` compares both routes.
 _BLOCK_FACTORS = {
     "abc": "abc", "conj(a) b c": "Abc", "a conj(b) c": "aBc", "a b conj(c)": "abC", "conj(a) conj(b) c": "ABc",
     "|a|^2 c": "aAc", "|b|^2 c": "bBc", "a^2 c": "aac", "b^2 c": "bbc", "conj(a)^2 c": "AAc", "conj(b)^2 c": "BBc",

@@ -34,7 +34,7 @@ __all__ = ["BLOCK_CONTROLS", "run_block_control"]
 # block route uses -- Design.to_network, the design reader with its exact support and Hermitian checks
 # (design_from_network), the block certificate on BOTH routes (Q(zeta_L) and sympy; they must agree) and
 # the exact zero test (cogo.proofs.zero).  The expected outcome is derived by hand (closed forms below, in
-# P = number of pairs {k, -k} with k != -k, s = n - 1 - 2P self-conjugate frequencies); tests/test_verify.py
+# P = number of pairs {k, -k} with k != -k, s = n - 1 - 2P self-conjugate frequencies); tests/proofs/test_verify.py
 # compares every closed form with the float64 real-space loss on all pairs, which shares no code with the
 # block certificate.  Loss of blocks at every pair (module docstring of cogo.proofs.certificates):
 # (2/n) sum_pairs l_k + (n - 1)/n with l_k = -2 Re(abc) + |abc|^2 + sum |R_c|^2 + |R_n|^2/4 + sum |R_*|^2/4.

@@ -4,7 +4,7 @@ Every control of :mod:`cogo.proofs.controls_constructions` hands the block certi
 cross-frequency R_c and R_* sums are 0, balanced nodes (``|a_j| = |b_j|``), rational losses, and no z_M-type
 network with a defect in the potentials with a zero-frequency input; the exact zero test never met a
 polynomial coefficient it cannot decide.  The controls below are those inputs, each built by hand to break
-one thing, with its outcome derived by hand here (``tests/test_verify.py`` compares every closed form with
+one thing, with its outcome derived by hand here (``tests/proofs/test_verify.py`` compares every closed form with
 the float64 real-space loss on all pairs, code that shares nothing with the certificates).  They run in
 ``cogo verify`` through :data:`CONTROL_ROWS`.
 

@@ -59,7 +59,7 @@ count, so once denormals appeared the weights depended on the number of
 threads (issue #15: one run in ten differed under load).
 :func:`set_flush_denormal_all` sets the flag on every pool thread too; with
 it, training gives bit-identical weights for any thread count (tested:
-``tests/test_threads.py``).  Where that cannot be done (a torch not built
+``tests/runtime/test_threads.py``).  Where that cannot be done (a torch not built
 with GNU OpenMP), :func:`cogo.solvers.training.train` trains with 1 thread.
 """
 from __future__ import annotations

@@ -382,7 +382,7 @@ class _Batch:
 
         ``torch.optim`` takes one weight decay per parameter group, while the models of a batch
         share one tensor; so each model's decay is applied here exactly as ``torch.optim`` applies
-        its own (``tests/test_training.py`` checks the trajectories bit for bit): L2 for Adam and
+        its own (``tests/solvers/test_training.py`` checks the trajectories bit for bit): L2 for Adam and
         SGD (``grad += wd W`` before the update), decoupled for AdamW (``W *= 1 - lr wd``).
         """
         if self.any_wd:

@@ -24,7 +24,7 @@ kernel and device type, and continues at the saved epoch.  The epoch loop is
 deterministic given that state (full-batch gradients, no random numbers after
 initialization, denormals flushed on every thread, see :mod:`cogo.runtime.threads`),
 so the resumed run ends with weights, history and snapshots bit-identical to
-an uninterrupted run (``tests/test_resume.py``).  Without a saved state the
+an uninterrupted run (``tests/solvers/test_resume.py``).  Without a saved state the
 run starts at epoch 0 and says so.
 
 References

@@ -144,7 +144,7 @@ def _docs_layout_rows() -> dict:
     """``{layout: keys (shapes)}`` of the table under "## Layouts" in docs/cli.md."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
     section = text.split("\n## Layouts\n", 1)[1].split("\n## ", 1)[0]
     rows = [ln.split(" | ", 1) for ln in section.splitlines() if ln.startswith("| `")]
     return {name.strip("| `"): doc.rstrip(" |") for name, doc in rows}

@@ -570,7 +570,7 @@ def test_each_pass_is_needed(monkeypatch, name):
 def test_passes_are_documented():
     from cogo.analysis import factor_passes
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text()
     for p in factor_passes.PASSES:
         assert f"``{p.name}``" in factor_passes.__doc__ and f"`{p.name}`" in doc, p.name
         assert p.run.__doc__ and p.contract and p.cost

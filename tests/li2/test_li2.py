@@ -84,7 +84,6 @@ def test_fft_path_with_elements_out_of_row_major_order():
 
 
 def test_fft_path_refused_for_nonabelian():
-    pytest.importorskip("cogo.algebra.representations")
     with pytest.raises(ValueError, match="Abelian"):
         energy(random_sphere(1, 6, 0), "S3", method="fft")
     with pytest.raises(ValueError, match="method"):
@@ -197,7 +196,6 @@ def test_gradient_ridge_is_residual_times_coefficients():
 
 
 def test_nonabelian_s3():
-    pytest.importorskip("cogo.algebra.representations")
     G = li2_group("S3")
     preds = sorted((c.kind, c.dim, c.predicted) for c in G.components)
     # sign (real, d=1): 6/8; standard (real, d=2): 6/16; trivial: 0
@@ -316,7 +314,6 @@ def test_group_info_irrep_dimensions():
 
     assert group_info("23") == {"group": "23", "name": "Z_23", "M": 23, "d_max": 1}
     assert group_info("3x5")["d_max"] == 1
-    pytest.importorskip("cogo.algebra.representations")
     # S3, D5: largest irrep of dimension 2; A4: 3 (the sum of d_k^2 is the order: 1+1+4, 1+1+4+4, 1+1+1+9)
     assert [group_info(g)["d_max"] for g in ("S3", "D5", "A4")] == [2, 2, 3]
     assert theory_boundary(3) == pytest.approx(9 * 2.7482)
@@ -336,7 +333,6 @@ def test_cli_li2_sweep_tiny_and_resume(tmp_path, capsys):
 
 
 def test_cli_li2_sweep_nonabelian_group(tmp_path, capsys):
-    pytest.importorskip("cogo.algebra.finite_groups")
     out = tmp_path / "sw"
     argv = ["li2-sweep", "--groups", "S3", "5", "--x", "2", "--seeds", "1", "--epochs", "3", "--hidden", "8",
             "--threads", "1", "--out", str(out)]

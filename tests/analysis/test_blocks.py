@@ -131,7 +131,7 @@ def test_mixed_nodes_network_verdict():
 
 
 def test_f46_verdict_blocks_fail_but_network_holds():
-    cons = pytest.importorskip("cogo.solvers.constructions")
+    import cogo.solvers.constructions as cons
     net = cons.z_F46(13, seed=4)
     v = network_verdict(net)
     assert v.optimal and v.failed == []

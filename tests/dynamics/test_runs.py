@@ -40,7 +40,7 @@ def test_streamed_snapshots_round_trip_and_match_in_memory(tmp_path):
     cfg = TrainConfig(group="7", hidden=8, epochs=6, log_every=3, snapshot_every=3, weight_decay=1e-3)
     mem = train(cfg, [5], progress=False)[0]
     streamed = train(cfg, [5], progress=False, snapshot_dir=tmp_path)[0]
-    li2 = streamed.snapshots.pop("li2")  # the Li^2 statistics at the snapshot epochs (tests/test_progress.py)
+    li2 = streamed.snapshots.pop("li2")  # the Li^2 statistics at the snapshot epochs (tests/dynamics/test_progress.py)
     assert li2["epoch"] == [0, 3, 6] and li2 == mem.snapshots["li2"]  # the same, streamed or in memory
     assert streamed.snapshots == {"format": "cogo-snapshots/1", "dir": "d7_q8_wd0.001_seed5.snapshots",
                                   "epoch": [0, 3, 6]}

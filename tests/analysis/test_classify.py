@@ -245,7 +245,7 @@ def test_network_blocks_recovered(kinds, seed):
 
 
 def test_f46_network_from_constructions():
-    cons = pytest.importorskip("cogo.solvers.constructions")
+    import cogo.solvers.constructions as cons
     net = cons.z_F46(13, seed=4)
     rep = read_network(*net.to_weights(), 13)
     types = [b.type for b in rep.blocks]
@@ -467,9 +467,9 @@ def test_json_is_strict_and_complete(tmp_path):
 # --------------------------------------------------------------------------- end to end
 @pytest.mark.slow
 def test_end_to_end_train_classify(tmp_path, capsys):
-    training = pytest.importorskip("cogo.solvers.training")
-    training_config = pytest.importorskip("cogo.solvers.training_config")
-    training_results = pytest.importorskip("cogo.solvers.training_results")
+    import cogo.solvers.training as training
+    import cogo.solvers.training_config as training_config
+    import cogo.solvers.training_results as training_results
     cfg = training_config.TrainConfig(group="11", hidden=48, epochs=1500, lr=0.01, weight_decay=1e-3, log_every=500,
                                       dtype="float64")
     results = training.train(cfg, seeds=[0], progress=False)
