@@ -146,11 +146,33 @@ def test_every_spec_citation_names_a_section_of_the_math_page():
 
 
 def test_every_module_has_an_api_page():
-    """A new module must be added to one of docs/api/*.md (mkdocstrings `::: module`), so the site documents it."""
+    """A new module must be added to one of docs/api/*.md (mkdocstrings `::: module`), so the site documents it.
+
+    A command module (``cogo/commands/<name>.py``, found by the command registry) is documented where users read
+    about commands, docs/cli.md (:func:`test_every_command_is_documented`); the API page may list it too.
+    """
     documented = set()
     for page in (DOCS / "api").glob("*.md"):
         documented |= set(re.findall(r"^::: ([\w.]+)\s*$", page.read_text(), re.M))
     modules = {m for m in _modules() if not m.rsplit(".", 1)[-1].startswith("_") and m.count(".") >= 1}
     packages = {m for m in modules if (ROOT / m.replace(".", "/")).is_dir()}  # documented through their modules
-    assert not (modules - packages - documented), sorted(modules - packages - documented)
+    commands = {m for m in modules if m.count(".") == 2 and m.startswith("cogo.commands.")} - packages
+    assert not (modules - packages - commands - documented), sorted(modules - packages - commands - documented)
     assert not (documented - modules), sorted(documented - modules)
+
+
+def command_names_in_cli_page(text: str) -> set[str]:
+    """Every ``cogo <name>`` that docs/cli.md gives a section or a line of its "on their topic pages" list."""
+    heads = set(re.findall(r"^## `cogo ([a-z0-9-]+)`(?: and `cogo ([a-z0-9-]+)`)?", text, re.M))
+    listed = set(re.findall(r"^- `cogo ([a-z0-9-]+)`", text, re.M))
+    return {n for pair in heads for n in pair if n} | listed
+
+
+def test_every_command_is_documented():
+    """Each command of the registry has its section in docs/cli.md: adding a command is its module and that page."""
+    from cogo import commands
+
+    text = (DOCS / "cli.md").read_text()
+    assert command_names_in_cli_page("## `cogo a` and `cogo b`\n- `cogo c`: x\n") == {"a", "b", "c"}
+    assert not set(commands.names()) - command_names_in_cli_page(text), sorted(set(commands.names())
+                                                                             - command_names_in_cli_page(text))
