@@ -195,11 +195,6 @@ def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
     ``Wa``, ``Wb``), never multiplied by one-hot vectors.  Pairs are processed
     in chunks of about ``chunk_elements`` hidden activations.
 
-    Returns
-    -------
-    float
-        The mean squared residual over the pairs, float64.
-
     Examples
     --------
     >>> import numpy as np
@@ -307,11 +302,6 @@ class Conditions:
 
 def condition_residuals(z: Network) -> Conditions:
     """Residuals of R_g, R_c, R_n, R_* (SPEC 5) for every frequency ``k != 0``.
-
-    Returns
-    -------
-    Conditions
-        The residual of each condition at every frequency ``k != 0``.
 
     Examples
     --------
