@@ -126,11 +126,6 @@ def _parse_bytes(text: str) -> int:
 def available_memory() -> int | None:
     """Bytes of memory available to a new allocation (``MemAvailable``), or ``COGO_MEMORY_LIMIT``; None if unknown.
 
-    Returns
-    -------
-    int or None
-        Bytes available: ``COGO_MEMORY_LIMIT`` if set, else ``MemAvailable`` (or the free pages); None if unknown.
-
     Raises
     ------
     cogo.runtime.errors.CogoError
