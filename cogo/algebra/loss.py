@@ -91,12 +91,7 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
 
 
 def per_frequency_loss(z: Network) -> np.ndarray:
-    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0).
-
-    Returns
-    -------
-    numpy array
-        ``l_k(z)`` per frequency index (object array of sympy numbers for an exact network).
+    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0; sympy numbers for an exact network).
 
     Examples
     --------
@@ -147,12 +142,7 @@ def published_loss(z: Network) -> Any:
     """The published zero-mean form of the loss (SPEC 5).
 
     Equal to :func:`fourier_loss` when ``z[a,0,:] = z[b,0,:] = 0`` and wrong
-    otherwise; kept so that tests can show the difference.
-
-    Returns
-    -------
-    float or sympy.Expr
-        The zero-mean form of the loss.
+    otherwise; kept so that tests can show the difference.  A float or an expression, as :func:`fourier_loss`.
 
     Examples
     --------
