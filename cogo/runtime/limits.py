@@ -162,12 +162,7 @@ def available_memory() -> int | None:
 
 
 def require(est: Estimate) -> Estimate:
-    """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available.
-
-    Returns
-    -------
-    Estimate
-        ``est`` itself, when it fits in :func:`available_memory`.
+    """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available, else return it.
 
     Raises
     ------
