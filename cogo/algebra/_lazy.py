@@ -71,12 +71,6 @@ def lazy_module(name: str) -> LazyModule:
 
 
 def is_sympy(x: Any) -> bool:
-    """``isinstance(x, sympy.Basic)``, without importing sympy when it is not loaded yet.
-
-    Returns
-    -------
-    bool
-        Whether ``x`` is a sympy object (False while sympy is not imported).
-    """
+    """``isinstance(x, sympy.Basic)``, without importing sympy when it is not loaded yet."""
     mod = sys.modules.get("sympy")
     return mod is not None and hasattr(mod, "Basic") and isinstance(x, mod.Basic)

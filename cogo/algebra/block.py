@@ -124,11 +124,6 @@ def block_conditions(a: Any, b: Any, c: Any, kind: str = "generic") -> dict[str,
     both contribute ``|a|^2 c``).  Exact entries are evaluated numerically.
     Returns ``{"R_g", "R_c", "R_n", "R_*"}``.
 
-    Returns
-    -------
-    dict of str to float
-        The largest residual of each condition that applies to the block's ``kind``.
-
     Examples
     --------
     >>> from cogo.catalogue.partial import z_nu_i, z_syn, z_xi

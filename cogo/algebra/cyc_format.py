@@ -76,11 +76,6 @@ def minimal_polynomial(x: CycNumber) -> list:
     ``prod (X - y)`` over the distinct Galois conjugates ``y`` of ``x``: its coefficients are fixed by the
     Galois group, hence rational (checked: a ValueError otherwise, which would be a defect of the arithmetic).
 
-    Returns
-    -------
-    list of Fraction
-        ``[1, c_{d-1}, ..., c_0]`` for ``X^d + c_{d-1} X^(d-1) + ... + c_0``.
-
     Raises
     ------
     ValueError

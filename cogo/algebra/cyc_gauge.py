@@ -209,11 +209,6 @@ def _converter(L: int):
 def entries_order(values: Any) -> int:
     """The ``L`` that :func:`cyc_network` would use for these sympy entries (see ``_root_orders``).
 
-    Returns
-    -------
-    int
-        The order ``L`` of the cyclotomic field that holds the entries.
-
     Examples
     --------
     >>> import sympy

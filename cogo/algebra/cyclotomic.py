@@ -370,11 +370,6 @@ def fourier_network(Wa: Any, Wb: Any, Wc: Any, group: Any):
     so is every quantity of SPEC 5.  ``lam^3`` must be rational (it is ``2n``);
     otherwise ValueError.
 
-    Returns
-    -------
-    Network
-        An exact network whose entries are CycNumbers of ``Q(zeta_L)``.
-
     Examples
     --------
     >>> import numpy as np

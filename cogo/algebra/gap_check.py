@@ -62,11 +62,6 @@ def compare_with_gap(G: Any, ct: Any = None) -> list[str]:
       integer multiplicities (SPEC 9) against GAP's ``CoeffsCyc``, compared by their canonical
       coordinates (:class:`cogo.algebra.cyclotomic.CycNumber`);
     * each character's Frobenius-Schur indicator (GAP's ``Indicator(tbl, 2)``).
-
-    Returns
-    -------
-    list of str
-        One line per disagreement with GAP; empty when the tables agree.
     """
     src = getattr(G, "source", None)
     if not src or src.get("library") != "GAP SmallGroups":

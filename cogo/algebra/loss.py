@@ -91,12 +91,7 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
 
 
 def per_frequency_loss(z: Network) -> np.ndarray:
-    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0).
-
-    Returns
-    -------
-    numpy array
-        ``l_k(z)`` per frequency index (object array of sympy numbers for an exact network).
+    """``l_k(z)`` of SPEC 5 for every frequency index (index 0 holds 0; sympy numbers for an exact network).
 
     Examples
     --------
@@ -147,12 +142,7 @@ def published_loss(z: Network) -> Any:
     """The published zero-mean form of the loss (SPEC 5).
 
     Equal to :func:`fourier_loss` when ``z[a,0,:] = z[b,0,:] = 0`` and wrong
-    otherwise; kept so that tests can show the difference.
-
-    Returns
-    -------
-    float or sympy.Expr
-        The zero-mean form of the loss.
+    otherwise; kept so that tests can show the difference.  A float or an expression, as :func:`fourier_loss`.
 
     Examples
     --------
@@ -194,11 +184,6 @@ def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
     array of shape (P, 2) of ``(a, b)``.  Inputs are gathered (columns of
     ``Wa``, ``Wb``), never multiplied by one-hot vectors.  Pairs are processed
     in chunks of about ``chunk_elements`` hidden activations.
-
-    Returns
-    -------
-    float
-        The mean squared residual over the pairs, float64.
 
     Examples
     --------
@@ -307,11 +292,6 @@ class Conditions:
 
 def condition_residuals(z: Network) -> Conditions:
     """Residuals of R_g, R_c, R_n, R_* (SPEC 5) for every frequency ``k != 0``.
-
-    Returns
-    -------
-    Conditions
-        The residual of each condition at every frequency ``k != 0``.
 
     Examples
     --------

@@ -89,11 +89,6 @@ def to_exact_array(x: Any) -> np.ndarray:
     Python ints, Fractions and sympy numbers/symbols are kept exact; floats are
     rejected, because an exact network built from floats is not exact.
 
-    Returns
-    -------
-    numpy object array
-        The entries as exact sympy numbers, the shape of ``x``.
-
     Examples
     --------
     >>> from fractions import Fraction

@@ -93,12 +93,7 @@ def _triple(x: np.ndarray, y: np.ndarray, w: np.ndarray, exact: bool) -> np.ndar
 
 
 def potentials(z: Network) -> np.ndarray:
-    """The whole tensor ``r[k1, k2, k]``, shape ``(n_G, n_G, n_G)``.
-
-    Returns
-    -------
-    numpy array (n_G, n_G, n_G)
-        The tensor ``r[k1, k2, k]`` (object dtype for an exact network).
+    """The whole tensor ``r[k1, k2, k]``, shape ``(n_G, n_G, n_G)`` (object dtype for an exact network).
 
     Examples
     --------
@@ -117,11 +112,6 @@ def potentials(z: Network) -> np.ndarray:
 def self_potentials(z: Network, p: str) -> np.ndarray:
     """The whole tensor ``r_p[k1, k2, k]`` for ``p`` in ('a', 'b'), shape ``(n_G, n_G, n_G)``.
 
-    Returns
-    -------
-    numpy array (n_G, n_G, n_G)
-        The tensor ``r_p[k1, k2, k]``.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import z_F6
@@ -138,11 +128,6 @@ def self_potential_sums(z: Network, p: str) -> np.ndarray:
 
     Computed without the full tensor: ``S_p[m, j] = sum_k' z[p,k',j] z[p,m-k',j]``
     (a group convolution over frequencies), then ``C_p = S_p z[c]^T``.
-
-    Returns
-    -------
-    numpy array (n_G, n_G)
-        The sums ``C_p[m, k]``.
 
     Examples
     --------
@@ -194,11 +179,6 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
     results).  ``conj`` overrides complex conjugation for exact entries, e.g.
     to impose ``conj(nu) = 1/nu`` on a unit-modulus symbol.
     Also returns the key ``"|a|^2 c + |b|^2 c"``, the R_n sum.
-
-    Returns
-    -------
-    dict of str to number
-        Each monomial sum of :data:`MONOMIALS`, keyed by its name.
 
     Examples
     --------

@@ -64,11 +64,6 @@ def check_group_axioms(G: Group) -> list[str]:
     inverses, ``is_abelian`` against ``table == table.T``, and ``abelian`` (when not ``None``) against the
     table its coordinates give.
 
-    Returns
-    -------
-    list of str
-        One line per failed axiom; empty for a group.
-
     Examples
     --------
     >>> from cogo.algebra import Cyclic

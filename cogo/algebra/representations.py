@@ -87,11 +87,6 @@ def conjugacy_classes(G: Any) -> list[np.ndarray]:
 
     Classes are ordered by (element order, size, smallest element).
 
-    Returns
-    -------
-    list of int arrays
-        The classes, identity class first.
-
     Examples
     --------
     >>> [c.tolist() for c in conjugacy_classes("S3")]   # identity, 3 transpositions, 2 three-cycles
@@ -198,11 +193,6 @@ def character_table(G: Any) -> CharacterTable:
     """The character table of ``G`` (Burnside-Dixon, cleaned to exact values; SPEC 9).
 
     Works for :class:`FiniteGroup` and :class:`FiniteAbelianGroup` (frequencies).
-
-    Returns
-    -------
-    CharacterTable
-        The classes, the characters (float and exact) and the irrep dimensions.
 
     Examples
     --------
@@ -355,11 +345,6 @@ def isotypic_projectors(G: Any) -> np.ndarray:
     mutually orthogonal, summing to the identity; ``trace P[k] = d_k^2``.
     The size is checked before allocating (CogoError above :data:`MAX_PROJECTOR_BYTES`).
 
-    Returns
-    -------
-    complex array (K, M, M)
-        The projector ``P[k]`` of every irrep.
-
     Examples
     --------
     >>> import numpy as np
@@ -391,11 +376,6 @@ def irreps(G: Any, seed: int = 0) -> list[Irrep]:
 
     ``seed`` fixes the random element used to split each isotypic component
     (another seed gives an equivalent representation).
-
-    Returns
-    -------
-    list of Irrep
-        One unitary irreducible representation per character, the trivial one first.
 
     Examples
     --------
@@ -515,11 +495,6 @@ def isotypic_energy(G: Any, W: Any) -> np.ndarray:
     Computed from the characters without forming the projectors:
     ``||P_k w||^2 = <w, P_k w> = (d_k / M) sum_{x,y} w(x) conj(chi_k(x^-1 y)) w(y)`` (real ``w``).
     The energies of each column sum to ``||W[:, j]||^2``.
-
-    Returns
-    -------
-    float array (K, q)
-        The energy of each column in each irrep.
 
     Examples
     --------

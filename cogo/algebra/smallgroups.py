@@ -110,12 +110,7 @@ def is_smallgroup_spec(spec: Any) -> bool:
 
 
 def is_collection_spec(spec: Any) -> bool:
-    """Whether ``spec`` is a collection ``smallgroups(...)``.
-
-    Returns
-    -------
-    bool
-        True for ``smallgroups(...)`` (its syntax is checked later), False for anything else.
+    """Whether ``spec`` is a collection ``smallgroups(...)`` (its syntax is checked later).
 
     Examples
     --------
@@ -142,11 +137,6 @@ def smallgroup(n: int, i: int):
     ``StructureDescription`` (e.g. ``S4``); ``G.element_names`` GAP's names of the
     elements (``e`` for the identity).  Raises :class:`CogoError` (one line) without the
     ``gap`` extra, for an id the library does not have, or above cogo's order limit.
-
-    Returns
-    -------
-    FiniteGroup
-        The group, labelled ``SmallGroup(n,i)``.
     """
     n, i = int(n), int(i)
     _check_id(n, i)

@@ -114,11 +114,6 @@ def group_from_spec(spec: str) -> FiniteGroup:
 def as_finite_group(G: Any) -> FiniteGroup:
     """``G`` as a :class:`FiniteGroup` (an Abelian ``Z_d1 x ... x Z_dn`` becomes its addition table).
 
-    Returns
-    -------
-    FiniteGroup
-        The group as a Cayley table: every element an index, ``table[g, h]`` the index of ``g h``.
-
     Examples
     --------
     >>> G = as_finite_group(5)

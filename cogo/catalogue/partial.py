@@ -41,13 +41,7 @@ __all__ = ["unit_conjugate", "PartialSolution", "z_syn", "z_syn_ab", "z_nu", "z_
 
 
 def omega(exact: bool = False):
-    """``w = exp(2 pi i / 3)``: exact (radicals) or complex128.
-
-    Returns
-    -------
-    sympy.Expr or complex
-        ``exp(2 pi i / 3)`` exactly (``exact=True``) or as a numpy complex128.
-    """
+    """``w = exp(2 pi i / 3)``: exact (radicals) or complex128."""
     return root_of_unity(3, 1) if exact else np.exp(2j * np.pi / 3)
 
 
@@ -214,11 +208,6 @@ def _vec(vals, exact: bool) -> np.ndarray:
 def z_syn(exact: bool = False) -> PartialSolution:
     """``z_syn``: 3 nodes, ``a = b = c = (1, w, w^2)`` (SPEC 7).
 
-    Returns
-    -------
-    PartialSolution
-        ``a = b = c = (1, w, w^2)``; exact entries (radicals) when ``exact=True``.
-
     Examples
     --------
     >>> S = z_syn(exact=True).sums()
@@ -280,11 +269,6 @@ def z_nu(nu: Any = 1, exact: bool | None = None) -> PartialSolution:
 
 def z_nu_i(exact: bool = False) -> PartialSolution:
     """``z_{nu=i}``: 2 nodes, ``(1, i); (1, -i); (1, 1)`` (SPEC 7).
-
-    Returns
-    -------
-    PartialSolution
-        Two nodes with entries in ``{1, i, -i}`` (sympy's ``I`` when exact).
 
     Examples
     --------

@@ -141,11 +141,6 @@ def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int
     (its JSON header), ``.pt`` (its pickle, tensors replaced by their shapes); every layout of
     :mod:`cogo.io.layouts`, with the reading options in force.  ``meta``: what the header says of the
     file's metadata (its ``group``, for the orientation check), ``{}`` when it says nothing.
-
-    Returns
-    -------
-    tuple or None
-        ``((q, n), meta)``, or None (a layout that needs the data, e.g. a composed embedding).
     """
     p, where = Path(path), str(path)
     if p.suffix == ".npz":
@@ -196,12 +191,6 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     header cannot tell).  ``on_shapes(q, n)``: called once the shapes are known, before the weights
     are converted.  Finite weights so large that the network's squared output overflows float64 are
     refused (:func:`cogo.io.formats.max_weight_magnitude`).
-
-    Returns
-    -------
-    Checkpoint
-        The float64 weights, the group, the metadata (with ``layout`` and ``activation``), the path and
-        the stored dtype.
 
     Raises
     ------
@@ -264,11 +253,6 @@ def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
 
     Bad files raise :class:`CheckpointError` (one line), as :func:`read_checkpoint` would; a layout whose
     header cannot tell the shapes is read (:func:`read_checkpoint`).
-
-    Returns
-    -------
-    tuple of int
-        ``(q, n)``: the number of hidden nodes and of group elements (the shape of ``Wa``, SPEC 1).
     """
     p, where = Path(path), str(path)
     F._check_file(p, where)

@@ -299,11 +299,6 @@ def max_weight_magnitude(q: int, n: int) -> float:
     sums over ``n^2`` pairs, which stays finite while
     ``(4 q n M^3)^2 < finfo(float64).max``.
 
-    Returns
-    -------
-    float
-        The bound ``M`` on ``max |W|`` for ``q`` hidden nodes and a group of order ``n``.
-
     Examples
     --------
     >>> max_weight_magnitude(512, 23) > 1e49               # no trained network comes near it

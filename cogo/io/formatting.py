@@ -88,11 +88,5 @@ def to_plain(obj: Any) -> Any:
 
 
 def dumps_json(obj: Any, indent: int = 1) -> str:
-    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline.
-
-    Returns
-    -------
-    str
-        The JSON text of ``to_plain(obj)``, ending in a newline.
-    """
+    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline."""
     return json.dumps(to_plain(obj), indent=indent, allow_nan=False) + "\n"

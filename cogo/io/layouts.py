@@ -97,13 +97,7 @@ _OPTIONS: contextvars.ContextVar[ReadOptions] = contextvars.ContextVar("cogo_rea
 
 
 def current_options() -> ReadOptions:
-    """The :class:`ReadOptions` in force (set by :func:`read_options`).
-
-    Returns
-    -------
-    ReadOptions
-        The options of the innermost :func:`read_options` block, else the defaults (no key map).
-    """
+    """The :class:`ReadOptions` of the innermost :func:`read_options` block, else the defaults (no key map)."""
     return _OPTIONS.get()
 
 

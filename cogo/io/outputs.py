@@ -47,11 +47,6 @@ INPUT_ATTR = "cogo_input"
 def mark_output(action, kind: str = "file"):
     """Tag an argparse action as an output option of kind ``'file'`` or ``'dir'``; returns the action.
 
-    Returns
-    -------
-    argparse.Action
-        ``action``, with the attribute :data:`OUTPUT_ATTR` set to ``kind``.
-
     Raises
     ------
     ValueError
@@ -71,24 +66,13 @@ def mark_output(action, kind: str = "file"):
 
 
 def mark_input(action):
-    """Tag an argparse action whose value may name an input file; returns the action.
-
-    Returns
-    -------
-    argparse.Action
-        ``action``, with the attribute :data:`INPUT_ATTR` set to True.
-    """
+    """Tag an argparse action whose value may name an input file; returns the action."""
     setattr(action, INPUT_ATTR, True)
     return action
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """True if ``a`` and ``b`` name the same file (same inode, or the same resolved path).
-
-    Returns
-    -------
-    bool
-        Whether ``a`` and ``b`` are one file (False when they differ or cannot be resolved).
 
     Examples
     --------
@@ -140,11 +124,6 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
     ``existing_ok``: an existing regular file may be replaced without
     ``force`` (only for a command's own resumable report files).
     ``label`` names the flag in messages (``--json``, ``-o``, ...).
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``, checked writable (nothing is written).
 
     Raises
     ------
@@ -215,11 +194,6 @@ def check_output_dir(path: str | os.PathLike, create: bool = True, label: str = 
     A symbolic link to a directory is accepted (files are written inside it,
     the link itself is never replaced).  Nothing stays behind but the
     directory itself.
-
-    Returns
-    -------
-    pathlib.Path
-        The directory (created when ``create``), checked writable.
 
     Raises
     ------

@@ -231,12 +231,6 @@ def open_snapshots(path: str | os.PathLike, group: Any = None) -> Snapshots:
     Raises :class:`cogo.io.formats.CheckpointError` (one line) when the
     checkpoint has no snapshots or they are malformed.
 
-    Returns
-    -------
-    Snapshots
-        The snapshot epochs, their files (or in-memory arrays), the group, ``n``, ``q``, the checkpoint's meta and
-        final weights.
-
     Raises
     ------
     cogo.io.formats.CheckpointError

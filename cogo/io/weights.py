@@ -82,11 +82,6 @@ def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int
     case counts.  Read in chunks of ``chunk`` nodes, so no copy of the weights is made: readers drop these
     nodes before anything of size ``q x n`` complex (or ``q x n^2``) is allocated.
 
-    Returns
-    -------
-    numpy.ndarray
-        Bool array of length ``q``: True where hidden node ``j`` is inert.
-
     Examples
     --------
     >>> import numpy as np

@@ -241,11 +241,6 @@ def _positive(name: str, lo: int = 1):
 def settings_from_args(args, out: str | Path) -> ExecutorSettings:
     """The :class:`ExecutorSettings` of parsed command-line flags; job files in ``OUT/jobs``; validated.
 
-    Returns
-    -------
-    ExecutorSettings
-        The validated settings (:meth:`ExecutorSettings.validate`), with ``folder`` = ``OUT/jobs``.
-
     Raises
     ------
     cogo.runtime.errors.CogoError

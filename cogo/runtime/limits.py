@@ -126,11 +126,6 @@ def _parse_bytes(text: str) -> int:
 def available_memory() -> int | None:
     """Bytes of memory available to a new allocation (``MemAvailable``), or ``COGO_MEMORY_LIMIT``; None if unknown.
 
-    Returns
-    -------
-    int or None
-        Bytes available: ``COGO_MEMORY_LIMIT`` if set, else ``MemAvailable`` (or the free pages); None if unknown.
-
     Raises
     ------
     cogo.runtime.errors.CogoError
@@ -167,12 +162,7 @@ def available_memory() -> int | None:
 
 
 def require(est: Estimate) -> Estimate:
-    """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available.
-
-    Returns
-    -------
-    Estimate
-        ``est`` itself, when it fits in :func:`available_memory`.
+    """Raise CogoError (one line, with the estimate) if ``est`` needs more memory than is available, else return it.
 
     Raises
     ------

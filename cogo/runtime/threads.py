@@ -178,11 +178,6 @@ def cgroup_cpu_quota(proc_root: str | os.PathLike = "/proc", cgroup_root: str | 
 def available_cores(proc_root: str | os.PathLike = "/proc", cgroup_root: str | os.PathLike = "/sys/fs/cgroup") -> int:
     """CPUs this process may use: its affinity set, capped by the cgroup quota (rounded down, at least 1).
 
-    Returns
-    -------
-    int
-        The CPUs of the affinity set (or ``os.cpu_count()``), capped by ``floor`` of the cgroup quota; at least 1.
-
     Examples
     --------
     >>> import os
@@ -205,11 +200,6 @@ def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | o
     ``runnable`` is the 4th field of ``/proc/loadavg`` (``R/total``), averaged over
     ``samples`` reads ``interval`` seconds apart; this process counts for one runnable
     task while it measures.  Returns 0.0 where /proc is unavailable.
-
-    Returns
-    -------
-    float
-        Cores busy with other work, ``>= 0``: the larger of the 1-minute load average and the mean runnable tasks.
 
     Examples
     --------
@@ -240,11 +230,6 @@ def background_load(samples: int = 5, interval: float = 0.01, proc_root: str | o
 def training_elements(n: int, hidden: int, models: int, rows: int | None = None) -> int:
     """Work of one batched training operation: ``models * rows * hidden`` (rows default ``n^2``).
 
-    Returns
-    -------
-    int
-        ``models * rows * hidden``, the elements of one operation (compared with :data:`PARALLEL_MIN_ELEMENTS`).
-
     Examples
     --------
     >>> training_elements(23, 512, 4) == 4 * 23**2 * 512, training_elements(23, 512, 4, rows=476)   # grid / gather
@@ -272,11 +257,6 @@ def _parse_env(text: str | None) -> int | None:
 
 def threads_override() -> int | None:
     """The thread count set by :func:`set_threads` / :func:`threads` / ``COGO_THREADS``, or None (the rule).
-
-    Returns
-    -------
-    int or None
-        The override in force, else ``COGO_THREADS``, else None (the rule of :func:`choose_threads` applies).
 
     Raises
     ------
@@ -418,11 +398,6 @@ def limit_process(n: int | None = None) -> int:
 
     For scripts that call many small library functions outside the entry points
     (the benchmarks do, through ``benchmarks/_common.py``).  Returns the count.
-
-    Returns
-    -------
-    int
-        The thread count set: ``n``, else the override, else 1.
     """
     n = int(n or threads_override() or 1)
     torch = sys.modules.get("torch")

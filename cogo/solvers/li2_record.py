@@ -31,11 +31,6 @@ def ridge_eta(weight_decay: float | None, n_train: int) -> float:
     with ``wd/2 ||W||^2`` added (Adam's L2); multiplied by ``n_train / 2`` it is
     Li^2's ``1/2 ||Y~ - F~ C||^2 + eta/2 ||C||^2``.
 
-    Returns
-    -------
-    float
-        ``eta = n_train * wd / 2`` (0 for no weight decay).
-
     Examples
     --------
     >>> ridge_eta(5e-5, 476)

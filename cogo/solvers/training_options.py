@@ -145,11 +145,6 @@ def minibatch_order(N: int, seed: int) -> torch.Generator:
 def ridge_readout(F: torch.Tensor, Y: torch.Tensor, eta: float) -> torch.Tensor:
     """``W_c = ((F^T F + eta I)^{-1} F^T Y)^T`` batched: ``F`` (M, N, q), ``Y`` (M, N, n) -> (M, n, q), float64.
 
-    Returns
-    -------
-    torch.Tensor
-        ``W_c`` of shape (M, n, q), float64: the ridge solution of each model (one batched Cholesky solve).
-
     Examples
     --------
     >>> F = torch.eye(3, dtype=torch.float64)[None]

@@ -276,11 +276,6 @@ def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str
     the highest seed (a single line for one seed).  The epoch axis is
     logarithmic (``epoch + 1``), so the first 1% of training, where the
     accuracy moves, is as wide as the rest; the loss axis is logarithmic.
-
-    Returns
-    -------
-    str
-        ``path``, the PNG written.
     """
     from matplotlib.figure import Figure  # late: matplotlib; a Figure of its own, the caller's pyplot backend untouched
     from matplotlib.lines import Line2D  # late: matplotlib
