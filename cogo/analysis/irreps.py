@@ -337,12 +337,7 @@ class IrrepsResult:
 
 def irreps_checkpoints(loaded: Sequence[Any], paths: Sequence[str | os.PathLike],
                        dead_threshold: float = DEAD_THRESHOLD, meta_filter: Any = None) -> IrrepsResult:
-    """Read already loaded checkpoints (:class:`cogo.io.checkpoint.Checkpoint`) through their irreps.
-
-    Returns
-    -------
-    IrrepsResult
-        One :func:`read_irreps` report per checkpoint, in the order given.
+    """Read already loaded checkpoints (:class:`cogo.io.checkpoint.Checkpoint`) through their irreps: one :func:`read_irreps` report each, in order.
 
     Examples
     --------

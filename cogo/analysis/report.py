@@ -161,12 +161,7 @@ def to_json_dict(result: ClassifyResult) -> dict:
 
 
 def render_json(result: ClassifyResult) -> str:
-    """Strict JSON text (no NaN).
-
-    Returns
-    -------
-    str
-        The JSON text of :func:`to_json_dict`, ending in a newline.
+    """Strict JSON text (no NaN) of :func:`to_json_dict`, ending in a newline.
 
     Examples
     --------
@@ -271,12 +266,7 @@ _PAPER_NOTE = ("Columns of the reference table (fractions of the factorable orde
 
 
 def render_text(result: ClassifyResult) -> str:
-    """The per-block tables of every checkpoint and the summary, as plain text.
-
-    Returns
-    -------
-    str
-        Per checkpoint a header and its block table (SPEC 8), then the summary tables; ends in a newline.
+    """The per-block tables of every checkpoint and the summary, as plain text ending in a newline.
 
     Examples
     --------
