@@ -187,12 +187,7 @@ def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = K
 
 
 def key_epochs(key_at: np.ndarray, epochs: Sequence[int]) -> list:
-    """Per family: the first snapshot epoch from which it is key at every later snapshot (None if not key at the end).
-
-    Returns
-    -------
-    list of int or None
-        One entry per family (column of ``key_at``).
+    """Per family (column of ``key_at``): the first snapshot epoch from which it is key at every later snapshot (None if not key at the end).
 
     Examples
     --------
