@@ -97,15 +97,10 @@ def _abs2(x, conj: Callable) -> Any:
 
 
 def magnitude(x) -> float:
-    """|x| evaluated (reporting only; decisions are exact).
+    """|x| as a Python float (reporting only; decisions are exact).
 
     Expressions with free symbols are evaluated at a fixed sample point
     (the i-th symbol in name order at ``(i + 2)/7 + i/(i + 3)``).
-
-    Returns
-    -------
-    float
-        ``|x|`` as a Python float (at the sample point when ``x`` has free symbols).
 
     Examples
     --------

@@ -153,11 +153,6 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     (with z_M); the order-6/4 constructions need odd order.  Every group runs at
     least two negative controls (:func:`controls_for`).
 
-    Returns
-    -------
-    list of tuple
-        ``(function, kwargs)`` pairs: the rows of :data:`THEOREMS` that apply, then the controls.
-
     Examples
     --------
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
@@ -179,12 +174,6 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
 def skipped(group: Any, method: str = "both") -> list[str]:
     """The theorem rows and the controls that do not run on the group, each with its reason.
-
-    Returns
-    -------
-    list of str
-        One line per row of :data:`THEOREMS` and of :data:`CONTROL_ROWS` (with a method
-        asked for) that does not apply: its label and the reason.
 
     Examples
     --------
