@@ -424,11 +424,6 @@ LI2_THEOREMS: tuple[Row, ...] = (
 def skipped_li2(group: Any, method: str = "both") -> list[str]:
     """The rows of :data:`LI2_THEOREMS` that :func:`run_li2` does not run on ``group``, each with its reason.
 
-    Returns
-    -------
-    list of str
-        One line per row (and method) not run; empty when every row runs.
-
     Examples
     --------
     >>> skipped_li2(5), skipped_li2("S3")
