@@ -64,13 +64,7 @@ CATALOGUE_NOTE = ("the Kronecker-factor catalogue of SPEC 7 is defined for Abeli
 
 
 def irrep_families(G: Any) -> list[list[int]]:
-    """Irreps grouped as real weights see them: each irrep with its complex conjugate, in table order.
-
-    Returns
-    -------
-    list of list of int
-        The families, as lists of irrep indices of the character table (one irrep, or an irrep and its
-        conjugate).
+    """Irreps grouped as real weights see them: each irrep (index in the character table) with its complex conjugate, in table order.
 
     Examples
     --------

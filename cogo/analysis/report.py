@@ -374,11 +374,6 @@ def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
 def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg.
 
-    Returns
-    -------
-    dict of str to bytes
-        File name (``angles_<parameter>.png``) to PNG bytes, one per angle parameter of the catalogue.
-
     Examples
     --------
     >>> from cogo.analysis.classify import ClassifyResult, Settings, read_network, summarize
