@@ -506,12 +506,7 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
 
 def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: Any = None,
                   plots_dir: Any = None, force: bool = False) -> list[str]:
-    """Render everything in memory, then write each requested output atomically; returns the paths written.
-
-    Returns
-    -------
-    list of str
-        The paths written, in the order JSON, Markdown, histograms, tolerance figure.
+    """Render everything in memory, then write each requested output atomically; returns the paths written (JSON, Markdown, histograms, figure).
 
     Raises
     ------

@@ -203,11 +203,6 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
     Returns two rows (convergence to the predicted maxima; every component reached).
     ``predict(comp)`` gives E* (default :func:`predicted_energy`; a wrong one must fail).
 
-    Returns
-    -------
-    list of TheoremResult
-        Two numeric rows: convergence to the predicted maxima, and every component reached.
-
     Examples
     --------
     >>> rows = theorem2_numeric(5, starts=4)

@@ -519,9 +519,7 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     :func:`cogo.algebra.cyc_gauge.cyc_network` (``(t a, t b, c / t^2)``
     leaves every potential term, hence the loss, unchanged), then
     :func:`cogo.algebra.fourier_loss` -- the same function that computes every
-    loss in cogo -- runs on it in exact arithmetic.  Returns ``loss`` (a
-    Fraction when rational, else None), ``value`` (the exact element),
-    ``L``, ``scales`` (per-node gauge) and ``nodes``.
+    loss in cogo -- runs on it in exact arithmetic.
 
     Returns
     -------

@@ -198,11 +198,6 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     called after each check.  ``full_loss=True`` computes the exact general
     loss of every construction even above :data:`cogo.proofs.theorems_optimality.GENERAL_LOSS_MAX_ORDER`.
 
-    Returns
-    -------
-    list of TheoremResult
-        In the order of :func:`theorem_list`, exact before numeric.
-
     Examples
     --------
     >>> results = run_all(2, method="numeric")              # Z_2: theorems, the three z_M controls and row 5's
