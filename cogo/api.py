@@ -1,7 +1,11 @@
 """The workflow fronts of the curated API (``cogo.train``, ``cogo.load``, ``cogo.classify``, ``cogo.verify``).
 
 Thin, documented entry points over the modules that do the work; ``import cogo`` exposes them
-(see :mod:`cogo`); ``cogo.save`` writes what ``cogo.load`` reads.
+(see :mod:`cogo`); ``cogo.save`` writes what ``cogo.load`` reads.  The model and its training are the paper's [1]_.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -50,10 +54,6 @@ def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, prog
     -------
     list of cogo.solvers.training_results.TrainResult
         One per model, weight decay first, then seed; ``cogo.solvers.training_results.save_run`` writes them.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
     from cogo.solvers.training_config import TrainConfig
     from cogo.solvers.training import train as _train  # late: torch

@@ -174,12 +174,6 @@ def extract_blocks(net: Any, dead_threshold: float = DEAD_THRESHOLD,
     ``dead_threshold``: relative strength in ``[0, 1)``; 0 keeps every node
     that is not exactly zero.  Cost ``O(n_G q)``.
 
-    Returns
-    -------
-    BlockSplit
-        Which nodes are live, their strength, dominant frequency and mixing, and the blocks (one per
-        frequency class holding a live node), each with its nodes' own values.
-
     Raises
     ------
     ValueError

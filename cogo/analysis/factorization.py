@@ -92,11 +92,6 @@ def factor_block_shape(a: Any, b: Any, c: Any, shape: Sequence[int], match_tol: 
     else the single best grid found by local search (error > ``tol``
     typically).
 
-    Returns
-    -------
-    list of Factorization
-        The exact grids of ``shape`` (error <= ``tol``), best first, else the single best grid found.
-
     Examples
     --------
     >>> from cogo.catalogue.partial import z_nu_i, z_syn

@@ -64,13 +64,7 @@ CATALOGUE_NOTE = ("the Kronecker-factor catalogue of SPEC 7 is defined for Abeli
 
 
 def irrep_families(G: Any) -> list[list[int]]:
-    """Irreps grouped as real weights see them: each irrep with its complex conjugate, in table order.
-
-    Returns
-    -------
-    list of list of int
-        The families, as lists of irrep indices of the character table (one irrep, or an irrep and its
-        conjugate).
+    """Irreps grouped as real weights see them: each irrep (index in the character table) with its complex conjugate, in table order.
 
     Examples
     --------
@@ -337,12 +331,7 @@ class IrrepsResult:
 
 def irreps_checkpoints(loaded: Sequence[Any], paths: Sequence[str | os.PathLike],
                        dead_threshold: float = DEAD_THRESHOLD, meta_filter: Any = None) -> IrrepsResult:
-    """Read already loaded checkpoints (:class:`cogo.io.checkpoint.Checkpoint`) through their irreps.
-
-    Returns
-    -------
-    IrrepsResult
-        One :func:`read_irreps` report per checkpoint, in the order given.
+    """Read already loaded checkpoints (:class:`cogo.io.checkpoint.Checkpoint`) through their irreps: one :func:`read_irreps` report each, in order.
 
     Examples
     --------

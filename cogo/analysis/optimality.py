@@ -250,11 +250,6 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     larger ones the same definitions with ``r[k1, k2, k]`` computed in chunks
     of ``k1`` (never the whole ``n^3 q`` product in memory).
 
-    Returns
-    -------
-    dict of str to float
-        ``{'R_g', 'R_c', 'R_n', 'R_*'}``: the largest modulus of each condition's residual over ``k != 0``.
-
     Examples
     --------
     >>> from cogo.solvers.constructions import z_F46

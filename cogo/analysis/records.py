@@ -101,11 +101,6 @@ def to_records(result: Any) -> list[dict]:
     Every dict has the same keys (:func:`columns` order); values are plain
     Python numbers, strings, booleans or None.
 
-    Returns
-    -------
-    list of dict
-        One row per block, the columns of the module docstring, all rows with the same keys.
-
     Examples
     --------
     >>> from cogo.analysis.classify import read_network
@@ -159,12 +154,7 @@ def to_pandas(result: Any):
 
 
 def to_csv_text(result: Any) -> str:
-    """The table of :func:`to_records` as CSV text (a header row; floats with ``repr`` precision).
-
-    Returns
-    -------
-    str
-        CSV text: a header row, then one line per block (``None`` as an empty field).
+    """The table of :func:`to_records` as CSV text (a header row; floats with ``repr`` precision, None empty).
 
     Examples
     --------

@@ -161,12 +161,7 @@ def to_json_dict(result: ClassifyResult) -> dict:
 
 
 def render_json(result: ClassifyResult) -> str:
-    """Strict JSON text (no NaN).
-
-    Returns
-    -------
-    str
-        The JSON text of :func:`to_json_dict`, ending in a newline.
+    """Strict JSON text (no NaN) of :func:`to_json_dict`, ending in a newline.
 
     Examples
     --------
@@ -271,12 +266,7 @@ _PAPER_NOTE = ("Columns of the reference table (fractions of the factorable orde
 
 
 def render_text(result: ClassifyResult) -> str:
-    """The per-block tables of every checkpoint and the summary, as plain text.
-
-    Returns
-    -------
-    str
-        Per checkpoint a header and its block table (SPEC 8), then the summary tables; ends in a newline.
+    """The per-block tables of every checkpoint and the summary, as plain text ending in a newline.
 
     Examples
     --------
@@ -383,11 +373,6 @@ def collect_angles(result: ClassifyResult) -> dict[str, list[float]]:
 
 def angle_histograms(result: ClassifyResult) -> dict[str, bytes]:
     """PNG bytes of one histogram per parameter (``angles_xi.png`` ...), rendered with matplotlib Agg.
-
-    Returns
-    -------
-    dict of str to bytes
-        File name (``angles_<parameter>.png``) to PNG bytes, one per angle parameter of the catalogue.
 
     Examples
     --------
@@ -521,12 +506,7 @@ def check_output_paths(json_path: Any = None, markdown_path: Any = None, plots_d
 
 def write_outputs(result: ClassifyResult, json_path: Any = None, markdown_path: Any = None,
                   plots_dir: Any = None, force: bool = False) -> list[str]:
-    """Render everything in memory, then write each requested output atomically; returns the paths written.
-
-    Returns
-    -------
-    list of str
-        The paths written, in the order JSON, Markdown, histograms, tolerance figure.
+    """Render everything in memory, then write each requested output atomically; returns the paths written (JSON, Markdown, histograms, figure).
 
     Raises
     ------

@@ -101,12 +101,7 @@ def family_basis(group: Any) -> FamilyBasis:
 
 
 def family_energy(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, basis: FamilyBasis) -> tuple:
-    """Energy per family of every node's ``W_a`` row, ``W_b`` row and ``W_c`` column: three (S, q, F) arrays.
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``||Q_f^T w||^2`` for the rows of ``W_a``, the rows of ``W_b`` and the columns of ``W_c``, each (S, q, F).
+    """Energy ``||Q_f^T w||^2`` per family of every node's ``W_a`` row, ``W_b`` row and ``W_c`` column: three (S, q, F) arrays.
     """
     return basis.energies(Wa), basis.energies(Wb), basis.energies(np.swapaxes(Wc, -1, -2))
 
@@ -168,12 +163,7 @@ def node_ipr(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: Any, dead_th
 
 
 def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = KEY_FRACTION) -> np.ndarray:
-    """Boolean (..., F): family ``f`` is key when its logit FVE >= ``fraction * share_f`` (module docstring).
-
-    Returns
-    -------
-    numpy.ndarray
-        Bool, the shape of ``fve_logits``; the trivial family is never key.
+    """Boolean (..., F): family ``f`` is key when its logit FVE >= ``fraction * share_f`` (module docstring); the trivial family never is.
 
     Examples
     --------
@@ -187,12 +177,7 @@ def key_families(fve_logits: np.ndarray, basis: FamilyBasis, fraction: float = K
 
 
 def key_epochs(key_at: np.ndarray, epochs: Sequence[int]) -> list:
-    """Per family: the first snapshot epoch from which it is key at every later snapshot (None if not key at the end).
-
-    Returns
-    -------
-    list of int or None
-        One entry per family (column of ``key_at``).
+    """Per family (column of ``key_at``): the first snapshot epoch from which it is key at every later snapshot (None if not key at the end).
 
     Examples
     --------

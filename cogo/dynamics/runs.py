@@ -200,11 +200,6 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     largest modulus of the SPEC 6 monomial sums of that condition over all
     ``q`` nodes at frequency ``k`` (module docstring).
 
-    Returns
-    -------
-    dict
-        ``k`` (K,) and ``r_kkk`` (complex), ``R_c``, ``R_n``, ``R_*`` (real), each of shape (S, K).
-
     Examples
     --------
     >>> import numpy as np
@@ -478,12 +473,7 @@ def aggregate(runs: Sequence[dict]) -> dict:
 
 
 def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
-    """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``.
-
-    Returns
-    -------
-    list of str
-        The paths written: ``dynamics.json`` first, then the figures.
+    """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``; returns the paths, in that order.
 
     Examples
     --------

@@ -91,11 +91,6 @@ def group_info(spec) -> dict:
 def theory_boundary(d_max: int) -> float:
     """Theorem 4's boundary in ``x = n / (M log M)``: ``2.7482 d_max^2`` (the paper's constant, fitted for d = 1).
 
-    Returns
-    -------
-    float
-        ``x* = 2.7482 d_max^2``.
-
     Examples
     --------
     >>> theory_boundary(1), round(theory_boundary(2), 4)   # d_max = 2 (S3) needs 4 times the pairs
@@ -197,16 +192,11 @@ def train_cell(cfg: SweepConfig, group, x: float, lr: float, seeds: Sequence[int
 
 
 def learned_irreps(Wa, Wb, Wc, group) -> dict:
-    """The irreps a trained network carries (SPEC 9): ``{"learned_dims": [d_k, ...], "learned_d2": sum d_k^2}``.
+    """The irreps a trained network carries (SPEC 9): ``{"learned_dims": [d_k, ...] (by irrep index), "learned_d2": sum d_k^2}``.
 
     An irrep counts as learned when at least one live node lives in its family
     (:func:`cogo.analysis.irreps.read_irreps`; a complex irrep and its conjugate form one family
     and both count).  The trivial irrep is never needed (the target is zero-mean).
-
-    Returns
-    -------
-    dict
-        ``learned_dims`` (the dimension of each irrep learned, sorted by irrep index) and ``learned_d2``.
 
     Examples
     --------

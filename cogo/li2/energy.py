@@ -175,11 +175,6 @@ def li2_group(spec: Any) -> Li2Group:
     Non-Abelian names need :mod:`cogo.algebra.finite_groups` (issue 12); without it a
     :class:`CogoError` says so.
 
-    Returns
-    -------
-    Li2Group
-        Order, Cayley table, name and isotypic components of the group.
-
     Raises
     ------
     CogoError
@@ -449,12 +444,7 @@ def energy_literal(w: np.ndarray, group: Any, input_scale: float = INPUT_SCALE) 
 
 # ----------------------------------------------------------------------------------- ascent
 def random_sphere(S: int, M: int, seed: int) -> np.ndarray:
-    """``S`` points uniform on the unit sphere of ``R^{2M}`` (numpy Generator seeded with ``seed``).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (S, 2M), every row of unit norm.
+    """``S`` points uniform on the unit sphere of ``R^{2M}``, rows of an (S, 2M) array (numpy Generator seeded with ``seed``).
 
     Examples
     --------

@@ -203,11 +203,6 @@ def theorem2_numeric(group: Any, starts: int | None = None, seed: int = 0, run=N
     Returns two rows (convergence to the predicted maxima; every component reached).
     ``predict(comp)`` gives E* (default :func:`predicted_energy`; a wrong one must fail).
 
-    Returns
-    -------
-    list of TheoremResult
-        Two numeric rows: convergence to the predicted maxima, and every component reached.
-
     Examples
     --------
     >>> rows = theorem2_numeric(5, starts=4)
@@ -423,11 +418,6 @@ LI2_THEOREMS: tuple[Row, ...] = (
 
 def skipped_li2(group: Any, method: str = "both") -> list[str]:
     """The rows of :data:`LI2_THEOREMS` that :func:`run_li2` does not run on ``group``, each with its reason.
-
-    Returns
-    -------
-    list of str
-        One line per row (and method) not run; empty when every row runs.
 
     Examples
     --------

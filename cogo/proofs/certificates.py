@@ -97,15 +97,10 @@ def _abs2(x, conj: Callable) -> Any:
 
 
 def magnitude(x) -> float:
-    """|x| evaluated (reporting only; decisions are exact).
+    """|x| as a Python float (reporting only; decisions are exact).
 
     Expressions with free symbols are evaluated at a fixed sample point
     (the i-th symbol in name order at ``(i + 2)/7 + i/(i + 3)``).
-
-    Returns
-    -------
-    float
-        ``|x|`` as a Python float (at the sample point when ``x`` has free symbols).
 
     Examples
     --------
@@ -524,9 +519,7 @@ def general_loss_certificate(net: Network, extra_scales: tuple = ()) -> dict:
     :func:`cogo.algebra.cyc_gauge.cyc_network` (``(t a, t b, c / t^2)``
     leaves every potential term, hence the loss, unchanged), then
     :func:`cogo.algebra.fourier_loss` -- the same function that computes every
-    loss in cogo -- runs on it in exact arithmetic.  Returns ``loss`` (a
-    Fraction when rational, else None), ``value`` (the exact element),
-    ``L``, ``scales`` (per-node gauge) and ``nodes``.
+    loss in cogo -- runs on it in exact arithmetic.
 
     Returns
     -------

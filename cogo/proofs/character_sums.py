@@ -82,12 +82,7 @@ def character_table_ok(G: FiniteAbelianGroup) -> bool:
     These are the premises of Fourier inversion on ``G`` (orthogonality: ``sum_k chi(k, m) = n [m = 0]``):
     the trivial character at index 0, a symmetric table, ``chi(k, m + m') = chi(k, m) chi(k, m')`` for all
     ``k, m, m'`` (so, by symmetry, multiplicative in ``k`` too) and, for each ``k != 0``, some ``m`` with
-    ``chi(k, m) != 1``.
-
-    Returns
-    -------
-    bool
-        True when the group's phase table has these properties (checked on the whole table, ``O(n^3)``).
+    ``chi(k, m) != 1``; checked on the whole table, ``O(n^3)``.
 
     Examples
     --------

@@ -47,13 +47,7 @@ D = sympy.Symbol("d", positive=True, integer=True)
 
 # --------------------------------------------------------------------------- linear forms
 def form(**coefs: int) -> tuple:
-    """A linear form in frequency variables: a sorted tuple of ``(variable, coefficient)``, zeros dropped.
-
-    Returns
-    -------
-    tuple
-        The canonical form; ``()`` is the zero form.
-    """
+    """A linear form in frequency variables: a sorted tuple of ``(variable, coefficient)``, zeros dropped (``()``: zero)."""
     return tuple(sorted((v, int(c)) for v, c in coefs.items() if c))
 
 
@@ -76,13 +70,7 @@ def fneg(f: tuple) -> tuple:
 
 
 def fstr(f: tuple) -> str:
-    """The form as text.
-
-    Returns
-    -------
-    str
-        ``2k - k0`` style (``0`` for the zero form).
-    """
+    """The form as text: ``2k - k0`` style (``0`` for the zero form)."""
     if not f:
         return "0"
     out = ""
@@ -94,13 +82,7 @@ def fstr(f: tuple) -> str:
 
 
 def prime_factors(n: int) -> tuple:
-    """The primes dividing ``|n|`` (``n != 0``).
-
-    Returns
-    -------
-    tuple of int
-        Increasing.
-    """
+    """The primes dividing ``|n|`` (``n != 0``), increasing."""
     n, out, p = abs(n), [], 2
     while p * p <= n:
         if n % p == 0:
@@ -162,11 +144,6 @@ def relation_set(L: tuple, distinct: set | frozenset = frozenset(), odd: bool = 
     Two block variables with equal coefficients in absolute value: ``c (u +- v)`` with ``u +- v != 0``, the
     same rule for ``c``; ``c = 1`` is excluded by the design.  Anything else: ``every`` (conservative: a
     case that needs its own certificate).
-
-    Returns
-    -------
-    DSet
-        The orders at which the relation can hold, with the reason.
     """
     if not L:
         return DSet("always", why="the two forms are the same")
@@ -270,13 +247,7 @@ def _subst(L: tuple, var: str, value: tuple) -> tuple:
 
 
 def character_sum(L: tuple) -> Bracket:
-    """``sum_{j in Z_d} zeta_d^(j L)`` for a form ``L`` in the frequencies: ``d [L = 0 (mod d)]`` (orthogonality).
-
-    Returns
-    -------
-    Bracket
-        ``d [L = 0]``.
-    """
+    """``sum_{j in Z_d} zeta_d^(j L)`` for a form ``L`` in the frequencies: ``d [L = 0 (mod d)]`` (orthogonality)."""
     return Bracket.of(D, [L])
 
 

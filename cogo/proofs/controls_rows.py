@@ -137,12 +137,6 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
 
     ``factors`` (``(U_a, U_b)``) replaces the defective pair (testing the control).
 
-    Returns
-    -------
-    TheoremResult
-        Its status is CAUGHT when the certificate says the network is not optimal and R_g is among the
-        failing conditions.
-
     Examples
     --------
     >>> r = control_mem_certificate(5)
@@ -180,12 +174,6 @@ def control_membership(group: Any, method: str = "exact", factors: list | None =
     """Row 5 handed a wrong catalogue (see above): CAUGHT iff exactly the 7.1 union check fails.
 
     ``factors`` (rows as :func:`cogo.proofs.theorems_zero_sets.membership_table` takes them) replaces the broken catalogue.
-
-    Returns
-    -------
-    TheoremResult
-        Row 5's outcome on the wrong catalogue; the control is caught if, and only if, the 7.1 union check
-        alone fails.
 
     Examples
     --------

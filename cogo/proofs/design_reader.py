@@ -65,8 +65,7 @@ def design_from_network(net: Network, conj: Callable | None = None) -> tuple[Blo
     class or with inputs at another frequency is a problem), and Hermitian
     symmetry holds (every entry at ``-k`` the conjugate of the entry at ``k``).
     ``c`` at other frequencies becomes the block's ``c_ext`` (a scalar when
-    all its nodes share the value).  Returns the design and a list of
-    structure problems (empty when sound).
+    all its nodes share the value).
 
     Returns
     -------

@@ -228,13 +228,7 @@ def _hat_tripled() -> BlockModel:
 
 
 def constructions() -> list:
-    """The models of the theorem.
-
-    Returns
-    -------
-    list of BlockModel
-        z_F6, its SPEC 7.2 variant, z_F4/6 with the hat correction.
-    """
+    """The models (BlockModel) of the theorem: z_F6, its SPEC 7.2 variant, z_F4/6 with the hat correction."""
     return [_f6(), _f6ab(), _f46()]
 
 

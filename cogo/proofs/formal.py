@@ -223,14 +223,12 @@ class FormalVariables:
 def formal_network(group: Any, q: int, variables: FormalVariables):
     """A network over ``group`` with ``q`` nodes whose ``3 n q`` entries are independent indeterminates.
 
-    Returns ``(network, codes)``; ``codes[p, k, j]`` is the prime naming entry ``z[p, k, j]``.
-
     Returns
     -------
     network : Network
         Exact, ``3 x n x q`` independent indeterminates.
     codes : numpy.ndarray
-        Shape ``(3, n, q)``: the prime naming each entry.
+        Shape ``(3, n, q)``: ``codes[p, k, j]`` is the prime naming entry ``z[p, k, j]``.
 
     Examples
     --------

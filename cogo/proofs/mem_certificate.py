@@ -135,7 +135,6 @@ def character_sum_onehot(U: RootOfUnityNetwork, p: int, chunk: int = 1 << 22) ->
     For the factors of z_M this is the real-space weight (up to the scale
     ``n^(-2/3) / lam``): ``W_a`` and ``W_b`` rows are one-hot (``p`` = 0, 1); for
     ``c`` (``p = 2``) the sign of the phase is flipped (``W_c`` uses ``conj chi``).
-    Returns the verdict and, per node, the element where the weight sits.
 
     Returns
     -------

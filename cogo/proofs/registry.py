@@ -153,11 +153,6 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     (with z_M); the order-6/4 constructions need odd order.  Every group runs at
     least two negative controls (:func:`controls_for`).
 
-    Returns
-    -------
-    list of tuple
-        ``(function, kwargs)`` pairs: the rows of :data:`THEOREMS` that apply, then the controls.
-
     Examples
     --------
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
@@ -179,12 +174,6 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
 
 def skipped(group: Any, method: str = "both") -> list[str]:
     """The theorem rows and the controls that do not run on the group, each with its reason.
-
-    Returns
-    -------
-    list of str
-        One line per row of :data:`THEOREMS` and of :data:`CONTROL_ROWS` (with a method
-        asked for) that does not apply: its label and the reason.
 
     Examples
     --------
@@ -208,11 +197,6 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     :func:`theorem_list`, exact before numeric.  ``progress(result)`` is
     called after each check.  ``full_loss=True`` computes the exact general
     loss of every construction even above :data:`cogo.proofs.theorems_optimality.GENERAL_LOSS_MAX_ORDER`.
-
-    Returns
-    -------
-    list of TheoremResult
-        In the order of :func:`theorem_list`, exact before numeric.
 
     Examples
     --------

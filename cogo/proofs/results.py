@@ -92,11 +92,6 @@ class Timer:
 def check_method(method: str) -> str:
     """``method`` if it is ``exact`` or ``numeric``; ValueError otherwise.
 
-    Returns
-    -------
-    str
-        ``method`` unchanged.
-
     Raises
     ------
     ValueError
@@ -147,11 +142,6 @@ def make_result(name, statement, method, passed, residual, t: Timer, negative_co
 
 def all_ok(results: Iterable[TheoremResult]) -> bool:
     """True iff every theorem passed and every negative control was caught.
-
-    Returns
-    -------
-    bool
-        True when every result's ``passed`` is True (for a control: it was caught).
 
     Examples
     --------
@@ -209,12 +199,7 @@ def format_table(results: list[TheoremResult]) -> str:
 
 def results_to_json(results: list[TheoremResult]) -> str:
     """The results as a JSON list of objects (``name``, ``statement``, ``method``, ``passed``,
-    ``residual``, ``seconds``, ``negative_control``, ``details``).
-
-    Returns
-    -------
-    str
-        A JSON array, one object per result (indented by 2).
+    ``residual``, ``seconds``, ``negative_control``, ``details``), indented by 2.
 
     Examples
     --------

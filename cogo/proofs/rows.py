@@ -54,24 +54,12 @@ class Row:
         return all(pred(G) for pred, _ in self.requires)
 
     def why_not(self, G: Any) -> str:
-        """The reason of the first condition of ``requires`` that ``G`` fails.
-
-        Returns
-        -------
-        str
-            The reason, or ``""`` when the row applies.
-        """
+        """The reason of the first condition of ``requires`` that ``G`` fails (``""`` when the row applies)."""
         return next((why for pred, why in self.requires if not pred(G)), "")
 
 
 def methods_of(method: str) -> tuple[str, ...]:
-    """The methods ``"exact"``, ``"numeric"`` or ``"both"`` stands for (a one-line ``ValueError`` otherwise).
-
-    Returns
-    -------
-    tuple of str
-        ``("exact", "numeric")`` for ``"both"``, else ``(method,)``.
-    """
+    """``(method,)`` for ``"exact"`` or ``"numeric"``, ``("exact", "numeric")`` for ``"both"`` (else a one-line ``ValueError``)."""
     if method not in ("both", *METHODS):
         raise ValueError(f"method must be 'exact', 'numeric' or 'both', got {method!r}")
     return tuple(METHODS) if method == "both" else (method,)

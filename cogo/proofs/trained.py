@@ -254,13 +254,7 @@ def _name(snap: Any) -> str:
 
 def checkpoint_report(path: Any, group: Any = None, tol: float | None = None,
                       max_distance: float = DEFAULT_MAX_DISTANCE) -> dict:
-    """:func:`verify_checkpoint` as its JSON dict (the former name of ``cogo verify --checkpoint``'s reading).
-
-    Returns
-    -------
-    dict
-        ``verify_checkpoint(...).to_dict()``.
-    """
+    """``verify_checkpoint(...).to_dict()`` (:func:`verify_checkpoint`; the former name of ``cogo verify --checkpoint``'s reading)."""
     return verify_checkpoint(path, group=group, tol=tol, max_distance=max_distance).to_dict()
 
 

@@ -99,11 +99,6 @@ def _decide_polynomial(e: sympy.Expr) -> bool | None:
 def decide_zero(x: Any) -> bool | None:
     """Exactly: True if ``x`` is 0, False if it is not, None when undecided (module docstring).
 
-    Returns
-    -------
-    bool or None
-        True (proven 0), False (proven nonzero) or None (neither could be proven).
-
     Examples
     --------
     >>> import sympy
@@ -131,11 +126,6 @@ def decide_zero(x: Any) -> bool | None:
 def is_zero_proven(x: Any) -> bool:
     """``decide_zero(x) is True``: proven exactly 0 (undecided is not zero).
 
-    Returns
-    -------
-    bool
-        True only when ``x`` is proven exactly 0.
-
     Examples
     --------
     >>> import sympy
@@ -147,11 +137,6 @@ def is_zero_proven(x: Any) -> bool:
 
 def is_nonzero_proven(x: Any) -> bool:
     """``decide_zero(x) is False``: proven exactly nonzero (undecided is not nonzero either).
-
-    Returns
-    -------
-    bool
-        True only when ``x`` is proven exactly nonzero (False: zero, or not decided).
 
     Examples
     --------

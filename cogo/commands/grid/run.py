@@ -20,6 +20,12 @@ Layout of the output directory::
     OUT/d23/d23_q512_wd5e-05_seed1.pt ...      (one checkpoint per model)
     OUT/d23/classification.json  OUT/d23/classification.md
     OUT/figures/curves_d23.png  OUT/figures/orders_d23.png  OUT/figures/angles_d23_nu.png ...
+
+The pipeline is the paper's experiment [1]_.
+
+References
+----------
+.. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
 """
 from __future__ import annotations
 
@@ -122,8 +128,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     ``executor`` (:class:`cogo.runtime.executors.ExecutorSettings`): where the training jobs run
     (default in this process); the checkpoints they write are gathered and reused as on resume.
 
-    Raises ValueError (one line) before any work if the configuration, device
-    or output directory is bad.  See the module docstring for the layout.
+    See the module docstring for the layout.
 
     Returns
     -------
@@ -137,10 +142,6 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     ValueError
         One line (a :class:`cogo.runtime.errors.CogoError`), before any work, for a bad configuration, device, output
         directory or a resume with other settings.
-
-    References
-    ----------
-    .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
     """
 
     t0 = time.perf_counter()
