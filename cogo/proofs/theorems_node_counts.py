@@ -22,6 +22,7 @@ from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.solvers import constructions as C
+from cogo.solvers import designs
 from cogo.solvers.constructions import RootOfUnityNetwork, _phase
 from cogo.analysis.blocks import extract_blocks
 from cogo.proofs.mem_certificate import character_sum_onehot
@@ -162,7 +163,7 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
                 continue
             dname, nname, title = CONSTRUCTIONS[kind]
             if method == "exact":
-                d = getattr(C, dname)(G, exact=True)
+                d = getattr(designs, dname)(G, exact=True)
                 nt = (nets or {}).get(kind) or d.to_network()
                 if not nt.exact:
                     raise ValueError("node_counts(method='exact') needs exact networks")

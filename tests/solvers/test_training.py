@@ -239,9 +239,10 @@ def test_log_early_is_checked_and_stops_below_log_every():
 
 
 def test_demo_history_has_points_below_its_log_interval(tmp_path):
-    from cogo.cli import _experiment_config, build_parser
+    from cogo.cli import build_parser
+    from cogo.commands.experiment import grid_config
 
-    demo = _experiment_config(build_parser().parse_args(["demo"])).train_config("23")
+    demo = grid_config(build_parser().parse_args(["demo"])).train_config("23")
     assert demo.log_every == 50 and demo.early_log_epochs() == [1, 2, 5, 10, 20]
     out = tmp_path / "demo"
     assert main(["demo", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "60", "--verify", "none",
