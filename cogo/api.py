@@ -55,7 +55,7 @@ def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, prog
     list of cogo.solvers.training_results.TrainResult
         One per model, weight decay first, then seed; ``cogo.solvers.training_results.save_run`` writes them.
     """
-    from cogo.solvers.training_config import TrainConfig
+    from cogo.solvers.training_config import TrainConfig  # late: torch
     from cogo.solvers.training import train as _train  # late: torch
 
     cfg = TrainConfig(group=str(group) if isinstance(group, int) else group, **config)

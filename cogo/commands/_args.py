@@ -127,7 +127,7 @@ def flat_groups(items) -> tuple:
 
 def device_type(text: str) -> str:
     """``--device``: cpu or cuda[:N], refused here when it does not exist."""
-    from cogo.solvers.training_config import check_device
+    from cogo.solvers.training_config import check_device  # late: torch
 
     try:
         check_device(text)

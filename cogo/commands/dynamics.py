@@ -78,7 +78,7 @@ def _read_runs(args, sources: list, files: list, thr: float, workers: int) -> in
     from cogo.analysis.nodes import activation_reports  # late: start-up
     from cogo.dynamics.runs import analyse_run, render_text, write_dynamics  # late: start-up (after the refusal)
     from cogo.io.snapshots import open_snapshots  # late: start-up
-    from cogo.io.outputs import check_output_dir
+    from cogo.io.outputs import check_output_dir  # late: start-up
 
     for f in files:  # every input is checked before anything is written
         open_snapshots(f, group=args.group)

@@ -86,7 +86,7 @@ def run_and_print(cfg: ExperimentConfig, out, args, command: str) -> int:
     """Run the grid into ``out``, print its summary; exit status 0 iff every verification passed."""
     from cogo.commands.grid.report import summary_text, verification_ok  # late: torch
     from cogo.commands.grid.run import run_experiment  # late: torch
-    from cogo.io.outputs import check_output_dir
+    from cogo.io.outputs import check_output_dir  # late: start-up
 
     executor = executors.settings_from_args(args, out)  # inprocess for cogo demo; CogoError without submitit/sbatch
     with user_input():

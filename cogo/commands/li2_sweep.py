@@ -50,7 +50,7 @@ def add(subparsers) -> None:
 
 def run(args) -> int:
     from cogo.li2.boundary import SweepConfig, dk_law_report, row_key, sweep  # late: start-up
-    from cogo.io.outputs import check_output_dir
+    from cogo.io.outputs import check_output_dir  # late: start-up
 
     cfg = SweepConfig(groups=flat_groups(args.groups), xs=tuple(args.x), seeds=tuple(args.seeds), lrs=tuple(args.lr),
                       hidden=args.hidden, epochs=args.epochs, weight_decay=args.wd, device=args.device).validate()

@@ -84,10 +84,10 @@ def _run_flags(p) -> None:
 
 def run(args) -> int:
     from cogo.solvers.resume import DEFAULT_RESUME_EVERY, state_path  # late: torch
-    from cogo.io.outputs import check_output_dir
-    from cogo.solvers.training import train, validate_run
-    from cogo.solvers.training_config import TrainConfig
-    from cogo.solvers.training_results import check_run_outputs, plot_history, save_run
+    from cogo.io.outputs import check_output_dir  # late: start-up
+    from cogo.solvers.training import train, validate_run  # late: torch
+    from cogo.solvers.training_config import TrainConfig  # late: torch
+    from cogo.solvers.training_results import check_run_outputs, plot_history, save_run  # late: torch
 
     # every check happens here, before any training or output
     cfg = TrainConfig(group=args.group, hidden=args.hidden, lr=args.lr, weight_decay=args.wd[0] if args.wd else None,

@@ -151,7 +151,7 @@ class SweepConfig:
         return self
 
     def train_config(self, group, x: float, lr: float):
-        from cogo.solvers.training_config import TrainConfig
+        from cogo.solvers.training_config import TrainConfig  # late: torch
 
         info = group_info(group)
         return TrainConfig(group=info["group"], hidden=self.hidden, lr=float(lr), weight_decay=self.weight_decay,

@@ -57,7 +57,7 @@ class ExperimentConfig:
     ridge: float = 1e-3
 
     def train_config(self, group: str, weight_decay: float | None = None):
-        from cogo.solvers.training_config import TrainConfig
+        from cogo.solvers.training_config import TrainConfig  # late: torch
 
         return TrainConfig(group=parse_group(group).label, hidden=self.hidden, lr=self.lr,
                            weight_decay=self.weight_decays[0] if weight_decay is None else weight_decay,
@@ -128,7 +128,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
     * the report files and figure folder must pass :mod:`cogo.io.outputs`.
     """
     from cogo.io.weights import load_weights  # late: start-up (cogo --help reads no checkpoint)
-    from cogo.io.naming import checkpoint_name
+    from cogo.io.naming import checkpoint_name  # late: start-up
 
     out = Path(out)
     if not out.is_dir():
