@@ -6,6 +6,13 @@ whether it applies to a group, with the reason when it does not); every negative
 :data:`CONTROL_ROWS`.  :func:`theorem_list`, :func:`skipped`, :func:`controls_for` and :func:`run_all` are
 queries over them.  A new theorem (or control) is its function in a module and one row here.
 
+The contract of a theorem function (the ``theorems_*`` modules): ``f(group, method='exact'|'numeric', ...)``
+returns a :class:`~cogo.proofs.results.TheoremResult`; ``method`` is ``"exact"`` when the row is a proof for the
+group named (sympy / exact cyclotomic arithmetic, never floats), ``"exact-instances"`` when it is exact arithmetic
+on the instances its statement lists, ``"numeric"`` for complex128/float64 checks with a stated tolerance.  The
+object to check is an optional argument, so a broken object can be handed in and must be reported failing; the
+``controls_*`` modules do exactly that.
+
 The theorem functions never import this module, and the controls call the theorem functions
 directly, so the import graph of :mod:`cogo.proofs` is acyclic.  The theorems are those of CoGO [1]_.
 

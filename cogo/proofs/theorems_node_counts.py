@@ -1,11 +1,6 @@
 """Theorem 7 (SPEC 7): the node counts of the constructions.
 
-Each theorem is a function ``f(group, method='exact'|'numeric', ...)`` that returns a
-:class:`~cogo.proofs.results.TheoremResult`; ``method`` is ``"exact"`` when the row is a proof for the group named
-(sympy / exact cyclotomic arithmetic, never floats), ``"exact-instances"`` when it is exact arithmetic on the
-instances its statement lists, ``"numeric"`` for complex128/float64 checks with a stated tolerance.  The object
-to check is an optional argument, so a broken object can be handed in and must be reported failing.  The rows
-are listed in :data:`cogo.proofs.registry.THEOREMS`; their negative controls are the ``controls_*`` modules.
+A theorem function of the registry (:mod:`cogo.proofs.registry` states the contract every row keeps).
 
 References
 ----------
