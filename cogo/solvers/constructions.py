@@ -273,9 +273,8 @@ def parameters_meta(design: BlockDesign) -> dict:
 def construct(kind: str, group: Any, seed: int | None = None, exact: bool = False) -> tuple[Network, dict]:
     """Build a construction by its name, the name of its function (``z_F6``, ``z_F6_ab``, ``z_F46``, ``z_M``).
 
-    The previous release's names (``f6``, ``f6-ab``, ``f46``, ``mem``) still work, with a
-    DeprecationWarning, until the next release; they remain what the checkpoint records
-    (``meta["construction"]``, :data:`KIND_OF`).
+    The short kinds (``f6``, ``f6-ab``, ``f46``, ``mem``) are what a checkpoint records
+    (``meta["construction"]``, :data:`KIND_OF`); as names they are refused with a ValueError naming the function.
 
     Returns the network and its metadata (group label, construction name,
     parameters as ``[re, im]`` lists, seed, cogo version).
