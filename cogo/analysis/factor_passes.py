@@ -69,7 +69,7 @@ from cogo.analysis.kronecker import (
 from cogo.analysis.lowrank import _kron_batch, rank1_batch
 from cogo.analysis.tiling import CLUSTER_TOL, MATCH_TOL, SEARCH_BUDGET, TilingSearch, _matching_starts
 
-__all__ = ["GridPool", "Pass", "PASSES", "run_passes", "SPLIT_GAIN", "UNTRIED_MAX", "MATCHING_MAX_ORDER"]
+__all__ = ["GridPool", "Pass", "PASSES", "run_passes", "two_row_grids", "feature_misfits", "SPLIT_GAIN", "UNTRIED_MAX", "MATCHING_MAX_ORDER"]
 
 
 #: Axes up to this size get their fibers re-aligned (``m!`` orders tried per fiber) by :func:`_fit_reoriented`.
@@ -402,10 +402,100 @@ def _register(name: str, contract: str, cost: str) -> Callable:
     return add
 
 
-@_register("tiling", "exact grids of every shape the tiling finds, refitted",
+#: Block orders whose ``2 x (q/2)`` grids are all tried in closed form before the tiling search (:func:`tiling_pass`).
+CLOSED_FORM_ORDERS = (4, 6)
+#: Of those grids, the ones whose feature misfit is at most this many times the factor tolerance are fitted.
+CLOSED_FORM_SCREEN = 4.0
+_TWO_ROW: dict = {}
+
+
+def two_row_grids(q: int) -> np.ndarray:
+    """Every ``2 x (q/2)`` grid of ``q`` nodes up to swapping the rows and permuting the columns: ``(G, 2, q/2)``.
+
+    Node 0 opens the first row, whose nodes are increasing; the second row is every order of the rest
+    (``C(q-1, q/2-1) (q/2)!`` grids: 6 for ``q = 4``, 60 for ``q = 6``).
+    """
+    if q not in _TWO_ROW:
+        m = q // 2
+        rows = []
+        for rest in itertools.combinations(range(1, q), m - 1):
+            first = (0,) + rest
+            others = [j for j in range(q) if j not in first]
+            rows.extend((first, p) for p in itertools.permutations(others))
+        _TWO_ROW[q] = np.array(rows, dtype=np.int64).reshape(-1, 2, m)
+    return _TWO_ROW[q]
+
+
+def feature_misfits(F: np.ndarray, grids: np.ndarray) -> np.ndarray:
+    """Relative rank-1 misfit of the features ``F`` (q, 4) on each grid of ``grids`` (G, 2, m), in closed form.
+
+    Per channel the ``2 x m`` matrix ``M`` of the grid has ``sigma_2^2 = 2 D / (T + sqrt(T^2 - 4 D))`` with
+    ``T = ||M||^2`` and ``D = ||r_0||^2 ||r_1||^2 - |<r_0, r_1>|^2`` (its rows ``r_0``, ``r_1``); the misfit is
+    ``sqrt(sum_channels sigma_2^2 / ||F||^2)``, the error of the best rank-1 fit per channel.
+    """
+    M = F[grids]                                             # (G, 2, m, 4)
+    n0 = (np.abs(M[:, 0]) ** 2).sum(axis=1)
+    n1 = (np.abs(M[:, 1]) ** 2).sum(axis=1)
+    ip = np.abs((np.conj(M[:, 0]) * M[:, 1]).sum(axis=1)) ** 2
+    T = n0 + n1
+    D = np.maximum(n0 * n1 - ip, 0.0)
+    s2 = 2 * D / np.maximum(T + np.sqrt(np.maximum(T * T - 4 * D, 0.0)), _TINY)
+    return np.sqrt(s2.sum(axis=1) / max(float((np.abs(F) ** 2).sum()), _TINY))
+
+
+#: Alignments of one split within this factor of its best feature misfit (plus 1e-9) are all fitted.
+CLOSED_FORM_TIES = 2.0
+
+
+def _closed_form_fits(pool: GridPool) -> list:
+    """The exact ``2 x (q/2)`` grids of a block of order 4 or 6, best first, from every grid at once.
+
+    The splits of the nodes into two rows are ranked by their best alignment's :func:`feature_misfits`; those
+    within :data:`CLOSED_FORM_SCREEN` ``x tol`` (at most ``max_alternatives``) have their alignments within
+    :data:`CLOSED_FORM_TIES` of that best fitted by :func:`fit_grid` without reassignment (every reassignment
+    is another grid of the list; the columns of a geometric factor such as ``z_syn`` align several ways with
+    near-equal misfits), and the best fit of each split within ``tol`` is kept: one grid per split, as the
+    tiling search lists them.  Empty when none is.
+    """
+    grids = two_row_grids(pool.q)
+    mis = np.round(feature_misfits(pool.F, grids), ERROR_DECIMALS)
+    per_split = len(grids) // len(np.unique(grids[:, 0], axis=0))  # the alignments of one split are consecutive
+    mis = mis.reshape(-1, per_split)
+    lead = mis.min(axis=1)
+    splits = np.argsort(lead, kind="stable")
+    splits = splits[lead[splits] <= CLOSED_FORM_SCREEN * pool.tol][:pool.max_alternatives]
+    fits = []
+    for s in splits:
+        near = np.flatnonzero(mis[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split
+        cand = [fit_grid(pool.x, pool.F, grids[i], reassign=False) for i in near]
+        fits.append(min(cand, key=lambda f: round(float(f[-1]), ERROR_DECIMALS)))
+    return sorted((f for f in fits if f[-1] <= pool.tol), key=lambda f: round(float(f[-1]), ERROR_DECIMALS))
+
+
+class _Exhaustive:
+    """The stand-in for the tiling search when :func:`_closed_form_fits` tried every grid: nothing left untried."""
+
+    untried: list = []
+
+    class budget:  # noqa: N801 - read as ``search.budget.exhausted`` like the tiling search's
+        exhausted = False
+
+
+@_register("tiling", "exact grids of every shape the tiling finds (orders 4, 6: every 2 x q/2 grid), refitted",
+           "orders 4, 6: one closed-form misfit per grid (6, 60) + at most 2 MAX_ALTERNATIVES O(q) fits; else "
            "SEARCH_BUDGET O(C^3) candidate solves + MAX_ALTERNATIVES O(q^3) refinements")
 def tiling_pass(pool: GridPool) -> None:
-    """The exact grids of the tiling search (:mod:`cogo.analysis.tiling`), each refined by :func:`_fit_reoriented`."""
+    """The exact grids of the tiling search (:mod:`cogo.analysis.tiling`), each refined by :func:`_fit_reoriented`.
+
+    Blocks of order 4 and 6 (the catalogue's) first try every ``2 x (q/2)`` grid in closed form
+    (:func:`_closed_form_fits`); the search runs only when none of them is exact.
+    """
+    if pool.q in CLOSED_FORM_ORDERS and (2, pool.q // 2) in pool.shapes:
+        fits = _closed_form_fits(pool)
+        if fits:
+            pool.search = _Exhaustive()
+            pool.fits.extend(pool.make(f, True) for f in fits)
+            return
     pool.search = TilingSearch(pool.F, pool.match_tol, pool.budget)
     for grid in pool.search.grids(pool.max_alternatives):
         pool.fits.append(pool.make(_fit_reoriented(pool.x, pool.F, grid), True))
