@@ -33,7 +33,9 @@ every output by at most ``4 A_j^2 C_j``; nodes are dropped smallest first while
 the sum of these bounds stays below ``prune_tol`` (1e-12, stated in the
 result), which perturbs the loss by less than ``~1e-12`` and every residual by
 less than ``1e-12 * lam^3 / n``-scale amounts.  The loss then costs
-``O(n_G^2 q_live)`` and the residuals ``O(n_G^3 q_live)``, chunked in memory.
+``O(n_G^2 q_live)`` and the residuals ``O(n_G^3 q_live)``, chunked in memory.  For real weights of a
+large network (``n_G^2 q_live > 2^22``, ``n_G <= 256``) the loss and ``R_c`` come from one real-space
+product and an FFT (:func:`loss_and_cross_residual`): ``O(n_G^2 q_live + n_G^3 log n_G)``.
 
 Example
 -------
@@ -243,12 +245,13 @@ def _keep_nodes(z: np.ndarray, lam: float, n: int) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, float]:
+def largest_residuals(net: Any, chunk_elements: int = 1 << 22, rc: float | None = None) -> dict[str, float]:
     """Largest ``|residual|`` of R_g, R_c, R_n, R_* over ``k != 0`` (SPEC 5) of a numeric network.
 
     Small networks use :func:`cogo.algebra.loss.condition_residuals` directly;
     larger ones the same definitions with ``r[k1, k2, k]`` computed in chunks
-    of ``k1`` (never the whole ``n^3 q`` product in memory).
+    of ``k1`` (never the whole ``n^3 q`` product in memory), unless ``rc``, the largest ``|R_c|`` computed
+    elsewhere (:func:`loss_and_cross_residual`), is given.
 
     Examples
     --------
@@ -266,24 +269,80 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22) -> dict[str, floa
     k = np.arange(n)
     rg = np.abs((za * zb * zc).sum(axis=1) - 1.0)
     rg[0] = 0.0
-    rc = 0.0
     step = max(1, chunk_elements // (n * max(q, 1)))
-    for s in range(0, n, step):
+    for s in range(0, n if rc is None else 0, step):
         k1 = k[s:s + step]
         xy = (za[k1][:, None, :] * zb[None, :, :]).reshape(-1, q)  # (len(k1) n, q)
         r = np.abs(xy @ zc.T).reshape(len(k1), n, n)  # [k1, k2, k]
         r[:, :, 0] = 0.0
         diag = k1[(k1 > 0)]
         r[diag - s, diag, diag] = 0.0
-        rc = max(rc, float(r.max(initial=0.0)))
+        rc = max(rc or 0.0, float(r.max(initial=0.0)))
     Ca, Cb = self_potential_sums(net, "a"), self_potential_sums(net, "b")
     rn = np.abs(Ca[0] + Cb[0])
     rn[0] = 0.0
     rs = np.abs(np.stack([Ca, Cb]))
     rs[:, 0, :] = 0.0
     rs[:, :, 0] = 0.0
-    return {"R_g": float(rg.max(initial=0.0)), "R_c": rc, "R_n": float(rn.max(initial=0.0)),
+    return {"R_g": float(rg.max(initial=0.0)), "R_c": float(rc or 0.0), "R_n": float(rn.max(initial=0.0)),
             "R_*": float(rs.max(initial=0.0))}
+
+
+#: Most entries ``n_G^3`` of the real-space cross tensor :func:`loss_and_cross_residual` holds (128 MiB).
+FUSED_MAX_ENTRIES = 1 << 24
+
+
+def _fft_axes(G: Any) -> tuple | None:
+    """The group's cyclic factors when its element index is row-major in them (so an FFT is its Fourier transform)."""
+    orders = tuple(int(d) for d in G.orders)
+    if not np.array_equal(np.asarray(G.elements), np.array(list(np.ndindex(*orders))).reshape(len(G.elements), -1)):
+        return None
+    return orders
+
+
+def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: Any) -> tuple[float, float] | None:
+    """The MSE loss on all pairs and the largest ``|R_c|`` (SPEC 5), from one real-space product; None when not applicable.
+
+    The outputs ``o[a, b, :] = W_c (W_a e_a + W_b e_b)^2`` give the loss as
+    :func:`cogo.algebra.loss.real_loss` does (squared residuals summed directly), and their cross part
+    ``T[a, b, m] = (o - W_c (W_a e_a)^2 - W_c (W_b e_b)^2) / 2 = sum_j W_a[j, a] W_b[j, b] W_c[m, j]`` is, up to the
+    scale ``(lam / n_G)^3``, the inverse Fourier transform of ``r[k1, k2, k] = sum_j a_{k1 j} b_{k2 j} c_{k j}``:
+    an FFT over the group's cyclic factors gives every ``r`` at ``O(n^3 log n)`` instead of the ``O(n^3 q)``
+    complex products of :func:`largest_residuals`.  ``R_c`` is the largest ``|r|`` over ``k != 0`` and
+    ``(k1, k2) != (k, k)``.  Only for real weights of ``Z_d1 x ... x Z_dn`` with ``n^3 <=``
+    :data:`FUSED_MAX_ENTRIES`; the cross part carries the rounding of ``o`` (``~1e-16 |o|`` per entry).
+    """
+    q, n = Wa.shape
+    axes = _fft_axes(G)
+    if axes is None or n ** 3 > FUSED_MAX_ENTRIES or q == 0:
+        return None
+    A2 = (Wa * Wa).T @ Wc.T                            # (n, n): W_c (W_a e_a)^2 per a
+    B2 = (Wb * Wb).T @ Wc.T
+    WaT, WbT = Wa.T, Wb.T
+    C = G.add_table
+    T = np.empty((n, n, n))
+    step = max(1, (1 << 23) // max(n * q, 1))          # rows a per chunk: (step n, q) activations
+    total = 0.0
+    for s in range(0, n, step):
+        rows = np.arange(s, min(n, s + step))
+        h = (WaT[rows][:, None, :] + WbT[None, :, :]).reshape(-1, q)
+        o = ((h * h) @ Wc.T).reshape(len(rows), n, n)
+        r = o - o.mean(axis=2, keepdims=True) + 1.0 / n
+        r[np.arange(len(rows))[:, None], np.arange(n)[None, :], C[rows]] -= 1.0
+        total += float(np.einsum("abm,abm->", r, r))
+        T[rows] = (o - A2[rows][:, None, :] - B2[None, :, :]) / 2
+    d = len(axes)
+    # k1 over half the group (last coordinate <= d_r / 2, by a real FFT): r[-k1, -k2, -k] = conj(r[k1, k2, k])
+    R = np.fft.rfftn(T.reshape(axes * 3), axes=range(d))  # sum_a conj(chi_k1(a)) T
+    R = np.fft.fftn(R, axes=range(d, 2 * d))              # sum_b conj(chi_k2(b)) ...
+    R = np.fft.ifftn(R, axes=range(2 * d, 3 * d)) * n     # sum_m chi_k(m) ...
+    half = R.shape[:d]
+    R = np.abs(R.reshape(-1, n, n)) * (G.scale / n) ** 3
+    R[:, :, 0] = 0.0
+    k1 = np.array(list(np.ndindex(*half)))                # the kept k1, as coordinates
+    full = np.ravel_multi_index(tuple(k1.T), axes)        # their index in the group
+    R[np.arange(len(full)), full, full] = 0.0             # k1 = k2 = k (k = 0 is zero already)
+    return total / (n * n), float(R.max(initial=0.0))
 
 
 def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = None, group: Any = None,
@@ -337,8 +396,15 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     keep = _keep_nodes(net.z, G.scale, G.order)
     small = Network(G, net.z[:, :, keep])
     notes = []
-    loss = _verdict_loss(small, weights, keep, notes)
-    res = largest_residuals(small)
+    fused = None
+    if weights is not None and G.order ** 2 * max(len(keep), 1) > 1 << 22:  # large: one real-space product for both
+        Wk = [as_array(w, dtype=np.float64) for w in weights]
+        if all(np.isfinite(w).all() for w in Wk):  # else real_loss below says what is wrong
+            fused = loss_and_cross_residual(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], G)
+    if fused is not None:
+        loss, res = fused[0], largest_residuals(small, rc=fused[1])
+    else:
+        loss, res = _verdict_loss(small, weights, keep, notes), largest_residuals(small)
     if tied:  # a residual R enters the loss as (2/n) |R|^2 at least: R <= sqrt(n t / 2) is what loss <= t allows
         tol = float(np.sqrt(G.order * loss_tol / 2.0))
     failed = [c for c in CONDITIONS if res[c] > tol]

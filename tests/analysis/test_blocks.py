@@ -154,6 +154,49 @@ def test_chunked_residuals_equal_condition_residuals():
         assert got[k] == pytest.approx(ref[k], rel=1e-12)
 
 
+@pytest.mark.parametrize("group", ["9", "12", "Z_2 x Z_4", "Z_3 x Z_3"])
+def test_fused_loss_and_cross_residual_equal_the_direct_ones(group):
+    # the real-space product + FFT (loss_and_cross_residual) against real_loss and condition_residuals
+    from cogo.algebra import parse_group
+    from cogo.analysis.optimality import loss_and_cross_residual
+    G = parse_group(group)
+    rng = np.random.default_rng(5)
+    Wa, Wb, Wc = rng.normal(size=(7, G.order)), rng.normal(size=(7, G.order)), rng.normal(size=(G.order, 7))
+    loss, rc = loss_and_cross_residual(Wa, Wb, Wc, G)
+    assert loss == pytest.approx(real_loss(Wa, Wb, Wc, group=G), rel=1e-12)
+    assert rc == pytest.approx(condition_residuals(Network.from_weights(Wa, Wb, Wc, G)).max_abs()["R_c"], rel=1e-12)
+
+
+def test_fused_cross_residual_skips_the_diagonal_and_sees_one_cross_term():
+    # z_F6 has r_kkk = 1 on the diagonal and nothing across: R_c is 0 (the diagonal is not a cross term)
+    from cogo.algebra import parse_group
+    from cogo.analysis.optimality import loss_and_cross_residual
+    net = f6(11)
+    Wa, Wb, Wc = net.to_weights()
+    G = parse_group(11)
+    loss, rc = loss_and_cross_residual(Wa, Wb, Wc, G)
+    assert loss < 1e-20 and rc < 1e-12
+    # one node at frequencies (1, 2, 3) adds r[1, 2, 3] (and its conjugates) = its product: R_c sees it
+    extra = Network.block(11, 1, [0.1], [0.0], [0.0]).z + Network.block(11, 2, [0.0], [0.1], [0.0]).z \
+        + Network.block(11, 3, [0.0], [0.0], [0.1]).z
+    net2 = Network(11, np.concatenate([net.z, extra], axis=2))
+    W2 = net2.to_weights()
+    _, rc2 = loss_and_cross_residual(*W2, G)
+    assert rc2 == pytest.approx(condition_residuals(net2).max_abs()["R_c"], rel=1e-9) and rc2 > 1e-4
+
+
+def test_verdict_of_a_large_network_takes_the_fused_path_and_agrees():
+    # n^2 q > 2^22: network_verdict uses loss_and_cross_residual; the chunked Fourier path gives the same residuals
+    rng = np.random.default_rng(9)
+    n, q = 61, 1200
+    Wa, Wb, Wc = 0.1 * rng.normal(size=(q, n)), 0.1 * rng.normal(size=(q, n)), 0.1 * rng.normal(size=(n, q))
+    v = network_verdict(Wa=Wa, Wb=Wb, Wc=Wc, group=n)
+    assert v.loss == pytest.approx(real_loss(Wa, Wb, Wc, group=n), rel=1e-12)
+    ref = largest_residuals(Network.from_weights(Wa, Wb, Wc, n), chunk_elements=1 << 20)
+    for k in ref:
+        assert v.residuals[k] == pytest.approx(ref[k], rel=1e-10)
+
+
 def test_verdict_from_weights_and_pruning():
     net = f6(11)
     Wa, Wb, Wc = net.to_weights()
