@@ -211,18 +211,29 @@ _START_PERMS = 6
 _START_ORBIT = 8
 _PHASES = np.deg2rad(np.arange(0.0, 360.0, 12.0))
 _PA, _PB = (x.reshape(-1) for x in np.meshgrid(_PHASES, _PHASES, indexing="ij"))
-#: the channel phases ``(alpha, beta, 1 / (alpha beta))`` of the grid, one row per point
-_D = np.stack([np.exp(1j * _PA), np.exp(1j * _PB), np.exp(-1j * (_PA + _PB))], axis=-1)
+#: ``_SUM[i_a, i_b]``: the grid index of ``phase_a + phase_b`` (the grid divides 360 degrees)
+_SUM = np.add.outer(np.arange(len(_PHASES)), np.arange(len(_PHASES))) % len(_PHASES)
 
 
-def _phase_grid_cost(X: np.ndarray, Y: np.ndarray) -> tuple[float, float, float]:
-    """The best channel phases ``(phase_a, phase_b)`` on a grid for ``Y`` matched node by node to ``X``, and the cost."""
-    M = np.conj(X) * Y                                            # (m, 3)
-    ab = (_D[:, :2] @ M[:, :2].T).real                              # (grid, m): the part the sign flips
-    cc = (_D[:, 2:] @ M[:, 2:].T).real
-    cost = (np.abs(X) ** 2).sum() + (np.abs(Y) ** 2).sum() - 2 * (np.abs(ab) + cc).sum(axis=1)
-    i = int(np.argmin(cost))
-    return float(cost[i]), math.degrees(_PA[i]), math.degrees(_PB[i])
+def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate ``Ys[i]`` (m, 3) matched node by node to ``X``: the least cost over a grid of channel phases.
+
+    The grid is uniform, so ``phase_a + phase_b`` is again a grid phase: the cost at ``(i_a, i_b)`` is
+    ``sum_j |P_a[i_a, j] + P_b[i_b, j]| + P_c[i_a + i_b, j]`` from three ``(grid, m)`` tables (no complex products
+    per grid point).  Returns the costs ``(N,)`` and the flat grid indices ``(N,)`` of the phases
+    ``(phase_a, phase_b)`` reaching them (the first on ties, as :func:`numpy.argmin`).
+    """
+    M = np.conj(X)[None] * Ys                                       # (N, m, 3)
+    u = np.exp(1j * _PHASES)[None, :, None]
+    Pa = (u * M[:, None, :, 0]).real                                # (N, g, m)
+    Pb = (u * M[:, None, :, 1]).real
+    Pc = (np.conj(u) * M[:, None, :, 2]).real
+    g = len(_PHASES)
+    ab = np.abs(Pa[:, :, None, :] + Pb[:, None, :, :]).sum(axis=3)  # (N, g, g): the part the sign flips
+    cc = Pc.sum(axis=2)[:, _SUM]                                    # (N, g, g)
+    cost = ((np.abs(X) ** 2).sum() + (np.abs(Ys) ** 2).sum(axis=(1, 2)))[:, None] - 2 * (ab + cc).reshape(-1, g * g)
+    i = cost.argmin(axis=1)
+    return cost[np.arange(len(Ys)), i], i
 
 
 def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
@@ -230,27 +241,27 @@ def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
 
     Per orbit point of the classifier's parameters, the node orders that fit the sign-invariant features
     ``(a^2, ab, b^2, c)`` best with one free complex scale per channel (as the classifier's fit), then a grid of
-    channel phases with the true node distance.
+    channel phases with the true node distance (every orbit point and order at once).
     """
     F = node_features(X[:, 0], X[:, 1], X[:, 2])
     perms = _perms(len(F))
-    cands = []
-    for t in _orbit(typ, deg):
-        part = _build(typ, tuple(unit_point(v) for v in t), False)
-        Y = _balanced(part.a, part.b, part.c)
-        Gf = node_features(Y[:, 0], Y[:, 1], Y[:, 2])
-        S = np.einsum("pjc,jc->pc", np.conj(Gf)[perms], F)   # node j of the block against node perm[j] of the form
-        gn = np.maximum((np.abs(Gf) ** 2).sum(axis=0), 1e-300)
-        res = ((np.abs(F) ** 2).sum(axis=0)[None, :] - np.abs(S) ** 2 / gn[None, :]).sum(axis=1)
-        top = np.argpartition(res, min(_START_PERMS, len(res) - 1))[:_START_PERMS]
-        cands.append((float(res[top].min()), t, Y, top[np.argsort(res[top], kind="stable")]))
-    cands.sort(key=lambda c: c[0])
+    orbit = _orbit(typ, deg)
+    Ys = np.stack([_form(typ, t).T for t in orbit])                  # (T, m, 3) balanced forms
+    Gf = np.conj(np.stack([Ys[..., 0] ** 2, Ys[..., 0] * Ys[..., 1], Ys[..., 1] ** 2, Ys[..., 2]], axis=-1))
+    S = np.einsum("tpjc,jc->tpc", Gf[:, perms], F)                   # node j of the block against perm[j] of the form
+    gn = np.maximum((np.abs(Gf) ** 2).sum(axis=1), 1e-300)           # (T, 4)
+    res = ((np.abs(F) ** 2).sum(axis=0)[None, None, :] - np.abs(S) ** 2 / gn[:, None, :]).sum(axis=2)   # (T, P)
+    kth = min(_START_PERMS, res.shape[1] - 1)
+    top = np.argpartition(res, kth, axis=1)[:, :_START_PERMS]
+    top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=1), axis=1, kind="stable"), axis=1)
+    lead = np.take_along_axis(res, top[:, :1], axis=1)[:, 0]
+    pts = np.argsort(lead, kind="stable")[:_START_ORBIT]             # the orbit points whose features fit best
+    cand = [(t, i) for t in pts for i in top[t]]
+    costs, at = _phase_grid_costs(X, np.stack([Ys[t][perms[i]] for t, i in cand]))
     best = None
-    for _, t, Y, top in cands[:_START_ORBIT]:   # the orbit points whose features fit best
-        for i in top:
-            c, pa, pb = _phase_grid_cost(X, Y[perms[i]])
-            if best is None or c < best[0] - 1e-12:
-                best = (c, t, perms[i], pa, pb)
+    for (t, i), c, g in zip(cand, costs, at):
+        if best is None or c < best[0] - 1e-12:
+            best = (float(c), orbit[t], perms[i], math.degrees(_PA[g]), math.degrees(_PB[g]))
     return best[1:]
 
 
