@@ -144,7 +144,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
         path = tmp / f"{name.replace('/', '')}_d127_q512.pt"
         save_checkpoint(path, Wa, Wb, Wc, {"group": "127"})
         w = load_weights(path)
-        rep = cogo.classify(str(path))  # warm-up (imports, caches)
+        rep = cogo.classify(str(path)).reports[0]  # warm-up (imports, caches)
         def reference(v):
             names = R.reference_names_looped(v.Wa, v.Wb, v.Wc)
             return {n: list(names.values()).count(n) for n in sorted(set(names.values()))}
