@@ -33,7 +33,16 @@ cross-entropy, both reported:
   ``g(ab)``, ``g`` in the key families' matrix coefficients, through ``W_c``,
   loss over all pairs (no mean added back); *excluded loss*: the rest, over the
   training pairs; *FVE of W_a, W_b, W_c* per family ``||Q_f^T w||^2`` summed
-  over nodes over the layer's whole squared norm (the constant included).
+  over nodes over the layer's whole squared norm (the constant included);
+  *FVE of the hidden activations* (their ``percent_hidden``,
+  :func:`chughtai_hidden_fve`): the activations over all pairs, centred per
+  neuron, their share of squared norm in the functions ``g(ab)`` of family
+  ``f`` (their "MLP rho(ab) FVE") and in ``g(ab)``, ``g(a)``, ``g(b)`` together
+  (their "MLP FVE"), as their code computes them at the paper's submission
+  (earlier versions did not centre and had ``g(ab)`` alone).  Their QR of the
+  matrix coefficients of a rank-deficient real form (``Z_p``'s 2-D rotations:
+  4 columns spanning 2 dimensions) keeps columns outside the span; cogo takes
+  the span itself, as their own ``compute_orth_rep`` does for ``C_n``.
   For ``Z_p`` the restricted projection is Nanda et al.'s without the mean.
 * **Gromov 2023 / Doshi et al. 2024**: the inverse participation ratio of
   each node's weight vector (row of ``W_a``, ``W_b``, column of ``W_c``) over
@@ -68,7 +77,7 @@ from cogo.dynamics.measures import Measure, Part, compute_measures
 from cogo.io.arrays import as_stack
 
 __all__ = ["CHUGHTAI_KEY_SIMILARITY", "is_cyclic", "nanda_basis", "nanda_neuron_frequencies", "nanda_directions",
-           "family_characters", "doshi_ipr", "peer_keys", "peer_measures", "PEER_MEASURES",
+           "family_characters", "chughtai_hidden_fve", "doshi_ipr", "peer_keys", "peer_measures", "PEER_MEASURES",
            "PEER_ARRAYS"]
 
 #: Chughtai et al.'s key irreps: logit similarity above this at the end of training.
@@ -231,10 +240,44 @@ def peer_keys(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", de
 
 # --------------------------------------------------------------------------- per snapshot
 def _fibre_by_product(L: np.ndarray, ab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``m[x, c] = mean over the M pairs with a b = x of L[p, c]`` (S, M, M), and the pair order used."""
-    S, P, M = L.shape
+    """``m[x, c] = mean over the M pairs with a b = x of L[p, c]`` (S, M, n) for L (S, P, n), and the pair order used."""
+    S, P, n = L.shape
+    M = int(round(np.sqrt(P)))
     order = np.argsort(ab, kind="stable")
-    return L[:, order].reshape(S, M, P // M, M).mean(2), order
+    return L[:, order].reshape(S, M, P // M, n).mean(2), order
+
+
+def chughtai_hidden_fve(H: np.ndarray, group: Any) -> dict:
+    """Chughtai et al.'s FVE of the hidden activations per irrep family (their ``percent_hidden``), H (S, P, q).
+
+    The activations ``h_n(a, b)`` over the ``P = M^2`` pairs ``a M + b``, centred per neuron over the pairs
+    (``H_c``); ``V_f^{ab}``, ``V_f^a``, ``V_f^b``: the functions ``g(ab)``, ``g(a)``, ``g(b)`` of the pairs, ``g`` in
+    the span of family ``f``'s matrix coefficients (the span of their ``hidden_reps_xy``, ``hidden_reps_x``,
+    ``hidden_reps_y``, which they orthonormalize by QR).  The part of ``V`` is ``||P_V H_c||_F^2 / ||H_c||_F^2``;
+    on the pairs ``||P_{V_f^{ab}} h||^2 = M ||Q_f^T m||^2``, ``m(x)`` the mean of ``h`` over the pairs with
+    ``ab = x`` (and with ``a = x``, ``b = x`` for ``V_f^a``, ``V_f^b``).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``ab``, ``a``, ``b``: each (S, F), the parts of ``V_f^{ab}``, ``V_f^a``, ``V_f^b`` (0 for a network with no
+        varying activation).  Their "MLP rho(ab) FVE" is ``ab``, their "MLP FVE" ``ab + a + b``.
+
+    Examples
+    --------
+    >>> x = 2 * np.pi * np.arange(5) / 5
+    >>> h = np.cos(x[:, None] + x[None, :]).reshape(1, 25, 1)          # one neuron: cos w_1 (a + b)
+    >>> np.round(chughtai_hidden_fve(h, 5)["ab"], 12).tolist()           # Z_5: families {0}, {1, 4}, {2, 3}
+    [[0.0, 1.0, 0.0]]
+    """
+    G = parse_group(group)
+    B, M = family_basis(G), G.order
+    S, P, q = H.shape
+    Hc = H - H.mean(1, keepdims=True)
+    tot = np.einsum("spn,spn->s", Hc, Hc)[:, None]
+    Hg = Hc.reshape(S, M, M, q)
+    means = {"ab": _fibre_by_product(Hc, pair_tables(G)[2])[0], "a": Hg.mean(2), "b": Hg.mean(1)}   # (S, M, q)
+    return {k: M * B.energies(np.swapaxes(m, 1, 2)).sum(1) / np.where(tot > 0, tot, 1.0) for k, m in means.items()}
 
 
 def _chughtai_similarity(L: np.ndarray, G: Any) -> np.ndarray:
@@ -331,8 +374,14 @@ class _PeerStack:
 
 
 def _peer_logits(p: Part) -> dict:
+    """The hidden activations (s, P, q) and the logits (s, P, M) of the part, from one forward pass."""
     s = p.stack
-    return {"logits": features_and_logits(s.Wa, s.Wb, s.Wc, p.sl, s.sigma)[1]}
+    Fh, L = features_and_logits(s.Wa, s.Wb, s.Wc, p.sl, s.sigma)
+    return {"hidden": Fh, "logits": L}
+
+
+def _chughtai_hidden(p: Part) -> dict:
+    return {"chughtai_hidden": chughtai_hidden_fve(p["hidden"], p.stack.G)}
 
 
 def _peer_live(p: Part) -> dict:
@@ -341,7 +390,8 @@ def _peer_live(p: Part) -> dict:
 
 
 #: The intermediates of a :class:`cogo.dynamics.measures.Part` of a :class:`_PeerStack`.
-_SHARED = {"logits": _peer_logits, "nanda": _nanda, "chughtai": _chughtai, "live": _peer_live}
+_SHARED = {"logits": _peer_logits, "hidden": _peer_logits, "nanda": _nanda, "chughtai": _chughtai,
+           "chughtai_hidden": _chughtai_hidden, "live": _peer_live}
 
 
 def _loss_measure(who: str, kind: str, loss: str) -> Measure:
@@ -359,6 +409,8 @@ PEER_MEASURES = (
     *(_loss_measure("nanda", kind, loss) for kind in ("restricted", "excluded") for loss in ("mse", "ce")),
     Measure("chughtai_similarity", lambda p: p["chughtai"]["chughtai_similarity"], uses=("logits", "chughtai")),
     *(_loss_measure("chughtai", kind, loss) for kind in ("restricted", "excluded") for loss in ("mse", "ce")),
+    Measure("chughtai_fve_hidden_ab", lambda p: p["chughtai_hidden"]["ab"], uses=("hidden", "chughtai_hidden")),
+    Measure("chughtai_fve_hidden", lambda p: sum(p["chughtai_hidden"].values()), uses=("hidden", "chughtai_hidden")),
     *(Measure(f"chughtai_fve_{w}", _chughtai_fve(w), "stack") for w in ("Wa", "Wb", "Wc")),
     *(Measure(f"doshi_ipr_{w}", _doshi_ipr(w), "stack") for w in ("Wa", "Wb", "Wc")),
 )

@@ -5,9 +5,9 @@ None), ``chughtai`` (Chughtai et al. 2023) and ``gromov_doshi`` (Gromov 2023,
 Doshi et al. 2024; ``Z_M`` only, else None), each with its ``definition`` in
 words; :func:`summary_lines` gives the lines ``cogo dynamics`` prints and
 :func:`figure_peers` the picture ``peers_<run>.png``: the losses, Chughtai et
-al.'s logit similarity and weight FVE per irrep, the IPR per layer, and the
-neuron x frequency (irrep) maps of ``W_a``, ``W_b``, ``W_c`` at the last snapshot
-(Nanda et al.'s figure).
+al.'s logit similarity, weight FVE and hidden activations' FVE per irrep, the
+IPR per layer, and the neuron x frequency (irrep) maps of ``W_a``, ``W_b``,
+``W_c`` at the last snapshot (Nanda et al.'s figure).
 """
 from __future__ import annotations
 
@@ -34,7 +34,10 @@ CHUGHTAI_DEFINITION = (
     "logit FVE = sum of its squares over the non-trivial irreps; key irreps: similarity > 0.05 at the last "
     "snapshot; restricted loss = the hidden activations projected on the functions g(ab) of the key irreps' matrix "
     "coefficients, through W_c, over all pairs (no mean added); excluded loss = the rest, over the training pairs; "
-    "FVE of W_a, W_b, W_c = ||Q_f^T w||^2 summed over nodes / the layer's squared norm")
+    "FVE of W_a, W_b, W_c = ||Q_f^T w||^2 summed over nodes / the layer's squared norm; FVE of the hidden "
+    "activations (their percent_hidden) = the activations over all pairs, centred per neuron, their share of squared "
+    "norm in the functions g(ab) of irrep f (fve_hidden.ab, their 'MLP rho(ab) FVE') and in g(ab), g(a), g(b) "
+    "together (fve_hidden.total, their 'MLP FVE')")
 DOSHI_DEFINITION = (
     "Gromov 2023 / Doshi et al. 2024: IPR of a node's weight vector over its full DFT, sum_k |F_k|^4 / "
     "(sum_k |F_k|^2)^2 (one frequency pair: 1/2; spread evenly: 1/M), mean over the live nodes, per layer; cogo's "
@@ -42,6 +45,10 @@ DOSHI_DEFINITION = (
 COGO_RESTRICTED = ("cogo's restricted loss (progress.restricted_loss): the logits projected on the key families' "
                    "functions of a b c^-1 alone (the target's own subspace, smaller than Nanda et al.'s functions "
                    "of a+b for each output), no mean added back")
+
+
+#: The JSON keys of ``chughtai.fve_hidden`` and their arrays of :func:`cogo.dynamics.peers.peer_measures`.
+_HIDDEN = {"ab": "chughtai_fve_hidden_ab", "total": "chughtai_fve_hidden"}
 
 
 def _clean(a: Any) -> Any:
@@ -70,6 +77,8 @@ def peers_result(arr: dict, keys: dict, basis: Any, run_loss: str) -> dict:
         "excluded_loss": {"mse": _clean(arr["chughtai_excluded_mse"]), "ce": _clean(arr["chughtai_excluded_ce"])},
         "fve": {w: _clean(arr[f"chughtai_fve_{w}"]) for w in ("Wa", "Wb", "Wc")},
         "fve_key": {w: _clean(np.asarray(arr[f"chughtai_fve_{w}"])[:, ck].sum(1)) for w in ("Wa", "Wb", "Wc")},
+        "fve_hidden": {k: _clean(arr[n]) for k, n in _HIDDEN.items()},
+        "fve_hidden_key": {k: _clean(np.asarray(arr[n])[:, ck].sum(1)) for k, n in _HIDDEN.items()},
         "run_loss": run_loss, "node_energy": keys.get("node_energy")}
     nanda = None
     if keys.get("nanda") is not None:
@@ -103,9 +112,11 @@ def summary_lines(run: dict) -> list:
     c = pr.get("chughtai")
     if c:
         r, e = c["restricted_loss"], c["excluded_loss"]
+        hk = c.get("fve_hidden_key") or {}
+        hidden = f"; MLP FVE {_fmt(hk['total'][-1])} (rho(ab) {_fmt(hk['ab'][-1])})" if hk else ""
         lines.append(f"  {name}: Chughtai et al. key irreps {', '.join(c['key_names']) or 'none'}; logit FVE "
-                     f"{_fmt(c['logit_fve'][-1])}; restricted loss {_fmt(r['mse'][-1])} (MSE) / {_fmt(r['ce'][-1])} "
-                     f"(CE), excluded {_fmt(e['mse'][-1])} / {_fmt(e['ce'][-1])}")
+                     f"{_fmt(c['logit_fve'][-1])}{hidden}; restricted loss {_fmt(r['mse'][-1])} (MSE) / "
+                     f"{_fmt(r['ce'][-1])} (CE), excluded {_fmt(e['mse'][-1])} / {_fmt(e['ce'][-1])}")
     g = pr.get("gromov_doshi")
     if g:
         ip = g["ipr"]
@@ -168,13 +179,14 @@ def _panel_map(fig, ax, run: dict, layer: str, cyclic: bool) -> None:
 
 
 def figure_peers(run: dict):
-    """The peers' pictures of one run (module docstring): a matplotlib Figure of 7 panels.
+    """The peers' pictures of one run (module docstring): a matplotlib Figure of 8 panels (7 for a run without the
+    hidden activations' FVE).
 
     Returns
     -------
     matplotlib.figure.Figure
         Losses; Chughtai et al.'s logit similarity and W_a FVE per irrep; the IPR per layer; the node x frequency
-        maps of W_a, W_b, W_c.
+        maps of W_a, W_b, W_c; Chughtai et al.'s FVE of the hidden activations by ``g(ab)`` per irrep.
     """
     from matplotlib.figure import Figure  # late: matplotlib
 
@@ -202,14 +214,20 @@ def figure_peers(run: dict):
     ax.set_ylabel("mean IPR over live nodes")
     ax.set_title("IPR (one frequency pair: 1/2)" if g else
                  "IPR: cogo's family IPR / 2 (Gromov / Doshi et al.'s is defined for Z_M only)", fontsize=9)
-    for ax in axes[:4]:
+    timed = list(axes[:4])
+    if c.get("fve_hidden"):
+        _panel_per_family(axes[7], ep, np.asarray(c["fve_hidden"]["ab"], dtype=float), names, c["key_irreps"],
+                          "share of ||H - mean H||^2", "Chughtai et al.: FVE of the hidden activations by g(ab) per irrep")
+        timed.append(axes[7])
+    else:
+        axes[7].set_visible(False)
+    for ax in timed:
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlim(left=0)
         ax.set_xlabel("epoch (log scale; 0 linear)")
         ax.legend(fontsize=6, loc="best")
     for ax, layer in zip(axes[4:7], ("Wa", "Wb", "Wc")):
         _panel_map(fig, ax, run, layer, cyclic)
-    axes[7].set_visible(False)
     return fig
 
 

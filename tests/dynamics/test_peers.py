@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cogo.algebra.spec import as_finite_group, parse_group
-from cogo.dynamics.peers import doshi_ipr, peer_keys, peer_measures
+from cogo.dynamics.peers import chughtai_hidden_fve, doshi_ipr, peer_keys, peer_measures
 
 RTOL = 1e-10
 
@@ -237,6 +237,107 @@ def test_chughtai_similarity_restricted_loss_and_fve_against_their_metrics(group
     assert keys["chughtai"] == sorted(f for f, s in sims.items() if s > 0.05)
 
 
+def _their_orth(cols):
+    """Their torch.linalg.qr(...)[0] of a matrix of representation functions (full column rank here)."""
+    return np.linalg.qr(cols)[0]
+
+
+def _their_percent_hidden(H, table, rep, rank_cols=None, centre=True):
+    """Their percent_hidden at the paper's submission: H (M^2, q) centred per neuron over the pairs; the parts of the
+    QR bases of hidden_reps_x = rep[a], hidden_reps_y = rep[b], hidden_reps_xy = rep[a b] (each (M^2, d^2)) in its
+    squared norm. ``rank_cols``: the columns kept (their compute_orth_rep's hack for C_n: 2 of the 4 rotation entries,
+    whose QR would otherwise add columns outside the span). ``centre=False``: their earlier 'DONT CENTER' version."""
+    M, d = table.shape[0], rep.shape[1]
+    a = np.repeat(np.arange(M), M)
+    b = np.tile(np.arange(M), M)
+    ab = table[a, b]
+    hidden = H - H.mean(0, keepdims=True) if centre else H
+    norm = (hidden ** 2).sum()
+    out = {}
+    for part, idx in (("a", a), ("b", b), ("ab", ab)):
+        orth = _their_orth(rep[idx].reshape(M * M, d * d)[:, : (rank_cols or d * d)])
+        out[part] = float(((orth.T @ hidden) ** 2).sum() / norm)
+    return out
+
+
+def _chughtai_cases(group):
+    """Their representations of ``group`` (name -> (rep, columns kept)) and cogo's family index of each."""
+    from cogo.dynamics.families import family_basis
+
+    G = parse_group(group)
+    M = G.order
+    B = family_basis(group)
+    if group == "S3":
+        reps = {nm: (r, None) for nm, r in _perm_reps(G.element_names).items()}
+        fam = {"sign": next(f for f in range(len(B)) if B.irrep_dims[f] == 1 and f != B.trivial),
+               "standard": next(f for f in range(len(B)) if B.irrep_dims[f] == 2)}
+    else:
+        reps = {f"rho{k}+rho{M - k}": (r, 2) for k, r in _cyclic_reps(M).items()}
+        fam = {nm: B.names.index(nm) for nm in reps}
+    return reps, fam
+
+
+@pytest.mark.parametrize("group,seed", [("S3", 0), ("S3", 3), (7, 1), (9, 2), (11, 4)])
+def test_chughtai_hidden_fve_against_their_percent_hidden(group, seed):
+    """Their MLP rho(ab) FVE and MLP FVE (percent_hidden_xy, total_percent_hidden) per irrep, 1e-10 relative; their
+    earlier uncentred version gives other values (the comparison can fail)."""
+    M = parse_group(group).order
+    table, _ = _table(group)
+    Wa, Wb, Wc = _weights(M, 9, seed)
+    H, _ = _forward(Wa, Wb, Wc)
+    keys = peer_keys(Wa, Wb, Wc, group)
+    got = peer_measures(Wa[None], Wb[None], Wc[None], group, keys)
+    reps, fam = _chughtai_cases(group)
+    for nm, (rep, cols) in reps.items():
+        want = _their_percent_hidden(H, table, rep, cols)
+        f = fam[nm]
+        assert got["chughtai_fve_hidden_ab"][0, f] == pytest.approx(want["ab"], rel=RTOL, abs=1e-14), nm
+        assert got["chughtai_fve_hidden"][0, f] == pytest.approx(sum(want.values()), rel=RTOL, abs=1e-14), nm
+        parts = chughtai_hidden_fve(H[None], group)
+        for k in ("a", "b"):
+            assert parts[k][0, f] == pytest.approx(want[k], rel=RTOL, abs=1e-14), (nm, k)
+        uncentred = _their_percent_hidden(H, table, rep, cols, centre=False)["ab"]
+        assert abs(uncentred - want["ab"]) > 1e-3 * want["ab"] > 0, nm
+    from cogo.dynamics.families import family_basis
+
+    assert abs(got["chughtai_fve_hidden"][0, family_basis(group).trivial]) < 1e-12     # centred: the trivial is 0
+
+
+def test_chughtai_hidden_fve_separates_functions_of_ab_from_functions_of_a():
+    """Activations that are matrix coefficients of S_3's 2-D irrep at ab (at a, at b) score 1 for it in the functions
+    g(ab) (g(a), g(b)) and 0 in the other parts and irreps, so a swapped basis is caught."""
+    G = parse_group("S3")
+    table, _ = _table("S3")
+    reps, fam = _chughtai_cases("S3")
+    std = reps["standard"][0]
+    M = G.order
+    a = np.repeat(np.arange(M), M)
+    b = np.tile(np.arange(M), M)
+    mix = np.random.default_rng(0).normal(size=(4, 5))                # 5 neurons, each a mix of the 4 coefficients
+    f, sign = fam["standard"], fam["sign"]
+    for part, idx in (("ab", table[a, b]), ("a", a), ("b", b)):
+        H = (std[idx].reshape(M * M, 4) @ mix + 3.0)[None]            # plus a constant, which centring removes
+        got = chughtai_hidden_fve(H, "S3")
+        for k, v in got.items():
+            assert v[0, f] == pytest.approx(1.0 if k == part else 0.0, rel=RTOL, abs=1e-12), (part, k)
+            assert abs(v[0, sign]) < 1e-12, (part, k)
+    zero = chughtai_hidden_fve(np.ones((1, M * M, 3)), "S3")           # no varying activation: 0, not NaN
+    assert all(np.all(v == 0) for v in zero.values())
+
+
+def test_chughtai_hidden_fve_of_a_one_frequency_quadratic_node_by_hand():
+    """(cos(w a + s) + cos(w b + t))^2, centred: cos(2wa + 2s) / 2 + cos(2wb + 2t) / 2 + cos(w(a+b) + s+t) +
+    cos(w(a-b) + s-t), mean squares 1/8, 1/8, 1/2, 1/2 of 5/4: 0.4 by g(ab) at frequency 1, 0.1 by g(a) and 0.1 by
+    g(b) at frequency 2, and the a-b term in none."""
+    p = 11
+    x = 2 * np.pi * np.arange(p) / p
+    h = ((np.cos(x[:, None] + 0.3) + np.cos(x[None, :] - 1.1)) ** 2).reshape(1, p * p, 1)
+    got = chughtai_hidden_fve(h, p)                                    # families: {0}, {1, 10}, {2, 9}, ...
+    want = {"ab": [0, 0.4, 0, 0, 0, 0], "a": [0, 0, 0.1, 0, 0, 0], "b": [0, 0, 0.1, 0, 0, 0]}
+    for k, w in want.items():
+        np.testing.assert_allclose(got[k][0], w, rtol=RTOL, atol=1e-14)
+
+
 # ------------------------------------------------------------------ Gromov / Doshi et al.
 def test_doshi_ipr_against_an_explicit_dft():
     rng = np.random.default_rng(0)
@@ -293,6 +394,30 @@ def test_dynamics_json_reports_nanda_restricted_loss_of_a_z7_run(tmp_path):
     assert pr["nanda"]["key_frequencies"] == ks
     assert pr["nanda"]["restricted_loss"]["mse"][-1] == pytest.approx(want["restricted_mse"], abs=1e-6)
     assert pr["nanda"]["excluded_loss"]["ce"][-1] == pytest.approx(want["excluded_ce"], abs=1e-6)
+    _check_chughtai_hidden_fve(ckpt, pr)
+
+
+def _check_chughtai_hidden_fve(ckpt, pr):
+    """progress.chughtai.fve_hidden at the last snapshot against their percent_hidden of the checkpoint (torch.load)."""
+    import torch
+
+    from cogo.dynamics.peers_report import summary_lines
+
+    m = torch.load(ckpt, weights_only=True)["model"]
+    Wa, Wb, Wc = (m[k].double().numpy() for k in ("layera.weight", "layerb.weight", "layerc.weight"))
+    M = Wa.shape[1]
+    H, _ = _forward(Wa, Wb, Wc)
+    table, _ = _table(M)
+    c = pr["chughtai"]
+    reps, fam = _chughtai_cases(M)
+    want = {fam[nm]: _their_percent_hidden(H, table, rep, cols) for nm, (rep, cols) in reps.items()}
+    for f, w in want.items():
+        assert c["fve_hidden"]["ab"][-1][f] == pytest.approx(w["ab"], abs=1e-6)
+        assert c["fve_hidden"]["total"][-1][f] == pytest.approx(sum(w.values()), abs=1e-6)
+    key_total = sum(sum(want[f].values()) for f in c["key_irreps"])
+    assert c["key_irreps"] and c["fve_hidden_key"]["total"][-1] == pytest.approx(key_total, abs=1e-6)
+    line = summary_lines({"group": "7", "seed": 1, "progress": pr})[1]
+    assert f"MLP FVE {c['fve_hidden_key']['total'][-1]:.3g} (rho(ab) {c['fve_hidden_key']['ab'][-1]:.3g})" in line
 
 
 @pytest.mark.slow
