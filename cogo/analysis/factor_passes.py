@@ -443,6 +443,11 @@ def feature_misfits(F: np.ndarray, grids: np.ndarray) -> np.ndarray:
     return np.sqrt(s2.sum(axis=1) / max(float((np.abs(F) ** 2).sum()), _TINY))
 
 
+#: Splits whose feature misfit exceeds this factor of the best split's plus :data:`CLOSED_FORM_SLACK` are not
+#: fitted: their grids fit far worse than the best (the naming keeps grids within twice the best error plus
+#: 0.005, :data:`cogo.analysis.naming.EXACT_RATIO`; a feature misfit is one to two times the node error).
+CLOSED_FORM_NEAR = 8.0
+CLOSED_FORM_SLACK = 0.02
 #: Alignments of one split within this factor of its best feature misfit (plus 1e-9) are all fitted.
 CLOSED_FORM_TIES = 2.0
 
@@ -451,7 +456,8 @@ def _closed_form_fits(pool: GridPool) -> list:
     """The exact ``2 x (q/2)`` grids of a block of order 4 or 6, best first, from every grid at once.
 
     The splits of the nodes into two rows are ranked by their best alignment's :func:`feature_misfits`; those
-    within :data:`CLOSED_FORM_SCREEN` ``x tol`` (at most ``max_alternatives``) have their alignments within
+    within :data:`CLOSED_FORM_SCREEN` ``x tol`` and within :data:`CLOSED_FORM_NEAR` times the best split's
+    misfit plus :data:`CLOSED_FORM_SLACK` (at most ``max_alternatives``) have their alignments within
     :data:`CLOSED_FORM_TIES` of that best fitted by :func:`fit_grid` without reassignment (every reassignment
     is another grid of the list; the columns of a geometric factor such as ``z_syn`` align several ways with
     near-equal misfits), and the best fit of each split within ``tol`` is kept: one grid per split, as the
@@ -463,7 +469,8 @@ def _closed_form_fits(pool: GridPool) -> list:
     mis = mis.reshape(-1, per_split)
     lead = mis.min(axis=1)
     splits = np.argsort(lead, kind="stable")
-    splits = splits[lead[splits] <= CLOSED_FORM_SCREEN * pool.tol][:pool.max_alternatives]
+    bound = min(CLOSED_FORM_SCREEN * pool.tol, CLOSED_FORM_NEAR * lead[splits[0]] + CLOSED_FORM_SLACK)
+    splits = splits[lead[splits] <= bound][:pool.max_alternatives]
     fits = []
     for s in splits:
         near = np.flatnonzero(mis[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split
