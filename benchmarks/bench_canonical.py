@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))           # strategies, conftest helpers
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "analysis"))  # test_canonical
 
 from _common import machine_info, write_json  # noqa: E402
 
