@@ -7,7 +7,9 @@ improves some, and states its contract and its cost.  In order:
 ========================  ===================================================================
 pass                      contract
 ========================  ===================================================================
-``tiling``                the exact grids of the tiling search (:mod:`cogo.analysis.tiling`),
+``tiling``                orders 4 and 6: every ``2 x q/2`` grid ranked in closed form
+                          (:func:`feature_misfits`), the exact ones fitted; else, or when none is
+                          exact, the exact grids of the tiling search (:mod:`cogo.analysis.tiling`),
                           each refined (:func:`_fit_reoriented`: reassignment, re-aligned fibers)
 ``translates``            for near-degenerate blocks, 2-factor grids of the tiling sets no
                           assembly started from, kept when :data:`SPLIT_GAIN` times better
@@ -489,7 +491,7 @@ class _Exhaustive:
 
 
 @_register("tiling", "exact grids of every shape the tiling finds (orders 4, 6: every 2 x q/2 grid), refitted",
-           "orders 4, 6: one closed-form misfit per grid (6, 60) + at most 2 MAX_ALTERNATIVES O(q) fits; else "
+           "orders 4, 6: one closed-form misfit per grid (6, 60) + at most MAX_ALTERNATIVES x (q/2)! O(q) fits; else "
            "SEARCH_BUDGET O(C^3) candidate solves + MAX_ALTERNATIVES O(q^3) refinements")
 def tiling_pass(pool: GridPool) -> None:
     """The exact grids of the tiling search (:mod:`cogo.analysis.tiling`), each refined by :func:`_fit_reoriented`.
