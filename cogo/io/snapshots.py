@@ -44,7 +44,7 @@ from cogo.io.formats import CheckpointError, WEIGHT_KEYS
 from cogo.io.outputs import atomic_write, atomic_write_text
 from cogo.io.weights import load_weights
 
-__all__ = ["SNAPSHOT_FORMAT", "SPACINGS", "SnapshotWriter", "Snapshots", "open_snapshots", "snapshot_dir_name",
+__all__ = ["SNAPSHOT_FORMAT", "SPACINGS", "SnapshotWriter", "sorted_header", "Snapshots", "open_snapshots", "snapshot_dir_name",
            "snapshot_epochs"]
 
 SNAPSHOT_FORMAT = "cogo-snapshots/1"
@@ -119,6 +119,29 @@ def snapshot_dir_name(checkpoint_name: str) -> str:
     return stem + ".snapshots"
 
 
+def sorted_header(blob: bytes) -> bytes:
+    """A safetensors file with its JSON header's keys sorted, so equal weights give equal bytes.
+
+    safetensors writes the header from a hash map, so its key order (``__metadata__`` and its keys) changes
+    from one call to the next.  The header is 8 bytes of length, then JSON padded with spaces to that length,
+    then the data at offsets the JSON gives: the same JSON with sorted keys and no spaces has the same length
+    (the same keys and values), so only the order changes and every offset stays valid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from safetensors.numpy import save
+    >>> w = {"b": np.zeros(2), "a": np.ones(3)}
+    >>> len({sorted_header(save(w, metadata={"y": "1", "x": "2"})) for _ in range(8)})
+    1
+    """
+    n = int.from_bytes(blob[:8], "little")
+    head = json.dumps(json.loads(blob[8:8 + n]), sort_keys=True, separators=(",", ":")).encode()
+    if len(head) > n:  # never: the library writes the compact form; keep its bytes rather than break them
+        return blob
+    return blob[:8] + head.ljust(n, b" ") + blob[8 + n:]
+
+
 class SnapshotWriter:
     """Append snapshots of one model to ``directory`` (created), one safetensors file each.
 
@@ -139,7 +162,7 @@ class SnapshotWriter:
         name = f"epoch_{int(epoch):07d}.safetensors"
         path = self.dir / name
         with atomic_write(path, "wb") as fh:
-            fh.write(save(arrays, metadata={"epoch": str(int(epoch)), "format": SNAPSHOT_FORMAT}))
+            fh.write(sorted_header(save(arrays, metadata={"epoch": str(int(epoch)), "format": SNAPSHOT_FORMAT})))
         self.index["epochs"].append(int(epoch))
         self.index["files"].append(name)
         atomic_write_text(self.dir / "index.json", json.dumps(self.index, indent=1) + "\n")
