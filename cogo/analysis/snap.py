@@ -257,7 +257,13 @@ def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
     lead = np.take_along_axis(res, top[:, :1], axis=1)[:, 0]
     pts = np.argsort(lead, kind="stable")[:_START_ORBIT]             # the orbit points whose features fit best
     cand = [(t, i) for t in pts for i in top[t]]
-    costs, at = _phase_grid_costs(X, np.stack([Ys[t][perms[i]] for t, i in cand]))
+    Yc = np.stack([Ys[t][perms[i]] for t, i in cand])
+    # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
+    # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
+    _, first = np.unique(np.round(Yc, 12).reshape(len(Yc), -1), axis=0, return_index=True)
+    first = np.sort(first)
+    cand = [cand[j] for j in first]
+    costs, at = _phase_grid_costs(X, Yc[first])
     best = None
     for (t, i), c, g in zip(cand, costs, at):
         if best is None or c < best[0] - 1e-12:
