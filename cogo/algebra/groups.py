@@ -149,7 +149,11 @@ class FiniteAbelianGroup:
     # -- coordinates ----------------------------------------------------
     @cached_property
     def elements(self) -> np.ndarray:
-        """Coordinates of every element, shape ``(n_G, len(orders))``."""
+        """Coordinates of every element, shape ``(n_G, len(orders))``, in row-major (C) order of the coordinates.
+
+        So a function on the group, reshaped to ``orders``, is an array on ``Z_d1 x ... x Z_dn`` and
+        :func:`numpy.fft.fftn` over those axes is its Fourier transform up to conjugation and scale.
+        """
         grids = np.indices(self.orders).reshape(len(self.orders), -1).T
         return np.ascontiguousarray(grids.astype(np.int64))
 

@@ -292,14 +292,6 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22, rc: float | None 
 FUSED_MAX_ENTRIES = 1 << 24
 
 
-def _fft_axes(G: Any) -> tuple | None:
-    """The group's cyclic factors when its element index is row-major in them (so an FFT is its Fourier transform)."""
-    orders = tuple(int(d) for d in G.orders)
-    if not np.array_equal(np.asarray(G.elements), np.array(list(np.ndindex(*orders))).reshape(len(G.elements), -1)):
-        return None
-    return orders
-
-
 def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: Any) -> tuple[float, float] | None:
     """The MSE loss on all pairs and the largest ``|R_c|`` (SPEC 5), from one real-space product; None when not applicable.
 
@@ -310,11 +302,12 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
     an FFT over the group's cyclic factors gives every ``r`` at ``O(n^3 log n)`` instead of the ``O(n^3 q)``
     complex products of :func:`largest_residuals`.  ``R_c`` is the largest ``|r|`` over ``k != 0`` and
     ``(k1, k2) != (k, k)``.  Only for real weights of ``Z_d1 x ... x Z_dn`` with ``n^3 <=``
-    :data:`FUSED_MAX_ENTRIES`; the cross part carries the rounding of ``o`` (``~1e-16 |o|`` per entry).
+    :data:`FUSED_MAX_ENTRIES` (None otherwise); the cross part carries the rounding of ``o`` (``~1e-16 |o|`` per
+    entry: ``R_c`` about 2e-16 for z_F6 at d = 127).
     """
     q, n = Wa.shape
-    axes = _fft_axes(G)
-    if axes is None or n ** 3 > FUSED_MAX_ENTRIES or q == 0:
+    axes = tuple(int(d) for d in G.orders)  # the elements are listed row-major in them (FiniteAbelianGroup.elements)
+    if n ** 3 > FUSED_MAX_ENTRIES or q == 0:
         return None
     A2 = (Wa * Wa).T @ Wc.T                            # (n, n): W_c (W_a e_a)^2 per a
     B2 = (Wb * Wb).T @ Wc.T

@@ -189,13 +189,11 @@ def mem_certificate_inversion(Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) ->
 
 def _hat(f: np.ndarray, G: FiniteAbelianGroup, axis: int) -> np.ndarray:
     """``sum_m f[..., m, ...] chi(k, m)`` along ``axis``, complex128: an unnormalized inverse FFT over the axes
-    ``Z_d1 x ... x Z_dr`` when the elements are listed in that (C) order, else the character matrix."""
+    ``Z_d1 x ... x Z_dr`` (the elements are listed in that row-major order, :attr:`FiniteAbelianGroup.elements`)."""
     n, orders = G.order, tuple(int(d) for d in G.orders)
-    if np.array_equal(G.elements, np.indices(orders).reshape(len(orders), -1).T):
-        shape = f.shape[:axis] + orders + f.shape[axis + 1:]
-        axes = tuple(range(axis, axis + len(orders)))
-        return (np.fft.ifftn(f.reshape(shape), axes=axes) * n).reshape(f.shape)
-    return np.moveaxis(np.tensordot(G.characters, f, axes=([1], [axis])), 0, axis)
+    shape = f.shape[:axis] + orders + f.shape[axis + 1:]
+    axes = tuple(range(axis, axis + len(orders)))
+    return (np.fft.ifftn(f.reshape(shape), axes=axes) * n).reshape(f.shape)
 
 
 def _magnitudes(G: FiniteAbelianGroup, zero: dict, sigma, D, gamma, beta) -> dict:

@@ -82,3 +82,14 @@ def test_parse_group_forms():
         parse_group("3x5").index((1, 2, 3))
     with pytest.raises(ValueError, match="out of range"):
         parse_group("3x5").index(15)
+
+
+@pytest.mark.parametrize("orders", [(7,), (2, 4), (3, 3), (2, 3, 4)])
+def test_elements_are_row_major_so_an_fft_is_the_fourier_transform(orders):
+    # optimality.loss_and_cross_residual and proofs.character_sums take an FFT over the factors' axes for
+    # sum_m f(m) chi_k(m): that needs element i to be the i-th coordinate tuple in C order
+    G = FiniteAbelianGroup(orders)
+    assert G.elements.tolist() == [list(t) for t in itertools.product(*(range(d) for d in orders))]
+    f = np.random.default_rng(1).normal(size=G.order)
+    by_fft = (np.fft.ifftn(f.reshape(orders)) * G.order).reshape(-1)
+    assert np.allclose(G.characters @ f, by_fft, atol=1e-12)

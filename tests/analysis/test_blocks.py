@@ -197,6 +197,15 @@ def test_verdict_of_a_large_network_takes_the_fused_path_and_agrees():
         assert v.residuals[k] == pytest.approx(ref[k], rel=1e-10)
 
 
+def test_exact_z_F6_at_127_is_optimal_through_the_fused_path():
+    # 378 nodes at d = 127: n^2 q > 2^22, so the loss and R_c come from loss_and_cross_residual
+    import cogo.solvers.constructions as cons
+    Wa, Wb, Wc = cons.z_F6(127).to_weights(real=True)
+    assert 127 ** 2 * Wa.shape[0] > 1 << 22
+    v = network_verdict(Wa=Wa, Wb=Wb, Wc=Wc, group=127)
+    assert v.optimal and v.failed == [] and v.loss < 1e-27 and v.residuals["R_c"] < 1e-14
+
+
 def test_verdict_from_weights_and_pruning():
     net = f6(11)
     Wa, Wb, Wc = net.to_weights()
