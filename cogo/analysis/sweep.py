@@ -7,7 +7,8 @@ weights at a time (``keep_weights=False``; the reports are kept, about 0.3 MB ea
 they are the output; they share the first checkpoint's group object, whose cached tables would
 otherwise travel back from every worker, 0.5 MB each at d = 127), with a tqdm bar over the checkpoints.  ``workers > 1`` reads them in that many
 processes (:class:`concurrent.futures.ProcessPoolExecutor`, results in the order given); each
-process loads its own checkpoints, so the weights never travel between processes.
+process loads its own checkpoints, so the weights do not travel between processes (but the first's: it was
+read here to decide the reading, and is handed to its worker rather than read twice).
 
 The groups must agree: the first checkpoint decides the reading (blocks for an Abelian group,
 SPEC 8; the irreps of SPEC 9 otherwise, which loads every checkpoint first as before) and every
@@ -77,9 +78,13 @@ def _mixed_groups(seen: dict) -> str:
 
 
 def _read_path(task: tuple) -> tuple:
-    """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None)``."""
-    path, group, st, keep_weights, io = task
-    w = io.load(path, group)
+    """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None)``.
+
+    ``task``: ``(source, path, group, settings, keep_weights, io)``; ``source`` is the path, or the checkpoint
+    already read (the first one, read by the caller to decide the reading: it is not read again).
+    """
+    source, path, group, st, keep_weights, io = task
+    w = io.load(source, group)
     if w.group.abelian is None:  # cannot join a block reading: refused by the caller
         return str(w.group), None, None
     rep = io.read(w, path, st)
@@ -98,7 +103,7 @@ def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, kee
                 return
             yield str(w.group), io.read(w, str(p), st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
         return
-    tasks = [(str(p), group, st, keep_weights, io) for p in paths]
+    tasks = [(first if i == 0 else str(p), str(p), group, st, keep_weights, io) for i, p in enumerate(paths)]
     with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
         try:
             yield from pool.map(_read_path, tasks)

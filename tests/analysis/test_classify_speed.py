@@ -114,6 +114,17 @@ def test_workers_and_one_at_a_time_give_the_same_result(tmp_path):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
+def test_each_checkpoint_is_read_once_in_workers_too(tmp_path, workers):
+    # the first checkpoint is read by the caller to decide the reading; removing its file then must not
+    # matter: neither path (here or in a worker) reads it again
+    paths = _checkpoints(tmp_path, 3)
+    res = classify_many(paths, group=11, workers=workers, keep_weights=False,
+                        on_loaded=lambda loaded: paths[0].unlink())
+    assert not paths[0].exists() and [r.path for r in res.reports] == [str(p) for p in paths]
+    assert len(res.reports[0].blocks) == 5
+
+
+@pytest.mark.parametrize("workers", [1, 2])
 def test_mixed_groups_are_refused_in_workers_too(tmp_path, workers):
     paths = _checkpoints(tmp_path, 2)
     Wa, Wb, Wc = z_F6(13).to_weights()
