@@ -236,6 +236,19 @@ def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.nda
     return cost[np.arange(len(Ys)), i], i
 
 
+_PICKS: dict = {}
+
+
+def _perm_picks(m: int) -> np.ndarray:
+    """(m!, m^2) 0/1 matrix: row ``p`` picks the entries ``perm_p[j] m + j`` (node ``j`` against ``perm_p[j]``)."""
+    if m not in _PICKS:
+        perms = _perms(m)
+        out = np.zeros((len(perms), m * m))
+        out[np.arange(len(perms))[:, None], perms * m + np.arange(m)[None, :]] = 1.0
+        _PICKS[m] = out
+    return _PICKS[m]
+
+
 def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
     """The orbit point, node order and channel phases nearest the trained block, on a coarse grid.
 
@@ -246,9 +259,14 @@ def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
     F = node_features(X[:, 0], X[:, 1], X[:, 2])
     perms = _perms(len(F))
     orbit = _orbit(typ, deg)
-    Ys = np.stack([_form(typ, t).T for t in orbit])                  # (T, m, 3) balanced forms
+    Ys = _forms(typ, np.array(orbit, dtype=float)).transpose(0, 2, 1)  # (T, m, 3) balanced forms
     Gf = np.conj(np.stack([Ys[..., 0] ** 2, Ys[..., 0] * Ys[..., 1], Ys[..., 1] ** 2, Ys[..., 2]], axis=-1))
-    S = np.einsum("tpjc,jc->tpc", Gf[:, perms], F)                   # node j of the block against perm[j] of the form
+    # S[t, p, c] = sum_j Gf[t, perm_p[j], c] F[j, c]: the products of every form node with every block node, then
+    # one real matrix product that picks each node order's m of them (no (T, m!, m, 4) gather)
+    m = len(F)
+    GF = (Gf[:, :, None, :] * F[None, None, :, :]).reshape(len(Gf), m * m, 4)     # (T, m^2, 4), [t, l m + j, c]
+    S = (_perm_picks(m) @ np.ascontiguousarray(GF.transpose(1, 0, 2)).view(np.float64).reshape(m * m, -1))
+    S = S.view(np.complex128).reshape(len(perms), len(Gf), 4).transpose(1, 0, 2)  # (T, P, 4)
     gn = np.maximum((np.abs(Gf) ** 2).sum(axis=1), 1e-300)           # (T, 4)
     res = ((np.abs(F) ** 2).sum(axis=0)[None, None, :] - np.abs(S) ** 2 / gn[:, None, :]).sum(axis=2)   # (T, P)
     kth = min(_START_PERMS, res.shape[1] - 1)
@@ -271,107 +289,192 @@ def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
     return best[1:]
 
 
-_FORMS: dict = {}
+#: Exponents ``-4..4`` per parameter: every catalogue form is a trigonometric polynomial of degree at most 2 in
+#: its unit parameters (``nu``, ``nu^-2``; ``alpha``, ``1/(alpha w^2)``, ...), checked when first built.
+_TRIG = 9
+_POLYS: dict = {}
 
 
-def _form(typ: str, params: tuple) -> np.ndarray:
-    """(3, m) vectors of the normalized form at the parameters (degrees), cached (the search revisits them)."""
-    key = (typ, params)
-    if key not in _FORMS:
-        if len(_FORMS) > 4096:
-            _FORMS.clear()
-        part = _build(typ, tuple(unit_point(x) for x in params), False)
-        # balanced already: at unit parameters every node has |a| = |b| = |c| (the balance t is 1 to 2e-16),
-        # and unit channel phases keep it so
-        _FORMS[key] = np.stack([part.a, part.b, part.c]).astype(np.complex128)
-    return _FORMS[key]
+def _form_poly(typ: str) -> tuple[int, np.ndarray]:
+    """``(nparams, coef)``: the normalized form of ``typ`` as ``sum_e coef[e] exp(i e theta)`` per parameter.
+
+    The coefficients are the DFT of :data:`_TRIG` samples per parameter of the catalogue product (:func:`_build`),
+    so nothing about the forms is written twice; they are checked against the product at random parameters
+    (1e-12) before use, so a form that is not such a polynomial stops the snap instead of being misread.
+    """
+    if typ not in _POLYS:
+        npar = 2 if typ == "z_nu=i * z_syn,ab" else 1
+        ang = 360.0 * np.arange(_TRIG) / _TRIG
+        grid = np.stack([g.reshape(-1) for g in np.meshgrid(*([ang] * npar), indexing="ij")], axis=1)
+
+        def product(params):
+            part = _build(typ, tuple(unit_point(x) for x in params), False)
+            return np.stack([part.a, part.b, part.c]).astype(np.complex128)
+
+        samples = np.stack([product(p) for p in grid]).reshape((_TRIG,) * npar + (3, -1))
+        coef = np.fft.fftn(samples, axes=tuple(range(npar))) / _TRIG ** npar
+        _POLYS[typ] = (npar, coef)
+        check = np.random.default_rng(0).uniform(0.0, 360.0, size=(4, npar))
+        err = np.abs(_forms(typ, check) - np.stack([product(p) for p in check])).max()
+        if not err <= 1e-12:
+            del _POLYS[typ]
+            raise RuntimeError(f"the form {typ} is not a trigonometric polynomial of degree <= {_TRIG // 2} in its "
+                               f"parameters (error {err:.3g}): the snap cannot evaluate it")
+    return _POLYS[typ]
 
 
-def _model(typ: str, v: tuple, nparams: int) -> np.ndarray:
-    """(m, 3) balanced node vectors of the snapped form at ``v`` = (parameters..., phase_a, phase_b) degrees."""
-    al, be = unit_point(v[nparams]), unit_point(v[nparams + 1])
-    return _form(typ, tuple(v[:nparams])).T * np.array([al, be, 1.0 / (al * be)])
+def _forms(typ: str, params: np.ndarray) -> np.ndarray:
+    """(B, 3, m) vectors of the normalized form at ``params`` (B, nparams) degrees, all at once.
+
+    At unit parameters the forms are balanced already (every node has ``|a| = |b| = |c|``; the balance ``t`` is 1
+    to 2e-16), and unit channel phases keep them so.
+    """
+    npar, coef = _form_poly(typ)
+    e = np.fft.fftfreq(_TRIG, 1.0 / _TRIG)                                    # exponent of each DFT index
+    E = np.exp(1j * np.deg2rad(np.asarray(params, dtype=float))[:, :, None] * e)   # (B, nparams, _TRIG)
+    if npar == 1:
+        return np.einsum("bp,pxm->bxm", E[:, 0], coef)
+    return np.einsum("bp,bq,pqxm->bxm", E[:, 0], E[:, 1], coef)
 
 
-def _residual(X: np.ndarray, typ: str, w: np.ndarray, perm: np.ndarray, nparams: int) -> np.ndarray:
-    """Real residual vector ``x_j - s_j y_j`` (the sign per node chosen as the nearer) of the form at ``w``."""
-    Y = _model(typ, tuple(w), nparams)[perm]
-    sg = np.where(np.sum(np.conj(X[:, :2]) * Y[:, :2], axis=1).real < 0, -1.0, 1.0)   # (-a, -b, c)
-    d = (X - np.stack([sg, sg, np.ones_like(sg)], axis=1) * Y).reshape(-1)
-    return np.concatenate([d.real, d.imag])
+def _models(typ: str, V: np.ndarray, nparams: int) -> np.ndarray:
+    """(B, m, 3) balanced node vectors of the snapped forms at ``V`` (B, parameters + (phase_a, phase_b)) degrees."""
+    F = _forms(typ, V[:, :nparams])
+    al, be = np.exp(1j * np.deg2rad(V[:, nparams])), np.exp(1j * np.deg2rad(V[:, nparams + 1]))
+    return (F * np.stack([al, be, 1.0 / (al * be)], axis=1)[:, :, None]).transpose(0, 2, 1)
 
 
-def _gauss_newton(X: np.ndarray, typ: str, v: np.ndarray, perm: np.ndarray, nparams: int) -> np.ndarray:
-    """Gauss-Newton steps (finite-difference Jacobian in degrees) from a pattern-search point, while they help."""
-    r = _residual(X, typ, v, perm, nparams)
+def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+    """(B, 6m) real residuals ``x_j - s_j y_j`` of blocks ``X`` (B, m, 3) against the forms at ``V``, node order ``P``.
+
+    The sign ``s_j`` (the flip ``(-a, -b, c)``) is the nearer one per node.
+    """
+    Y = np.take_along_axis(_models(typ, V, nparams), P[:, :, None], axis=1)
+    sg = np.where(np.sum(np.conj(X[..., :2]) * Y[..., :2], axis=2).real < 0, -1.0, 1.0)
+    d = (X - np.stack([sg, sg, np.ones_like(sg)], axis=2) * Y).reshape(len(X), -1)
+    return np.concatenate([d.real, d.imag], axis=1)
+
+
+def _costs(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+    """Per block ``sum_j min_s ||x_j - (s y_a, s y_b, y_c)_j||^2``, as differences (no cancellation)."""
+    r = _residuals(X, typ, V, P, nparams)
+    return np.einsum("bi,bi->b", r, r)
+
+
+def _pattern_search(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+    """Coordinate pattern search (steps 4 to 0.5 degrees), every block at once, each on its own path.
+
+    Per block: try ``+-step`` along each coordinate in turn, keep a move that lowers the cost; halve the step
+    after a sweep without a move; stop below 0.25 degrees (Gauss-Newton converges quadratically from there).
+    """
+    V = V.copy()
+    best = _costs(X, typ, V, P, nparams)
+    step = np.full(len(V), 4.0)
+    active = np.flatnonzero(step > 0.25)
+    while active.size:
+        moved = np.zeros(len(V), dtype=bool)
+        for i in range(V.shape[1]):
+            for sgn in (1.0, -1.0):
+                W = V[active].copy()
+                W[:, i] += sgn * step[active]
+                c = _costs(X[active], typ, W, P[active], nparams)
+                better = c < best[active]
+                V[active[better]], best[active[better]] = W[better], c[better]
+                moved[active[better]] = True
+        step[active[~moved[active]]] /= 2
+        active = np.flatnonzero(step > 0.25)
+    return V
+
+
+def _gauss_newton(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+    """Gauss-Newton steps (finite-difference Jacobian in degrees) per block, while they lower its cost (<= 12)."""
+    V = V.copy()
+    r = _residuals(X, typ, V, P, nparams)
+    active = np.arange(len(V))
+    h = 1e-6
     for _ in range(12):
-        h = 1e-6
-        J = np.stack([(_residual(X, typ, v + h * e, perm, nparams) - r) / h for e in np.eye(len(v))], axis=1)
-        step, *_ = np.linalg.lstsq(J, -r, rcond=None)
-        w = v + step
-        rw = _residual(X, typ, w, perm, nparams)
-        if rw @ rw >= r @ r:
+        if not active.size:
             break
-        v, r = w, rw
-        if np.max(np.abs(step)) < 1e-11:
-            break
-    return v
+        Xa, Pa, Va, ra = X[active], P[active], V[active], r[active]
+        J = np.stack([(_residuals(Xa, typ, Va + h * e, Pa, nparams) - ra) / h for e in np.eye(V.shape[1])], axis=2)
+        step = np.stack([np.linalg.lstsq(J[b], -ra[b], rcond=None)[0] for b in range(len(active))])
+        W = Va + step
+        rw = _residuals(Xa, typ, W, Pa, nparams)
+        better = np.einsum("bi,bi->b", rw, rw) < np.einsum("bi,bi->b", ra, ra)
+        V[active[better]], r[active[better]] = W[better], rw[better]
+        keep = better & (np.max(np.abs(step), axis=1) >= 1e-11)
+        active = active[keep]
+    return V
 
 
-def _polish(X: np.ndarray, typ: str, v0: tuple, perm: np.ndarray, nparams: int) -> tuple[tuple, np.ndarray]:
-    """Pattern search over parameters and phases (degrees), then Gauss-Newton; the node order re-chosen at the end."""
+def _polish(X: np.ndarray, typ: str, V0: np.ndarray, P0: np.ndarray, nparams: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pattern search over parameters and phases (degrees), then Gauss-Newton; node orders re-chosen at the end.
+
+    ``X`` (B, m, 3): blocks of one type; ``V0`` (B, nparams + 2) start points; ``P0`` (B, m) node orders.  A block
+    whose best node order changed is polished again from where it stopped (at most three rounds).
+    """
+    V, P = np.array(V0, dtype=float), np.array(P0)
+    todo = np.arange(len(V))
     for _ in range(3):
-        v = np.array(v0, dtype=float)
-
-        def cost(w) -> float:  # sum_j min_s ||x_j - (s y_a, s y_b, y_c)_j||^2, as differences (no cancellation)
-            r = _residual(X, typ, w, perm, nparams)
-            return float(r @ r)
-
-        best = cost(v)
-        step = 4.0
-        while step > 0.25:  # then Gauss-Newton (quadratic convergence from here)
-            moved = False
-            for i in range(len(v)):
-                for d in (step, -step):
-                    w = v.copy()
-                    w[i] += d
-                    c = cost(w)
-                    if c < best:
-                        v, best, moved = w, c, True
-            if not moved:
-                step /= 2
-        v = _gauss_newton(X, typ, v, perm, nparams)
-        new, c_new = _best_perm(_perm_costs(X, _model(typ, tuple(v), nparams)))
-        if np.array_equal(new, perm) or c_new >= cost(v) * (1 - 1e-9):
+        Vt = _gauss_newton(X[todo], typ, _pattern_search(X[todo], typ, V[todo], P[todo], nparams), P[todo], nparams)
+        V[todo] = Vt
+        cost = _costs(X[todo], typ, Vt, P[todo], nparams)
+        Y = _models(typ, Vt, nparams)
+        again = []
+        for j, b in enumerate(todo):
+            new, c_new = _best_perm(_perm_costs(X[b], Y[j]))
+            if not (np.array_equal(new, P[b]) or c_new >= cost[j] * (1 - 1e-9)):
+                P[b] = new
+                again.append(b)
+        todo = np.array(again, dtype=int)
+        if not todo.size:
             break
-        perm, v0 = new, tuple(v)
-    return tuple(float(x) for x in v), perm
+    return V, P
 
 
-def _snap_block(Xfull: np.ndarray, k: int, rep: Any) -> SnappedBlock:
-    """Snap one block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`)."""
+def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple | None]:
+    """A block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`) and its snap job.
+
+    The job is ``(X, start, node order)`` for :func:`_polish`, None when the block is not snapped (the reason
+    is recorded).
+    """
     near = rep.nearest or {}
     typ = near.get("type")
     sb = SnappedBlock(int(rep.k), int(rep.order), typ, list(rep.nodes))
     if rep.kind == "self-conjugate":
         sb.reason = "a self-conjugate frequency (k = -k): no construction of SPEC 7 has a block there"
-        return sb
+        return sb, None
     if typ not in SNAP_TYPES:
         sb.reason = (f"order {rep.order}, read as {rep.type}: no catalogue family of a global optimizer "
                      "(SPEC 7.1-7.3 blocks are z_nu * z_syn, z_nu=i * z_syn,ab (order 6), z_nu=i * z_xi (order 4))")
-        return sb
+        return sb, None
     X = _balanced(Xfull[0, k, rep.nodes], Xfull[1, k, rep.nodes], Xfull[2, k, rep.nodes])
     deg = (near.get("params") or [{}])[0].get("degrees", {})
     t0, perm, pa, pb = _start(X, typ, deg)
-    nparams = len(t0)
-    v, perm = _polish(X, typ, (*t0, pa, pb), perm, nparams)
-    names = ("alpha", "beta") if typ == "z_nu=i * z_syn,ab" else (("nu",) if typ == "z_nu * z_syn" else ("xi",))
-    sb.degrees = {**dict(zip(names, v[:nparams])), "phase_a": v[nparams], "phase_b": v[nparams + 1]}
-    part = _phased(_build(typ, tuple(unit_point(x) for x in v[:nparams]), False),
-                   unit_point(v[nparams]), unit_point(v[nparams + 1]))
-    sb.perm = [int(i) for i in perm]
-    sb.part = _in_order(part, sb.perm)  # the form's nodes in the trained block's order
-    return sb
+    return sb, (X, (*t0, pa, pb), perm)
+
+
+def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
+    """Snap every block of a reading: each block's start alone, the polish of all blocks of one type at once."""
+    blocks, jobs = [], {}
+    for rep in reps:
+        sb, job = _prepare(Z, rep.k, rep)
+        if job is not None:
+            jobs.setdefault(sb.type, []).append((len(blocks), job))
+        blocks.append(sb)
+    for typ, js in jobs.items():
+        nparams = len(js[0][1][1]) - 2
+        X = np.stack([job[0] for _, job in js])
+        V, P = _polish(X, typ, np.array([job[1] for _, job in js]), np.stack([job[2] for _, job in js]), nparams)
+        names = ("alpha", "beta") if typ == "z_nu=i * z_syn,ab" else (("nu",) if typ == "z_nu * z_syn" else ("xi",))
+        for (i, _), v, perm in zip(js, V, P):
+            sb, v = blocks[i], [float(x) for x in v]
+            sb.degrees = {**dict(zip(names, v[:nparams])), "phase_a": v[nparams], "phase_b": v[nparams + 1]}
+            part = _phased(_build(typ, tuple(unit_point(x) for x in v[:nparams]), False),
+                           unit_point(v[nparams]), unit_point(v[nparams + 1]))
+            sb.perm = [int(i) for i in perm]
+            sb.part = _in_order(part, sb.perm)  # the form's nodes in the trained block's order
+    return blocks
 
 
 def _in_order(part: Any, perm: list) -> Any:
@@ -491,7 +594,7 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
     """
     G = report.group
     Z = Network.from_weights(Wa, Wb, Wc, G).z
-    blocks = [_snap_block(Z, b.k, b) for b in report.blocks]
+    blocks = _snap_blocks(Z, report.blocks)
     reasons = [f"k={sb.k}: {sb.reason}" for sb in blocks if not sb.snapped]
     have = {sb.k for sb in blocks}
     missing = [int(k) for k in np.unique(np.minimum(np.arange(G.order), G.neg)) if k != 0 and int(k) not in have]

@@ -1,0 +1,91 @@
+"""The snap's search (cogo.analysis.snap): the forms as trigonometric polynomials, the polish of many blocks at once."""
+import numpy as np
+import pytest
+
+from cogo.analysis import snap as S
+from cogo.catalogue import partial as P
+from cogo.solvers.designs import abc_normalizer
+
+TYPES = {"z_nu * z_syn": 1, "z_nu=i * z_syn,ab": 2, "z_nu=i * z_xi": 1}
+
+
+def _product(typ, degrees):
+    """The catalogue product written here from the catalogue's factors (not through the snap's _build)."""
+    u = [np.exp(1j * np.deg2rad(x)) for x in degrees]
+    if typ == "z_nu * z_syn":
+        part, m = P.z_nu(u[0]) * P.z_syn(), 6
+    elif typ == "z_nu=i * z_syn,ab":
+        part, m = P.z_nu_i() * P.z_syn_ab(u[0], u[1]), 6
+    else:
+        part, m = P.z_nu_i() * P.z_xi(u[0], 1), 4
+    return np.stack([part.a, part.b, part.c]) * m ** (-1 / 3)
+
+
+@pytest.mark.parametrize("typ", sorted(TYPES))
+def test_forms_equal_the_catalogue_products(typ):
+    rng = np.random.default_rng(3)
+    params = rng.uniform(-400.0, 400.0, size=(7, TYPES[typ]))
+    got = S._forms(typ, params)
+    want = np.stack([_product(typ, p) for p in params])
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() < 1e-12
+
+
+def test_a_form_that_is_no_trigonometric_polynomial_is_refused(monkeypatch):
+    """A form with sqrt(nu) (period 720 degrees) cannot be sampled on the circle: the snap must stop, not misread."""
+    real_build = S._build
+
+    def half_angle(typ, units, exact):
+        part = real_build(typ, units, exact)
+        return P.PartialSolution(part.name, part.a * np.sqrt(units[0]), part.b, part.c)
+
+    monkeypatch.setattr(S, "_build", half_angle)
+    monkeypatch.setattr(S, "_POLYS", {})
+    with pytest.raises(RuntimeError, match="not a trigonometric polynomial"):
+        S._forms("z_nu * z_syn", np.zeros((1, 1)))
+
+
+def _blocks(typ, B, seed):
+    """B noisy blocks of ``typ``, shuffled nodes, random parameters and channel phases: (X, start, node order)."""
+    rng = np.random.default_rng(seed)
+    npar = TYPES[typ]
+    V = np.concatenate([rng.uniform(0, 360, size=(B, npar)), rng.uniform(0, 360, size=(B, 2))], axis=1)
+    Y = S._models(typ, V, npar)
+    m = Y.shape[1]
+    X = np.stack([y[rng.permutation(m)] for y in Y])
+    X = X + 1e-3 * (rng.normal(size=X.shape) + 1j * rng.normal(size=X.shape))
+    return X, V, m, npar
+
+
+@pytest.mark.parametrize("typ", sorted(TYPES))
+def test_polishing_blocks_together_equals_polishing_each_alone(typ):
+    X, V, m, npar = _blocks(typ, 5, seed=11)
+    starts, orders = [], []
+    for x in X:
+        t0, perm, pa, pb = S._start(x, typ, {"nu": 0.0} if typ == "z_nu * z_syn" else
+                                    ({"xi": 0.0} if typ == "z_nu=i * z_xi" else {"alpha": 0.0, "beta": 0.0}))
+        starts.append((*t0, pa, pb))
+        orders.append(perm)
+    Vt, Pt = S._polish(X, typ, np.array(starts), np.stack(orders), npar)
+    for b in range(len(X)):
+        v1, p1 = S._polish(X[b:b + 1], typ, np.array(starts[b:b + 1]), np.stack(orders[b:b + 1]), npar)
+        assert np.array_equal(p1[0], Pt[b])
+        assert np.abs(v1[0] - Vt[b]).max() < 1e-9
+
+
+def test_the_polish_lowers_the_cost_to_the_noise_and_a_wrong_order_costs_more():
+    typ = "z_nu * z_syn"
+    X, V, m, npar = _blocks(typ, 4, seed=5)
+    starts, orders = [], []
+    for x in X:
+        t0, perm, pa, pb = S._start(x, typ, {"nu": 0.0})
+        starts.append((*t0, pa, pb))
+        orders.append(perm)
+    starts, orders = np.array(starts), np.stack(orders)
+    Vt, Pt = S._polish(X, typ, starts, orders, npar)
+    after = S._costs(X, typ, Vt, Pt, npar)
+    assert (after <= S._costs(X, typ, starts, orders, npar)).all()
+    assert (after < 6 * m * 1e-6 * 4).all()                      # the 1e-3 noise: 6m real entries of variance 1e-6
+    swapped = Pt.copy()
+    swapped[:, [0, 1]] = swapped[:, [1, 0]]                      # two nodes matched to each other's form node
+    assert (S._costs(X, typ, Vt, swapped, npar) > 100 * after).all()
