@@ -299,7 +299,7 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
     :func:`cogo.algebra.loss.real_loss` does (squared residuals summed directly), and their cross part
     ``T[a, b, m] = (o - W_c (W_a e_a)^2 - W_c (W_b e_b)^2) / 2 = sum_j W_a[j, a] W_b[j, b] W_c[m, j]`` is, up to the
     scale ``(lam / n_G)^3``, the inverse Fourier transform of ``r[k1, k2, k] = sum_j a_{k1 j} b_{k2 j} c_{k j}``:
-    an FFT over the group's cyclic factors gives every ``r`` at ``O(n^3 log n)`` instead of the ``O(n^3 q)``
+    two real matrix products over ``m`` and FFTs over ``a`` and ``b`` give every ``r`` (``O(n^4 + n^3 log n)``), not the ``O(n^3 q)``
     complex products of :func:`largest_residuals`.  ``R_c`` is the largest ``|r|`` over ``k != 0`` and
     ``(k1, k2) != (k, k)``.  Only for real weights of ``Z_d1 x ... x Z_dn`` with ``n^3 <=``
     :data:`FUSED_MAX_ENTRIES` (None otherwise); the cross part carries the rounding of ``o`` (``~1e-16 |o|`` per
@@ -325,16 +325,17 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
         total += float(np.einsum("abm,abm->", r, r))
         T[rows] = (o - A2[rows][:, None, :] - B2[None, :, :]) / 2
     d = len(axes)
-    # k1 over half the group (last coordinate <= d_r / 2, by a real FFT): r[-k1, -k2, -k] = conj(r[k1, k2, k])
-    R = np.fft.rfftn(T.reshape(axes * 3), axes=range(d))  # sum_a conj(chi_k1(a)) T
-    R = np.fft.fftn(R, axes=range(d, 2 * d))              # sum_b conj(chi_k2(b)) ...
-    R = np.fft.ifftn(R, axes=range(2 * d, 3 * d)) * n     # sum_m chi_k(m) ...
-    half = R.shape[:d]
-    R = np.abs(R.reshape(-1, n, n)) * (G.scale / n) ** 3
-    R[:, :, 0] = 0.0
-    k1 = np.array(list(np.ndindex(*half)))                # the kept k1, as coordinates
-    full = np.ravel_multi_index(tuple(k1.T), axes)        # their index in the group
-    R[np.arange(len(full)), full, full] = 0.0             # k1 = k2 = k (k = 0 is zero already)
+    # r[k1, k2, k] = sum_{a,b,m} conj(chi_k1(a)) conj(chi_k2(b)) chi_k(m) T.  The sum over m is two real matrix
+    # products (T is real) for k over one of each pair {k, -k} (r[-k1, -k2, -k] = conj(r[k1, k2, k]) gives the
+    # rest); the sums over a and b are FFTs over the group's cyclic factors.
+    half = np.flatnonzero(np.arange(n) <= G.neg)                      # k <= -k: one of each pair
+    chi = G.characters[half].T                                        # (n, h): chi_k(m)
+    T2 = T.reshape(n * n, n)
+    W = (T2 @ np.ascontiguousarray(chi.real)) + 1j * (T2 @ np.ascontiguousarray(chi.imag))
+    R = np.fft.fftn(W.reshape(axes * 2 + (len(half),)), axes=range(2 * d))
+    R = np.abs(R.reshape(n, n, len(half))) * (G.scale / n) ** 3
+    R[:, :, half == 0] = 0.0                                          # k = 0
+    R[half, half, np.arange(len(half))] = 0.0                         # k1 = k2 = k
     return total / (n * n), float(R.max(initial=0.0))
 
 
