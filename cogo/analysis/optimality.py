@@ -299,8 +299,8 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
     :func:`cogo.algebra.loss.real_loss` does (squared residuals summed directly), and their cross part
     ``T[a, b, m] = (o - W_c (W_a e_a)^2 - W_c (W_b e_b)^2) / 2 = sum_j W_a[j, a] W_b[j, b] W_c[m, j]`` is, up to the
     scale ``(lam / n_G)^3``, the inverse Fourier transform of ``r[k1, k2, k] = sum_j a_{k1 j} b_{k2 j} c_{k j}``:
-    two real matrix products over ``m`` and FFTs over ``a`` and ``b`` give every ``r`` (``O(n^4 + n^3 log n)``), not the ``O(n^3 q)``
-    complex products of :func:`largest_residuals`.  ``R_c`` is the largest ``|r|`` over ``k != 0`` and
+    two real matrix products over ``m`` and FFTs over ``a`` and ``b`` give every ``r`` (``O(n^4 + n^3 log n)``), not
+    the ``O(n^3 q)`` complex products of :func:`largest_residuals`.  ``R_c`` is the largest ``|r|`` over ``k != 0`` and
     ``(k1, k2) != (k, k)``.  Only for real weights of ``Z_d1 x ... x Z_dn`` with ``n^3 <=``
     :data:`FUSED_MAX_ENTRIES` (None otherwise); the cross part carries the rounding of ``o`` (``~1e-16 |o|`` per
     entry: ``R_c`` about 2e-16 for z_F6 at d = 127).
