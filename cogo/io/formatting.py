@@ -68,6 +68,15 @@ def to_plain(obj: Any) -> Any:
     >>> to_plain({"x": np.float64("nan"), "z": 1 + 2j, "v": np.arange(2)})
     {'x': None, 'z': [1.0, 2.0], 'v': [0, 1]}
     """
+    t = type(obj)
+    if t is float:  # the common types first, by exact type (a report holds hundreds of thousands of values)
+        return obj if math.isfinite(obj) else None
+    if t is str or t is int or t is bool or obj is None:
+        return obj
+    if t is dict:
+        return {str(k): to_plain(v) for k, v in obj.items()}
+    if t is list or t is tuple:
+        return [to_plain(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -81,6 +90,12 @@ def to_plain(obj: Any) -> Any:
     if isinstance(obj, (complex, np.complexfloating)):
         return [_float(float(obj.real)), _float(float(obj.imag))]
     if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "fc" and np.isfinite(obj).all():  # finite numbers: numpy's tolist, no walk
+            if obj.dtype.kind == "c":
+                return np.stack([obj.real, obj.imag], axis=-1).astype(np.float64).tolist()
+            return obj.astype(np.float64).tolist()
+        if obj.dtype.kind in "iub":
+            return obj.tolist()
         return to_plain(obj.tolist())
     if obj is None or isinstance(obj, str):
         return obj
