@@ -135,6 +135,9 @@ class Settings:
     #: ``"default"`` or ``"paper"`` (:func:`Settings.preset`); the paper preset names a special
     #: case (``z_nu=i``, ``z_syn``) whenever it fits within ``name_tol``.
     preset: str = "default"
+    #: False: the block reading only (what the reference classifier computes); the network verdict (loss on
+    #: all pairs, R_c, the optimal flag) and the nearest certified optimizer (every distance) are not computed
+    verdict: bool = True
 
     @classmethod
     def preset_named(cls, name: str, **overrides) -> "Settings":
@@ -161,6 +164,10 @@ class Settings:
             raise ValueError(f"unknown preset {self.preset!r}; choose 'default' or 'paper'")
         for k, v in self.__dict__.items():
             if k == "preset" or (k == "opt_tol" and v is None):
+                continue
+            if k == "verdict":
+                if not isinstance(v, bool):
+                    raise ValueError(f"verdict must be True or False, got {v!r}")
                 continue
             if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
                 raise ValueError(f"{k.replace('_', '-')} must be a number strictly between 0 and 1, got {v!r}")
@@ -349,6 +356,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     """
     t0 = time.perf_counter()
     st = (settings or Settings()).validate()
+    with_verdict = with_verdict and st.verdict
     dtype = dtype or weights_dtype(Wa, Wb, Wc)  # the file's dtype when read from one (Checkpoint.dtype)
     # nodes that contribute exactly nothing (zero inputs, or zero outputs) are dead under every rule: they are
     # dropped before the Fourier transform (3 x n x q complex) and the verdict, and reported as dead below

@@ -236,6 +236,10 @@ def _md_table(head: list[str], rows: list[list[str]]) -> str:
     return render_table(head, rows, markdown=True)
 
 
+#: What a report read with ``Settings(verdict=False)`` (``cogo classify --no-verdict``) says in place of its verdict.
+NO_VERDICT = "not computed (--no-verdict: the block reading only; no loss, R_c, optimal flag or distances)"
+
+
 def _header(r: NetworkReport, verdict: bool = True) -> str:
     meta = ", ".join(f"{k}={v}" for k, v in r.meta.items() if k != "final")
     s = (f"{r.path or '(network)'}  [Z_{r.group.label}, {r.hidden} hidden nodes: {r.live_nodes} live, "
@@ -244,6 +248,8 @@ def _header(r: NetworkReport, verdict: bool = True) -> str:
     s = s + (f"  {meta}" if meta else "")
     if verdict and r.verdict is not None:
         s += f"\n  network verdict: {r.verdict.summary_line()}"
+    elif verdict and not getattr(r.settings, "verdict", True):
+        s += f"\n  network verdict: {NO_VERDICT}"
     return s
 
 
@@ -349,9 +355,9 @@ def render_markdown(result: ClassifyResult) -> str:
         out.append(f"### `{r.path or '(network)'}`")
         out.append("")
         out.append(_header(r, verdict=False).split("  [", 1)[-1].rstrip("]").replace("]  ", "; "))
-        if r.verdict is not None:
+        if r.verdict is not None or not getattr(r.settings, "verdict", True):
             out.append("")
-            out.append(f"Network verdict: {r.verdict.summary_line()}")
+            out.append(f"Network verdict: {r.verdict.summary_line() if r.verdict is not None else NO_VERDICT}")
         out.append("")
         out.append(_md_table(_BLOCK_HEAD, _block_rows(r)) if r.blocks else "No live blocks.")
     return "\n".join(out) + "\n"

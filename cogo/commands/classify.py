@@ -46,6 +46,11 @@ def add(subparsers) -> None:
                    help="tolerances: 'default' (factor and name within 0.05, the stricter reading) or 'paper' "
                         "(the reference classifier's 0.1, special cases named whenever within it); the table of "
                         "the reference's columns is printed either way")
+    p.add_argument("--no-verdict", action="store_true",
+                   help="the block reading only (what the reference classifier computes): skip the network "
+                        "verdict (loss on all pairs, R_c, the optimal flag) and the nearest certified optimizer "
+                        "(every distance); about half the time on large networks, for sweeps that need the "
+                        "type table only")
     add_threads(p)
     p.add_argument("--workers", type=int_type("workers", 1), default=1, metavar="W",
                    help="processes reading the checkpoints, each one at a time (default 1: this process)")
@@ -78,7 +83,8 @@ def run(args) -> int:
         return rc
     with threads(args.threads):
         result = classify_many(loaded, group=group,
-                               settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr),
+                               settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr,
+                                                              verdict=not args.no_verdict),
                                progress=not args.no_progress, on_loaded=abelian_only,
                                workers=args.workers, keep_weights=args.plots is not None)
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading

@@ -384,6 +384,28 @@ def test_cli_classify_writes_everything(tmp_path, capsys):
         classify_many([])
 
 
+def test_no_verdict_reads_the_same_blocks_and_says_what_it_left_out(tmp_path, capsys):
+    """--no-verdict: the same block reading, no verdict and no distances, and the report says so."""
+    good_checkpoint(tmp_path / "a.pt", kinds=("6ab", "4", "4"), seed=1)
+    docs, outs = [], []
+    for flag in ([], ["--no-verdict"]):
+        out_json = tmp_path / f"o{len(flag)}.json"
+        rc, out, err = run_cli(["classify", tmp_path / "a.pt", "--json", out_json, "--no-progress", *flag], capsys)
+        assert rc == 0, err
+        docs.append(json.loads(out_json.read_text())["checkpoints"][0])
+        outs.append(out)
+    full, fast = docs
+    assert full["verdict"] is not None and full["distance"] is not None
+    assert fast["verdict"] is None and fast["distance"] is None
+    assert all(b["distance"] is None for b in fast["blocks"])
+    for key in ("type", "order", "k", "optimal", "error", "nearest"):
+        assert [b[key] for b in fast["blocks"]] == [b[key] for b in full["blocks"]], key
+    assert "network verdict: not computed (--no-verdict" in outs[1]
+    assert "not computed" not in outs[0]
+    with pytest.raises(ValueError, match="verdict must be True or False"):
+        Settings(verdict="no").validate()
+
+
 class Evil:
     def __reduce__(self):
         return (os.system, (f"touch {MARKER}",))
