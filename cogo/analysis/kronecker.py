@@ -35,6 +35,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -199,11 +200,12 @@ class Factorization:
     def q(self) -> int:
         return int(np.prod(self.shape))
 
-    @property
+    @cached_property
     def sort_key(self) -> tuple:
         """How factorizations are ranked: the error to :data:`ERROR_DECIMALS` decimals, then the
         canonical key of the factors (:func:`cogo.analysis.canonical.canonical_factorization`), so equally good grids are
-        ranked by what they are, not by float noise or the order they were found in."""
+        ranked by what they are, not by float noise or the order they were found in.  Computed once (sorting
+        asks for it many times): a factorization is not changed after it is built."""
         return (round(float(self.error), ERROR_DECIMALS),
                 tuple(tuple(_feature_keys(f.vectors.T)) for f in self.factors))
 
