@@ -206,7 +206,7 @@ def _best_perm(C: np.ndarray) -> tuple[np.ndarray, float]:
     return perms[i].copy(), float(tot[i])  # a copy: perms is the shared cache
 
 
-#: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_start`.
+#: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_starts`.
 _START_PERMS = 6
 _START_ORBIT = 8
 _PHASES = np.deg2rad(np.arange(0.0, 360.0, 12.0))
@@ -216,24 +216,30 @@ _SUM = np.add.outer(np.arange(len(_PHASES)), np.arange(len(_PHASES))) % len(_PHA
 
 
 def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per candidate ``Ys[i]`` (m, 3) matched node by node to ``X``: the least cost over a grid of channel phases.
+    """Per candidate ``Ys[i]`` (m, 3) matched node by node to ``X[i]`` (m, 3): the least cost over a grid of channel phases.
 
     The grid is uniform, so ``phase_a + phase_b`` is again a grid phase: the cost at ``(i_a, i_b)`` is
     ``sum_j |P_a[i_a, j] + P_b[i_b, j]| + P_c[i_a + i_b, j]`` from three ``(grid, m)`` tables (no complex products
     per grid point).  Returns the costs ``(N,)`` and the flat grid indices ``(N,)`` of the phases
     ``(phase_a, phase_b)`` reaching them (the first on ties, as :func:`numpy.argmin`).
     """
-    M = np.conj(X)[None] * Ys                                       # (N, m, 3)
-    u = np.exp(1j * _PHASES)[None, :, None]
-    Pa = (u * M[:, None, :, 0]).real                                # (N, g, m)
-    Pb = (u * M[:, None, :, 1]).real
-    Pc = (np.conj(u) * M[:, None, :, 2]).real
+    costs, at = np.empty(len(Ys)), np.empty(len(Ys), dtype=np.int64)
     g = len(_PHASES)
-    ab = np.abs(Pa[:, :, None, :] + Pb[:, None, :, :]).sum(axis=3)  # (N, g, g): the part the sign flips
-    cc = Pc.sum(axis=2)[:, _SUM]                                    # (N, g, g)
-    cost = ((np.abs(X) ** 2).sum() + (np.abs(Ys) ** 2).sum(axis=(1, 2)))[:, None] - 2 * (ab + cc).reshape(-1, g * g)
-    i = cost.argmin(axis=1)
-    return cost[np.arange(len(Ys)), i], i
+    u = np.exp(1j * _PHASES)[None, :, None]
+    step = max(1, (1 << 21) // (g * g * Ys.shape[1]))                # candidates per chunk (16 MiB of floats)
+    for s in range(0, len(Ys), step):
+        Xs, Yc = X[s:s + step], Ys[s:s + step]
+        M = np.conj(Xs) * Yc                                            # (N, m, 3)
+        Pa = (u * M[:, None, :, 0]).real                                # (N, g, m)
+        Pb = (u * M[:, None, :, 1]).real
+        Pc = (np.conj(u) * M[:, None, :, 2]).real
+        ab = np.abs(Pa[:, :, None, :] + Pb[:, None, :, :]).sum(axis=3)  # (N, g, g): the part the sign flips
+        cc = Pc.sum(axis=2)[:, _SUM]                                    # (N, g, g)
+        nrm = (np.abs(Xs) ** 2).sum(axis=(1, 2)) + (np.abs(Yc) ** 2).sum(axis=(1, 2))
+        cost = nrm[:, None] - 2 * (ab + cc).reshape(-1, g * g)
+        i = cost.argmin(axis=1)
+        costs[s:s + step], at[s:s + step] = cost[np.arange(len(Yc)), i], i
+    return costs, at
 
 
 _PICKS: dict = {}
@@ -249,44 +255,64 @@ def _perm_picks(m: int) -> np.ndarray:
     return _PICKS[m]
 
 
-def _start(X: np.ndarray, typ: str, deg: dict) -> tuple:
-    """The orbit point, node order and channel phases nearest the trained block, on a coarse grid.
+def _feature_fits(X: np.ndarray, Ys: np.ndarray) -> np.ndarray:
+    """``res[b, t, p]``: the misfit of block ``X[b]``'s features ``(a^2, ab, b^2, c)`` to form ``Ys[b, t]`` in node order ``p``.
 
-    Per orbit point of the classifier's parameters, the node orders that fit the sign-invariant features
-    ``(a^2, ab, b^2, c)`` best with one free complex scale per channel (as the classifier's fit), then a grid of
-    channel phases with the true node distance (every orbit point and order at once).
+    One free complex scale per channel (as the classifier's fit); every node order of :func:`_perms` at once:
+    ``S[b, t, p, c] = sum_j Gf[b, t, perm_p[j], c] F[b, j, c]`` from the products of every form node with every
+    block node and one real matrix product that picks each node order's ``m`` of them.
     """
-    F = node_features(X[:, 0], X[:, 1], X[:, 2])
-    perms = _perms(len(F))
-    orbit = _orbit(typ, deg)
-    Ys = _forms(typ, np.array(orbit, dtype=float)).transpose(0, 2, 1)  # (T, m, 3) balanced forms
+    B, T, m = Ys.shape[:3]
+    F = np.stack([X[..., 0] ** 2, X[..., 0] * X[..., 1], X[..., 1] ** 2, X[..., 2]], axis=-1)        # (B, m, 4)
     Gf = np.conj(np.stack([Ys[..., 0] ** 2, Ys[..., 0] * Ys[..., 1], Ys[..., 1] ** 2, Ys[..., 2]], axis=-1))
-    # S[t, p, c] = sum_j Gf[t, perm_p[j], c] F[j, c]: the products of every form node with every block node, then
-    # one real matrix product that picks each node order's m of them (no (T, m!, m, 4) gather)
-    m = len(F)
-    GF = (Gf[:, :, None, :] * F[None, None, :, :]).reshape(len(Gf), m * m, 4)     # (T, m^2, 4), [t, l m + j, c]
-    S = (_perm_picks(m) @ np.ascontiguousarray(GF.transpose(1, 0, 2)).view(np.float64).reshape(m * m, -1))
-    S = S.view(np.complex128).reshape(len(perms), len(Gf), 4).transpose(1, 0, 2)  # (T, P, 4)
-    gn = np.maximum((np.abs(Gf) ** 2).sum(axis=1), 1e-300)           # (T, 4)
-    res = ((np.abs(F) ** 2).sum(axis=0)[None, None, :] - np.abs(S) ** 2 / gn[:, None, :]).sum(axis=2)   # (T, P)
-    kth = min(_START_PERMS, res.shape[1] - 1)
-    top = np.argpartition(res, kth, axis=1)[:, :_START_PERMS]
-    top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=1), axis=1, kind="stable"), axis=1)
-    lead = np.take_along_axis(res, top[:, :1], axis=1)[:, 0]
-    pts = np.argsort(lead, kind="stable")[:_START_ORBIT]             # the orbit points whose features fit best
-    cand = [(t, i) for t in pts for i in top[t]]
-    Yc = np.stack([Ys[t][perms[i]] for t, i in cand])
-    # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
-    # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
-    _, first = np.unique(np.round(Yc, 12).reshape(len(Yc), -1), axis=0, return_index=True)
-    first = np.sort(first)
-    cand = [cand[j] for j in first]
-    costs, at = _phase_grid_costs(X, Yc[first])
-    best = None
-    for (t, i), c, g in zip(cand, costs, at):
-        if best is None or c < best[0] - 1e-12:
-            best = (float(c), orbit[t], perms[i], math.degrees(_PA[g]), math.degrees(_PB[g]))
-    return best[1:]
+    GF = (Gf[:, :, :, None, :] * F[:, None, None, :, :]).reshape(B, T, m * m, 4)   # [b, t, l m + j, c]
+    A = np.ascontiguousarray(GF.transpose(2, 0, 1, 3)).view(np.float64).reshape(m * m, -1)
+    S = (_perm_picks(m) @ A).view(np.complex128).reshape(-1, B, T, 4).transpose(1, 2, 0, 3)   # (B, T, P, 4)
+    gn = np.maximum((np.abs(Gf) ** 2).sum(axis=2), 1e-300)                                     # (B, T, 4)
+    return ((np.abs(F) ** 2).sum(axis=1)[:, None, None, :] - np.abs(S) ** 2 / gn[:, :, None, :]).sum(axis=3)
+
+
+def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
+    """Per block ``X[b]`` (m, 3) of one type: the orbit point, node order and channel phases nearest it, on a coarse grid.
+
+    Per orbit point of the classifier's parameters ``degs[b]``, the node orders that fit the sign-invariant
+    features best (:func:`_feature_fits`), then a grid of channel phases with the true node distance
+    (:func:`_phase_grid_costs`); every block, orbit point and order at once.  Returns ``(orbit point, node
+    order, phase_a, phase_b)`` per block.
+    """
+    B, m = X.shape[:2]
+    perms = _perms(m)
+    orbits = [_orbit(typ, d) for d in degs]
+    T = len(orbits[0])
+    Ys = _forms(typ, np.array(orbits, dtype=float).reshape(B * T, -1)).reshape(B, T, 3, m).transpose(0, 1, 3, 2)
+    chunk = max(1, (1 << 21) // (T * len(perms) * 4))                # blocks per (B, T, m!, 4) product: 32 MiB
+    res = np.concatenate([_feature_fits(X[s:s + chunk], Ys[s:s + chunk]) for s in range(0, B, chunk)])
+    kth = min(_START_PERMS, res.shape[2] - 1)
+    top = np.argpartition(res, kth, axis=2)[:, :, :_START_PERMS]
+    top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=2), axis=2, kind="stable"), axis=2)
+    lead = np.take_along_axis(res, top[:, :, :1], axis=2)[:, :, 0]
+    pts = np.argsort(lead, axis=1, kind="stable")[:, :_START_ORBIT]  # the orbit points whose features fit best
+    cands, owner, Yc = [], [], []
+    for b in range(B):
+        cand = [(t, i) for t in pts[b] for i in top[b, t]]
+        Y = Ys[b][np.array([t for t, _ in cand])[:, None], perms[np.array([i for _, i in cand])]]
+        # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
+        # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
+        _, first = np.unique(np.round(Y, 12).reshape(len(Y), -1), axis=0, return_index=True)
+        first = np.sort(first)
+        cands.append([cand[j] for j in first])
+        owner.append(np.full(len(first), b))
+        Yc.append(Y[first])
+    costs, at = _phase_grid_costs(X[np.concatenate(owner)], np.concatenate(Yc))
+    out, pos = [], 0
+    for b in range(B):
+        best = None
+        for (t, i), c, g in zip(cands[b], costs[pos:pos + len(cands[b])], at[pos:pos + len(cands[b])]):
+            if best is None or c < best[0] - 1e-12:
+                best = (float(c), orbits[b][t], perms[i], math.degrees(_PA[g]), math.degrees(_PB[g]))
+        pos += len(cands[b])
+        out.append(best[1:])
+    return out
 
 
 #: Exponents ``-4..4`` per parameter: every catalogue form is a trigonometric polynomial of degree at most 2 in
@@ -435,8 +461,8 @@ def _polish(X: np.ndarray, typ: str, V0: np.ndarray, P0: np.ndarray, nparams: in
 def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple | None]:
     """A block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`) and its snap job.
 
-    The job is ``(X, start, node order)`` for :func:`_polish`, None when the block is not snapped (the reason
-    is recorded).
+    The job is ``(X, the reading's parameters in degrees)`` for :func:`_starts` and :func:`_polish`, None when the
+    block is not snapped (the reason is recorded).
     """
     near = rep.nearest or {}
     typ = near.get("type")
@@ -449,13 +475,11 @@ def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple |
                      "(SPEC 7.1-7.3 blocks are z_nu * z_syn, z_nu=i * z_syn,ab (order 6), z_nu=i * z_xi (order 4))")
         return sb, None
     X = _balanced(Xfull[0, k, rep.nodes], Xfull[1, k, rep.nodes], Xfull[2, k, rep.nodes])
-    deg = (near.get("params") or [{}])[0].get("degrees", {})
-    t0, perm, pa, pb = _start(X, typ, deg)
-    return sb, (X, (*t0, pa, pb), perm)
+    return sb, (X, (near.get("params") or [{}])[0].get("degrees", {}))
 
 
 def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
-    """Snap every block of a reading: each block's start alone, the polish of all blocks of one type at once."""
+    """Snap every block of a reading: the start and the polish of all blocks of one type at once."""
     blocks, jobs = [], {}
     for rep in reps:
         sb, job = _prepare(Z, rep.k, rep)
@@ -463,9 +487,11 @@ def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
             jobs.setdefault(sb.type, []).append((len(blocks), job))
         blocks.append(sb)
     for typ, js in jobs.items():
-        nparams = len(js[0][1][1]) - 2
         X = np.stack([job[0] for _, job in js])
-        V, P = _polish(X, typ, np.array([job[1] for _, job in js]), np.stack([job[2] for _, job in js]), nparams)
+        starts = _starts(X, typ, [job[1] for _, job in js])
+        nparams = len(starts[0][0])
+        V, P = _polish(X, typ, np.array([(*t0, pa, pb) for t0, _, pa, pb in starts]),
+                       np.stack([perm for _, perm, _, _ in starts]), nparams)
         names = ("alpha", "beta") if typ == "z_nu=i * z_syn,ab" else (("nu",) if typ == "z_nu * z_syn" else ("xi",))
         for (i, _), v, perm in zip(js, V, P):
             sb, v = blocks[i], [float(x) for x in v]

@@ -60,12 +60,12 @@ def _blocks(typ, B, seed):
 @pytest.mark.parametrize("typ", sorted(TYPES))
 def test_polishing_blocks_together_equals_polishing_each_alone(typ):
     X, V, m, npar = _blocks(typ, 5, seed=11)
-    starts, orders = [], []
-    for x in X:
-        t0, perm, pa, pb = S._start(x, typ, {"nu": 0.0} if typ == "z_nu * z_syn" else
-                                    ({"xi": 0.0} if typ == "z_nu=i * z_xi" else {"alpha": 0.0, "beta": 0.0}))
-        starts.append((*t0, pa, pb))
-        orders.append(perm)
+    deg = {"nu": 0.0} if typ == "z_nu * z_syn" else ({"xi": 0.0} if typ == "z_nu=i * z_xi" else
+                                                     {"alpha": 0.0, "beta": 0.0})
+    found = S._starts(X, typ, [deg] * len(X))
+    assert [S._starts(X[b:b + 1], typ, [deg])[0][1].tolist() for b in range(len(X))] == [f[1].tolist() for f in found]
+    starts = [(*t0, pa, pb) for t0, _, pa, pb in found]
+    orders = [perm for _, perm, _, _ in found]
     Vt, Pt = S._polish(X, typ, np.array(starts), np.stack(orders), npar)
     for b in range(len(X)):
         v1, p1 = S._polish(X[b:b + 1], typ, np.array(starts[b:b + 1]), np.stack(orders[b:b + 1]), npar)
@@ -76,12 +76,9 @@ def test_polishing_blocks_together_equals_polishing_each_alone(typ):
 def test_the_polish_lowers_the_cost_to_the_noise_and_a_wrong_order_costs_more():
     typ = "z_nu * z_syn"
     X, V, m, npar = _blocks(typ, 4, seed=5)
-    starts, orders = [], []
-    for x in X:
-        t0, perm, pa, pb = S._start(x, typ, {"nu": 0.0})
-        starts.append((*t0, pa, pb))
-        orders.append(perm)
-    starts, orders = np.array(starts), np.stack(orders)
+    found = S._starts(X, typ, [{"nu": 0.0}] * len(X))
+    starts = np.array([(*t0, pa, pb) for t0, _, pa, pb in found])
+    orders = np.stack([perm for _, perm, _, _ in found])
     Vt, Pt = S._polish(X, typ, starts, orders, npar)
     after = S._costs(X, typ, Vt, Pt, npar)
     assert (after <= S._costs(X, typ, starts, orders, npar)).all()
