@@ -133,7 +133,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
 
     import reference_classifier as R
     import cogo
-    from cogo.analysis.classify import read_network
+    from cogo.analysis.classify import Settings, read_network
     from cogo.analysis.optimality import network_verdict
     from cogo.io.weights import load_weights, save_checkpoint
 
@@ -151,6 +151,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
 
         ref = reference(w)
         t_cogo = best_of(lambda: cogo.classify(str(path)), repeat)
+        t_fast = best_of(lambda: cogo.classify(str(path), settings=Settings(verdict=False)), repeat)
         t_ref = best_of(lambda: reference(load_weights(path)), repeat)
         t_blocks = best_of(lambda: read_network(w.Wa, w.Wb, w.Wc, w.group, with_verdict=False), repeat)
         t_verdict = best_of(lambda: network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group), repeat)
@@ -159,18 +160,21 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
             types[bl.type] = types.get(bl.type, 0) + 1
         out[name] = {"d": 127, "hidden": 512, "live_nodes": rep.live_nodes, "blocks": len(rep.blocks),
                      "block_types": types, "reference_readings": ref,
-                     "cogo_classify_seconds": t_cogo, "cogo_block_reading_seconds": t_blocks,
+                     "cogo_classify_seconds": t_cogo, "cogo_classify_no_verdict_seconds": t_fast,
+                     "cogo_block_reading_seconds": t_blocks,
                      "cogo_verdict_seconds": t_verdict, "reference_algorithm_seconds": t_ref,
                      "ratio_cogo_over_reference": t_cogo / t_ref,
+                     "ratio_cogo_no_verdict_over_reference": t_fast / t_ref,
                      "ratio_block_reading_over_reference": t_blocks / t_ref}
-        print(f"{name:7s} d=127 q=512: {len(rep.blocks)} blocks {types}; cogo.classify {t_cogo:.3f} s (blocks "
+        print(f"{name:7s} d=127 q=512: {len(rep.blocks)} blocks {types}; cogo.classify {t_cogo:.3f} s "
+              f"(verdict=False {t_fast:.3f} s, ratio {t_fast / t_ref:.3f}; blocks "
               f"{t_blocks:.3f} s, verdict {t_verdict:.3f} s), reference algorithm {t_ref:.3f} s {ref}: "
               f"ratio {t_cogo / t_ref:.3f} (blocks alone {t_blocks / t_ref:.3f})", flush=True)
     return out
 
 
-def bench_sweep(tmp: Path, n: int, workers: int) -> dict:
-    """``cogo classify DIR/*.npz --workers W`` on ``n`` z_F6 checkpoints (reference_case draws), wall time end to end."""
+def bench_sweep(tmp: Path, n: int, workers: int, flags: tuple = ()) -> dict:
+    """``cogo classify DIR/*.npz --workers W [flags]`` on ``n`` z_F6 checkpoints (reference_case draws), wall time end to end."""
     import os
     import subprocess
 
@@ -181,7 +185,7 @@ def bench_sweep(tmp: Path, n: int, workers: int) -> dict:
         np.savez(p, Wa=Wa, Wb=Wb, Wc=Wc)
         paths.append(str(p))
     cmd = [sys.executable, "-m", "cogo.cli", "classify", *paths, "--group", "127", "--workers", str(workers),
-           "--no-progress", "--json", str(tmp / "sweep.json")]
+           "--no-progress", "--json", str(tmp / "sweep.json"), "--force", *flags]
     load0 = os.getloadavg()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -192,11 +196,12 @@ def bench_sweep(tmp: Path, n: int, workers: int) -> dict:
     import json
 
     summary = json.loads((tmp / "sweep.json").read_text())["summary"]
-    out = {"checkpoints": n, "workers": workers, "wall_seconds": wall, "seconds_per_checkpoint": wall / n,
+    out = {"checkpoints": n, "workers": workers, "flags": list(flags), "wall_seconds": wall,
+           "seconds_per_checkpoint": wall / n,
            "load_average_before": list(load0), "load_average_after": list(load1),
            "blocks": summary["blocks"],
            "type_distribution": {t: v["mean"] for t, v in summary["type_distribution"].items()}}
-    print(f"sweep: {n} checkpoints, --workers {workers}: {wall:.1f} s wall ({wall / n:.3f} s each); load "
+    print(f"sweep: {n} checkpoints, --workers {workers} {' '.join(flags)}: {wall:.1f} s wall ({wall / n:.3f} s each); load "
           f"{load0[0]:.1f} -> {load1[0]:.1f}; {out['type_distribution']}", flush=True)
     return out
 
@@ -349,6 +354,7 @@ def main(argv=None) -> int:
     blocks = bench_blocks(args.repeat, args.quick)
     with tempfile.TemporaryDirectory() as td:
         sweep = bench_sweep(Path(td), args.sweep, args.workers) if args.sweep else None
+        sweep_fast = bench_sweep(Path(td), args.sweep, args.workers, ("--no-verdict",)) if args.sweep else None
     slow = bench_slow(args.before, args.timeout, cases)
     res = {
         "benchmark": "classify",
@@ -358,6 +364,7 @@ def main(argv=None) -> int:
         "ratio_cogo_over_reference_z_F6": ref["z_F6"]["ratio_cogo_over_reference"],
         "blocks": blocks,
         "sweep": sweep,
+        "sweep_no_verdict": sweep_fast,
         "large_blocks": slow,
         "before_tree": args.before,
         "ratio_order_6_brute_force_over_cogo": blocks["6"]["speedup_vs_brute_force"],
