@@ -430,10 +430,8 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
     shape = grid.shape
     q = grid.size
     flat = grid.reshape(-1).copy()
-    for _ in range(max_rounds if reassign else 1):
+    for _ in range(max_rounds if reassign else 0):
         pred = _rank1_cells(F[flat], shape)  # (cells, 4)
-        if not reassign:
-            break
         cost = np.round((np.abs(F[:, None, :] - pred[None, :, :]) ** 2).sum(-1), ERROR_DECIMALS)  # (nodes, cells)
         col = linear_assignment(cost)
         new = np.empty(q, dtype=np.int64)
