@@ -67,6 +67,7 @@ from cogo.analysis.kronecker import (
     _rel_dist,
     factor_shapes,
     fit_grid,
+    fit_grids,
 )
 from cogo.analysis.lowrank import _kron_batch, rank1_batch
 from cogo.analysis.tiling import CLUSTER_TOL, MATCH_TOL, SEARCH_BUDGET, TilingSearch, _matching_starts
@@ -473,10 +474,12 @@ def _closed_form_fits(pool: GridPool) -> list:
     splits = np.argsort(lead, kind="stable")
     bound = min(CLOSED_FORM_SCREEN * pool.tol, CLOSED_FORM_NEAR * lead[splits[0]] + CLOSED_FORM_SLACK)
     splits = splits[lead[splits] <= bound][:pool.max_alternatives]
-    fits = []
-    for s in splits:
-        near = np.flatnonzero(mis[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split
-        cand = [fit_grid(pool.x, pool.F, grids[i], reassign=False) for i in near]
+    nears = [np.flatnonzero(mis[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split for s in splits]
+    done = fit_grids(pool.x, pool.F, grids[np.concatenate(nears)]) if nears else []
+    fits, pos = [], 0
+    for near in nears:
+        cand = done[pos:pos + len(near)]
+        pos += len(near)
         fits.append(min(cand, key=lambda f: round(float(f[-1]), ERROR_DECIMALS)))
     return sorted((f for f in fits if f[-1] <= pool.tol), key=lambda f: round(float(f[-1]), ERROR_DECIMALS))
 

@@ -57,6 +57,7 @@ __all__ = [
     "kron_vectors",
     "factor_shapes",
     "fit_grid",
+    "fit_grids",
 ]
 
 
@@ -439,34 +440,54 @@ def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = Tr
         if np.array_equal(new, flat):
             break
         flat = new
+    return fit_grids(x, F, flat.reshape((1,) + tuple(shape)))[0]
+
+
+def _kron_rows(factors: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`kron_vectors` of stacks: ``(..., m_i)`` arrays to ``(..., prod m_i)``, row-major, the same products."""
+    out = factors[0]
+    for f in factors[1:]:
+        out = (out[..., :, None] * f[..., None, :]).reshape(out.shape[:-1] + (-1,))
+    return out
+
+
+def fit_grids(x: np.ndarray, F: np.ndarray, grids: np.ndarray) -> list[GridFit]:
+    """:func:`fit_grid` without reassignment on every grid of ``grids`` (N, *shape) of one block at once.
+
+    Per grid: the per-node signs from the rank-1 fit of the ``a^2, ab`` feature channels, then each of ``a, b, c``
+    fitted by a rank-1 tensor on the grid (SPEC 8.5); the factors normalized to their first node (or their largest
+    entry when the first is 0).  The same operations as one grid at a time, stacked.
+    """
+    grids = np.asarray(grids)
+    N, shape = grids.shape[0], tuple(grids.shape[1:])
+    flats = grids.reshape(N, -1)
+    q = flats.shape[1]
     # signs: predicted a, b up to a common sign per node from the feature fit
     # square roots taken factor by factor (per cell they would carry arbitrary signs)
-    lam, uu = rank1_batch(F[flat, :2].T.reshape((2,) + tuple(shape)))
-    ra = [np.sqrt(u[0]) for u in uu]
-    rb = [u[1] / np.where(r == 0, _TINY, r) for u, r in zip(uu, ra)]
-    l2 = np.sqrt(lam[0])
-    ahat = l2 * kron_vectors([r[None, :] for r in ra])[0]
-    bhat = lam[1] / (l2 if l2 != 0 else _TINY) * kron_vectors([r[None, :] for r in rb])[0]
-    xa, xb = x[0, flat], x[1, flat]
+    lam, uu = rank1_batch(np.swapaxes(F[flats][:, :, :2], 1, 2).reshape((2 * N,) + shape))
+    lam, uu = lam.reshape(N, 2), [u.reshape(N, 2, -1) for u in uu]
+    ra = [np.sqrt(u[:, 0]) for u in uu]
+    rb = [u[:, 1] / np.where(r == 0, _TINY, r) for u, r in zip(uu, ra)]
+    l2 = np.sqrt(lam[:, 0])
+    ahat = l2[:, None] * _kron_rows(ra)
+    bhat = (lam[:, 1] / np.where(l2 != 0, l2, _TINY))[:, None] * _kron_rows(rb)
+    xa, xb = x[0][flats], x[1][flats]
     score = np.real(np.conj(ahat) * xa + np.conj(bhat) * xb)
     sg = np.where(score < 0, -1.0, 1.0)
-    cells = np.stack([xa * sg, xb * sg, x[2, flat]])  # (3, cells)
-    k = len(shape)
-    facs = [np.empty((3, m), dtype=np.complex128) for m in shape]
-    scale = np.empty(3, dtype=np.complex128)
-    recon = np.empty_like(cells)
-    lams, uss = rank1_batch(cells.reshape((3,) + tuple(shape)))
-    for p in range(3):
-        lam = lams[p]
-        for i in range(k):
-            u = uss[i][p]
-            piv = u[0] if abs(u[0]) > 1e-12 * max(1.0, np.abs(u).max()) else u[np.argmax(np.abs(u))]
-            facs[i][p] = u / piv
-            lam *= piv
-        scale[p] = lam
-        recon[p] = lam * kron_vectors([f[p][None, :] for f in facs])[0]
-    nrm = np.linalg.norm(cells)
-    err = float(np.linalg.norm(cells - recon) / nrm) if nrm > 0 else 0.0
-    signs = np.empty(q)
-    signs[flat] = sg
-    return GridFit(flat.reshape(shape), facs, scale, signs, err)
+    cells = np.stack([xa * sg, xb * sg, x[2][flats]], axis=1)  # (N, 3, cells)
+    lams, uss = rank1_batch(cells.reshape((3 * N,) + shape))
+    scale = lams.reshape(N, 3)
+    facs = []
+    for u in uss:
+        u = u.reshape(N, 3, -1)
+        au = np.abs(u)
+        first = np.abs(u[..., 0]) > 1e-12 * np.maximum(1.0, au.max(axis=-1))
+        piv = np.where(first, u[..., 0], np.take_along_axis(u, au.argmax(axis=-1)[..., None], axis=-1)[..., 0])
+        facs.append(u / piv[..., None])
+        scale = scale * piv
+    recon = scale[..., None] * _kron_rows(facs)
+    nrm = [np.linalg.norm(c) for c in cells]                  # per grid, as one grid's Frobenius norm
+    err = [float(np.linalg.norm(c - r) / n) if n > 0 else 0.0 for c, r, n in zip(cells, recon, nrm)]
+    signs = np.empty((N, q))
+    np.put_along_axis(signs, flats, sg, axis=1)
+    return [GridFit(flats[n].reshape(shape), [f[n] for f in facs], scale[n], signs[n], err[n]) for n in range(N)]
