@@ -25,7 +25,8 @@ from cogo import catalogue as _cat
 from cogo.analysis.canonical import canonical_node_order
 from cogo.analysis.kronecker import balance_gauge, node_features
 
-__all__ = ["NEAREST_FROM_READING", "nearest_family", "nearest_from_reading", "block_features", "features_misfit"]
+__all__ = ["NEAREST_FROM_READING", "nearest_family", "nearest_from_reading", "block_features", "features_misfit",
+           "order_misfits"]
 
 #: A block read as a catalogue form with error and naming residuals at most this is its own nearest form
 #: (the direct fit's parameter resolution, about 0.02 degrees, gives distances of this order).
@@ -54,21 +55,58 @@ def block_features(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     return (F, fn) if fn > 0 else None
 
 
+_PICKS: dict = {}
+
+
+def _picks(perms: np.ndarray) -> np.ndarray:
+    """(P, m^2) 0/1 matrix: row ``p`` picks the entries ``perm_p[j] m + j`` (node ``j`` against ``perm_p[j]``)."""
+    P, m = perms.shape
+    every = perms is _PERMS.get(m)
+    if every and m in _PICKS:
+        return _PICKS[m]
+    out = np.zeros((P, m * m))
+    out[np.arange(P)[:, None], perms * m + np.arange(m)[None, :]] = 1.0
+    if every:
+        _PICKS[m] = out
+    return out
+
+
+def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None) -> np.ndarray:
+    """``res[b, t, p] = sum_ch min_lam ||F[b]_ch - lam G[b, t]_{perm_p, ch}||^2`` for every node order ``p`` at once.
+
+    ``F`` (B, m, 4): block features; ``G`` (B, T, m, 4): model features; ``perms`` (P, m): the node orders
+    (default every one of :func:`_perms`).  The per-channel complex scale ``lam`` (SPEC 8.4) in closed form:
+    ``||F_ch||^2 - |<G_ch, F_ch>|^2 / ||G_ch||^2``, clipped at 0.  The inner products of every order come from
+    the products of every model node with every block node and one real matrix product that picks each
+    order's ``m`` of them (no ``(P, m, 4)`` gather per model).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (B, T, P): squared misfits (divide by ``||F[b]||^2`` for the relative one).
+    """
+    B, T, m = G.shape[:3]
+    perms = _perms(m) if perms is None else perms
+    GF = (np.conj(G)[:, :, :, None, :] * F[:, None, None, :, :]).reshape(B, T, m * m, 4)   # [b, t, l m + j, c]
+    A = np.ascontiguousarray(GF.transpose(2, 0, 1, 3)).view(np.float64).reshape(m * m, -1)
+    S = (_picks(perms) @ A).view(np.complex128).reshape(len(perms), B, T, 4).transpose(1, 2, 0, 3)   # (B, T, P, 4)
+    gn = np.maximum((np.abs(G) ** 2).sum(axis=2), 1e-300)                                     # (B, T, 4)
+    fn = (np.abs(F) ** 2).sum(axis=1)                                                          # (B, 4)
+    return np.maximum((fn[:, None, None, :] - np.abs(S) ** 2 / gn[:, :, None, :]).sum(axis=3), 0.0)
+
+
 def features_misfit(F: np.ndarray, G: np.ndarray) -> float:
     """``min over node orders pi of sum_ch min_lam ||F_ch - lam G_pi,ch||^2``: one model ``G`` (m, 4), all ``m!`` orders.
 
-    The per-channel complex scale ``lam`` (SPEC 8.4) in closed form, as the direct fit's objective.
+    The per-channel complex scale ``lam`` (SPEC 8.4) in closed form, as the direct fit's objective
+    (:func:`order_misfits`).
 
     Returns
     -------
     float
         The smallest squared misfit over the node orders (divide by ``||F||^2`` for the relative one).
     """
-    P = _perms(F.shape[0])
-    S = (np.conj(G)[P] * F[None, :, :]).sum(axis=1)  # (P, 4)
-    gn = np.maximum((np.abs(G) ** 2).sum(axis=0), 1e-300)
-    fn = (np.abs(F) ** 2).sum(axis=0)
-    return float(np.maximum((fn[None, :] - np.abs(S) ** 2 / gn[None, :]).sum(axis=1), 0.0).min())
+    return float(order_misfits(F[None], G[None, None])[0, 0].min())
 
 
 def _form_of(rep: Any) -> tuple[str, Any] | None:
@@ -141,16 +179,8 @@ def _feature_misfit(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = Non
     closed form.  Returns the residuals (K,) and, per node order, the
     residual of the best model (P,).
     """
-    m = F.shape[0]
-    if perms is None:
-        perms = _perms(m)  # (P, m)
-    gn = (np.abs(G) ** 2).sum(axis=1)  # (K, 4)
-    fn = (np.abs(F) ** 2).sum(axis=0)  # (4,)
-    Ck = np.conj(G)[:, None, :, :] * F[None, :, None, :]  # (K, j, l, 4): conj(G_l) F_j
-    S = Ck[:, 0, perms[:, 0], :]
-    for j in range(1, m):
-        S = S + Ck[:, j, perms[:, j], :]  # (K, P, 4)
-    res = np.maximum((fn[None, None, :] - np.abs(S) ** 2 / np.maximum(gn[:, None, :], 1e-300)).sum(axis=2), 0.0)
+    res = order_misfits(F[None], G[None], perms)[0]   # (K, P)
+    fn = (np.abs(F) ** 2).sum(axis=0)
     k = int(np.argmin(np.round(res.min(axis=1) / max(float(fn.sum()), 1e-300), 9)))  # ties: float noise decides nothing
     return res.min(axis=1), res[k]
 

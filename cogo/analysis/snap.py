@@ -39,7 +39,7 @@ import numpy as np
 from cogo.algebra.block import Block
 from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
-from cogo.analysis.nearest import _perms
+from cogo.analysis.nearest import _perms, order_misfits
 from cogo.catalogue import partial as P
 from cogo.solvers.constructions import z_M
 from cogo.solvers.designs import BlockDesign, abc_normalizer
@@ -242,41 +242,12 @@ def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.nda
     return costs, at
 
 
-_PICKS: dict = {}
-
-
-def _perm_picks(m: int) -> np.ndarray:
-    """(m!, m^2) 0/1 matrix: row ``p`` picks the entries ``perm_p[j] m + j`` (node ``j`` against ``perm_p[j]``)."""
-    if m not in _PICKS:
-        perms = _perms(m)
-        out = np.zeros((len(perms), m * m))
-        out[np.arange(len(perms))[:, None], perms * m + np.arange(m)[None, :]] = 1.0
-        _PICKS[m] = out
-    return _PICKS[m]
-
-
-def _feature_fits(X: np.ndarray, Ys: np.ndarray) -> np.ndarray:
-    """``res[b, t, p]``: the misfit of block ``X[b]``'s features ``(a^2, ab, b^2, c)`` to form ``Ys[b, t]`` in node order ``p``.
-
-    One free complex scale per channel (as the classifier's fit); every node order of :func:`_perms` at once:
-    ``S[b, t, p, c] = sum_j Gf[b, t, perm_p[j], c] F[b, j, c]`` from the products of every form node with every
-    block node and one real matrix product that picks each node order's ``m`` of them.
-    """
-    B, T, m = Ys.shape[:3]
-    F = np.stack([X[..., 0] ** 2, X[..., 0] * X[..., 1], X[..., 1] ** 2, X[..., 2]], axis=-1)        # (B, m, 4)
-    Gf = np.conj(np.stack([Ys[..., 0] ** 2, Ys[..., 0] * Ys[..., 1], Ys[..., 1] ** 2, Ys[..., 2]], axis=-1))
-    GF = (Gf[:, :, :, None, :] * F[:, None, None, :, :]).reshape(B, T, m * m, 4)   # [b, t, l m + j, c]
-    A = np.ascontiguousarray(GF.transpose(2, 0, 1, 3)).view(np.float64).reshape(m * m, -1)
-    S = (_perm_picks(m) @ A).view(np.complex128).reshape(-1, B, T, 4).transpose(1, 2, 0, 3)   # (B, T, P, 4)
-    gn = np.maximum((np.abs(Gf) ** 2).sum(axis=2), 1e-300)                                     # (B, T, 4)
-    return ((np.abs(F) ** 2).sum(axis=1)[:, None, None, :] - np.abs(S) ** 2 / gn[:, :, None, :]).sum(axis=3)
-
-
 def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     """Per block ``X[b]`` (m, 3) of one type: the orbit point, node order and channel phases nearest it, on a coarse grid.
 
     Per orbit point of the classifier's parameters ``degs[b]``, the node orders that fit the sign-invariant
-    features best (:func:`_feature_fits`), then a grid of channel phases with the true node distance
+    features best (:func:`cogo.analysis.nearest.order_misfits`, one free complex scale per channel
+    as the classifier's fit), then a grid of channel phases with the true node distance
     (:func:`_phase_grid_costs`); every block, orbit point and order at once.  Returns ``(orbit point, node
     order, phase_a, phase_b)`` per block.
     """
@@ -285,8 +256,10 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     orbits = [_orbit(typ, d) for d in degs]
     T = len(orbits[0])
     Ys = _forms(typ, np.array(orbits, dtype=float).reshape(B * T, -1)).reshape(B, T, 3, m).transpose(0, 1, 3, 2)
+    F = np.stack([X[..., 0] ** 2, X[..., 0] * X[..., 1], X[..., 1] ** 2, X[..., 2]], axis=-1)   # (B, m, 4)
+    G = np.stack([Ys[..., 0] ** 2, Ys[..., 0] * Ys[..., 1], Ys[..., 1] ** 2, Ys[..., 2]], axis=-1)  # (B, T, m, 4)
     chunk = max(1, (1 << 21) // (T * len(perms) * 4))                # blocks per (B, T, m!, 4) product: 32 MiB
-    res = np.concatenate([_feature_fits(X[s:s + chunk], Ys[s:s + chunk]) for s in range(0, B, chunk)])
+    res = np.concatenate([order_misfits(F[s:s + chunk], G[s:s + chunk]) for s in range(0, B, chunk)])
     kth = min(_START_PERMS, res.shape[2] - 1)
     top = np.argpartition(res, kth, axis=2)[:, :, :_START_PERMS]
     top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=2), axis=2, kind="stable"), axis=2)

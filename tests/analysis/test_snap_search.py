@@ -86,3 +86,26 @@ def test_the_polish_lowers_the_cost_to_the_noise_and_a_wrong_order_costs_more():
     swapped = Pt.copy()
     swapped[:, [0, 1]] = swapped[:, [1, 0]]                      # two nodes matched to each other's form node
     assert (S._costs(X, typ, Vt, swapped, npar) > 100 * after).all()
+
+
+def test_order_misfits_equal_a_loop_over_node_orders():
+    """order_misfits against the per-order definition: min over a complex scale per channel, written out here."""
+    import itertools
+
+    from cogo.analysis.nearest import order_misfits
+
+    rng = np.random.default_rng(7)
+    cplx = lambda *s: rng.normal(size=s) + 1j * rng.normal(size=s)
+    F, G = cplx(2, 4, 4), cplx(2, 3, 4, 4)
+    perms = np.array(list(itertools.permutations(range(4))))
+    got = order_misfits(F, G)
+    assert got.shape == (2, 3, 24)
+    for b, t, p in itertools.product(range(2), range(3), range(24)):
+        want = 0.0
+        for ch in range(4):
+            f, g = F[b, :, ch], G[b, t, perms[p], ch]
+            lam = np.vdot(g, f) / np.vdot(g, g)                  # the least-squares scale of g onto f
+            want += float(np.sum(np.abs(f - lam * g) ** 2))
+        assert abs(got[b, t, p] - want) < 1e-10 * max(1.0, want)
+    sub = perms[[5, 0, 17]]
+    assert np.allclose(order_misfits(F, G, sub), got[:, :, [5, 0, 17]], rtol=1e-12, atol=0)
