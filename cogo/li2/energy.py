@@ -534,6 +534,13 @@ def _dot(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return np.einsum("sij,sij->s", X.conj(), Y).real
 
 
+def _fourier_gradient(A: np.ndarray, B: np.ndarray, kappa: float) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient of ``E = ||A B||_F^2 / (2 kappa)`` in the coordinates of :func:`_ascend_in_component`:
+    ``((A B) B^H / kappa, A^H (A B) / kappa)`` for stacks (S, d, d)."""
+    P = A @ B
+    return P @ B.conj().swapaxes(1, 2) / kappa, A.conj().swapaxes(1, 2) @ P / kappa
+
+
 def _ascend_in_component(W: np.ndarray, G: Li2Group, ci: int, lr: float, max_steps: int,
                          tol_abs: float) -> tuple[np.ndarray, int]:
     """The ascent of :func:`ascend` for rows in component ``ci``, in its Fourier coordinates (SPEC 9).
@@ -576,8 +583,7 @@ def _ascend_in_component(W: np.ndarray, G: Li2Group, ci: int, lr: float, max_ste
     while steps < max_steps and active.any():
         idx = np.flatnonzero(active)
         a, b = A[idx], B[idx]
-        P = a @ b
-        ga, gb = P @ b.conj().swapaxes(1, 2) / kappa, a.conj().swapaxes(1, 2) @ P / kappa
+        ga, gb = _fourier_gradient(a, b, kappa)
         radial = _dot(ga, a) + _dot(gb, b)                              # <grad E, w> (= 4 E)
         ga -= radial[:, None, None] * a
         gb -= radial[:, None, None] * b
