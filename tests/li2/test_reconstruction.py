@@ -77,38 +77,40 @@ def _lstsq_rel(G, nodes):
     return float(np.linalg.norm(R) / np.linalg.norm(Y)), float(((Y - R).argmax(1) == G.table.reshape(-1)).mean())
 
 
-@pytest.mark.parametrize("group", ["S3", "Dic3", "3x5"])
-def test_one_solve_gives_both_fits_as_two_lstsq(group):
+def _parts(G):
+    return RC._abelian_nodes(G) if G.abelian is not None else RC._component_nodes(G, 0)[0]
+
+
+@pytest.mark.parametrize("group", ["S3", "Dic3", "3x5", "S3x3"])
+def test_fit_brackets_lstsq_on_all_pairs(group):
     G = li2_group(group)
-    parts = RC._abelian_nodes(G) if G.abelian is not None else RC._component_nodes(G, 0)[0]
+    parts, rows = _parts(G), RC._pair_rows(G)
     drop = min(parts)
-    keep = np.concatenate([parts[c] for c in parts if c != drop])
-    without, with_all = RC._reconstruct(G, keep, parts[drop])
-    ref_without, ref_all = _lstsq_rel(G, keep), _lstsq_rel(G, np.concatenate([keep, parts[drop]]))
-    assert abs(without[0] - ref_without[0]) < 1e-12 and without[1] == ref_without[1]
-    assert with_all[0] < 1e-12 and ref_all[0] < 1e-12 and with_all[1] == ref_all[1] == 1.0
-    assert without[0] > 0.1                               # the dropped component's share is missing
+    for nodes in (np.concatenate(list(parts.values())), np.concatenate([parts[c] for c in parts if c != drop])):
+        lower, upper, acc = RC._fit(G, nodes, rows)
+        ref, ref_acc = _lstsq_rel(G, nodes)
+        assert lower - 1e-12 <= ref <= upper + 1e-12 and upper - lower < 1e-12 and acc == ref_acc == 1.0
+    c = G.components[drop]                                 # without it: sqrt(sum_k d_k^2 / (M - 1)) by hand
+    assert abs(upper - (len(c.irreps) * c.dim ** 2 / (G.order - 1)) ** 0.5) < 1e-9
 
 
-def test_one_solve_adds_nothing_for_columns_already_spanned():
+def test_fit_bounds_part_for_nodes_outside_the_components():
     G = li2_group("S3")
-    parts, _ = RC._component_nodes(G, 0)
-    keep = np.concatenate([parts[c] for c in parts if c != 1])          # without the sign's nodes
-    without, with_dup = RC._reconstruct(G, keep, keep[:5])              # copies: residual unchanged, not fitted noise
-    assert abs(with_dup[0] - without[0]) < 1e-12 and without[0] > 0.4
+    nodes = random_sphere(20, 6, 2)                        # u, v spread over all components: features off the pairs kept
+    lower, upper, _ = RC._fit(G, nodes, RC._pair_rows(G))
+    ref = _lstsq_rel(G, nodes)[0]
+    assert lower - 1e-12 <= ref <= upper + 1e-12 and upper - lower > 1e-3
+    assert not RC._drop_control(G, 1, 20, (lower, upper, 1.0), 0.0).passed   # a loose bracket: not the prediction
 
 
-def test_one_solve_fits_points_off_the_maxima_as_lstsq_on_all():
-    # the constructed nodes of Z_3 x Z_5 (exact; nodes from ascents carry 1e-10 directions that make lstsq itself
-    # uncertain at 1e-8 once random columns join), without k = (0, 1), and random points of the sphere
-    G = li2_group("3x5")
-    parts = RC._abelian_nodes(G)
-    keep = np.concatenate([parts[c] for c in parts if c != min(parts)])
-    rnd = random_sphere(6, 15, 1)
-    without, with_rnd = RC._reconstruct(G, keep, rnd)
-    ref = _lstsq_rel(G, np.concatenate([keep, rnd]))
-    assert abs(with_rnd[0] - ref[0]) < 1e-12 and with_rnd[1] == ref[1]
-    assert 1e-3 < with_rnd[0] < without[0]                # the random points fit part of the missing share
+def test_row3_fails_when_the_pairs_kept_miss_some(monkeypatch):
+    G = li2_group("S3")
+    B, keep = RC._pair_rows(G)
+    lab = np.repeat([0, 1, 2], [1, 1, 4])                  # S3's components: trivial, sign, 2-dimensional
+    same = (lab[:, None] == lab[None, :]).reshape(-1)     # without the pairs (trivial, c): the u_g^2 / 2 terms
+    monkeypatch.setattr(RC, "_pair_rows", lambda G: (B, same))
+    row = RC.theorem3(G)[0]
+    assert not row.passed and row.residual > 1e-3 and row.details["lower_bound"] < 1e-12
 
 
 # --------------------------------------------------------------------------- the row and its control
@@ -134,6 +136,8 @@ def test_theorem3_fails_with_the_wrong_gradient_sign(monkeypatch):
 
 def test_the_control_fails_when_the_dropped_nodes_are_not_dropped():
     G = li2_group("S3")
-    assert RC._drop_control(G, 1, 64, (0.2 ** 0.5, 1.0)).passed        # sqrt(d^2 / (M - 1)) = sqrt(1/5)
-    assert not RC._drop_control(G, 1, 64, (1e-15, 1.0)).passed         # reconstructed: the control is not caught
-    assert not RC._drop_control(G, 1, 64, (0.5, 1.0)).passed           # another residual than predicted
+    want = 0.2 ** 0.5                                      # sqrt(d^2 / (M - 1)) = sqrt(1/5)
+    assert RC._drop_control(G, 1, 64, (want, want, 1.0), 0.0).passed
+    assert not RC._drop_control(G, 1, 64, (1e-15, 1e-15, 1.0), 0.0).passed   # reconstructed: not caught
+    assert not RC._drop_control(G, 1, 64, (0.5, 0.5, 1.0), 0.0).passed       # another residual than predicted
+    assert not RC._drop_control(G, 1, 64, (want - 1e-6, want, 1.0), 0.0).passed   # the optimum may be below it
