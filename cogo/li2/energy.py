@@ -516,7 +516,7 @@ def ascend(W0: np.ndarray, group: Any, lr: float | None = None, max_steps: int =
     active = np.ones(W.shape[0], dtype=bool)
     while steps < max_steps and active.any():
         idx = np.flatnonzero(active)
-        e, g = riemannian_gradient(W[idx], G, method)
+        _, g = riemannian_gradient(W[idx], G, method)
         done = np.linalg.norm(g, axis=1) <= tol * M
         move = idx[~done]
         active[idx[done]] = False

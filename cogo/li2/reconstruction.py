@@ -144,7 +144,8 @@ def _drop_control(G: Li2Group, drop: int, n_nodes: int, fit: tuple[float, float,
     return TheoremResult(
         name=f"nodes missing {comp.label} cannot reconstruct", method="numeric", negative_control=True,
         statement=f"the same construction without the nodes of {comp.label}: relative residual "
-                  f"sqrt(sum_k d_k^2/(M-1)) = {want:.6g} (irrep k carries d_k^2/(M-1) of |Y~|^2), not 0",
+                  f"sqrt(sum_k d_k^2/(M-1)) = {want:.6g} (irrep k carries d_k^2/(M-1) of |Y~|^2), not 0, "
+                  f"both bounds within 1e-9",
         passed=lower > 1e-3 and max(abs(lower - want), abs(upper - want)) <= 1e-9, residual=upper, seconds=seconds,
         details={"nodes": n_nodes, "relative_residual": upper, "lower_bound": lower, "predicted": want,
                  "accuracy": acc, "failing_conditions": ["reconstruction"]})
@@ -197,7 +198,9 @@ def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
     row = TheoremResult(
         name="3. maxima nodes reconstruct the target", method="numeric",
         statement=f"{len(nodes)} nodes ({how}); F~ = centred features sigma(X w_j) over all {M * M} pairs, top layer "
-                  f"C = lstsq(F~, Y~): |F~C - Y~|_F / |Y~|_F <= {TOL_RECON:g} and argmax recovers g h on every pair (SPEC 9)",
+                  f"C = lstsq of Y~ on F~ over the {int(rows[1].sum())} rows of (B x B)^T [F~, Y~] where they live (B a basis "
+                  f"of the isotypic components; residual there {lower:.3g}, a lower bound): |F~C - Y~|_F / |Y~|_F over "
+                  f"all pairs <= {TOL_RECON:g} and argmax recovers g h on every pair (SPEC 9)",
         passed=rel <= TOL_RECON and acc == 1.0 and unconverged == 0, residual=rel, seconds=t.seconds,
         details={"nodes": len(nodes), "relative_residual": rel, "lower_bound": lower, "accuracy": acc,
                  "unconverged": unconverged})
