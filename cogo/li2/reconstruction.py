@@ -67,7 +67,9 @@ def _fit(G: Li2Group, nodes: np.ndarray, rows: tuple[np.ndarray, np.ndarray]) ->
     ``C`` solves the least squares on the rows ``keep`` of ``(B (x) B)^T F~`` and ``(B (x) B)^T Y~`` only
     (:func:`_pair_rows`: about ``2M + sum_c r_c^2`` of the ``M^2`` rows, the others vanish).  ``B (x) B`` being
     orthogonal, that optimum is a lower bound on the optimum over all rows, and ``|F~C - Y~| / |Y~|``, computed on
-    the original features, an upper bound: the true residual lies between them, whatever the nodes.
+    the original features, an upper bound: the true residual lies between them, whatever the nodes (up to the rank
+    cutoff, that of ``lstsq`` on all ``M^2`` rows, ``eps max(M^2, K)``: numpy's default on the kept rows,
+    ``eps max(#rows kept, K)``, keeps noise directions that one drops, 5e-9 off on SmallGroup(64,2)).
     """
     M = G.order
     B, keep = rows
@@ -80,7 +82,7 @@ def _fit(G: Li2Group, nodes: np.ndarray, rows: tuple[np.ndarray, np.ndarray]) ->
         return (X.transpose(0, 2, 1) @ B).transpose(0, 2, 1).reshape(M * M, -1)[keep]
 
     Fr, Yr = pairs(F), pairs(Yt)
-    C = np.linalg.lstsq(Fr, Yr, rcond=None)[0]
+    C = np.linalg.lstsq(Fr, Yr, rcond=np.finfo(float).eps * max(F.shape))[0]     # lstsq's own cutoff on all pairs
     norm = np.linalg.norm(Yt)
     out = F @ C
     lower = float(np.linalg.norm(Yr - Fr @ C) / norm)
