@@ -65,8 +65,19 @@ def summarize(max_order: int, jsonl: Path) -> dict:
         by_order.setdefault(n, []).append(r)
     complete = [n for n in counts if len(by_order.get(n, [])) == counts[n]]
     failed = [r["group"] for r in recs if "error" in r or not all(r["passed"])]
+    from importlib.metadata import PackageNotFoundError, version
+
+    def ver(pkg: str) -> str:
+        try:
+            return f"{pkg} {version(pkg)}"
+        except PackageNotFoundError:
+            return f"{pkg} (not installed)"
+
     return {
         "command": f"python benchmarks/li2_row3_sweep.py --max-order {max_order}",
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "gap": ", ".join(ver(p) for p in ("passagemath-gap", "passagemath-gap-pkg-smallgrp-data")),
+        "threads": "one (OMP_NUM_THREADS=1)",
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}; 2 cores shared with other jobs "
                    "(this project's machine): seconds are wall times under load",
         "groups_total": sum(counts.values()), "groups_done": len(recs), "complete": len(recs) == sum(counts.values()),
