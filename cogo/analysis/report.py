@@ -173,7 +173,7 @@ def render_json(result: ClassifyResult) -> str:
     >>> json.loads(render_json(result)) == to_json_dict(result)
     True
     """
-    return dumps_json(to_json_dict(result))
+    return dumps_json(to_json_dict(result), compact_depth=4)   # one line per block: checkpoints[i].blocks[j]
 
 
 # --------------------------------------------------------------------------- text / Markdown

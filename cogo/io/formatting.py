@@ -102,6 +102,35 @@ def to_plain(obj: Any) -> Any:
     return str(obj)  # sympy values, paths, enums
 
 
-def dumps_json(obj: Any, indent: int = 1) -> str:
-    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline."""
-    return json.dumps(to_plain(obj), indent=indent, allow_nan=False) + "\n"
+def dumps_json(obj: Any, indent: int = 1, compact_depth: int | None = None) -> str:
+    """``json.dumps(to_plain(obj))`` with ``allow_nan=False`` and a trailing newline.
+
+    ``compact_depth``: containers nested this deep (the top level is depth 0) are written on one line each by
+    the C encoder (``json.dumps`` with an ``indent`` is pure Python: about three times slower on a sweep's
+    report); the levels above are indented.  None: every level indented.
+
+    Examples
+    --------
+    >>> print(dumps_json({"a": [{"k": 1, "v": [1, 2]}, {"k": 2, "v": []}]}, compact_depth=2), end="")
+    {
+     "a": [
+      {"k": 1, "v": [1, 2]},
+      {"k": 2, "v": []}
+     ]
+    }
+    """
+    plain = to_plain(obj)
+    if compact_depth is None:
+        return json.dumps(plain, indent=indent, allow_nan=False) + "\n"
+    return _dump(plain, 0, indent, compact_depth) + "\n"
+
+
+def _dump(x: Any, depth: int, indent: int, compact_depth: int) -> str:
+    if depth >= compact_depth or not isinstance(x, (dict, list)) or not x:
+        return json.dumps(x, allow_nan=False)
+    pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
+    if isinstance(x, dict):
+        items = [f"{inner}{json.dumps(str(k))}: {_dump(v, depth + 1, indent, compact_depth)}" for k, v in x.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    items = [inner + _dump(v, depth + 1, indent, compact_depth) for v in x]
+    return "[\n" + ",\n".join(items) + "\n" + pad + "]"
