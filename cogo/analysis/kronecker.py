@@ -319,7 +319,7 @@ def balance_gauge(a: Any, b: Any, c: Any) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Sign-invariant node features ``(a^2, a b, b^2, c)``, shape ``(q, 4)``.
+    """Sign-invariant node features ``(a^2, a b, b^2, c)``, shape ``(q, 4)`` (``(..., q, 4)`` for stacked blocks).
 
     ``(a, b, c)`` is a Kronecker product up to per-node signs ``(-a, -b, c)``
     iff its features are a Kronecker product (channel by channel).
@@ -331,7 +331,7 @@ def node_features(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     >>> F.real.tolist()                                 # (a, b, c) and (-a, -b, c) look the same
     [[1, 2, 4, 3], [1, 2, 4, 3]]
     """
-    return np.stack([a * a, a * b, b * b, c], axis=1)
+    return np.stack([a * a, a * b, b * b, c], axis=-1)
 
 
 def kron_vectors(factors: Sequence[np.ndarray]) -> np.ndarray:

@@ -256,8 +256,8 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     orbits = [_orbit(typ, d) for d in degs]
     T = len(orbits[0])
     Ys = _forms(typ, np.array(orbits, dtype=float).reshape(B * T, -1)).reshape(B, T, 3, m).transpose(0, 1, 3, 2)
-    F = np.stack([X[..., 0] ** 2, X[..., 0] * X[..., 1], X[..., 1] ** 2, X[..., 2]], axis=-1)   # (B, m, 4)
-    G = np.stack([Ys[..., 0] ** 2, Ys[..., 0] * Ys[..., 1], Ys[..., 1] ** 2, Ys[..., 2]], axis=-1)  # (B, T, m, 4)
+    F = node_features(X[..., 0], X[..., 1], X[..., 2])                 # (B, m, 4)
+    G = node_features(Ys[..., 0], Ys[..., 1], Ys[..., 2])              # (B, T, m, 4)
     chunk = max(1, (1 << 21) // (T * len(perms) * 4))                # blocks per (B, T, m!, 4) product: 32 MiB
     res = np.concatenate([order_misfits(F[s:s + chunk], G[s:s + chunk]) for s in range(0, B, chunk)])
     kth = min(_START_PERMS, res.shape[2] - 1)
