@@ -30,6 +30,7 @@ References
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,6 +212,8 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
     if G.abelian is None:
         raise CogoError(f"{ck.path}: {G} is not Abelian: the catalogue of SPEC 7 and its certificates are for "
                         "Z_d1 x ... x Z_dn (read it with cogo classify: irreducible representations)")
+    if settings is not None and not getattr(settings, "verdict", True):  # a verdict needs what verdict=False skips
+        settings = dataclasses.replace(settings, verdict=True)
     report = read_network(ck.Wa, ck.Wb, ck.Wc, G, settings=settings, path=ck.path, dtype=ck.dtype)
     numeric = report.verdict
     if tol is not None:

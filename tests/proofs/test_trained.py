@@ -59,6 +59,18 @@ def test_noisy_z_F6_is_near_a_certified_optimizer(f6_noisy, tmp_path, capsys):
     assert "family certificates for every value of the free parameters: f6: holds" in capsys.readouterr().out
 
 
+def test_a_checkpoint_verdict_is_computed_even_with_settings_that_skip_it(f6_noisy):
+    """Settings(verdict=False) is classify's reading-only mode; verify_checkpoint must still judge the network."""
+    from cogo.analysis.classify import Settings
+    from cogo.proofs.trained import verify_checkpoint
+
+    _, _, path = f6_noisy
+    full = verify_checkpoint(path, certify=False)
+    fast = verify_checkpoint(path, settings=Settings(verdict=False), certify=False)
+    assert fast.to_dict()["nearest_optimum"]["distance"] == full.to_dict()["nearest_optimum"]["distance"] > 0
+    assert fast.verdict == full.verdict
+
+
 def test_distance_is_the_same_after_permutation_and_sign_flips(f6_noisy, tmp_path):
     d, W, path = f6_noisy
     _, rep = _verify_json(tmp_path, path)
