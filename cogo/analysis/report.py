@@ -237,7 +237,8 @@ def _md_table(head: list[str], rows: list[list[str]]) -> str:
 
 
 #: What a report read with ``Settings(verdict=False)`` (``cogo classify --no-verdict``) says in place of its verdict.
-NO_VERDICT = "not computed (--no-verdict: the block reading only; no loss, R_c, optimal flag or distances)"
+NO_VERDICT = ("not computed (--no-verdict: the block reading only; no loss on all pairs, network R_c, network "
+              "optimal flag or distances; each block's own conditions are read)")
 
 
 def _header(r: NetworkReport, verdict: bool = True) -> str:
