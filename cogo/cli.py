@@ -87,10 +87,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for the command only: torch's and BLAS's thread counts are restored after it
     (:func:`cogo.runtime.threads.preserved`).
     """
+    program = argv is None  # the process itself (the console script, python -m cogo.cli), not a caller in Python
     argv = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
     try:
         return _main(argv)
     except KeyboardInterrupt:
+        if program:  # the process is ending with 130: a second Ctrl-C, or one still pending, must not end it by signal
+            import signal  # late: only on this path
+
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         _close_progress_bars()
         print(f"cogo: interrupted{_resume_hint(argv)}", file=sys.stderr, flush=True)
         return 130
