@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -92,12 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        if program:  # the process is ending with 130: a second Ctrl-C, or one still pending, must not end it by signal
-            import signal  # late: only on this path
-
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
         _close_progress_bars()
         print(f"cogo: interrupted{_resume_hint(argv)}", file=sys.stderr, flush=True)
+        if program:  # the process ends here with 130: interpreter shutdown after an interrupt in a half-done import
+            sys.stdout.flush()  # (torch's) could still end it by signal (rc -2 seen in CI); what unwinding
+            os._exit(130)  # had to undo (temporary folders, partial writes) is undone by now
         return 130
 
 
