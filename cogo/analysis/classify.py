@@ -80,7 +80,7 @@ from cogo.algebra.potentials import MONOMIALS, block_sums
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, MIX_THRESHOLD, block_conditions, extract_blocks
 from cogo.analysis.irreps import IrrepReport, IrrepsResult, irreps_checkpoints, read_irreps
 from cogo.analysis.kronecker import FACTOR_TOL
-from cogo.analysis.naming import NAME_TOL, name_block
+from cogo.analysis.naming import NAME_TOL, name_block, name_blocks
 from cogo.analysis.nearest import nearest_family, nearest_from_reading
 from cogo.analysis.network_report import BlockReport, NetworkReport
 from cogo.analysis.optimality import block_scale, block_tolerance, network_verdict
@@ -102,6 +102,7 @@ __all__ = [
     "Settings",
     "ClassifyResult",
     "classify_block",
+    "classify_blocks",
     "read_network",
     "classify_checkpoint",
     "classify_many",
@@ -261,19 +262,41 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     >>> b.nearest["type"], round(b.nearest["distance"], 9)
     ('z_nu * z_syn', 0.0)
     """
-    rep = _classify_block(a, b, c, k, k_coords, nodes, settings, self_conjugate, mixed_nodes, kind, dtype)
+    return classify_blocks([dict(a=a, b=b, c=c, k=k, k_coords=k_coords, nodes=nodes, self_conjugate=self_conjugate,
+                                 mixed_nodes=mixed_nodes, kind=kind)], settings, dtype)[0]
+
+
+def classify_blocks(blocks: Sequence[dict], settings: Settings | None = None, dtype: str = "float64") -> list[BlockReport]:
+    """:func:`classify_block` of every block of a network, the catalogue fits of all their factors at once.
+
+    ``blocks``: one dict of :func:`classify_block`'s block arguments each (``a``, ``b``, ``c`` and optionally
+    ``k``, ``k_coords``, ``nodes``, ``self_conjugate``, ``mixed_nodes``, ``kind``).  The answers are
+    :func:`classify_block`'s, block by block (:func:`cogo.analysis.naming.name_blocks`).
+    """
+    st = settings or Settings()
+    items = [_block_report(**spec) for spec in blocks]
+    name_blocks(items, st)
+    reports = []
+    for spec, (rep, a, b, c) in zip(blocks, items):
+        _optimality_flag(rep, a, b, c, st, dtype)
+        _near_miss(rep, spec["a"], spec["b"], spec["c"], st)
+        reports.append(rep)
+    return reports
+
+
+def _near_miss(rep: BlockReport, a: Any, b: Any, c: Any, st: Settings) -> None:
+    """Set ``amplitude_spread`` and ``nearest`` of a read block (:func:`classify_block`)."""
     x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
     if x.shape[1]:
         amp = np.abs(x[0] * x[1] * x[2])
         rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
     if rep.order in _cat.nearest_forms():
         # a block read exactly as a family of its order is its own nearest form (cogo.analysis.nearest)
-        rep.nearest = nearest_from_reading(rep, x, (settings or Settings()).preset) or nearest_family(a, b, c)
+        rep.nearest = nearest_from_reading(rep, x, st.preset) or nearest_family(a, b, c)
     elif _is_catalogue(rep.type):
         rep.nearest = _nearest_of(rep)
     else:
         rep.nearest = {"type": None, "distance": None, "params": [], "method": "none"}
-    return rep
 
 
 def _is_catalogue(t: str) -> bool:
@@ -287,16 +310,11 @@ def _nearest_of(rep: BlockReport) -> dict:
             "params": [{"name": f["name"], **f["params"]} for f in rep.factors], "method": "kronecker"}
 
 
-def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
-                    settings: Settings | None = None, self_conjugate: bool = False,
-                    mixed_nodes: int = 0, kind: str | None = None, dtype: str = "float64") -> BlockReport:
-    """Factor, name and check one block ``(a, b, c)`` (SPEC 6, 8.4-8.6); the values are those at frequency ``k``.
-
-    ``kind`` (``"generic"``, ``"quarter"``, ``"self-conjugate"``; see
-    :func:`cogo.analysis.blocks.block_kind`) selects the conditions of SPEC 6;
-    ``self_conjugate=True`` is the same as ``kind="self-conjugate"``.
-    """
-    st = settings or Settings()
+def _block_report(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
+                  self_conjugate: bool = False, mixed_nodes: int = 0, kind: str | None = None) -> tuple:
+    """The report of one block ``(a, b, c)`` at frequency ``k`` before it is read: its sums, its SPEC 6 conditions
+    (``kind``: ``"generic"``, ``"quarter"``, ``"self-conjugate"``, :func:`cogo.analysis.blocks.block_kind`;
+    ``self_conjugate=True`` is ``kind="self-conjugate"``) and ``r_kkk``; returns ``(rep, a, b, c)``, the values complex."""
     kind = kind or ("self-conjugate" if self_conjugate else "generic")
     self_conjugate = kind == "self-conjugate"
     a, b, c = (np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c))
@@ -309,9 +327,7 @@ def _classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), no
                       optimal=False, failed_conditions=list(CONDITIONS),
                       r_kkk=r, sums=sums, mixed_nodes=int(mixed_nodes), self_conjugate=bool(self_conjugate),
                       kind=kind, residuals=residuals)
-    name_block(rep, a, b, c, st)
-    _optimality_flag(rep, a, b, c, st, dtype)
-    return rep
+    return rep, a, b, c
 
 
 def _optimality_flag(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Settings, dtype: str) -> None:
@@ -369,9 +385,9 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     net = Network.from_weights(Wa, Wb, Wc, group)
     G = net.group
     split = extract_blocks(net, dead_threshold=st.dead_threshold, mix_threshold=st.mix_threshold)
-    blocks = [classify_block(bl.a, bl.b, bl.c, k=bl.k, k_coords=bl.k_coords, nodes=keep[bl.nodes].tolist(),
-                             settings=st, kind=bl.kind, mixed_nodes=int(bl.mixed.sum()), dtype=dtype)
-              for bl in split.blocks]
+    blocks = classify_blocks([dict(a=bl.a, b=bl.b, c=bl.c, k=bl.k, k_coords=bl.k_coords, nodes=keep[bl.nodes].tolist(),
+                                   kind=bl.kind, mixed_nodes=int(bl.mixed.sum())) for bl in split.blocks],
+                             settings=st, dtype=dtype)
     verdict = None
     if with_verdict:
         verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split, dtype=dtype)

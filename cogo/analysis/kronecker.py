@@ -399,13 +399,18 @@ def _feature_key(f: np.ndarray) -> tuple:
 def _feature_keys(M: np.ndarray) -> list[tuple]:
     """:func:`_feature_key` of every row of ``M`` (n, k), computed at once (the same operations, entry by entry)."""
     f = np.asarray(M, dtype=np.complex128)
-    f = f.reshape(f.shape[0], -1)
+    n = f.shape[0]
+    f = f.reshape(n, -1)
     mag = np.abs(f)
-    ang = np.round(np.mod(np.degrees(np.angle(f)), 360.0), KEY_DECIMALS)
-    ang = np.where(ang >= 360.0, 0.0, ang) + 0.0
-    lm = np.round(np.log(np.maximum(mag, _TINY)), KEY_DECIMALS) + 0.0
-    ang = np.where(mag > 0, ang, 0.0)
-    return [tuple(r) for r in np.stack([ang, lm], axis=-1).reshape(f.shape[0], -1).tolist()]
+    out = np.empty(f.shape + (2,))  # (angle, log-modulus) per entry, rounded together
+    ang, lm = out[..., 0], out[..., 1]
+    np.mod(np.degrees(np.angle(f)), 360.0, out=ang)
+    np.log(np.maximum(mag, _TINY), out=lm)
+    np.round(out, KEY_DECIMALS, out=out)
+    ang[ang >= 360.0] = 0.0
+    ang[~(mag > 0)] = 0.0
+    out += 0.0  # -0.0 reads as 0.0
+    return [tuple(r) for r in out.reshape(n, -1).tolist()]
 
 
 def fit_grid(x: np.ndarray, F: np.ndarray, grid: np.ndarray, reassign: bool = True,

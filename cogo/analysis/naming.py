@@ -74,7 +74,7 @@ from cogo.analysis.factorization import factor_block
 from cogo.analysis.kronecker import BlockFactorization, Factorization, balance_gauge, kron_vectors, node_features
 from cogo.analysis.network_report import BlockReport
 
-__all__ = ["NAME_TOL", "EXACT_RATIO", "EXACT_SLACK", "FactorName", "stabilizer", "name_factor", "name_block"]
+__all__ = ["NAME_TOL", "EXACT_RATIO", "EXACT_SLACK", "FactorName", "stabilizer", "name_factor", "name_block", "name_blocks"]
 
 #: RMS deviation per entry up to which a factor matches a catalogue form.
 NAME_TOL = 0.05
@@ -203,8 +203,36 @@ def _fits(u: np.ndarray, stab: np.ndarray) -> dict:
     return out
 
 
+def _fits_many(requests: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[dict]:
+    """:func:`_fits` of many factors ``(u, stab)`` at once: per node count, each family fits every disguise in one call.
+
+    The rows of each factor are taken back out of the family's runs (:class:`cogo.catalogue.Family`,
+    ``fit``), so every factor gets the residuals and parameters :func:`_fits` gives it alone.
+    """
+    out: list = [None] * len(requests)
+    for m, variants in ((2, _variants_2), (3, _variants_3)):
+        idx = [i for i, (u, _) in enumerate(requests) if u.shape[1] == m]
+        if not idx:
+            continue
+        Vs = [variants(*requests[i]) for i in idx]
+        starts = np.cumsum([0] + [len(V) for V in Vs])
+        N = int(starts[-1])
+        V = np.concatenate(Vs)
+        for i in idx:
+            out[i] = {}
+        for fam in _cat.fit_order(m):
+            res, params = fam.fit(V)
+            res = np.asarray(res)
+            runs = len(res) // N if N else 1
+            for r, i in enumerate(idx):
+                rows = np.concatenate([np.arange(h * N + starts[r], h * N + starts[r + 1]) for h in range(runs)])
+                take = params.take(rows) if isinstance(params, _cat.RowParams) else [params[j] for j in rows]
+                out[i][fam.name] = (fam, res[rows], take)
+    return out
+
+
 def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
-                special_within_tol: bool = False) -> FactorName:
+                special_within_tol: bool = False, fits: dict | None = None) -> FactorName:
     """Name a normalized factor (3, m) against the catalogue of SPEC 7 (see the module docstring).
 
     ``special_within_tol``: name a special case (``z_nu=i``, ``z_syn``)
@@ -213,6 +241,8 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
 
     ``partner`` is the product of the block's other factors, shape (3, n),
     whose stabilizer may move this factor's nodes; None for a lone factor.
+    ``fits``: the fits of this factor's disguises already computed (:func:`_naming_request`,
+    :func:`_fits_many`; what :func:`name_blocks` does for a whole network).
 
     Examples
     --------
@@ -223,19 +253,18 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
     ('z_syn', 0.0)
     """
     u = np.asarray(vectors, dtype=np.complex128)
-    if u.ndim != 2 or u.shape[0] != 3:
-        raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
-    m = u.shape[1]
-    stab = stabilizer(partner) if partner is not None else np.ones((1, 3), dtype=np.complex128)
-    stab = stab / np.abs(stab)  # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
-    if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
-        return FactorName("unknown", {}, None, u)
-    fits = _fits(u, stab)
+    if fits is None:
+        req = _naming_request(u, partner)
+        if req is None:
+            return FactorName("unknown", {}, None, u)
+        fits = _fits(*req)
     alts = []
     closest = ("unknown", math.inf)
     fitted = {}
     for name, (fam, res, params) in fits.items():
-        res = np.nan_to_num(np.asarray(res, dtype=float), nan=np.inf)
+        res = np.asarray(res, dtype=float)
+        if not np.isfinite(res).all():
+            res = np.nan_to_num(res, nan=np.inf)
         best = float(res.min())
         i0 = int(np.argmin(res))
         fp = dict(params[i0]) if params else {}
@@ -263,6 +292,19 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
         return FactorName("unknown", {}, None, u, [], closest if math.isfinite(closest[1]) else None, fitted)
     name, params, res = alts[0]
     return FactorName(name, params, res, u, alts, None, fitted)
+
+
+def _naming_request(vectors: Any, partner: Any = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(u, stab)``: the factor and its partner's stabilizer (on the unit circle), or None when it cannot be named."""
+    u = np.asarray(vectors, dtype=np.complex128)
+    if u.ndim != 2 or u.shape[0] != 3:
+        raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
+    m = u.shape[1]
+    if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
+        return None
+    stab = stabilizer(partner) if partner is not None else np.ones((1, 3), dtype=np.complex128)
+    stab = stab / np.abs(stab)  # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
+    return u, stab
 
 
 def _product_type(names: Sequence[str]) -> str:
@@ -300,14 +342,29 @@ def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest
     return d
 
 
-def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool = False) -> tuple[str, list, bool, int]:
-    """Name every factor of a factorization; returns (type, factor dicts, family?, number named)."""
+def _factor_requests(fz: Factorization) -> list:
+    """Per factor of ``fz``: ``(vectors, partner)`` (the product of the other factors; None for a lone factor)."""
     vecs = [f.vectors for f in fz.factors]
-    named = []
+    out = []
     for i, v in enumerate(vecs):
         others = [w for j, w in enumerate(vecs) if j != i]
-        partner = kron_vectors(others) if others else None
-        named.append(name_factor(v, partner, tol, special_within_tol))
+        out.append((v, kron_vectors(others) if others else None))
+    return out
+
+
+def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool = False,
+                        fits: Sequence | None = None) -> tuple[str, list, bool, int]:
+    """Name every factor of a factorization; returns (type, factor dicts, family?, number named).
+
+    ``fits``: per factor, its fits already computed (None for a factor that cannot be named), as
+    :func:`name_blocks` gives them; else each factor is fitted here.
+    """
+    if fits is None:
+        named = [name_factor(v, partner, tol, special_within_tol) for v, partner in _factor_requests(fz)]
+    else:  # a factor without fits cannot be named (_naming_request)
+        named = [name_factor(f.vectors, None, tol, special_within_tol, fits=ft) if ft is not None
+                 else FactorName("unknown", {}, None, np.asarray(f.vectors, dtype=np.complex128))
+                 for f, ft in zip(fz.factors, fits)]
     typ, picks, fam = _choose_names(named)
     facs = [_factor_dict(n, p, r, f.vectors, f.closest) for (n, p, r), f in zip(picks, named)]
     n_named = sum(1 for n, _, _ in picks if n != "unknown")
@@ -320,6 +377,37 @@ def name_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st
     ``st``: the :class:`cogo.analysis.classify.Settings` of the reading (``factor_tol``, ``name_tol``,
     ``preset``).  A grid that fits within ``factor_tol`` is kept when its error is at most
     :data:`EXACT_RATIO` times the best error plus :data:`EXACT_SLACK`; the finest such shape wins.
+    """
+    name_blocks([(rep, a, b, c)], st)
+
+
+def name_blocks(items: Sequence[tuple], st: Any) -> None:
+    """:func:`name_block` of every ``(rep, a, b, c)`` in ``items``, the catalogue fits of all their factors at once.
+
+    Each block is factored on its own; the disguises of every factor of every grid to name are then fitted
+    in one call per family (:func:`_fits_many`), and each block is named from its own fits: the same
+    answer as :func:`name_block` one block at a time, with a few numpy calls per network instead of per
+    factor (a network at d = 127 has 63 blocks).
+    """
+    plans = [_plan_block(rep, a, b, c, st) for rep, a, b, c in items]
+    reqs, slots = [], []
+    for plan in plans:
+        for grid in plan or ():
+            for j, r in enumerate(grid[1]):
+                if r is not None:
+                    slots.append((grid[2], j))
+                    reqs.append(r)
+    for (fits, j), f in zip(slots, _fits_many(reqs)):
+        fits[j] = f
+    for (rep, _, _, _), plan in zip(items, plans):
+        if plan is not None:
+            _finish_block(rep, plan, st)
+
+
+def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Any) -> list | None:
+    """The block factored (:func:`name_block`'s first half): the grids to name, as ``[fz, requests, fits]``.
+
+    None when the block is already read (order 2 or 3, named here; order below 4; no exact grid).
     """
     q = rep.order
     if st.preset == "paper" and q:
@@ -338,9 +426,9 @@ def name_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st
             if nf.name != "unknown":
                 rep.type = nf.name
                 rep.factors = [_factor_dict(nf.name, nf.params, nf.residual, u)]
-        return
+        return None
     if q < 4:
-        return
+        return None
     bf: BlockFactorization = factor_block(a, b, c, tol=st.factor_tol)
     rep.error = bf.min_error
     rep.search_note = bf.skipped
@@ -349,22 +437,30 @@ def name_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st
         best = bf.best
         if best is not None:
             rep.shape = tuple(best.shape)
-        return
+        return None
     # A coarser grid that fits exactly wins over a finer one that fits only within tolerance: the
     # eligible shapes fit within EXACT_RATIO times the best error plus EXACT_SLACK (noise of the
     # finer fit); among them the finest, and among its grids the best-named one.
     e_min = min(f.error for f in exact)
     eligible = [f for f in exact if f.error <= EXACT_RATIO * e_min + EXACT_SLACK]
     finest = max(len(f.shape) for f in eligible)
+    plan = []
+    for fz in eligible:
+        if len(fz.shape) == finest:
+            reqs = [_naming_request(v, partner) for v, partner in _factor_requests(fz)]
+            plan.append([fz, reqs, [None] * len(reqs)])
+    return plan
+
+
+def _finish_block(rep: BlockReport, plan: list, st: Any) -> None:
+    """:func:`name_block`'s second half: name the planned grids from their fits and keep the canonical choice."""
     # every eligible grid of the finest shape is named and the choice is canonical (docs/analysis.md, "Canonical
     # answers"): most factors named, a SPEC 7 family, most special cases (z_nu=i, z_syn: the documented
     # precedence), then the smaller error read to 1e-9, then the canonical key of the factorization; so the same
     # block gets the same type whichever of its equal grids the search listed first
     chosen = None
-    for fz in eligible:
-        if len(fz.shape) != finest:
-            continue
-        typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper")
+    for fz, _, fits in plan:
+        typ, facs, fam, n_named = _name_factorization(fz, st.name_tol, st.preset == "paper", fits)
         n_special = sum(1 for f in facs if _cat.is_special(f["name"]))
         score = (-n_named, not fam, -n_special) + fz.sort_key
         if chosen is None or score < chosen[0]:

@@ -37,6 +37,8 @@ References
 from __future__ import annotations
 
 import contextlib
+import operator
+from collections.abc import Sequence as _SequenceABC
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
@@ -48,6 +50,7 @@ from cogo.catalogue import partial as P
 
 __all__ = [
     "Param",
+    "RowParams",
     "NearestForm",
     "Family",
     "Product",
@@ -124,8 +127,12 @@ class Family:
     build : callable
         ``build(*values, exact=False)`` -> :class:`cogo.catalogue.partial.PartialSolution`.
     fit : callable
-        ``fit(V)`` -> ``(residuals (N,), [params dict] * N)`` for the disguises ``V`` of a measured
-        factor (shape (N, 3) for 2 nodes, (N, 2, 3) for 3 nodes; module docstring).
+        ``fit(V)`` -> ``(residuals, params)`` for the disguises ``V`` of a measured factor (shape (N, 3)
+        for 2 nodes, (N, 2, 3) for 3 nodes; module docstring): ``k N`` residuals and a sequence of ``k N``
+        parameter dicts (a list, or :class:`RowParams`), in ``k`` runs of ``N`` rows, one run per value
+        of a discrete parameter (``z_xi``: ``s = +1`` then ``s = -1``; ``k = 1`` for the others).  Each row
+        is fitted on its own (the same numbers whatever other rows ``V`` holds), so the disguises of many
+        factors are fitted in one call (:func:`cogo.analysis.naming.name_blocks`).
     canonical : callable, optional
         ``canonical(candidates)`` -> the representative among the fitting rows' parameter dicts
         (default: the first).
@@ -433,11 +440,50 @@ def _u(deg: float) -> complex:
     return complex(np.exp(1j * np.deg2rad(deg)))
 
 
+class RowParams(_SequenceABC):
+    """The parameter dicts of a fit's rows, each built when it is read.
+
+    A fit scores thousands of disguises per network and the naming reads the parameters of a few
+    (the best row, the rows within tolerance), so the dicts are made on access: ``make(i)`` builds row
+    ``i``'s.  Indexing, ``len``, iteration and :meth:`take` behave as on the list of all dicts.
+
+    Examples
+    --------
+    >>> p = RowParams(3, lambda i: {"x": 2 * i})
+    >>> len(p), p[2], p[-1], list(p.take([1, 0]))
+    (3, {'x': 4}, {'x': 4}, [{'x': 2}, {'x': 0}])
+    """
+
+    __slots__ = ("_n", "_make")
+
+    def __init__(self, n: int, make: Callable[[int], dict]):
+        self._n = int(n)
+        self._make = make
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._make(j) for j in range(*i.indices(self._n))]
+        i = operator.index(i)
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(f"row {i} of {self._n}")
+        return self._make(i)
+
+    def take(self, rows: Sequence[int]) -> "RowParams":
+        """The rows ``rows`` (indices into this sequence), in that order, as a sequence of their own."""
+        rows = np.asarray(rows, dtype=np.int64)
+        return RowParams(len(rows), lambda i: self[int(rows[i])])
+
+
 def _rms(V: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """Root-mean-square difference per entry, row by row (NaN rows: infinite)."""
     flat = V.reshape(len(V), -1)
     d = np.sqrt(np.mean(np.abs(flat - np.broadcast_to(pred, V.shape).reshape(len(V), -1)) ** 2, axis=1))
-    return np.nan_to_num(d, nan=np.inf)
+    return d if np.isfinite(d).all() else np.nan_to_num(d, nan=np.inf)
 
 
 # --------------------------------------------------------------------------- the five families of SPEC 7
@@ -446,12 +492,12 @@ def _fit_nu(V: np.ndarray) -> tuple:
     nu = (V[:, 0] - V[:, 1]) / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         pred = np.stack([nu, -nu, -1.0 / nu ** 2], axis=1)
-    return _rms(V, pred), [{"nu": complex(v)} for v in nu]
+    return _rms(V, pred), RowParams(len(nu), lambda i: {"nu": complex(nu[i])})
 
 
 def _fit_nu_i(V: np.ndarray) -> tuple:
     """``z_{nu=i}``: second node ``(i, -i, 1)``."""
-    return _rms(V, np.array([1j, -1j, 1.0])), [{} for _ in range(len(V))]
+    return _rms(V, np.array([1j, -1j, 1.0])), RowParams(len(V), lambda i: {})
 
 
 def _fit_xi(V: np.ndarray) -> tuple:
@@ -461,15 +507,22 @@ def _fit_xi(V: np.ndarray) -> tuple:
     ``|xi|`` in the parameters is the free fit's modulus (a diagnostic).
     """
     x, y = V[:, 0], V[:, 1]
-    res, par = [], []
+    n = len(V)
+    res, xis, frees = [], [], []
     for s in (1, -1):
         xi_free = (x - s * 1j * np.conj(y)) / 2
         with np.errstate(divide="ignore", invalid="ignore"):
             xi = xi_free / np.abs(xi_free)
         pred = np.stack([xi, -s * 1j * np.conj(xi), np.full_like(xi, s * 1j)], axis=1)
         res.append(_rms(V, pred))
-        par.extend({"xi": complex(v), "s": s, "|xi|": float(abs(f))} for v, f in zip(xi, xi_free))
-    return np.concatenate(res), par
+        xis.append(xi)
+        frees.append(xi_free)
+
+    def make(i: int) -> dict:
+        h, j = divmod(i, n)
+        return {"xi": complex(xis[h][j]), "s": 1 - 2 * h, "|xi|": float(abs(frees[h][j]))}
+
+    return np.concatenate(res), RowParams(2 * n, make)
 
 
 def _fit_syn_ab(V: np.ndarray) -> tuple:
@@ -484,13 +537,14 @@ def _fit_syn_ab(V: np.ndarray) -> tuple:
         be = be_free / np.abs(be_free)
         pred = np.stack([np.stack([al * w, w / al, np.full_like(al, w)], 1),
                          np.stack([be * w2, w2 / be, np.full_like(be, w2)], 1)], 1)
-    return _rms(V, pred), [{"alpha": complex(a), "beta": complex(b), "|alpha|": float(abs(fa)), "|beta|": float(abs(fb))}
-                           for a, b, fa, fb in zip(al, be, al_free, be_free)]
+    return _rms(V, pred), RowParams(len(V), lambda i: {"alpha": complex(al[i]), "beta": complex(be[i]),
+                                                       "|alpha|": float(abs(al_free[i])),
+                                                       "|beta|": float(abs(be_free[i]))})
 
 
 def _fit_syn(V: np.ndarray) -> tuple:
     """``z_syn``: nodes 1, 2 ``(w, w, w)``, ``(w^2, w^2, w^2)``."""
-    return _rms(V, np.array([[W3] * 3, [W3 ** 2] * 3])), [{} for _ in range(len(V))]
+    return _rms(V, np.array([[W3] * 3, [W3 ** 2] * 3])), RowParams(len(V), lambda i: {})
 
 
 def _smallest(key: str) -> Callable[[list], dict]:

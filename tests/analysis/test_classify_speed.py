@@ -70,6 +70,19 @@ def test_batched_feature_keys_are_the_keys_one_by_one():
     assert _feature_keys(M) == [_feature_key(r) for r in M]
     assert _feature_key(M[5])[0] == 0.0 and _feature_key(M[7])[0] == 180.0
     assert _feature_keys(M[:, 0][:, None]) == [_feature_key(v) for v in M[:, 0]]
+    assert _feature_keys(M) == [_key_by_definition(r) for r in M]
+
+
+def _key_by_definition(row):
+    """The key of kronecker._feature_key's docstring, entry by entry with scalars: (angle in [0, 360), log-modulus)."""
+    out = []
+    for z in row:
+        m = abs(complex(z))
+        ang = float(np.round(np.mod(np.degrees(np.angle(z)), 360.0), 6))
+        if ang >= 360.0 or not m > 0:
+            ang = 0.0
+        out += [ang + 0.0, float(np.round(np.log(max(m, 1e-300)), 6)) + 0.0]
+    return tuple(out)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -1,0 +1,92 @@
+"""A network's blocks named together (issue 37): the catalogue fits of every factor in one call per family give
+each block the answer it gets alone, and each factor the fits it gets alone."""
+import numpy as np
+import pytest
+
+from cogo import catalogue as _cat
+from cogo.analysis.classify import Settings, classify_block, classify_blocks
+from cogo.analysis.factorization import factor_block
+from cogo.analysis.naming import _fits, _fits_many, _naming_request
+from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
+
+
+def unit(deg):
+    return complex(np.exp(1j * np.deg2rad(deg)))
+
+
+def scrambled(ps, seed, noise):
+    rng = np.random.default_rng(seed)
+    q = ps.q
+    x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
+    x = x[:, rng.permutation(q)]
+    t = np.exp(rng.normal(size=q) * 0.4) * rng.choice([-1.0, 1.0], size=q)
+    x = x * np.stack([t, t, t ** -2.0])
+    return x + noise * (rng.normal(size=(3, q)) + 1j * rng.normal(size=(3, q))) / np.sqrt(2)
+
+
+FORMS = [z_nu(unit(17)) * z_syn(), z_nu_i() * z_syn(), z_nu_i() * z_xi(unit(40), 1), z_nu_i() * z_xi(unit(20), -1),
+         z_nu_i() * z_syn_ab(unit(40), unit(70)), z_nu(unit(50)), z_syn_ab(unit(20), unit(75)), z_syn(),
+         z_nu_i() * z_nu(unit(30)) * z_syn(), z_nu_i() * z_xi(unit(10), 1) * z_nu(unit(25))]
+
+
+def blocks():
+    out = [scrambled(ps, i, noise) for i, ps in enumerate(FORMS) for noise in (0.0, 1e-4, 3e-2)]
+    rng = np.random.default_rng(7)
+    out.append(rng.normal(size=(3, 6)) + 1j * rng.normal(size=(3, 6)))  # not factorable
+    out.append(rng.normal(size=(3, 4)))                                 # real, order 4
+    z = scrambled(FORMS[0], 1, 0.0)
+    z[:, 2] = 0.0                                                       # a zero node
+    out.append(z)
+    return out
+
+
+def _plain(rep):
+    d = {k: v for k, v in vars(rep).items() if k not in ("seconds",)}
+    return repr(d)
+
+
+@pytest.mark.parametrize("preset", ["default", "paper"])
+def test_blocks_named_together_get_the_answers_they_get_alone(preset):
+    st = Settings.preset_named(preset)
+    xs = blocks()
+    together = classify_blocks([dict(a=x[0], b=x[1], c=x[2], k=i + 1) for i, x in enumerate(xs)], settings=st)
+    alone = [classify_block(*x, k=i + 1, settings=st) for i, x in enumerate(xs)]
+    types = {r.type for r in alone}
+    assert {"z_nu * z_syn", "z_nu=i * z_xi", "z_nu=i * z_syn,ab", "non-factorable"} <= types  # the cases are varied
+    for t, a in zip(together, alone):
+        assert _plain(t) == _plain(a)
+
+
+def test_factors_fitted_together_get_the_fits_they_get_alone():
+    """Every row of every family (z_xi's two runs of rows included) is the factor's own, bit for bit."""
+    rng = np.random.default_rng(3)
+    reqs = []
+    for i, ps in enumerate(FORMS[:5]):
+        x = scrambled(ps, i, 1e-3)
+        fz = factor_block(*x).best
+        for j, f in enumerate(fz.factors):
+            others = [g.vectors for k, g in enumerate(fz.factors) if k != j]
+            partner = others[0] if others else None
+            reqs.append(_naming_request(f.vectors, partner))
+    reqs.append(_naming_request(np.vstack([np.ones(2), rng.normal(size=2) + 1j, rng.normal(size=2)]).astype(complex)))
+    assert len({r[0].shape[1] for r in reqs}) == 2 and max(len(r[1]) for r in reqs) > 1  # sizes 2 and 3, stabilizers
+    many = _fits_many(reqs)
+    for r, got in zip(reqs, many):
+        want = _fits(*r)
+        assert list(got) == list(want)
+        for name in want:
+            assert np.array_equal(got[name][1], want[name][1])
+            assert list(got[name][2]) == list(want[name][2])
+    xi = [m["z_xi"][1] for m in many if "z_xi" in m]
+    assert xi and all(len(v) == 2 * len(m["z_nu"][1]) for v, m in zip(xi, [m for m in many if "z_xi" in m]))
+
+
+def test_row_params_are_the_list_they_stand_for():
+    V = np.exp(1j * np.random.default_rng(0).uniform(-3, 3, size=(5, 3)))
+    res, params = _cat.family("z_xi").fit(V)
+    assert len(params) == len(res) == 10
+    assert [p["s"] for p in params] == [1] * 5 + [-1] * 5
+    assert params[-1] == params[9] and params[2:4] == [params[2], params[3]]
+    with pytest.raises(IndexError):
+        params[10]
+    assert list(params.take([7, 0])) == [params[7], params[0]]
