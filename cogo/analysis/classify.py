@@ -88,7 +88,7 @@ from cogo.analysis.records import to_pandas, to_records
 from cogo.analysis.report import render_json, render_markdown, render_text, to_json_dict, write_outputs
 from cogo.analysis.snap import attach_snap
 from cogo.analysis.summary import summarize
-from cogo.analysis.sweep import Readers, check_paths, load_one, read_many
+from cogo.analysis.sweep import Readers, check_paths, load_one, load_sqr, read_many
 from cogo.io.arrays import weights_dtype
 from cogo.io.weights import inert_nodes
 from cogo.runtime.errors import CogoError
@@ -473,7 +473,7 @@ def _read_loaded(w: Any, p: Any, st: Settings) -> NetworkReport:
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
                   on_loaded: Any = None, workers: int = 1,
-                  keep_weights: bool = True) -> "ClassifyResult | IrrepsResult":
+                  keep_weights: bool = True, sqr_only: bool = False) -> "ClassifyResult | IrrepsResult":
     """Check every path, then load and analyse the checkpoints one at a time, and aggregate.
 
     Returns a :class:`ClassifyResult` (Abelian groups, SPEC 8) or a
@@ -494,6 +494,9 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     checkpoints (:mod:`cogo.analysis.sweep`; 1: this process).
     ``keep_weights``: keep every network's weights in the result (for
     :func:`tolerance_curve`); False holds one network's weights at a time.
+    ``sqr_only``: a checkpoint whose activation is not ``sqr`` raises
+    :class:`cogo.analysis.sweep.OtherActivation` when it is read (``cogo classify``
+    then gives the per-node report of every file).
 
     Examples
     --------
@@ -515,7 +518,8 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     paths = list(paths)
     check_paths(paths, group)
-    return read_many(paths, group, st, Readers(load_one, _read_loaded, _result, _irreps), progress=progress,
+    return read_many(paths, group, st, Readers(load_sqr if sqr_only else load_one, _read_loaded, _result, _irreps),
+                     progress=progress,
                      on_loaded=on_loaded, workers=workers, keep_weights=keep_weights)
 
 

@@ -70,7 +70,8 @@ _SUMMARY_ROWS = (
 
 # --------------------------------------------------------------------------- JSON
 def _c(z: Any) -> list:
-    return to_plain(complex(z))
+    z = complex(z)  # to_plain of a complex, without its type dispatch (a sweep's report holds millions)
+    return [z.real if math.isfinite(z.real) else None, z.imag if math.isfinite(z.imag) else None]
 
 
 def _f(x: Any) -> float | None:
@@ -81,9 +82,9 @@ _plain = to_plain
 
 
 def _factor_json(f: dict) -> dict:
-    v = np.asarray(f["vectors"])
-    d = {"name": f["name"], "params": _plain(f["params"]), "residual": _f(f["residual"]),
-         "vectors": {p: [_c(x) for x in v[i]] for i, p in enumerate("abc")}}
+    v = np.asarray(f["vectors"], dtype=np.complex128)
+    d = {"name": str(f["name"]), "params": _plain(f["params"]), "residual": _f(f["residual"]),
+         "vectors": {p: _plain(v[i]) for i, p in enumerate("abc")}}  # [re, im] per entry, as _c
     if "closest" in f:
         d["closest"] = _plain(f["closest"])
     return d
@@ -92,43 +93,43 @@ def _factor_json(f: dict) -> dict:
 def report_json(r: NetworkReport) -> dict:
     """One checkpoint's block reading as plain JSON values (:meth:`NetworkReport.to_dict`)."""
     return {
-        "path": r.path,
-        "group": r.group.label,
-        "n": r.group.order,
-        "hidden": r.hidden,
-        "live_nodes": r.live_nodes,
-        "dead_nodes": r.dead_nodes,
-        "zero_frequency_nodes": r.zero_frequency_nodes,
-        "mixed_nodes": r.mixed_nodes,
+        "path": str(r.path),
+        "group": str(r.group.label),
+        "n": int(r.group.order),
+        "hidden": int(r.hidden),
+        "live_nodes": int(r.live_nodes),
+        "dead_nodes": int(r.dead_nodes),
+        "zero_frequency_nodes": int(r.zero_frequency_nodes),
+        "mixed_nodes": int(r.mixed_nodes),
         "meta": _plain(r.meta),
         "seconds": _f(r.seconds),
         "verdict": _plain(r.verdict.to_dict()) if r.verdict is not None else None,
         "distance": _f(r.snap.distance) if getattr(r, "snap", None) is not None else None,
         "blocks": [{
-            "k": b.k,
-            "k_coords": list(b.k_coords),
-            "order": b.order,
-            "type": b.type,
+            "k": int(b.k),
+            "k_coords": [int(v) for v in b.k_coords],
+            "order": int(b.order),
+            "type": str(b.type),
             "factors": [_factor_json(f) for f in b.factors],
             "error": _f(b.error),
-            "shape": list(b.shape) if b.shape else None,
+            "shape": [int(m) for m in b.shape] if b.shape else None,
             "factorable": bool(b.factorable),
             "optimal": bool(b.optimal),
             "opt_tol": _f(b.opt_tol),
-            "failed_conditions": list(b.failed_conditions),
+            "failed_conditions": [str(c) for c in b.failed_conditions],
             "r_kkk": _c(b.r_kkk),
-            "sums": {k: _c(v) for k, v in b.sums.items()},
+            "sums": {str(k): _c(v) for k, v in b.sums.items()},
             "abc_scale": _c(b.abc_scale) if b.abc_scale is not None else None,
-            "mixed_nodes": b.mixed_nodes,
+            "mixed_nodes": int(b.mixed_nodes),
             "self_conjugate": bool(b.self_conjugate),
-            "kind": b.kind,
+            "kind": str(b.kind),
             "residuals": _plain(b.residuals),
             "nearest": _plain(b.nearest),
             "distance": _f(getattr(b, "distance", None)),  # to the snapped certified form (cogo.analysis.snap)
             "amplitude_spread": _f(b.amplitude_spread),
-            "search_note": b.search_note,
+            "search_note": None if b.search_note is None else str(b.search_note),
             "nodes": [int(j) for j in b.nodes],
-            "grid": b.grid,
+            "grid": _plain(b.grid),
         } for b in r.blocks],
     }
 
@@ -173,7 +174,8 @@ def render_json(result: ClassifyResult) -> str:
     >>> json.loads(render_json(result)) == to_json_dict(result)
     True
     """
-    return dumps_json(to_json_dict(result), compact_depth=4)   # one line per block: checkpoints[i].blocks[j]
+    # plain values already (to_json_dict); one line per block: checkpoints[i].blocks[j]
+    return dumps_json(to_json_dict(result), compact_depth=4, plain=True)
 
 
 # --------------------------------------------------------------------------- text / Markdown

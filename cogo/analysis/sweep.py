@@ -22,12 +22,12 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from cogo.io.checkpoint import Checkpoint, header_shapes
-from cogo.io.outputs import same_file
+from cogo.io.outputs import file_identities
 from cogo.io.weights import load_weights
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import classify_estimate, require
 
-__all__ = ["Readers", "check_paths", "load_one", "read_many"]
+__all__ = ["Readers", "OtherActivation", "check_paths", "load_one", "load_sqr", "read_many"]
 
 
 def check_paths(paths: list, group: Any) -> None:
@@ -39,10 +39,13 @@ def check_paths(paths: list, group: Any) -> None:
     """
     if not paths:
         raise ValueError("no checkpoint files given")
-    for i, p in enumerate(paths):
-        for p0 in paths[:i]:
-            if same_file(p, p0):
-                raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+    seen: dict = {}
+    for p in paths:
+        keys = file_identities(p)
+        p0 = next((seen[k] for k in keys if k in seen), None)
+        if p0 is not None:
+            raise CogoError(f"{p} is given twice (as {p0}); each checkpoint may count only once")
+        seen.update({k: p for k in keys})
     for p in paths:
         if not isinstance(p, Checkpoint) and isinstance(p, (str, os.PathLike)) and os.path.isfile(p):
             head = header_shapes(p, group=group)
@@ -54,6 +57,23 @@ def check_paths(paths: list, group: Any) -> None:
 def load_one(path: Any, group: Any) -> Any:
     """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`), refused from its header if it cannot fit."""
     return load_weights(path, group=group, estimate=classify_estimate)
+
+
+class OtherActivation(CogoError):
+    """A checkpoint of a sweep read with :func:`load_sqr` whose activation is not ``sqr``.
+
+    ``cogo classify`` reads a sweep's files one at a time (in its workers); when one is not an ``sqr``
+    network it falls back to the per-node report of every file (:func:`cogo.analysis.nodes.activation_reports`),
+    as it does when the first one is not.
+    """
+
+
+def load_sqr(path: Any, group: Any) -> Any:
+    """:func:`load_one` for a reading that holds ``sqr`` networks only: another activation raises :class:`OtherActivation`."""
+    w = load_one(path, group)
+    if w.activation != "sqr":
+        raise OtherActivation(f"{w.path}: the activation is {w.activation}, not sqr")
+    return w
 
 
 class Readers(NamedTuple):
@@ -146,7 +166,10 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     if progress and len(paths) > 1:
         from tqdm.auto import tqdm  # late: tqdm
 
-        bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False)
+        # on a terminal only (disable=None): a file refused mid-sweep (its arrays are read when its turn comes)
+        # ends with one error line, not a bar's carriage returns in a log
+        bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False,
+                   disable=None)
     reports, weights = [], []
     try:
         for p, (g, rep, w) in zip(paths, _results(items, first, group, st, workers, keep_weights, io)):

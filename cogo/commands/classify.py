@@ -61,6 +61,7 @@ def run(args) -> int:
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many  # late: start-up
     from cogo.analysis.records import write_csv  # late: start-up
     from cogo.analysis.report import check_output_paths  # late: start-up
+    from cogo.analysis.sweep import OtherActivation  # late: start-up
     from cogo.io.checkpoint import read_checkpoint  # late: start-up
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
@@ -77,16 +78,21 @@ def run(args) -> int:
                                 f"through its irreducible representations (SPEC 9), which has no {flag[2:]}: "
                                 f"drop {flag}")
 
-    with user_input():  # each file read once (cogo.io), refused from its header when the work cannot fit
-        loaded = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files]
-    if (rc := other_activation(args, loaded, "classify")) is not None:
-        return rc
-    with threads(args.threads):
-        result = classify_many(loaded, group=group,
-                               settings=Settings.preset_named(getattr(args, "preset", "default"), dead_threshold=thr,
-                                                              verdict=not args.no_verdict),
-                               progress=not args.no_progress, on_loaded=abelian_only,
-                               workers=args.workers, keep_weights=args.plots is not None)
+    # each file read once (cogo.io), one at a time (in the workers too): a sweep holds one network per process.  The
+    # first decides the reading; every file is refused from its header when the work cannot fit (classify_many)
+    with user_input():
+        first = read_checkpoint(args.files[0], group=group, estimate=classify_estimate)
+    if first.activation != "sqr":
+        return other_activation(args, [first, *args.files[1:]], "classify")
+    try:
+        with threads(args.threads):
+            result = classify_many([first, *args.files[1:]], group=group,
+                                   settings=Settings.preset_named(getattr(args, "preset", "default"),
+                                                                  dead_threshold=thr, verdict=not args.no_verdict),
+                                   progress=not args.no_progress, on_loaded=abelian_only,
+                                   workers=args.workers, keep_weights=args.plots is not None, sqr_only=True)
+    except OtherActivation:  # a later file is not an sqr network: the per-node report of every file, as for the first
+        return other_activation(args, [first, *args.files[1:]], "classify")
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading
     text = result.render_text()
     written = result.write_outputs(args.json, args.markdown, args.plots, force=args.force)

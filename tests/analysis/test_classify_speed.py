@@ -159,3 +159,47 @@ def test_cli_workers(tmp_path, capsys):
     assert "z_nu * z_syn" in out and (tmp_path / "o.json").exists()
     assert main(["classify", str(paths[0]), "--workers", "0"]) != 0
     assert "--workers: workers must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_cli_reads_each_file_once_and_one_at_a_time(tmp_path, monkeypatch, capsys):
+    """cogo classify holds one network at a time: file i is read after file i-1 was analysed (the old command read
+    every file first), and no file twice."""
+    import cogo.analysis.classify as C
+    import cogo.io.checkpoint as ck
+    import cogo.io.weights as wt
+    from cogo.cli import main
+
+    paths = _checkpoints(tmp_path, 3)
+    log = []
+    read, analyse = ck.read_checkpoint, C._read_loaded
+
+    def logged_read(path, *a, **k):
+        log.append(("read", str(path)))
+        return read(path, *a, **k)
+
+    def logged_analyse(w, p, st):
+        log.append(("analyse", str(p)))
+        return analyse(w, p, st)
+
+    monkeypatch.setattr(ck, "read_checkpoint", logged_read)
+    monkeypatch.setattr(wt, "read_checkpoint", logged_read)
+    monkeypatch.setattr(C, "_read_loaded", logged_analyse)
+    assert main(["classify", *map(str, paths), "--group", "11", "--no-progress", "--no-verdict"]) == 0
+    assert log == [(step, str(p)) for p in paths for step in ("read", "analyse")]
+    assert capsys.readouterr().out.count("z_nu * z_syn") >= 3
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cli_a_later_file_of_another_activation_gives_every_files_node_report(tmp_path, capsys, workers):
+    from cogo.cli import main
+
+    paths = _checkpoints(tmp_path, 2)
+    Wa, Wb, Wc = z_F6(11).to_weights(real=True)
+    save_checkpoint(tmp_path / "relu.pt", Wa, Wb, Wc, {"group": "11", "activation": "relu"})
+    paths.append(tmp_path / "relu.pt")
+    assert main(["classify", *map(str, paths), "--no-progress", "--workers", str(workers),
+                 "--json", str(tmp_path / "o.json")]) == 0
+    out = capsys.readouterr().out
+    assert "activation relu" in out and "no catalogue form is named" in out
+    assert all(f"{p}: 11" in out for p in paths)          # the per-node report of every file, the sqr ones too
+    assert "z_nu * z_syn" not in out

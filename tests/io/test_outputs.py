@@ -279,3 +279,23 @@ def test_training_curves_are_readable(tmp_path, monkeypatch):
     labels = [t.get_text() for t in acc.get_legend().get_texts()]
     assert len(labels) == 2 and all("3 seed" in t for t in labels)  # one entry per seed group
     assert len(acc.collections) == 4  # a band per seed group for train and test
+
+
+def test_file_identities_share_a_key_exactly_when_same_file_says_so(tmp_path):
+    """The duplicate check of a sweep keys each path once (linear in the paths); it must agree with same_file."""
+    import os
+
+    from cogo.io.outputs import file_identities, same_file
+
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    a.write_text("x")
+    b.write_text("x")
+    os.link(a, tmp_path / "hard.npz")
+    os.symlink(a, tmp_path / "soft.npz")
+    names = [a, b, tmp_path / "." / "a.npz", tmp_path / "hard.npz", tmp_path / "soft.npz",
+             tmp_path / "missing.npz", tmp_path / "sub" / ".." / "missing.npz"]
+    for p in names:
+        for r in names:
+            shared = bool(set(file_identities(p)) & set(file_identities(r)))
+            assert shared == same_file(p, r), (p, r)
+    assert not set(file_identities(a)) & set(file_identities(b))
