@@ -34,14 +34,15 @@ def canonical_node_order(F: np.ndarray) -> np.ndarray:
     return np.array(sorted(range(len(keys)), key=lambda j: keys[j]), dtype=np.int64)
 
 
-def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
-    """Canonical orientation of one factor ``V`` (3, m): ``(base, signs per element, element order)``.
+def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int], tuple] | None:
+    """Canonical orientation of one factor ``V`` (3, m): ``(base, signs per element, element order, key)``.
 
     For every choice of the *base* element the factor is divided by it (per ``p``); every other
     element's sign gauge ``(a, b) -> (-a, -b)`` is fixed so that its ``a`` has angle in ``[0, 180)``
     degrees; the others are sorted by :func:`cogo.analysis.kronecker._feature_key`; the base whose sorted key sequence is
-    smallest wins (ties: the first).  None when an entry is 0 (no normalization exists).  The keys
-    of every base are read at once (:func:`cogo.analysis.kronecker._feature_keys`).
+    smallest wins (ties: the first); ``key`` is that sequence (the keys of the oriented factor's elements
+    after the base).  None when an entry is 0 (no normalization exists).  The keys of every base are read at
+    once (:func:`cogo.analysis.kronecker._feature_keys`).
     """
     m = V.shape[1]
     bases = [base for base in range(m) if not np.any(np.abs(V[:, base]) < _TINY)]
@@ -61,8 +62,8 @@ def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int]] | None:
         key = tuple(ck[e] for e in others)
         if best is None or key < best[0]:
             best = (key, base, sig[i], others)
-    _, base, sig_b, others = best
-    return base, sig_b, [base] + others
+    key, base, sig_b, others = best
+    return base, sig_b, [base] + others, key
 
 
 def canonical_factorization(fz: Factorization) -> Factorization:
@@ -100,7 +101,7 @@ def canonical_factorization(fz: Factorization) -> Factorization:
             vecs.append(V)
             keys.append(())
             continue
-        base, sig, order = o
+        base, sig, order, key = o
         for e in range(V.shape[1]):
             if sig[e] < 0:
                 signs[np.take(grid, e, axis=i).reshape(-1)] *= -1.0
@@ -110,7 +111,7 @@ def canonical_factorization(fz: Factorization) -> Factorization:
         N = N[:, order]
         grid = np.take(grid, order, axis=i)
         vecs.append(N)
-        keys.append(tuple(_feature_keys(N[:, 1:].T)) if N.shape[1] > 1 else ())
+        keys.append(key)  # the keys of N[:, 1:] (its columns as _orient_factor read them, the same values)
     if abs(scale[0]) > 0 and _feature_key(scale[0])[0] >= 180.0:
         # the global sign gauge (-a, -b, c) of every node at once: scale_a at an angle in [0, 180) degrees
         scale[:2] *= -1.0

@@ -81,7 +81,7 @@ from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, MIX_THRESHOLD, bloc
 from cogo.analysis.irreps import IrrepReport, IrrepsResult, irreps_checkpoints, read_irreps
 from cogo.analysis.kronecker import FACTOR_TOL
 from cogo.analysis.naming import NAME_TOL, name_block, name_blocks
-from cogo.analysis.nearest import nearest_family, nearest_from_reading
+from cogo.analysis.nearest import nearest_family, nearest_from_readings
 from cogo.analysis.network_report import BlockReport, NetworkReport
 from cogo.analysis.optimality import block_scale, block_tolerance, network_verdict
 from cogo.analysis.records import to_pandas, to_records
@@ -276,27 +276,29 @@ def classify_blocks(blocks: Sequence[dict], settings: Settings | None = None, dt
     st = settings or Settings()
     items = [_block_report(**spec) for spec in blocks]
     name_blocks(items, st)
-    reports = []
+    reports, xs = [], []
     for spec, (rep, a, b, c) in zip(blocks, items):
         _optimality_flag(rep, a, b, c, st, dtype)
-        _near_miss(rep, spec["a"], spec["b"], spec["c"], st)
+        x = np.stack([a, b, c])
+        if x.shape[1]:
+            amp = np.abs(x[0] * x[1] * x[2])
+            rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
         reports.append(rep)
+        xs.append(x)
+    # the nearest form: a block read exactly as a family of its order is its own (cogo.analysis.nearest), every such
+    # block of the network at once; else the direct fit
+    forms = _cat.nearest_forms()
+    near = [i for i, rep in enumerate(reports) if rep.order in forms]
+    for i, got in zip(near, nearest_from_readings([(reports[i], xs[i]) for i in near], st.preset)):
+        reports[i].nearest = got or nearest_family(blocks[i]["a"], blocks[i]["b"], blocks[i]["c"])
+    for rep in reports:
+        if rep.order in forms:
+            continue
+        if _is_catalogue(rep.type):
+            rep.nearest = _nearest_of(rep)
+        else:
+            rep.nearest = {"type": None, "distance": None, "params": [], "method": "none"}
     return reports
-
-
-def _near_miss(rep: BlockReport, a: Any, b: Any, c: Any, st: Settings) -> None:
-    """Set ``amplitude_spread`` and ``nearest`` of a read block (:func:`classify_block`)."""
-    x = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
-    if x.shape[1]:
-        amp = np.abs(x[0] * x[1] * x[2])
-        rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
-    if rep.order in _cat.nearest_forms():
-        # a block read exactly as a family of its order is its own nearest form (cogo.analysis.nearest)
-        rep.nearest = nearest_from_reading(rep, x, st.preset) or nearest_family(a, b, c)
-    elif _is_catalogue(rep.type):
-        rep.nearest = _nearest_of(rep)
-    else:
-        rep.nearest = {"type": None, "distance": None, "params": [], "method": "none"}
 
 
 def _is_catalogue(t: str) -> bool:

@@ -143,20 +143,21 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
         return np.ones((1, 3), dtype=np.complex128)
     F = node_features(V[0], V[1], V[2])
     out = [np.ones(3, dtype=np.complex128)]
-    for j in range(1, n):
-        lam = V[:, j] / V[:, 0]
-        lf = np.array([lam[0] ** 2, lam[0] * lam[1], lam[1] ** 2, lam[2]])
-        G = F * lf
-        D = np.linalg.norm(G[:, None, :] - F[None, :, :], axis=-1) / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, None]
+    lams = (V[:, 1:] / V[:, :1]).T                                          # (n - 1, 3): every candidate at once
+    lf = np.stack([lams[:, 0] ** 2, lams[:, 0] * lams[:, 1], lams[:, 1] ** 2, lams[:, 2]], axis=1)
+    G = F[None] * lf[:, None, :]                                            # (n - 1, n, 4)
+    D = (np.linalg.norm(G[:, :, None, :] - F[None, None, :, :], axis=-1)
+         / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, :, None])      # (n - 1, n, n)
+    near = D <= tol
+    for j in range(n - 1):
         # lam V = V as a multiset: an optimal one-to-one matching (Hungarian), every pair within tol.  (Nearest
         # partners were not one-to-one when V repeats a node -- z_nu * z_nu with equal nu -- and float noise
         # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
-        near = D <= tol
-        if not (near.any(axis=0).all() and near.any(axis=1).all()):
+        if not (near[j].any(axis=0).all() and near[j].any(axis=1).all()):
             continue  # some node has no partner within tol: no matching can pass
-        col = linear_assignment(np.round(D, 9))
-        if (D[np.arange(n), col] <= tol).all():
-            out.append(lam)
+        col = linear_assignment(np.round(D[j], 9))
+        if (D[j][np.arange(n), col] <= tol).all():
+            out.append(lams[j])
     return np.stack(out)
 
 

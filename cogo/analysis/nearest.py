@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from cogo import catalogue as _cat
 from cogo.analysis.canonical import canonical_node_order
-from cogo.analysis.kronecker import balance_gauge, node_features
+from cogo.analysis.kronecker import _feature_keys, balance_gauge, node_features
 
-__all__ = ["NEAREST_FROM_READING", "nearest_family", "nearest_from_reading", "block_features", "features_misfit",
+__all__ = ["NEAREST_FROM_READING", "nearest_family", "nearest_from_reading", "nearest_from_readings", "block_features",
+           "features_misfit",
            "order_misfits"]
 
 #: A block read as a catalogue form with error and naming residuals at most this is its own nearest form
@@ -137,6 +138,68 @@ def nearest_from_reading(rep: Any, x: np.ndarray, preset: str = "default") -> di
     dict or None
         ``{type, distance, params: [{"degrees": {...}}], method: "kronecker"}``, or None (run the search).
     """
+    return nearest_from_readings([(rep, x)], preset)[0]
+
+
+def nearest_from_readings(items: Sequence[tuple], preset: str = "default") -> list[dict | None]:
+    """:func:`nearest_from_reading` of every ``(rep, x)`` of ``items`` (a network's blocks), the misfits of all
+    blocks of one order over every node order in one :func:`order_misfits` call (the same numbers)."""
+    plans = [_reading_form(rep, preset) for rep, _ in items]
+    out: list = [None] * len(items)
+    by_order: dict = {}
+    for i, plan in enumerate(plans):
+        if plan is not None:
+            by_order.setdefault(np.shape(items[i][1])[1], []).append(i)
+    for m, idx in by_order.items():
+        X = np.stack([np.asarray(items[i][1], dtype=np.complex128).reshape(3, m) for i in idx])
+        if not np.isfinite(X).all():
+            raise ValueError("block vectors contain NaN or infinite values")
+        ab, bb, cb = _balanced(X)                                       # as block_features reads each block
+        F = node_features(ab, bb, cb)                                   # (B, m, 4)
+        scale = np.cbrt(np.maximum(np.abs(ab * bb * cb).mean(axis=1), 1e-300))
+        keys = _feature_keys((F / scale[:, None, None]).reshape(-1, 4))
+        Fs, fns, keep = [], [], []
+        for r, i in enumerate(idx):
+            kb = keys[r * m:(r + 1) * m]
+            Fb = F[r][np.array(sorted(range(m), key=lambda j: kb[j]), dtype=np.int64)]
+            fn = float((np.abs(Fb) ** 2).sum())
+            if fn > 0:
+                Fs.append(Fb)
+                fns.append(fn)
+                keep.append(i)
+        if not keep:
+            continue
+        models = np.stack([np.stack([(ps := plans[i][1].model(plans[i][2])).a, ps.b, ps.c]) for i in keep])
+        G = _balanced_features(np.asarray(models, dtype=np.complex128))
+        res = order_misfits(np.stack(Fs), G[:, None])
+        for i, r, fn in zip(keep, res[:, 0], fns):
+            typ, nf, folded = plans[i]
+            d = math.sqrt(float(r.min()) / fn)
+            if not d <= 4.0 * NEAREST_FROM_READING:  # the model at the read parameters does not fit: search instead
+                continue
+            params = {n: round(v, 3) + 0.0 for n, v in zip(nf.params, folded)}
+            out[i] = {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "kronecker"}
+    return out
+
+
+def _balanced(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`cogo.analysis.kronecker.balance_gauge` of a stack of blocks ``X`` (B, 3, m): the same operations, entry by entry."""
+    a, b, c = X[:, 0], X[:, 1], X[:, 2]
+    ma, mb, mc = np.abs(a), np.abs(b), np.abs(c)
+    ok = (ma > 0) & (mb > 0) & (mc > 0)
+    t = np.ones(a.shape)
+    t[ok] = np.cbrt(mc[ok] / np.sqrt(ma[ok] * mb[ok]))
+    return a * t, b * t, c / t ** 2
+
+
+def _balanced_features(X: np.ndarray) -> np.ndarray:
+    """``(a^2, a b, b^2, c)`` of the balanced nodes of a stack of blocks ``X`` (B, 3, m): (B, m, 4)."""
+    return node_features(*_balanced(X))
+
+
+def _reading_form(rep: Any, preset: str) -> tuple | None:
+    """``(type, form, folded parameters)``: the form the block is read as, at its read parameters, or None when
+    :func:`nearest_from_reading` does not apply (it runs the search)."""
     if preset != "default" or not rep.factors or any(f["name"] == "unknown" for f in rep.factors):
         return None
     res = [f.get("residual") for f in rep.factors]
@@ -156,18 +219,7 @@ def nearest_from_reading(rep: Any, x: np.ndarray, preset: str = "default") -> di
     if any(n not in values for n in nf.params):
         return None
     t = tuple(math.degrees(float(np.angle(complex(values[n])))) for n in nf.params)
-    folded = tuple(nf.fold(t))
-    bf = block_features(x)
-    if bf is None:
-        return None
-    F, fn = bf
-    ps = nf.model(folded)
-    G = node_features(*balance_gauge(ps.a, ps.b, ps.c)[:3])
-    d = math.sqrt(features_misfit(F, G) / fn)
-    if not d <= 4.0 * NEAREST_FROM_READING:  # the model at the read parameters does not fit: search instead
-        return None
-    params = {n: round(v, 3) + 0.0 for n, v in zip(nf.params, folded)}
-    return {"type": typ, "distance": d, "params": [{"degrees": params}], "method": "kronecker"}
+    return typ, nf, tuple(nf.fold(t))
 
 
 def _feature_misfit(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -358,8 +358,17 @@ def nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
     """The direct fits by block order: every family's and product's :class:`NearestForm`.
 
     Lone factors first (registration order), then products (precedence order); ties in the nearest
-    search go to the form listed first.
+    search go to the form listed first.  Kept until the registry changes (read for every block).
     """
+    if not _NEAREST_FORMS:
+        _NEAREST_FORMS.update(_nearest_forms())
+    return {q: list(v) for q, v in _NEAREST_FORMS.items()}
+
+
+_NEAREST_FORMS: dict = {}
+
+
+def _nearest_forms() -> dict[int, list[tuple[str, NearestForm]]]:
     out: dict = {}
     for f in _FAMILIES.values():
         if f.nearest is not None:
@@ -671,3 +680,5 @@ def _register_spec7() -> None:
 
 
 _register_spec7()
+
+on_change(_NEAREST_FORMS.clear)  # a registered form changes the direct fits by order
