@@ -51,6 +51,7 @@ References
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
@@ -468,7 +469,7 @@ def _closed_form_fits(pool: GridPool) -> list:
     """
     grids = two_row_grids(pool.q)
     mis = np.round(feature_misfits(pool.F, grids), ERROR_DECIMALS)
-    per_split = len(grids) // len(np.unique(grids[:, 0], axis=0))  # the alignments of one split are consecutive
+    per_split = math.factorial(pool.q // 2)  # the alignments of one split (the orders of its second row) are consecutive
     mis = mis.reshape(-1, per_split)
     lead = mis.min(axis=1)
     splits = np.argsort(lead, kind="stable")

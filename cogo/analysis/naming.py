@@ -170,23 +170,24 @@ def _variants_2(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
     return v.reshape(-1, 3)
 
 
+_V3_FGH = np.array([(f, g, h) for f in range(3) for g, h in ((0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1))
+                    if f not in (g, h)], dtype=np.int64).T   # (3, 6): the base node f and the next two, g and h
+_SIGNS = np.array([[1, 1, 1], [-1, -1, 1]])
+
+
 def _variants_3(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
-    """Nodes 1, 2 of every transformed version of a 3-node factor: (N, 2, 3)."""
-    vs = []
-    for f in range(3):
-        for g, h in ((0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)):
-            if f in (g, h) or g == h:
-                continue
-            vs.append(np.stack([u[:, g] / u[:, f], u[:, h] / u[:, f]]))
-    base = np.stack(vs)  # (6, 2, 3)
-    sg = np.array([1, 1, 1]), np.array([-1, -1, 1])
-    mult = []
-    for s1 in sg:
-        for s2 in sg:
-            for l1 in stab:
-                for l2 in stab:
-                    mult.append(np.stack([s1 * l1, s2 * l2]))
-    mult = np.stack(mult)  # (4 S^2, 2, 3)
+    """Nodes 1, 2 of every transformed version of a 3-node factor: (N, 2, 3).
+
+    Every base node ``f`` with the other two in either order (6), times a sign gauge and a partner-stabilizer
+    multiplier per node (``(2 S)^2``), in that nesting (signs of node 1, of node 2, multipliers of node 1, of node 2).
+    """
+    f, g, h = _V3_FGH
+    base = np.stack([(u[:, g] / u[:, f]).T, (u[:, h] / u[:, f]).T], axis=1)              # (6, 2, 3)
+    S = len(stab)
+    A = _SIGNS[:, None, :] * stab[None, :, :]                                           # (2, S, 3): sign s, stab l
+    first = np.broadcast_to(A[:, None, :, None, :], (2, 2, S, S, 3))
+    second = np.broadcast_to(A[None, :, None, :, :], (2, 2, S, S, 3))
+    mult = np.stack([first, second], axis=-2).reshape(-1, 2, 3)                        # (4 S^2, 2, 3)
     return (base[:, None] * mult[None]).reshape(-1, 2, 3)
 
 

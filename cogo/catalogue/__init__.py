@@ -484,8 +484,11 @@ class RowParams(_SequenceABC):
 
     def take(self, rows: Sequence[int]) -> "RowParams":
         """The rows ``rows`` (indices into this sequence), in that order, as a sequence of their own."""
-        rows = np.asarray(rows, dtype=np.int64)
-        return RowParams(len(rows), lambda i: self[int(rows[i])])
+        rows = [int(r) for r in rows]
+        n, make = self._n, self._make
+        if any(not 0 <= r < n for r in rows):
+            raise IndexError(f"rows outside 0..{n - 1}")
+        return RowParams(len(rows), lambda i: make(rows[i]))
 
 
 def _rms(V: np.ndarray, pred: np.ndarray) -> np.ndarray:
