@@ -85,7 +85,8 @@ from cogo.analysis.nearest import nearest_family, nearest_from_readings
 from cogo.analysis.network_report import BlockReport, NetworkReport
 from cogo.analysis.optimality import block_scale, block_tolerance, network_verdict
 from cogo.analysis.records import to_pandas, to_records
-from cogo.analysis.report import render_json, render_markdown, render_text, to_json_dict, write_outputs
+from cogo.analysis.report import (render_json, render_json_entry, render_markdown, render_text, to_json_dict,
+                                  write_outputs)
 from cogo.analysis.snap import attach_snap
 from cogo.analysis.summary import summarize
 from cogo.analysis.sweep import Readers, check_paths, load_one, load_sqr, read_many
@@ -197,6 +198,9 @@ class ClassifyResult:
     weights: list = field(default_factory=list, repr=False)
     #: :func:`tolerance_curve` output when computed (``cogo classify --plots``)
     tolerance: dict | None = None
+    #: each checkpoint's JSON entry, rendered where it was read (``classify_many(..., render_json=True)``, what
+    #: ``cogo classify`` does: a sweep's workers render their own); :func:`render_json` splices them
+    json_entries: list | None = field(default=None, repr=False)
 
     # the reading contract (cogo.analysis.reading.Reading), shared with the irreps reading of SPEC 9
     def to_dict(self) -> dict:
@@ -475,7 +479,8 @@ def _read_loaded(w: Any, p: Any, st: Settings) -> NetworkReport:
 def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
                   on_loaded: Any = None, workers: int = 1,
-                  keep_weights: bool = True, sqr_only: bool = False) -> "ClassifyResult | IrrepsResult":
+                  keep_weights: bool = True, sqr_only: bool = False,
+                  render_json: bool = False) -> "ClassifyResult | IrrepsResult":
     """Check every path, then load and analyse the checkpoints one at a time, and aggregate.
 
     Returns a :class:`ClassifyResult` (Abelian groups, SPEC 8) or a
@@ -498,7 +503,9 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     :func:`tolerance_curve`); False holds one network's weights at a time.
     ``sqr_only``: a checkpoint whose activation is not ``sqr`` raises
     :class:`cogo.analysis.sweep.OtherActivation` when it is read (``cogo classify``
-    then gives the per-node report of every file).
+    then gives the per-node report of every file).  ``render_json``: each
+    checkpoint's JSON entry is rendered where it is read (in its worker), so
+    :meth:`ClassifyResult.render_json` only splices (the reports are final once read).
 
     Examples
     --------
@@ -520,8 +527,9 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     paths = list(paths)
     check_paths(paths, group)
-    return read_many(paths, group, st, Readers(load_sqr if sqr_only else load_one, _read_loaded, _result, _irreps),
-                     progress=progress,
+    io = Readers(load_sqr if sqr_only else load_one, _read_loaded, _result, _irreps,
+                 render_json_entry if render_json else None)
+    return read_many(paths, group, st, io, progress=progress,
                      on_loaded=on_loaded, workers=workers, keep_weights=keep_weights)
 
 

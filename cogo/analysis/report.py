@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
-from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.formatting import RenderedJSON, dumps_json, dumps_json_at, render_table, to_plain
 from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, check_outputs
 
 # ClassifyResult / NetworkReport (cogo.analysis.classify) appear in annotations only: the renderer never imports
@@ -47,6 +47,7 @@ from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, c
 __all__ = [
     "to_json_dict",
     "render_json",
+    "render_json_entry",
     "render_text",
     "render_markdown",
     "angle_histograms",
@@ -152,17 +153,35 @@ def to_json_dict(result: ClassifyResult) -> dict:
     >>> sorted(d), [b["order"] for b in d["checkpoints"][0]["blocks"]]
     (['checkpoints', 'format', 'settings', 'summary', 'tolerance_curve'], [6, 4, 4])
     """
+    return _json_dict(result, [report_json(r) for r in result.reports])
+
+
+def _json_dict(result: ClassifyResult, checkpoints: list) -> dict:
     return {
         "format": "cogo-classify/1",
         "settings": _plain(result.settings.__dict__),
-        "checkpoints": [report_json(r) for r in result.reports],
+        "checkpoints": checkpoints,
         "summary": _plain(result.summary),
         "tolerance_curve": _plain(result.tolerance) if result.tolerance is not None else None,
     }
 
 
+#: How deep a checkpoint's entry sits in the classify JSON (top dict, ``checkpoints`` list, the entry), and the
+#: depth written one line per value (``checkpoints[i].blocks[j]``: one line per block).
+ENTRY_DEPTH, COMPACT_DEPTH = 2, 4
+
+
+def render_json_entry(r: NetworkReport) -> RenderedJSON:
+    """One checkpoint's entry of :func:`render_json`, rendered at its place (what a sweep's workers do, so the
+    parent only splices: ``classify_many(..., render_json=True)``)."""
+    return dumps_json_at(report_json(r), ENTRY_DEPTH, COMPACT_DEPTH)
+
+
 def render_json(result: ClassifyResult) -> str:
     """Strict JSON text (no NaN) of :func:`to_json_dict`, ending in a newline.
+
+    The entries rendered when the checkpoints were read (``result.json_entries``, one per report) are
+    spliced in as they are; the reports are final once read.
 
     Examples
     --------
@@ -174,8 +193,13 @@ def render_json(result: ClassifyResult) -> str:
     >>> json.loads(render_json(result)) == to_json_dict(result)
     True
     """
+    entries = getattr(result, "json_entries", None)
+    if entries is not None and len(entries) == len(result.reports):
+        d = _json_dict(result, list(entries))
+    else:
+        d = to_json_dict(result)
     # plain values already (to_json_dict); one line per block: checkpoints[i].blocks[j]
-    return dumps_json(to_json_dict(result), compact_depth=4, plain=True)
+    return dumps_json(d, compact_depth=COMPACT_DEPTH, plain=True)
 
 
 # --------------------------------------------------------------------------- text / Markdown

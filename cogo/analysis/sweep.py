@@ -81,13 +81,16 @@ class Readers(NamedTuple):
 
     ``load(path, group)`` -> :class:`cogo.io.checkpoint.Checkpoint`; ``read(loaded, path,
     settings)`` -> the block reading of one network; ``result(reports, settings, weights)`` -> the
-    aggregate; ``irreps(loaded, paths, settings)`` -> the irreps reading (SPEC 9).
+    aggregate; ``irreps(loaded, paths, settings)`` -> the irreps reading (SPEC 9); ``render(report)``, if given,
+    -> the report's JSON entry, rendered where the report was read (a worker), kept in the aggregate's
+    ``json_entries``.
     """
 
     load: Callable
     read: Callable
     result: Callable
     irreps: Callable
+    render: Callable | None = None
 
 
 def _mixed_groups(seen: dict) -> str:
@@ -98,7 +101,8 @@ def _mixed_groups(seen: dict) -> str:
 
 
 def _read_path(task: tuple) -> tuple:
-    """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None)``.
+    """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None, JSON entry
+    or None)``.
 
     ``task``: ``(source, path, group, settings, keep_weights, io)``; ``source`` is the path, or the checkpoint
     already read (the first one, read by the caller to decide the reading: it is not read again).
@@ -106,22 +110,25 @@ def _read_path(task: tuple) -> tuple:
     source, path, group, st, keep_weights, io = task
     w = io.load(source, group)
     if w.group.abelian is None:  # cannot join a block reading: refused by the caller
-        return str(w.group), None, None
+        return str(w.group), None, None, None
     rep = io.read(w, path, st)
+    entry = io.render(rep) if io.render is not None else None
     rep.group = None  # the caller puts back the first checkpoint's (equal) group: its cached tables stay here
-    return str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
+    return str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None), entry
 
 
 def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, keep_weights: bool,
              io: "Readers") -> Iterator[tuple]:
-    """``(group label, report, weights)`` per checkpoint, in order: here, or in ``workers`` processes."""
+    """``(group label, report, weights, JSON entry)`` per checkpoint, in order: here, or in ``workers`` processes."""
     if workers <= 1 or len(paths) <= 1:
         for i, p in enumerate(paths):
             w = first if i == 0 else io.load(p, group)
             if w.group.abelian is None or (i and str(w.group) != str(first.group)):
-                yield str(w.group), None, None  # the caller refuses before reading it
+                yield str(w.group), None, None, None  # the caller refuses before reading it
                 return
-            yield str(w.group), io.read(w, str(p), st), ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None)
+            rep = io.read(w, str(p), st)
+            yield (str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None),
+                   io.render(rep) if io.render is not None else None)
         return
     tasks = [(first if i == 0 else str(p), str(p), group, st, keep_weights, io) for i, p in enumerate(paths)]
     with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
@@ -170,13 +177,14 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
         # ends with one error line, not a bar's carriage returns in a log
         bar = tqdm(total=len(paths), desc="classify", unit="checkpoint", dynamic_ncols=True, leave=False,
                    disable=None)
-    reports, weights = [], []
+    reports, weights, entries = [], [], []
     try:
-        for p, (g, rep, w) in zip(paths, _results(items, first, group, st, workers, keep_weights, io)):
+        for p, (g, rep, w, entry) in zip(paths, _results(items, first, group, st, workers, keep_weights, io)):
             if g != label or rep is None:
                 raise CogoError(_mixed_groups({label: paths[:1], g: [p]}))
             rep.group = first.group  # one group object (and its cached tables) for every report
             reports.append(rep)
+            entries.append(entry)
             if w is not None:
                 weights.append(w)
             if bar is not None:
@@ -184,4 +192,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     finally:
         if bar is not None:
             bar.close()
-    return io.result(reports, st, weights)
+    result = io.result(reports, st, weights)
+    if io.render is not None:
+        result.json_entries = entries
+    return result

@@ -90,7 +90,8 @@ def run(args) -> int:
                                    settings=Settings.preset_named(getattr(args, "preset", "default"),
                                                                   dead_threshold=thr, verdict=not args.no_verdict),
                                    progress=not args.no_progress, on_loaded=abelian_only,
-                                   workers=args.workers, keep_weights=args.plots is not None, sqr_only=True)
+                                   workers=args.workers, keep_weights=args.plots is not None, sqr_only=True,
+                                   render_json=args.json is not None)
     except OtherActivation:  # a later file is not an sqr network: the per-node report of every file, as for the first
         return other_activation(args, [first, *args.files[1:]], "classify")
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading

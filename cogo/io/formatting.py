@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["render_table", "to_plain", "dumps_json"]
+__all__ = ["render_table", "to_plain", "dumps_json", "dumps_json_at", "RenderedJSON"]
 
 
 def render_table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool = False,
@@ -128,7 +128,28 @@ def dumps_json(obj: Any, indent: int = 1, compact_depth: int | None = None, plai
     return _dump(obj, 0, indent, compact_depth) + "\n"
 
 
+class RenderedJSON(str):
+    """JSON text already rendered at its place (:func:`dumps_json_at`): :func:`dumps_json` writes it as it is."""
+
+
+def dumps_json_at(plain: Any, depth: int, compact_depth: int, indent: int = 1) -> RenderedJSON:
+    """The text :func:`dumps_json` (with ``compact_depth``) writes for the plain value ``plain`` nested ``depth``
+    levels deep (its first line unindented, the others indented for that depth), to be placed there as a
+    :class:`RenderedJSON` (a sweep's workers render their own checkpoints' entries).
+
+    Examples
+    --------
+    >>> doc = {"a": [{"k": 1, "v": [1, 2]}]}
+    >>> entry = dumps_json_at({"k": 1, "v": [1, 2]}, 2, compact_depth=2)
+    >>> dumps_json({"a": [entry]}, compact_depth=2) == dumps_json(doc, compact_depth=2)
+    True
+    """
+    return RenderedJSON(_dump(plain, depth, indent, compact_depth))
+
+
 def _dump(x: Any, depth: int, indent: int, compact_depth: int) -> str:
+    if type(x) is RenderedJSON:
+        return x
     if depth >= compact_depth or not isinstance(x, (dict, list)) or not x:
         return json.dumps(x, allow_nan=False)
     pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))

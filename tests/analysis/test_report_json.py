@@ -48,3 +48,24 @@ def test_the_plainness_check_can_fail():
     assert _not_plain({"a": [1, np.int64(2)]}) == "$.a[1]: int64"
     assert _not_plain({"a": float("nan")}) == "$.a"
     assert _not_plain({1: 2}) == "$.1"
+
+
+def test_entries_rendered_where_each_checkpoint_is_read_are_the_json_of_the_whole(tmp_path):
+    """classify_many(render_json=True) (cogo classify's sweep: the workers render their own checkpoints) writes the
+    same text as the whole rendered at once; a result without entries, or with stale ones, renders itself."""
+    from cogo.analysis.classify import classify_many
+
+    paths = []
+    for i, net in enumerate([z_F6(11, seed=1), z_F46(11, seed=2), z_F6(11, seed=3)]):
+        p = tmp_path / f"c{i}.npz"
+        Wa, Wb, Wc = net.to_weights(real=True)
+        np.savez(p, Wa=Wa, Wb=Wb, Wc=Wc)
+        paths.append(p)
+    for workers in (1, 2):
+        res = classify_many(paths, group=11, workers=workers, render_json=True, keep_weights=False)
+        assert res.json_entries is not None and len(res.json_entries) == 3
+        whole = dumps_json(to_json_dict(res), compact_depth=4)
+        assert render_json(res) == whole
+        res.json_entries = res.json_entries[:2]            # not one per report: rendered from the reports
+        assert render_json(res) == whole
+    assert classify_many(paths, group=11).json_entries is None
