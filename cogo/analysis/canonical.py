@@ -45,15 +45,14 @@ def _orient_factor(V: np.ndarray) -> tuple[int, np.ndarray, list[int], tuple] | 
     once (:func:`cogo.analysis.kronecker._feature_keys`).
     """
     m = V.shape[1]
-    bases = [base for base in range(m) if not np.any(np.abs(V[:, base]) < _TINY)]
-    if not bases:
+    bases = np.flatnonzero(~(np.abs(V) < _TINY).any(axis=0))
+    if not len(bases):
         return None
-    N = np.stack([V / V[:, base:base + 1] for base in bases])  # (B, 3, m)
-    a_keys = _feature_keys(N[:, 0, :].reshape(-1, 1))
-    sig = np.array([-1.0 if e != base and a_keys[i * m + e][0] >= 180.0 else 1.0
-                    for i, base in enumerate(bases) for e in range(m)]).reshape(len(bases), m)
-    N2 = N.copy()
+    N2 = V[None, :, :] / V[:, bases].T[:, :, None]             # (B, 3, m): divided by each base
+    ang = np.array([k[0] for k in _feature_keys(N2[:, 0, :].reshape(-1, 1))]).reshape(len(bases), m)
+    sig = np.where((ang >= 180.0) & (np.arange(m)[None, :] != bases[:, None]), -1.0, 1.0)
     N2[:, :2, :] *= sig[:, None, :]
+    bases = bases.tolist()
     col_keys = _feature_keys(np.swapaxes(N2, 1, 2).reshape(-1, 3))
     best = None
     for i, base in enumerate(bases):
