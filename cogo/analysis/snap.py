@@ -226,7 +226,7 @@ def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.nda
     costs, at = np.empty(len(Ys)), np.empty(len(Ys), dtype=np.int64)
     g = len(_PHASES)
     u = np.exp(1j * _PHASES)[None, :, None]
-    step = max(1, (1 << 21) // (g * g * Ys.shape[1]))                # candidates per chunk (16 MiB of floats)
+    step = max(1, (1 << 17) // (g * g * Ys.shape[1]))                # candidates per chunk (1 MiB of floats: in cache)
     for s in range(0, len(Ys), step):
         Xs, Yc = X[s:s + step], Ys[s:s + step]
         M = np.conj(Xs) * Yc                                            # (N, m, 3)
