@@ -319,11 +319,14 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
     for s in range(0, n, step):
         rows = np.arange(s, min(n, s + step))
         h = (WaT[rows][:, None, :] + WbT[None, :, :]).reshape(-1, q)
-        o = ((h * h) @ Wc.T).reshape(len(rows), n, n)
+        o = (np.square(h, out=h) @ Wc.T).reshape(len(rows), n, n)   # in place: h is (rows n, q), the largest array
         r = o - o.mean(axis=2, keepdims=True) + 1.0 / n
         r[np.arange(len(rows))[:, None], np.arange(n)[None, :], C[rows]] -= 1.0
         total += float(np.einsum("abm,abm->", r, r))
-        T[rows] = (o - A2[rows][:, None, :] - B2[None, :, :]) / 2
+        t = T[s:s + len(rows)]                                          # (o - A2 - B2) / 2, in place
+        np.subtract(o, A2[rows][:, None, :], out=t)
+        t -= B2[None, :, :]
+        t /= 2
     d = len(axes)
     # r[k1, k2, k] = sum_{a,b,m} conj(chi_k1(a)) conj(chi_k2(b)) chi_k(m) T.  The sum over m is two real matrix
     # products (T is real) for k over one of each pair {k, -k} (r[-k1, -k2, -k] = conj(r[k1, k2, k]) gives the
@@ -331,7 +334,9 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
     half = np.flatnonzero(np.arange(n) <= G.neg)                      # k <= -k: one of each pair
     chi = G.characters[half].T                                        # (n, h): chi_k(m)
     T2 = T.reshape(n * n, n)
-    W = (T2 @ np.ascontiguousarray(chi.real)) + 1j * (T2 @ np.ascontiguousarray(chi.imag))
+    W = np.empty((n * n, len(half)), dtype=np.complex128)
+    W.real = T2 @ np.ascontiguousarray(chi.real)
+    W.imag = T2 @ np.ascontiguousarray(chi.imag)
     R = np.fft.fftn(W.reshape(axes * 2 + (len(half),)), axes=range(2 * d))
     R = np.abs(R.reshape(n, n, len(half))) * (G.scale / n) ** 3
     R[:, :, half == 0] = 0.0                                          # k = 0

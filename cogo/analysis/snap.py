@@ -271,8 +271,10 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
         Y = Ys[b][np.array([t for t, _ in cand])[:, None], perms[np.array([i for _, i in cand])]]
         # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
         # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
-        _, first = np.unique(np.round(Y, 12).reshape(len(Y), -1), axis=0, return_index=True)
-        first = np.sort(first)
+        seen: dict = {}
+        for j, row in enumerate(np.round(Y, 12).reshape(len(Y), -1) + 0.0):  # + 0.0: -0.0 equals 0.0, as in np.unique
+            seen.setdefault(row.tobytes(), j)
+        first = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))     # first places, increasing
         cands.append([cand[j] for j in first])
         owner.append(np.full(len(first), b))
         Yc.append(Y[first])
