@@ -225,7 +225,10 @@ def _fits_many(requests: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[dict]:
         for fam in _cat.fit_order(m):
             res, params = fam.fit(V)
             res = np.asarray(res)
-            runs = len(res) // N if N else 1
+            runs, left = divmod(len(res), N)
+            if left or runs < 1:
+                raise ValueError(f"{fam.name}.fit returned {len(res)} residuals for {N} rows: not runs of {N} "
+                                 "(cogo.catalogue.Family, fit)")
             for r, i in enumerate(idx):
                 rows = np.concatenate([np.arange(h * N + starts[r], h * N + starts[r + 1]) for h in range(runs)])
                 take = params.take(rows) if isinstance(params, _cat.RowParams) else [params[j] for j in rows]

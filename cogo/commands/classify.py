@@ -49,7 +49,7 @@ def add(subparsers) -> None:
     p.add_argument("--no-verdict", action="store_true",
                    help="the block reading only (what the reference classifier computes): skip the network "
                         "verdict (loss on all pairs, R_c, the optimal flag) and the nearest certified optimizer "
-                        "(every distance); about 40%% of the time on z_F6 at d = 127, for sweeps that need the "
+                        "(every distance); about a third of the time on z_F6 at d = 127, for sweeps that need the "
                         "type table only")
     add_threads(p)
     p.add_argument("--workers", type=int_type("workers", 1), default=1, metavar="W",
@@ -82,8 +82,14 @@ def run(args) -> int:
     # first decides the reading; every file is refused from its header when the work cannot fit (classify_many)
     with user_input():
         first = read_checkpoint(args.files[0], group=group, estimate=classify_estimate)
+
+    def node_reports() -> int:  # not sqr networks: every file's per-node report, each read under the memory estimate
+        with user_input():
+            rest = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files[1:]]
+        return other_activation(args, [first, *rest], "classify")
+
     if first.activation != "sqr":
-        return other_activation(args, [first, *args.files[1:]], "classify")
+        return node_reports()
     try:
         with threads(args.threads):
             result = classify_many([first, *args.files[1:]], group=group,
@@ -93,7 +99,7 @@ def run(args) -> int:
                                    workers=args.workers, keep_weights=args.plots is not None, sqr_only=True,
                                    render_json=args.json is not None)
     except OtherActivation:  # a later file is not an sqr network: the per-node report of every file, as for the first
-        return other_activation(args, [first, *args.files[1:]], "classify")
+        return node_reports()   # (the files analysed before it are read a second time: a rare path)
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading
     text = result.render_text()
     written = result.write_outputs(args.json, args.markdown, args.plots, force=args.force)

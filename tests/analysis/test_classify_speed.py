@@ -203,3 +203,22 @@ def test_cli_a_later_file_of_another_activation_gives_every_files_node_report(tm
     assert "activation relu" in out and "no catalogue form is named" in out
     assert all(f"{p}: 11" in out for p in paths)          # the per-node report of every file, the sqr ones too
     assert "z_nu * z_syn" not in out
+
+
+@pytest.mark.parametrize("relu_first", [True, False])
+def test_cli_node_reports_read_every_file_under_the_memory_estimate(tmp_path, capsys, monkeypatch, relu_first):
+    """A sweep with a network of another activation still refuses, in one line and before reading its arrays, a file
+    too large for the memory (the streamed command must not read the others without the estimate)."""
+    from cogo.cli import main
+
+    Wa, Wb, Wc = z_F6(11).to_weights(real=True)
+    save_checkpoint(tmp_path / "relu.pt", Wa, Wb, Wc, {"group": "11", "activation": "relu"})
+    rng = np.random.default_rng(0)
+    big = tmp_path / "big.npz"
+    np.savez(big, Wa=rng.normal(size=(512, 127)), Wb=rng.normal(size=(512, 127)), Wc=rng.normal(size=(127, 512)))
+    monkeypatch.setenv("COGO_MEMORY_LIMIT", "200M")        # between d = 11's estimate (48 MiB) and d = 127's (736 MiB)
+    files = [tmp_path / "relu.pt", big] if relu_first else [big, tmp_path / "relu.pt"]
+    rc = main(["classify", *map(str, files), "--no-progress", "--json", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("cogo: error:") and err.count("\n") == 1 and "MiB" in err
+    assert not (tmp_path / "o.json").exists()

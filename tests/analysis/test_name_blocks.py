@@ -90,3 +90,12 @@ def test_row_params_are_the_list_they_stand_for():
     with pytest.raises(IndexError):
         params[10]
     assert list(params.take([7, 0])) == [params[7], params[0]]
+
+
+def test_a_family_whose_rows_are_not_runs_is_refused():
+    """A registered fit that returns a residual count no run layout explains cannot be taken apart per factor."""
+    bad = _cat.Family("z_toy", 2, (), build=None, fit=lambda V: (np.zeros(len(V) + 1), [{}] * (len(V) + 1)))
+    u = np.array([[1, 1j], [1, -1j], [1, 1]], dtype=complex)
+    with _cat.registered(bad):
+        with pytest.raises(ValueError, match="z_toy.fit returned"):
+            _fits_many([_naming_request(u)] * 2)
