@@ -1,4 +1,4 @@
-"""Hypothesis strategies shared by the tests: small groups and random networks."""
+"""Shared test helpers: hypothesis strategies (small groups, random networks) and scrambled catalogue blocks."""
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -69,3 +69,20 @@ def network_triples(draw, max_q=3, real=False):
 angles = st.floats(0.0, 2 * np.pi, allow_nan=False, allow_infinity=False)
 seeds = st.integers(0, 2**32 - 1)
 signs = st.sampled_from([1, -1])
+
+
+def unit_deg(deg):
+    """The unit complex number at ``deg`` degrees."""
+    return complex(np.exp(1j * np.deg2rad(deg)))
+
+
+def scrambled_block(ps, seed, noise):
+    """The block of a catalogue product ``ps`` (3, q), normalized to ``abc = 1``, as a trained network scrambles it:
+    random node order, per-node gauge ``(t a, t b, c / t^2)`` with random signs, complex noise of size ``noise``."""
+    rng = np.random.default_rng(seed)
+    q = ps.q
+    x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
+    x = x[:, rng.permutation(q)]
+    t = np.exp(rng.normal(size=q) * 0.4) * rng.choice([-1.0, 1.0], size=q)
+    x = x * np.stack([t, t, t ** -2.0])
+    return x + noise * (rng.normal(size=(3, q)) + 1j * rng.normal(size=(3, q))) / np.sqrt(2)

@@ -9,19 +9,7 @@ from cogo.analysis.factorization import factor_block
 from cogo.analysis.naming import _fits, _fits_many, _naming_request
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
-
-def unit(deg):
-    return complex(np.exp(1j * np.deg2rad(deg)))
-
-
-def scrambled(ps, seed, noise):
-    rng = np.random.default_rng(seed)
-    q = ps.q
-    x = np.stack([ps.a, ps.b, ps.c]) * q ** (-1 / 3)
-    x = x[:, rng.permutation(q)]
-    t = np.exp(rng.normal(size=q) * 0.4) * rng.choice([-1.0, 1.0], size=q)
-    x = x * np.stack([t, t, t ** -2.0])
-    return x + noise * (rng.normal(size=(3, q)) + 1j * rng.normal(size=(3, q))) / np.sqrt(2)
+from strategies import scrambled_block as scrambled, unit_deg as unit  # noqa: E402
 
 
 FORMS = [z_nu(unit(17)) * z_syn(), z_nu_i() * z_syn(), z_nu_i() * z_xi(unit(40), 1), z_nu_i() * z_xi(unit(20), -1),
