@@ -34,8 +34,11 @@ the sum of these bounds stays below ``prune_tol`` (1e-12, stated in the
 result), which perturbs the loss by less than ``~1e-12`` and every residual by
 less than ``1e-12 * lam^3 / n``-scale amounts.  The loss then costs
 ``O(n_G^2 q_live)`` and the residuals ``O(n_G^3 q_live)``, chunked in memory.  For real weights of a
-large network (``n_G^2 q_live > 2^22``, ``n_G <= 256``) the loss and ``R_c`` come from one real-space
-product and an FFT (:func:`loss_and_cross_residual`): ``O(n_G^2 q_live + n_G^3 log n_G)``.
+large network (``n_G^2 q_live > 2^22``, ``n_G <= 256``) the loss and ``R_c`` come, when every node is nearly
+single-frequency and ``q_live <= n_G^2 / 20``, from each node's frequency pair and its leakage
+(:func:`pair_loss_and_cross`: ``O(n_G^2 q_live J + q_live^2 n_G)``, ``J`` the most nodes on one frequency; both
+values as defined, to rounding), else from one real-space product and an FFT
+(:func:`loss_and_cross_residual`: ``O(n_G^3 q_live + n_G^3 log n_G)``).
 
 Example
 -------
@@ -288,6 +291,176 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22, rc: float | None 
             "R_*": float(rs.max(initial=0.0))}
 
 
+#: :func:`pair_split` gives up (None) when the leakage bound ``delta`` exceeds this fraction of ``M``.
+LEAK_FRACTION = 1e-3
+#: Most candidate entries :func:`pair_loss_and_cross` sums directly for ``R_c`` before it gives up (None).
+CROSS_CANDIDATES = 4096
+
+
+@dataclass
+class PairSplit:
+    """Every node split at its frequency pair (:func:`pair_split`); ``z``, ``s``, ``e`` padded with a zero node."""
+
+    z: np.ndarray        # (3, n, q + 1): the Fourier coordinates
+    s: np.ndarray        # (3, n, q + 1): each node's entries at its pair {f_j, g_j = -f_j}
+    e: np.ndarray        # (3, n, q + 1): the leakage z - s
+    f: np.ndarray        # (q,)
+    g: np.ndarray        # (q,)
+    idx: np.ndarray      # (n, J): the nodes whose pair holds frequency p, padded with q
+    ks: np.ndarray       # the k computed: one of each pair {k, -k} (real networks) or all
+    delta: float         # the largest |sum_j e_a e_b e_c| any entry can have
+    allowance: float     # the rounding allowance of an entry of pair_terms
+
+
+def pair_split(z: np.ndarray, G: Any, real: bool = True) -> PairSplit | None:
+    """Split node ``j`` as ``z_j = s_j + e_j``: ``s_j`` its entries at the pair ``{f_j, -f_j}`` holding most of its mass.
+
+    ``delta = sum_j max|e_a,j| max|e_b,j| max|e_c,j|`` bounds every entry of ``sum_j e_a (x) e_b (x) e_c``; the
+    rounding allowance of an entry of :func:`pair_terms` is ``2 (J + 8) eps M`` (``J`` the most nodes on one
+    frequency, ``M = sum_j max|z_a,j| max|z_b,j| max|z_c,j|``, ``eps = 2^-52``).  ``real``: ``z`` is Hermitian
+    (real weights), so one ``k`` of each pair ``{k, -k}`` is computed.  None when there is no node or
+    ``delta >`` :data:`LEAK_FRACTION` ``M`` (the nodes are not nearly single-frequency).
+    """
+    n, q = z.shape[1], z.shape[2]
+    if q == 0:
+        return None
+    neg = G.neg
+    mass = (np.abs(z) ** 2).sum(axis=0)                                  # (n, q)
+    f = (mass + mass[neg]).argmax(axis=0)
+    pair = np.zeros((n, q + 1), dtype=bool)
+    pair[f, np.arange(q)] = pair[neg[f], np.arange(q)] = True
+    zp = np.concatenate([z, np.zeros((3, n, 1), dtype=np.complex128)], axis=2)
+    sp = np.where(pair, zp, 0.0)
+    ep = zp - sp
+    delta = float(np.prod(np.abs(ep).max(axis=1), axis=0).sum())
+    M = float(np.prod(np.abs(zp).max(axis=1), axis=0).sum())
+    if delta > LEAK_FRACTION * M:
+        return None
+    p, j = np.nonzero(pair)                                              # (frequency, node), by frequency
+    counts = np.bincount(p, minlength=n)
+    J = int(counts.max())
+    idx = np.full((n, J), q)
+    idx[p, np.arange(len(p)) - np.repeat(np.cumsum(counts) - counts, counts)] = j
+    ks = np.flatnonzero(np.arange(n) <= neg) if real else np.arange(n)
+    return PairSplit(zp, sp, ep, f, neg[f], idx, ks, delta, 2.0 * (J + 8) * DTYPE_EPS["float64"] * M)
+
+
+def pair_terms(ps: PairSplit) -> np.ndarray:
+    """``X[k1, k2, i] = r[k1, k2, ks[i]] - sum_j e_a[k1, j] e_b[k2, j] e_c[ks[i], j]`` in ``O(n^2 q)``.
+
+    ``X = sum_j (s_a (x) z_b (x) z_c + e_a (x) s_b (x) z_c + e_a (x) e_b (x) s_c)_j``: each term has one index on a
+    node's pair, so it is one batched product over the nodes on each frequency, not the ``O(n^3 q)`` of every ``r``.
+    """
+    z, s, e, ks = ps.z, ps.s, ps.e, ps.ks
+
+    def term(coef, left, right, at):  # (len(at), n, columns of right): summed over the nodes on each p in at
+        ix = ps.idx[at]
+        return (left.T[ix] * coef[at[:, None], ix][..., None]).transpose(0, 2, 1) @ right.T[ix]
+    every = np.arange(z.shape[1])
+    X = term(s[0], z[1], z[2][ks], every)                                # s_a on k1
+    X += term(s[1], e[0], z[2][ks], every).transpose(1, 0, 2)            # s_b on k2
+    X += term(s[2], e[0], e[1], ks).transpose(1, 2, 0)                   # s_c on k
+    return X
+
+
+def _cross_from_terms(ps: PairSplit, X: np.ndarray) -> float | None:
+    """The largest ``|r|`` off ``k = 0`` and ``k1 = k2 = k``: no entry but those within ``2 (delta + allowance)`` of
+    ``max |X|`` can reach it; they are summed directly.  None beyond :data:`CROSS_CANDIDATES` of them."""
+    ks = ps.ks
+    A = np.abs(X)
+    A[:, :, ks == 0] = 0.0
+    A[ks, ks, np.arange(len(ks))] = 0.0
+    top = float(A.max(initial=0.0))
+    cand = np.flatnonzero(A >= top - 2.0 * (ps.delta + ps.allowance))
+    if len(cand) > CROSS_CANDIDATES:
+        return None
+    k1, k2, i = np.unravel_index(cand, A.shape)
+    r = (ps.z[0][k1] * ps.z[1][k2] * ps.z[2][ks[i]]).sum(axis=1)
+    r[(ks[i] == 0) | ((k1 == k2) & (k2 == ks[i]))] = 0.0
+    return float(np.abs(r).max(initial=0.0))
+
+
+def _real_space(ps: PairSplit, p: int, W: np.ndarray, G: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Channel ``p``'s pair parts and leakage in real space, (n, q) each: ``(s, W - s)`` (the output channel centred).
+
+    Real-space vectors ``u, v`` of Fourier coordinates ``u_k, v_k`` have ``sum_k conj(u_k) v_k = (lam^2 / n) u . v``
+    (Parseval, SPEC 2's scale); centring the output channel over ``m`` drops its ``k = 0`` term.
+    """
+    q = len(ps.f)
+    F = G.characters if p < 2 else np.conj(G.characters)
+    cols = np.arange(q)
+    s = F[:, ps.f] * ps.s[p][ps.f, cols]
+    two = ps.g != ps.f
+    s[:, two] += F[:, ps.g[two]] * ps.s[p][ps.g[two], cols[two]]
+    s = s.real / G.scale
+    e = W - s
+    if p == 2:
+        s, e = s - s.mean(axis=0), e - e.mean(axis=0)
+    return s, e
+
+
+def _pair_loss(ps: PairSplit, X: np.ndarray, W: tuple, G: Any) -> float:
+    """The loss of :func:`cogo.algebra.loss.real_loss` from the Fourier potentials (Parseval), exactly.
+
+    ``W``: the real weights ``(W_a, W_b, W_c)``.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
+    ``rho[k1, k2, k] = 2 r[k1, k2, k] + lam (d_{k2 = 0} A[k1, k] + d_{k1 = 0} B[k2, k]) - 2 d_{k1 = k2 = k}``
+    (``A = sum_j sq_a[:, j] z_c[:, j]^T``, ``sq_a`` the coordinates of ``W_a^2``; ``B`` alike) and the loss is
+    ``sum |rho|^2 / (4 n)``.  With ``r = X + E`` (:func:`pair_terms`; ``E = sum_j e_a (x) e_b (x) e_c``):
+    ``|rho_X|^2`` summed densely (one ``k`` of each pair ``{k, -k}``, counted twice), and the parts of ``E``,
+    ``2 Re <rho_X, 2 E> + |2 E|^2``, from (q, q) Gram matrices of the factors (``<u (x) v (x) x, a (x) b (x) c> =
+    (u^H a)(v^H b)(x^H c)``, real for real networks: real-space products, :func:`_real_space`).
+    """
+    n, q, lam, ks = G.order, len(ps.f), G.scale, ps.ks
+    w = np.where(ks == 0, 0.0, np.where(G.neg[ks] == ks, 1.0, 2.0))
+    zc = ps.z[2][ks, :q]                                                 # (h, q)
+    F = np.conj(G.characters) * (lam / n)
+    A = (F @ (W[0] * W[0]).T) @ zc.T                                     # (n, h)
+    B = (F @ (W[1] * W[1]).T) @ zc.T
+    rho = 2.0 * X
+    rho[:, 0, :] += lam * A
+    rho[0, :, :] += lam * B
+    rho[ks, ks, np.arange(len(ks))] -= 2.0
+    dense = float(np.square(np.abs(rho)).sum(axis=(0, 1)) @ w)
+    (sa, ea), (sb, eb), (sc, ec) = (_real_space(ps, p, Wp, G) for p, Wp in enumerate((W[0].T, W[1].T, W[2])))
+    c = lam * lam / n
+    Ha, Hb, Hc = c * (ea.T @ ea), c * (eb.T @ eb), c * (ec.T @ ec)   # <e_i, e_j> per channel (k != 0 for c)
+    Sa, Sb, Sc = c * (sa.T @ ea), c * (sb.T @ eb), c * (sc.T @ ec)   # <s_i, e_j>
+    Zc = Sc + Hc
+    xe = float((Sa * (Sb + Hb) * Zc).sum() + (Ha * Sb * Zc).sum() + (Ha * Hb * Sc).sum())   # <X, E>
+    ee = float((Ha * Hb * Hc).sum())                                     # <E, E>
+    e = ps.e[:, :, :q]
+    ekc = e[2][ks]
+    pe = lam * ((e[1][0] * (e[0] * ((np.conj(A) * w) @ ekc)).sum(axis=0)).sum()
+                + (e[0][0] * (e[1] * ((np.conj(B) * w) @ ekc)).sum(axis=0)).sum())   # <planes, E>
+    te = -2.0 * (w @ (e[0][ks] * e[1][ks] * ekc).sum(axis=1))           # <diagonal, E>
+    return (dense + 4.0 * (2.0 * xe + float((pe + te).real)) + 4.0 * ee) / (4.0 * n)
+
+
+def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.ndarray,
+                        G: Any) -> tuple[float, float] | None:
+    """The loss and the largest ``|R_c|`` of a real network whose nodes are nearly single-frequency; else None.
+
+    ``Wa``, ``Wb`` (q, n), ``Wc`` (n, q): real weights; ``z`` (3, n, q) their network's Fourier coordinates.  With
+    :func:`pair_split`, ``r = X + E`` (:func:`pair_terms`, ``O(n^2 q)``), every entry of ``E`` at most ``delta``, every
+    entry of ``X`` within the rounding allowance: the largest ``|r|`` (over ``k != 0``, ``(k1, k2) != (k, k)``) lies
+    among the entries with ``|X| >= max|X| - 2 (delta + allowance)``, where ``r`` is summed over every node directly
+    (the ``R_c`` of :func:`largest_residuals`, to rounding); the loss is exact too (:func:`_pair_loss`, Gram
+    matrices for ``E``).  ``O(n^2 q J + q^2 n)`` against the ``O(n^3 q)`` of :func:`loss_and_cross_residual`.
+
+    Returns
+    -------
+    tuple or None
+        ``(loss, R_c)``; None when :func:`pair_split` gives up or when more than :data:`CROSS_CANDIDATES` entries are candidates (``R_c`` at the level of the leakage or of
+        the rounding, as for an exact optimizer).
+    """
+    ps = pair_split(z, G)
+    if ps is None:
+        return None
+    X = pair_terms(ps)
+    rc = _cross_from_terms(ps, X)
+    return None if rc is None else (_pair_loss(ps, X, (Wa, Wb, Wc), G), rc)
+
+
 #: Most entries ``n_G^3`` of the real-space cross tensor :func:`loss_and_cross_residual` holds (128 MiB).
 FUSED_MAX_ENTRIES = 1 << 24
 
@@ -399,7 +572,10 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     if weights is not None and G.order ** 2 * max(len(keep), 1) > 1 << 22:  # large: one real-space product for both
         Wk = [as_array(w, dtype=np.float64) for w in weights]
         if all(np.isfinite(w).all() for w in Wk):  # else real_loss below says what is wrong
-            fused = loss_and_cross_residual(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], G)
+            if G.order ** 3 <= FUSED_MAX_ENTRIES and 20 * len(keep) <= G.order ** 2:  # when cheaper (docstring)
+                fused = pair_loss_and_cross(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], small.z, G)
+            if fused is None:
+                fused = loss_and_cross_residual(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], G)
     if fused is not None:
         loss, res = fused[0], largest_residuals(small, rc=fused[1])
     else:
