@@ -351,25 +351,34 @@ def pair_terms(ps: PairSplit) -> np.ndarray:
     ``X = sum_j (s_a (x) z_b (x) z_c + e_a (x) s_b (x) z_c + e_a (x) e_b (x) s_c)_j``: each term has one index on a
     node's pair, so it is one batched product over the nodes on each frequency, not the ``O(n^3 q)`` of every ``r``.
     """
-    z, s, e, ks = ps.z, ps.s, ps.e, ps.ks
+    ks = ps.ks
+    zb, ea, eb = (np.ascontiguousarray(x.T) for x in (ps.z[1], ps.e[0], ps.e[1]))   # (q + 1, n): rows gathered
+    zc = np.ascontiguousarray(ps.z[2][ks].T)
 
     def term(coef, left, right, at):  # (len(at), n, columns of right): summed over the nodes on each p in at
         ix = ps.idx[at]
-        return (left.T[ix] * coef[at[:, None], ix][..., None]).transpose(0, 2, 1) @ right.T[ix]
-    every = np.arange(z.shape[1])
-    X = term(s[0], z[1], z[2][ks], every)                                # s_a on k1
-    X += term(s[1], e[0], z[2][ks], every).transpose(1, 0, 2)            # s_b on k2
-    X += term(s[2], e[0], e[1], ks).transpose(1, 2, 0)                   # s_c on k
+        return (left[ix] * coef[at[:, None], ix][..., None]).transpose(0, 2, 1) @ right[ix]
+    every = np.arange(len(ps.z[0]))
+    X = term(ps.s[0], zb, zc, every)                                     # s_a on k1
+    X += term(ps.s[1], ea, zc, every).transpose(1, 0, 2)                 # s_b on k2
+    X += term(ps.s[2], ea, eb, ks).transpose(1, 2, 0)                    # s_c on k
     return X
 
 
-def _cross_from_terms(ps: PairSplit, X: np.ndarray) -> float | None:
-    """The largest ``|r|`` off ``k = 0`` and ``k1 = k2 = k``: no entry but those within ``2 (delta + allowance)`` of
-    ``max |X|`` can reach it; they are summed directly.  None beyond :data:`CROSS_CANDIDATES` of them."""
+def _masked_modulus(ps: PairSplit, X: np.ndarray) -> np.ndarray:
+    """``|X|`` with the entries R_c leaves out (``k = 0`` and ``k1 = k2 = k``) set to 0."""
     ks = ps.ks
     A = np.abs(X)
     A[:, :, ks == 0] = 0.0
     A[ks, ks, np.arange(len(ks))] = 0.0
+    return A
+
+
+def _cross_from_terms(ps: PairSplit, A: np.ndarray) -> float | None:
+    """The largest ``|r|`` off ``k = 0`` and ``k1 = k2 = k`` (``A``: :func:`_masked_modulus`): no entry but those
+    within ``2 (delta + allowance)`` of ``max A`` can reach it; they are summed directly.  None beyond
+    :data:`CROSS_CANDIDATES` of them."""
+    ks = ps.ks
     top = float(A.max(initial=0.0))
     cand = np.flatnonzero(A >= top - 2.0 * (ps.delta + ps.allowance))
     if len(cand) > CROSS_CANDIDATES:
@@ -399,10 +408,10 @@ def _real_space(ps: PairSplit, p: int, W: np.ndarray, G: Any) -> tuple[np.ndarra
     return s, e
 
 
-def _pair_loss(ps: PairSplit, X: np.ndarray, W: tuple, G: Any) -> float:
+def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any) -> float:
     """The loss of :func:`cogo.algebra.loss.real_loss` from the Fourier potentials (Parseval), exactly.
 
-    ``W``: the real weights ``(W_a, W_b, W_c)``.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
+    ``W``: the real weights ``(W_a, W_b, W_c)``; ``Xm``: :func:`_masked_modulus`.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
     ``rho[k1, k2, k] = 2 r[k1, k2, k] + lam (d_{k2 = 0} A[k1, k] + d_{k1 = 0} B[k2, k]) - 2 d_{k1 = k2 = k}``
     (``A = sum_j sq_a[:, j] z_c[:, j]^T``, ``sq_a`` the coordinates of ``W_a^2``; ``B`` alike) and the loss is
     ``sum |rho|^2 / (4 n)``.  With ``r = X + E`` (:func:`pair_terms`; ``E = sum_j e_a (x) e_b (x) e_c``):
@@ -414,13 +423,17 @@ def _pair_loss(ps: PairSplit, X: np.ndarray, W: tuple, G: Any) -> float:
     w = np.where(ks == 0, 0.0, np.where(G.neg[ks] == ks, 1.0, 2.0))
     zc = ps.z[2][ks, :q]                                                 # (h, q)
     F = np.conj(G.characters) * (lam / n)
-    A = (F @ (W[0] * W[0]).T) @ zc.T                                     # (n, h)
-    B = (F @ (W[1] * W[1]).T) @ zc.T
-    rho = 2.0 * X
-    rho[:, 0, :] += lam * A
-    rho[0, :, :] += lam * B
-    rho[ks, ks, np.arange(len(ks))] -= 2.0
-    dense = float(np.square(np.abs(rho)).sum(axis=(0, 1)) @ w)
+    A = F @ ((W[0] * W[0]).T @ zc.T)                                     # (n, h)
+    B = F @ ((W[1] * W[1]).T @ zc.T)
+    # |rho_X|^2: 4 |X|^2 off the planes k1 = 0, k2 = 0 and the diagonal (Xm is 0 there), then those entries
+    bulk = np.einsum("abk,abk->k", Xm[1:, 1:], Xm[1:, 1:])
+    plane1 = 2.0 * X[:, 0, :] + lam * A                                  # k2 = 0
+    plane1[0] += lam * B[0]
+    plane2 = 2.0 * X[0, 1:, :] + lam * B[1:]                             # k1 = 0, k2 != 0
+    diag = 2.0 * X[ks, ks, np.arange(len(ks))] - 2.0                     # k1 = k2 = k (weight 0 at k = 0)
+    edges = (np.square(np.abs(plane1)).sum(axis=0) + np.square(np.abs(plane2)).sum(axis=0)
+             + np.square(np.abs(diag)))
+    dense = float((4.0 * bulk + edges) @ w)
     (sa, ea), (sb, eb), (sc, ec) = (_real_space(ps, p, Wp, G) for p, Wp in enumerate((W[0].T, W[1].T, W[2])))
     c = lam * lam / n
     Ha, Hb, Hc = c * (ea.T @ ea), c * (eb.T @ eb), c * (ec.T @ ec)   # <e_i, e_j> per channel (k != 0 for c)
@@ -457,8 +470,9 @@ def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.nd
     if ps is None:
         return None
     X = pair_terms(ps)
-    rc = _cross_from_terms(ps, X)
-    return None if rc is None else (_pair_loss(ps, X, (Wa, Wb, Wc), G), rc)
+    Xm = _masked_modulus(ps, X)
+    rc = _cross_from_terms(ps, Xm)
+    return None if rc is None else (_pair_loss(ps, X, Xm, (Wa, Wb, Wc), G), rc)
 
 
 #: Most entries ``n_G^3`` of the real-space cross tensor :func:`loss_and_cross_residual` holds (128 MiB).
