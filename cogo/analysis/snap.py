@@ -220,25 +220,32 @@ def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.nda
 
     The grid is uniform, so ``phase_a + phase_b`` is again a grid phase: the cost at ``(i_a, i_b)`` is
     ``sum_j |P_a[i_a, j] + P_b[i_b, j]| + P_c[i_a + i_b, j]`` from three ``(grid, m)`` tables (no complex products
-    per grid point).  Returns the costs ``(N,)`` and the flat grid indices ``(N,)`` of the phases
-    ``(phase_a, phase_b)`` reaching them (the first on ties, as :func:`numpy.argmin`).
+    per grid point), the first sum node by node over the whole grid of a few candidates at once (they stay in
+    cache).  Returns the costs ``(N,)`` and the flat grid indices ``(N,)`` of the phases ``(phase_a, phase_b)``
+    reaching them (the first on ties, as :func:`numpy.argmin`).
     """
     costs, at = np.empty(len(Ys)), np.empty(len(Ys), dtype=np.int64)
-    g = len(_PHASES)
+    g, m = len(_PHASES), Ys.shape[1]
     u = np.exp(1j * _PHASES)[None, :, None]
-    step = max(1, (1 << 17) // (g * g * Ys.shape[1]))                # candidates per chunk (1 MiB of floats: in cache)
+    step = 64                                                           # candidates per pass: 2 x 460 KiB of floats
+    ab, tmp = np.empty((g, g, step)), np.empty((g, g, step))
     for s in range(0, len(Ys), step):
         Xs, Yc = X[s:s + step], Ys[s:s + step]
-        M = np.conj(Xs) * Yc                                            # (N, m, 3)
-        Pa = (u * M[:, None, :, 0]).real                                # (N, g, m)
-        Pb = (u * M[:, None, :, 1]).real
-        Pc = (np.conj(u) * M[:, None, :, 2]).real
-        ab = np.abs(Pa[:, :, None, :] + Pb[:, None, :, :]).sum(axis=3)  # (N, g, g): the part the sign flips
-        cc = Pc.sum(axis=2)[:, _SUM]                                    # (N, g, g)
+        n = len(Yc)
+        M = np.conj(Xs) * Yc                                            # (n, m, 3)
+        Pa = np.ascontiguousarray((u * M[:, None, :, 0]).real.transpose(2, 1, 0))[:, :, None, :]   # (m, g, 1, n)
+        Pb = np.ascontiguousarray((u * M[:, None, :, 1]).real.transpose(2, 1, 0))[:, None, :, :]   # (m, 1, g, n)
+        Pc = (np.conj(u) * M[:, None, :, 2]).real                       # (n, g, m)
+        o, t = ab[:, :, :n], tmp[:, :, :n]
+        np.abs(np.add(Pa[0], Pb[0], out=o), out=o)                      # (g, g, n): the part the sign flips
+        for j in range(1, m):
+            o += np.abs(np.add(Pa[j], Pb[j], out=t), out=t)
+        o += Pc.sum(axis=2)[:, _SUM].transpose(1, 2, 0)
+        o *= 2
         nrm = (np.abs(Xs) ** 2).sum(axis=(1, 2)) + (np.abs(Yc) ** 2).sum(axis=(1, 2))
-        cost = nrm[:, None] - 2 * (ab + cc).reshape(-1, g * g)
-        i = cost.argmin(axis=1)
-        costs[s:s + step], at[s:s + step] = cost[np.arange(len(Yc)), i], i
+        cost = np.subtract(nrm, o, out=o).reshape(g * g, n)            # ||x||^2 + ||y||^2 - 2 (ab + cc)
+        i = cost.argmin(axis=0)
+        costs[s:s + n], at[s:s + n] = cost[i, np.arange(n)], i
     return costs, at
 
 
@@ -258,8 +265,7 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     Ys = _forms(typ, np.array(orbits, dtype=float).reshape(B * T, -1)).reshape(B, T, 3, m).transpose(0, 1, 3, 2)
     F = node_features(X[..., 0], X[..., 1], X[..., 2])                 # (B, m, 4)
     G = node_features(Ys[..., 0], Ys[..., 1], Ys[..., 2])              # (B, T, m, 4)
-    chunk = max(1, (1 << 21) // (T * len(perms) * 4))                # blocks per (B, T, m!, 4) product: 32 MiB
-    res = np.concatenate([order_misfits(F[s:s + chunk], G[s:s + chunk]) for s in range(0, B, chunk)])
+    res = order_misfits(F, G)                                          # (B, T, m!)
     kth = min(_START_PERMS, res.shape[2] - 1)
     top = np.argpartition(res, kth, axis=2)[:, :, :_START_PERMS]
     top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=2), axis=2, kind="stable"), axis=2)
