@@ -271,29 +271,38 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=2), axis=2, kind="stable"), axis=2)
     lead = np.take_along_axis(res, top[:, :, :1], axis=2)[:, :, 0]
     pts = np.argsort(lead, axis=1, kind="stable")[:, :_START_ORBIT]  # the orbit points whose features fit best
-    cands, owner, Yc = [], [], []
+    K = pts.shape[1] * top.shape[2]
+    ct = np.repeat(pts, top.shape[2], axis=1)                         # (B, K): candidates' orbit points
+    ci = np.take_along_axis(top, pts[:, :, None], axis=1).reshape(B, K)  # (B, K): and node orders
+    Y = Ys[np.arange(B)[:, None, None], ct[:, :, None], perms[ci]]    # (B, K, m, 3): matched form nodes
+    # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
+    # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
+    first = _first_places(Y)
+    owner, ct, ci = first // K, ct.reshape(-1)[first], ci.reshape(-1)[first]
+    costs, at = _phase_grid_costs(X[owner], Y.reshape(B * K, m, 3)[first])
+    ends, costs, out = np.searchsorted(owner, np.arange(1, B + 1)).tolist(), costs.tolist(), []
+    w = 0
     for b in range(B):
-        cand = [(t, i) for t in pts[b] for i in top[b, t]]
-        Y = Ys[b][np.array([t for t, _ in cand])[:, None], perms[np.array([i for _, i in cand])]]
-        # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
-        # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
-        seen: dict = {}
-        for j, row in enumerate(np.round(Y, 12).reshape(len(Y), -1) + 0.0):  # + 0.0: -0.0 equals 0.0, as in np.unique
-            seen.setdefault(row.tobytes(), j)
-        first = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))     # first places, increasing
-        cands.append([cand[j] for j in first])
-        owner.append(np.full(len(first), b))
-        Yc.append(Y[first])
-    costs, at = _phase_grid_costs(X[np.concatenate(owner)], np.concatenate(Yc))
-    out, pos = [], 0
-    for b in range(B):
-        best = None
-        for (t, i), c, g in zip(cands[b], costs[pos:pos + len(cands[b])], at[pos:pos + len(cands[b])]):
-            if best is None or c < best[0] - 1e-12:
-                best = (float(c), orbits[b][t], perms[i], math.degrees(_PA[g]), math.degrees(_PB[g]))
-        pos += len(cands[b])
-        out.append(best[1:])
+        best, start = costs[w], w                                       # a block's candidates in order
+        for j in range(start + 1, ends[b]):
+            if costs[j] < best - 1e-12:
+                best, w = costs[j], j
+        out.append((orbits[b][ct[w]], perms[ci[w]], math.degrees(_PA[at[w]]), math.degrees(_PB[at[w]])))
+        w = ends[b]
     return out
+
+
+def _first_places(Y: np.ndarray) -> np.ndarray:
+    """The first place of every distinct candidate per block: flat indices ``b K + j`` (increasing) into ``Y`` (B, K, ...).
+
+    Candidates are equal when their values rounded to 12 decimals are (``-0.0`` as ``0.0``, as in
+    :func:`numpy.unique`): all blocks at once, as one sort of the rounded rows' bytes, each row led by its block.
+    """
+    B, K = Y.shape[:2]
+    R = np.ascontiguousarray(np.round(Y, 12) + 0.0).reshape(B * K, -1).view(np.uint8)
+    lead = np.repeat(np.arange(B, dtype=">i8"), K).view(np.uint8).reshape(B * K, 8)   # big-endian: sorts by block
+    keys = np.ascontiguousarray(np.concatenate([lead, R], axis=1)).view(np.dtype((np.void, 8 + R.shape[1])))
+    return np.sort(np.unique(keys.reshape(-1), return_index=True)[1])
 
 
 #: Exponents ``-4..4`` per parameter: every catalogue form is a trigonometric polynomial of degree at most 2 in
