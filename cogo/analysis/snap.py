@@ -187,23 +187,24 @@ def _balanced(a: Any, b: Any, c: Any) -> np.ndarray:
 
 
 def _perm_costs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """``C[j, l] = min_s ||x_j - (s y_a, s y_b, y_c)_l||^2`` for node vectors ``X`` (m, 3), ``Y`` (m, 3).
+    """``C[..., j, l] = min_s ||x_j - (s y_a, s y_b, y_c)_l||^2`` for node vectors ``X`` (..., m, 3), ``Y`` (..., m, 3).
 
     ``s = +-1`` is the sign flip ``(-a, -b, c)`` of SPEC 8.4 (it changes nothing the network computes).
     """
-    xx = (np.abs(X) ** 2).sum(axis=1)
-    yy = (np.abs(Y) ** 2).sum(axis=1)
-    ab = (np.conj(X[:, :2]) @ Y[:, :2].T).real
-    cc = (np.conj(X[:, 2:]) @ Y[:, 2:].T).real
-    return xx[:, None] + yy[None, :] - 2 * cc - 2 * np.abs(ab)
+    xx = (np.abs(X) ** 2).sum(axis=-1)
+    yy = (np.abs(Y) ** 2).sum(axis=-1)
+    ab = (np.conj(X[..., :2]) @ np.swapaxes(Y[..., :2], -1, -2)).real
+    cc = (np.conj(X[..., 2:]) @ np.swapaxes(Y[..., 2:], -1, -2)).real
+    return xx[..., :, None] + yy[..., None, :] - 2 * cc - 2 * np.abs(ab)
 
 
-def _best_perm(C: np.ndarray) -> tuple[np.ndarray, float]:
-    m = C.shape[0]
+def _best_perm(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cost matrix ``C[b]`` (m, m): the node order of least total cost (the first on ties) and that cost."""
+    m = C.shape[1]
     perms = _perms(m)
-    tot = C[np.arange(m)[None, :], perms].sum(axis=1)
-    i = int(np.argmin(tot))
-    return perms[i].copy(), float(tot[i])  # a copy: perms is the shared cache
+    tot = C[:, np.arange(m)[None, :], perms].sum(axis=2)
+    i = np.argmin(tot, axis=1)
+    return perms[i], tot[np.arange(len(C)), i]  # a copy: perms is the shared cache
 
 
 #: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_starts`.
@@ -412,7 +413,10 @@ def _gauss_newton(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams
         if not active.size:
             break
         Xa, Pa, Va, ra = X[active], P[active], V[active], r[active]
-        J = np.stack([(_residuals(Xa, typ, Va + h * e, Pa, nparams) - ra) / h for e in np.eye(V.shape[1])], axis=2)
+        k = V.shape[1]                                                  # every coordinate's step at once
+        Vh = (Va[None] + h * np.eye(k)[:, None, :]).reshape(-1, k)
+        rh = _residuals(np.tile(Xa, (k, 1, 1)), typ, Vh, np.tile(Pa, (k, 1)), nparams).reshape(k, len(Va), -1)
+        J = ((rh - ra) / h).transpose(1, 2, 0)
         step = np.stack([np.linalg.lstsq(J[b], -ra[b], rcond=None)[0] for b in range(len(active))])
         W = Va + step
         rw = _residuals(Xa, typ, W, Pa, nparams)
@@ -436,13 +440,10 @@ def _polish(X: np.ndarray, typ: str, V0: np.ndarray, P0: np.ndarray, nparams: in
         V[todo] = Vt
         cost = _costs(X[todo], typ, Vt, P[todo], nparams)
         Y = _models(typ, Vt, nparams)
-        again = []
-        for j, b in enumerate(todo):
-            new, c_new = _best_perm(_perm_costs(X[b], Y[j]))
-            if not (np.array_equal(new, P[b]) or c_new >= cost[j] * (1 - 1e-9)):
-                P[b] = new
-                again.append(b)
-        todo = np.array(again, dtype=int)
+        new, c_new = _best_perm(_perm_costs(X[todo], Y))
+        again = ~((new == P[todo]).all(axis=1) | (c_new >= cost * (1 - 1e-9)))
+        P[todo[again]] = new[again]
+        todo = todo[again]
         if not todo.size:
             break
     return V, P
@@ -651,11 +652,12 @@ def _node_distances(Z: np.ndarray, Ys: np.ndarray, node_map: list) -> tuple[np.n
     Y = _full_balanced(Ys) if Ys.shape[2] else np.zeros((0, X.shape[1]))
     diff = (np.abs(X) ** 2).sum(axis=1)
     norm = diff.copy()
-    for j, l in enumerate(node_map):
-        if l >= 0:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
-            sg = 1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0
-            d = X[j] - np.concatenate([sg * Y[l, :2 * n], Y[l, 2 * n:]])
-            diff[j] = float((np.abs(d) ** 2).sum())
+    J = np.array([j for j, l in enumerate(node_map) if l >= 0], dtype=np.int64)
+    if J.size:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
+        L = np.asarray(node_map)[J]
+        sg = np.array([1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0 for j, l in zip(J, L)])
+        d = X[J] - np.concatenate([sg[:, None] * Y[L, :2 * n], Y[L, 2 * n:]], axis=1)
+        diff[J] = (np.abs(d) ** 2).sum(axis=1)
     return diff, norm
 
 
