@@ -110,21 +110,26 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
     gn = np.maximum((np.abs(G) ** 2).sum(axis=2), 1e-300).reshape(n, 4).T                    # (4, B T)
     fn = np.repeat((np.abs(F) ** 2).sum(axis=1), T, axis=0).T                                 # (4, B T)
     out = np.empty((P, n))
-    step = max(32, 24000 // P)                                      # pairs per pass: (P, 4, step) sums ~1.5 MiB
+    step = min(n, max(32, 24000 // P))                              # pairs per pass: (P, 4, step) sums ~1.5 MiB
+    bufs = [np.empty((len(entry), 8 * step)) for _, entry, _ in levels]  # reused: no fresh pages per pass
+    q = np.empty((P, 4, step))
     for s in range(0, n, step):
         e = min(n, s + step)
         Ac = np.ascontiguousarray(A[:, :, s:e]).reshape(m * m, -1)      # [entry, (c, pair, re/im)]
         L = np.zeros((1, Ac.shape[1]))
-        for parent, entry, c in levels:
-            if c:  # every prefix extended by c entries: no gather of the prefixes
-                L = np.add(L[:, None, :], Ac[entry].reshape(len(L), c, -1)).reshape(len(entry), -1)
+        for (parent, entry, c), buf in zip(levels, bufs):
+            Lk = buf[:, :Ac.shape[1]] if e - s == step else np.empty((len(entry), Ac.shape[1]))
+            if c:  # every prefix extended by c entries, in a row: no gather of the prefixes
+                np.add(L[:, None, :], Ac[entry].reshape(len(L), c, -1), out=Lk.reshape(len(L), c, -1))
             else:
-                L = np.add(L[parent], Ac[entry])
-        q = np.abs(L.view(np.complex128).reshape(len(L), 4, e - s))   # |<G_ch, F_ch>| per order, channel, pair
-        np.square(q, out=q)
-        np.divide(q, gn[:, s:e], out=q)
-        np.subtract(fn[:, s:e], q, out=q)
-        np.sum(q, axis=1, out=out[:, s:e])                              # the channels in order
+                np.add(L[parent], Ac[entry], out=Lk)
+            L = Lk
+        qc = q[:, :, :e - s]
+        np.abs(L.view(np.complex128).reshape(P, 4, e - s), out=qc)     # |<G_ch, F_ch>| per order, channel, pair
+        np.square(qc, out=qc)
+        np.divide(qc, gn[:, s:e], out=qc)
+        np.subtract(fn[:, s:e], qc, out=qc)
+        np.sum(qc, axis=1, out=out[:, s:e])                             # the channels in order
     np.maximum(out, 0.0, out=out)
     return out[at].reshape(P, B, T).transpose(1, 2, 0)
 
