@@ -309,6 +309,7 @@ def _first_places(Y: np.ndarray) -> np.ndarray:
 #: Exponents ``-4..4`` per parameter: every catalogue form is a trigonometric polynomial of degree at most 2 in
 #: its unit parameters (``nu``, ``nu^-2``; ``alpha``, ``1/(alpha w^2)``, ...), checked when first built.
 _TRIG = 9
+_EXPONENTS = np.fft.fftfreq(_TRIG, 1.0 / _TRIG)                                # exponent of each DFT index
 _POLYS: dict = {}
 
 
@@ -347,8 +348,7 @@ def _forms(typ: str, params: np.ndarray) -> np.ndarray:
     to 2e-16), and unit channel phases keep them so.
     """
     npar, coef = _form_poly(typ)
-    e = np.fft.fftfreq(_TRIG, 1.0 / _TRIG)                                    # exponent of each DFT index
-    E = np.exp(1j * np.deg2rad(np.asarray(params, dtype=float))[:, :, None] * e)   # (B, nparams, _TRIG)
+    E = np.exp(1j * np.deg2rad(np.asarray(params, dtype=float))[:, :, None] * _EXPONENTS)   # (B, nparams, _TRIG)
     if npar == 1:
         return np.einsum("bp,pxm->bxm", E[:, 0], coef)
     return np.einsum("bp,bq,pqxm->bxm", E[:, 0], E[:, 1], coef)
@@ -366,9 +366,10 @@ def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: i
 
     The sign ``s_j`` (the flip ``(-a, -b, c)``) is the nearer one per node.
     """
-    Y = np.take_along_axis(_models(typ, V, nparams), P[:, :, None], axis=1)
-    sg = np.where(np.sum(np.conj(X[..., :2]) * Y[..., :2], axis=2).real < 0, -1.0, 1.0)
-    d = (X - np.stack([sg, sg, np.ones_like(sg)], axis=2) * Y).reshape(len(X), -1)
+    Y = _models(typ, V, nparams)[np.arange(len(P))[:, None], P]
+    signs = np.ones(Y.shape, dtype=float)
+    signs[..., :2] = np.where(np.sum(np.conj(X[..., :2]) * Y[..., :2], axis=2).real < 0, -1.0, 1.0)[..., None]
+    d = (X - signs * Y).reshape(len(X), -1)
     return np.concatenate([d.real, d.imag], axis=1)
 
 
@@ -390,11 +391,12 @@ def _pattern_search(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, npara
     active = np.flatnonzero(step > 0.25)
     while active.size:
         moved = np.zeros(len(V), dtype=bool)
+        Xa, Pa = X[active], P[active]
         for i in range(V.shape[1]):
             for sgn in (1.0, -1.0):
-                W = V[active].copy()
+                W = V[active]
                 W[:, i] += sgn * step[active]
-                c = _costs(X[active], typ, W, P[active], nparams)
+                c = _costs(Xa, typ, W, Pa, nparams)
                 better = c < best[active]
                 V[active[better]], best[active[better]] = W[better], c[better]
                 moved[active[better]] = True
@@ -452,8 +454,8 @@ def _polish(X: np.ndarray, typ: str, V0: np.ndarray, P0: np.ndarray, nparams: in
 def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple | None]:
     """A block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`) and its snap job.
 
-    The job is ``(X, the reading's parameters in degrees)`` for :func:`_starts` and :func:`_polish`, None when the
-    block is not snapped (the reason is recorded).
+    The job is ``(the block's vectors (3, m), the reading's parameters in degrees)`` for :func:`_snap_blocks`,
+    None when the block is not snapped (the reason is recorded).
     """
     near = rep.nearest or {}
     typ = near.get("type")
@@ -465,8 +467,7 @@ def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple |
         sb.reason = (f"order {rep.order}, read as {rep.type}: no catalogue family of a global optimizer "
                      "(SPEC 7.1-7.3 blocks are z_nu * z_syn, z_nu=i * z_syn,ab (order 6), z_nu=i * z_xi (order 4))")
         return sb, None
-    X = _balanced(Xfull[0, k, rep.nodes], Xfull[1, k, rep.nodes], Xfull[2, k, rep.nodes])
-    return sb, (X, (near.get("params") or [{}])[0].get("degrees", {}))
+    return sb, (Xfull[:, k, rep.nodes], (near.get("params") or [{}])[0].get("degrees", {}))
 
 
 def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
@@ -478,7 +479,8 @@ def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
             jobs.setdefault(sb.type, []).append((len(blocks), job))
         blocks.append(sb)
     for typ, js in jobs.items():
-        X = np.stack([job[0] for _, job in js])
+        R = np.stack([job[0] for _, job in js])                         # (B, 3, m)
+        X = _balanced(*R.transpose(1, 0, 2).reshape(3, -1)).reshape(len(R), R.shape[2], 3)  # every node at once
         starts = _starts(X, typ, [job[1] for _, job in js])
         nparams = len(starts[0][0])
         V, P = _polish(X, typ, np.array([(*t0, pa, pb) for t0, _, pa, pb in starts]),
