@@ -357,8 +357,10 @@ def _forms(typ: str, params: np.ndarray) -> np.ndarray:
 def _models(typ: str, V: np.ndarray, nparams: int) -> np.ndarray:
     """(B, m, 3) balanced node vectors of the snapped forms at ``V`` (B, parameters + (phase_a, phase_b)) degrees."""
     F = _forms(typ, V[:, :nparams])
-    al, be = np.exp(1j * np.deg2rad(V[:, nparams])), np.exp(1j * np.deg2rad(V[:, nparams + 1]))
-    return (F * np.stack([al, be, 1.0 / (al * be)], axis=1)[:, :, None]).transpose(0, 2, 1)
+    ph = np.empty((len(V), 3, 1), dtype=complex)
+    ph[:, 0, 0], ph[:, 1, 0] = np.exp(1j * np.deg2rad(V[:, nparams])), np.exp(1j * np.deg2rad(V[:, nparams + 1]))
+    ph[:, 2, 0] = 1.0 / (ph[:, 0, 0] * ph[:, 1, 0])
+    return (F * ph).transpose(0, 2, 1)
 
 
 def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
@@ -368,7 +370,7 @@ def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: i
     """
     Y = _models(typ, V, nparams)[np.arange(len(P))[:, None], P]
     signs = np.ones(Y.shape, dtype=float)
-    signs[..., :2] = np.where(np.sum(np.conj(X[..., :2]) * Y[..., :2], axis=2).real < 0, -1.0, 1.0)[..., None]
+    signs[..., :2] = np.where((np.conj(X[..., :2]) * Y[..., :2]).sum(axis=2).real < 0, -1.0, 1.0)[..., None]
     d = (X - signs * Y).reshape(len(X), -1)
     return np.concatenate([d.real, d.imag], axis=1)
 
