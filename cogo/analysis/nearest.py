@@ -105,17 +105,17 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
     perms = _perms(m) if perms is None else perms
     levels, at = _order_plan(perms)
     P, n = len(perms), B * T
-    GF = (np.conj(G)[:, :, :, None, :] * F[:, None, None, :, :]).reshape(n, m * m, 4)   # [b t, l m + j, c]
-    A = np.ascontiguousarray(GF.transpose(1, 2, 0)).view(np.float64).reshape(m * m, 4, n, 2)
+    Gc, Fr = np.conj(G).reshape(n, m, 4), np.repeat(F, T, axis=0)                   # per model-block pair
     gn = np.maximum((np.abs(G) ** 2).sum(axis=2), 1e-300).reshape(n, 4).T                    # (4, B T)
     fn = np.repeat((np.abs(F) ** 2).sum(axis=1), T, axis=0).T                                 # (4, B T)
-    out = np.empty((P, n))
-    step = min(n, max(32, 24000 // P))                              # pairs per pass: (P, 4, step) sums ~1.5 MiB
-    bufs = [np.empty((len(entry), 8 * step)) for _, entry, _ in levels]  # reused: no fresh pages per pass
-    q = np.empty((P, 4, step))
+    out = np.empty((n, P))
+    step = min(n, max(16, 11520 // P))                                # pairs per pass (everything in cache)
+    bufs = [np.empty((len(entry), 8 * step)) for _, entry, _ in levels]  # reused by every pass
+    q, tot = np.empty((P, 4, step)), np.empty((P, step))
     for s in range(0, n, step):
         e = min(n, s + step)
-        Ac = np.ascontiguousarray(A[:, :, s:e]).reshape(m * m, -1)      # [entry, (c, pair, re/im)]
+        GF = Gc[s:e, :, None, :] * Fr[s:e, None, :, :]                  # [pair, l, j, c]: model node l, block node j
+        Ac = np.ascontiguousarray(GF.reshape(e - s, m * m, 4).transpose(1, 2, 0)).view(np.float64).reshape(m * m, -1)
         L = np.zeros((1, Ac.shape[1]))
         for (parent, entry, c), buf in zip(levels, bufs):
             Lk = buf[:, :Ac.shape[1]] if e - s == step else np.empty((len(entry), Ac.shape[1]))
@@ -129,9 +129,9 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
         np.square(qc, out=qc)
         np.divide(qc, gn[:, s:e], out=qc)
         np.subtract(fn[:, s:e], qc, out=qc)
-        np.sum(qc, axis=1, out=out[:, s:e])                             # the channels in order
+        out[s:e] = np.sum(qc, axis=1, out=tot[:, :e - s])[at].T        # the channels in order; orders as perms
     np.maximum(out, 0.0, out=out)
-    return out[at].reshape(P, B, T).transpose(1, 2, 0)
+    return out.reshape(B, T, P)
 
 
 def features_misfit(F: np.ndarray, G: np.ndarray) -> float:
