@@ -588,7 +588,11 @@ def _full_balanced(Z: np.ndarray) -> np.ndarray:
     ok = (na > 0) & (nb > 0) & (nc > 0)
     t = np.ones(Z.shape[2])
     t[ok] = np.cbrt(nc[ok] / np.sqrt(na[ok] * nb[ok]))
-    out = np.concatenate([Z[0] * t, Z[1] * t, Z[2] / t ** 2], axis=0)  # (3n, q)
+    n = Z.shape[1]
+    out = np.empty((3 * n, Z.shape[2]), dtype=complex)                 # (3n, q)
+    np.multiply(Z[0], t, out=out[:n])
+    np.multiply(Z[1], t, out=out[n:2 * n])
+    np.divide(Z[2], t ** 2, out=out[2 * n:])
     return out.T
 
 
@@ -654,14 +658,17 @@ def _node_distances(Z: np.ndarray, Ys: np.ndarray, node_map: list) -> tuple[np.n
     n = Z.shape[1]
     X = _full_balanced(Z)
     Y = _full_balanced(Ys) if Ys.shape[2] else np.zeros((0, X.shape[1]))
-    diff = (np.abs(X) ** 2).sum(axis=1)
+    sq = np.abs(X)
+    diff = np.square(sq, out=sq).sum(axis=1)
     norm = diff.copy()
     J = np.array([j for j, l in enumerate(node_map) if l >= 0], dtype=np.int64)
     if J.size:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
         L = np.asarray(node_map)[J]
         sg = np.array([1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0 for j, l in zip(J, L)])
-        d = X[J] - np.concatenate([sg[:, None] * Y[L, :2 * n], Y[L, 2 * n:]], axis=1)
-        diff[J] = (np.abs(d) ** 2).sum(axis=1)
+        for s in range(0, len(J), 64):                                  # 64 nodes at a time (in cache)
+            Js, Ls = J[s:s + 64], L[s:s + 64]
+            d = X[Js] - np.concatenate([sg[s:s + 64, None] * Y[Ls, :2 * n], Y[Ls, 2 * n:]], axis=1)
+            diff[Js] = (np.abs(d) ** 2).sum(axis=1)
     return diff, norm
 
 
