@@ -354,30 +354,35 @@ def _forms(typ: str, params: np.ndarray) -> np.ndarray:
     return np.einsum("bp,bq,pqxm->bxm", E[:, 0], E[:, 1], coef)
 
 
-def _models(typ: str, V: np.ndarray, nparams: int) -> np.ndarray:
-    """(B, m, 3) balanced node vectors of the snapped forms at ``V`` (B, parameters + (phase_a, phase_b)) degrees."""
-    F = _forms(typ, V[:, :nparams])
+def _models(typ: str, V: np.ndarray, nparams: int, forms: np.ndarray | None = None) -> np.ndarray:
+    """(B, m, 3) balanced node vectors of the snapped forms at ``V`` (B, parameters + (phase_a, phase_b)) degrees.
+
+    ``forms``: :func:`_forms` at ``V``'s parameters when the caller has them (the same numbers).
+    """
+    F = _forms(typ, V[:, :nparams]) if forms is None else forms
     ph = np.empty((len(V), 3, 1), dtype=complex)
     ph[:, 0, 0], ph[:, 1, 0] = np.exp(1j * np.deg2rad(V[:, nparams])), np.exp(1j * np.deg2rad(V[:, nparams + 1]))
     ph[:, 2, 0] = 1.0 / (ph[:, 0, 0] * ph[:, 1, 0])
     return (F * ph).transpose(0, 2, 1)
 
 
-def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int,
+               forms: np.ndarray | None = None) -> np.ndarray:
     """(B, 6m) real residuals ``x_j - s_j y_j`` of blocks ``X`` (B, m, 3) against the forms at ``V``, node order ``P``.
 
     The sign ``s_j`` (the flip ``(-a, -b, c)``) is the nearer one per node.
     """
-    Y = _models(typ, V, nparams)[np.arange(len(P))[:, None], P]
+    Y = _models(typ, V, nparams, forms)[np.arange(len(P))[:, None], P]
     signs = np.ones(Y.shape, dtype=float)
     signs[..., :2] = np.where((np.conj(X[..., :2]) * Y[..., :2]).sum(axis=2).real < 0, -1.0, 1.0)[..., None]
     d = (X - signs * Y).reshape(len(X), -1)
     return np.concatenate([d.real, d.imag], axis=1)
 
 
-def _costs(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+def _costs(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int,
+           forms: np.ndarray | None = None) -> np.ndarray:
     """Per block ``sum_j min_s ||x_j - (s y_a, s y_b, y_c)_j||^2``, as differences (no cancellation)."""
-    r = _residuals(X, typ, V, P, nparams)
+    r = _residuals(X, typ, V, P, nparams, forms)
     return np.einsum("bi,bi->b", r, r)
 
 
@@ -393,12 +398,14 @@ def _pattern_search(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, npara
     active = np.flatnonzero(step > 0.25)
     while active.size:
         moved = np.zeros(len(V), dtype=bool)
-        Xa, Pa = X[active], P[active]
+        Xa, Pa, forms = X[active], P[active], None
         for i in range(V.shape[1]):
+            if i == nparams:  # the phases move from here on: the forms stay
+                forms = _forms(typ, V[active, :nparams])
             for sgn in (1.0, -1.0):
                 W = V[active]
                 W[:, i] += sgn * step[active]
-                c = _costs(Xa, typ, W, Pa, nparams)
+                c = _costs(Xa, typ, W, Pa, nparams, forms)
                 better = c < best[active]
                 V[active[better]], best[active[better]] = W[better], c[better]
                 moved[active[better]] = True
