@@ -577,12 +577,14 @@ def _hat(Z: np.ndarray, blocks: list) -> dict:
         u = 1.0 / balance_gauge(sb.part.a, sb.part.b, sb.part.c)[3] ** 2
         geo.append((t, u, float(np.sum(np.abs(sb.part.a) ** 2 + np.abs(sb.part.b) ** 2))))
     out: dict = {sb.k: {} for sb in sixes}
-    for f in fours:
+    u6, t6 = np.stack([u for _, u, _ in geo]), np.stack([t for t, _, _ in geo])          # (sixes, 6)
+    uu = (u6 * u6).sum(axis=1)
+    U, D = uu.tolist(), [d for _, _, d in geo]
+    zc = Z[2][np.array([f.k for f in fours])[:, None, None], np.array([sb.nodes for sb in sixes])[None]]
+    G0 = ((u6 * zc / t6 ** 2).sum(axis=2) / uu).tolist()                # (fours, sixes): every block's own fit
+    for f, g0 in zip(fours, G0):
         p = f.part
         R = -complex(np.sum((np.abs(p.a) ** 2 + np.abs(p.b) ** 2) * p.c))
-        g0 = [complex(np.sum(u * Z[2, f.k, sb.nodes] / t ** 2) / np.sum(u * u)) for sb, (t, u, _) in zip(sixes, geo)]
-        U = [float(np.sum(u * u)) for _, u, _ in geo]
-        D = [d for _, _, d in geo]
         lam = (R - sum(d * g for d, g in zip(D, g0))) / sum(d * d / uu for d, uu in zip(D, U))
         for sb, g, d, uu in zip(sixes, g0, D, U):
             out[sb.k][f.k] = g + lam * d / uu
