@@ -111,7 +111,7 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
     out = np.empty((n, P))
     step = min(n, max(16, 11520 // P))                                # pairs per pass (everything in cache)
     bufs = [np.empty((len(entry), 8 * step)) for _, entry, _ in levels]  # reused by every pass
-    q, tot = np.empty((P, 4, step)), np.empty((P, step))
+    q, tot = np.empty((4, P, step)), np.empty((P, step))               # q: channel-major, each channel contiguous
     for s in range(0, n, step):
         e = min(n, s + step)
         GF = Gc[s:e, :, None, :] * Fr[s:e, None, :, :]                  # [pair, l, j, c]: model node l, block node j
@@ -125,11 +125,11 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
                 np.add(L[parent], Ac[entry], out=Lk)
             L = Lk
         qc = q[:, :, :e - s]
-        np.abs(L.view(np.complex128).reshape(P, 4, e - s), out=qc)     # |<G_ch, F_ch>| per order, channel, pair
+        np.abs(L.view(np.complex128).reshape(P, 4, e - s), out=qc.transpose(1, 0, 2))   # |<G_ch, F_ch>|
         np.square(qc, out=qc)
-        np.divide(qc, gn[:, s:e], out=qc)
-        np.subtract(fn[:, s:e], qc, out=qc)
-        out[s:e] = np.sum(qc, axis=1, out=tot[:, :e - s])[at].T        # the channels in order; orders as perms
+        np.divide(qc, gn[:, None, s:e], out=qc)
+        np.subtract(fn[:, None, s:e], qc, out=qc)
+        out[s:e] = np.sum(qc, axis=0, out=tot[:, :e - s])[at].T        # the channels in order; orders as perms
     np.maximum(out, 0.0, out=out)
     return out.reshape(B, T, P)
 
