@@ -109,9 +109,10 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
     gn = np.maximum((np.abs(G) ** 2).sum(axis=2), 1e-300).reshape(n, 4).T                    # (4, B T)
     fn = np.repeat((np.abs(F) ** 2).sum(axis=1), T, axis=0).T                                 # (4, B T)
     out = np.empty((n, P))
-    step = min(n, max(16, 11520 // P))                                # pairs per pass (everything in cache)
+    step = max(1, min(n, max(16, 11520 // P)))                        # pairs per pass (everything in cache)
     bufs = [np.empty((len(entry), 8 * step)) for _, entry, _ in levels]  # reused by every pass
-    q, tot = np.empty((4, P, step)), np.empty((P, step))               # q: channel-major, each channel contiguous
+    D = len(levels[-1][1])                                              # distinct orders (D = P but for repeats)
+    q, tot = np.empty((4, D, step)), np.empty((D, step))               # q: channel-major, each channel contiguous
     for s in range(0, n, step):
         e = min(n, s + step)
         GF = Gc[s:e, :, None, :] * Fr[s:e, None, :, :]                  # [pair, l, j, c]: model node l, block node j
@@ -125,7 +126,7 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
                 np.add(L[parent], Ac[entry], out=Lk)
             L = Lk
         qc = q[:, :, :e - s]
-        np.abs(L.view(np.complex128).reshape(P, 4, e - s), out=qc.transpose(1, 0, 2))   # |<G_ch, F_ch>|
+        np.abs(L.view(np.complex128).reshape(D, 4, e - s), out=qc.transpose(1, 0, 2))   # |<G_ch, F_ch>|
         np.square(qc, out=qc)
         np.divide(qc, gn[:, None, s:e], out=qc)
         np.subtract(fn[:, None, s:e], qc, out=qc)
