@@ -187,23 +187,24 @@ def _balanced(a: Any, b: Any, c: Any) -> np.ndarray:
 
 
 def _perm_costs(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """``C[j, l] = min_s ||x_j - (s y_a, s y_b, y_c)_l||^2`` for node vectors ``X`` (m, 3), ``Y`` (m, 3).
+    """``C[..., j, l] = min_s ||x_j - (s y_a, s y_b, y_c)_l||^2`` for node vectors ``X`` (..., m, 3), ``Y`` (..., m, 3).
 
     ``s = +-1`` is the sign flip ``(-a, -b, c)`` of SPEC 8.4 (it changes nothing the network computes).
     """
-    xx = (np.abs(X) ** 2).sum(axis=1)
-    yy = (np.abs(Y) ** 2).sum(axis=1)
-    ab = (np.conj(X[:, :2]) @ Y[:, :2].T).real
-    cc = (np.conj(X[:, 2:]) @ Y[:, 2:].T).real
-    return xx[:, None] + yy[None, :] - 2 * cc - 2 * np.abs(ab)
+    xx = (np.abs(X) ** 2).sum(axis=-1)
+    yy = (np.abs(Y) ** 2).sum(axis=-1)
+    ab = (np.conj(X[..., :2]) @ np.swapaxes(Y[..., :2], -1, -2)).real
+    cc = (np.conj(X[..., 2:]) @ np.swapaxes(Y[..., 2:], -1, -2)).real
+    return xx[..., :, None] + yy[..., None, :] - 2 * cc - 2 * np.abs(ab)
 
 
-def _best_perm(C: np.ndarray) -> tuple[np.ndarray, float]:
-    m = C.shape[0]
+def _best_perm(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cost matrix ``C[b]`` (m, m): the node order of least total cost (the first on ties) and that cost."""
+    m = C.shape[1]
     perms = _perms(m)
-    tot = C[np.arange(m)[None, :], perms].sum(axis=1)
-    i = int(np.argmin(tot))
-    return perms[i].copy(), float(tot[i])  # a copy: perms is the shared cache
+    tot = C[:, np.arange(m)[None, :], perms].sum(axis=2)
+    i = np.argmin(tot, axis=1)
+    return perms[i], tot[np.arange(len(C)), i]  # a copy: perms is the shared cache
 
 
 #: Node orders (best by the feature misfit) and phase grid (degrees) tried per orbit point by :func:`_starts`.
@@ -220,25 +221,32 @@ def _phase_grid_costs(X: np.ndarray, Ys: np.ndarray) -> tuple[np.ndarray, np.nda
 
     The grid is uniform, so ``phase_a + phase_b`` is again a grid phase: the cost at ``(i_a, i_b)`` is
     ``sum_j |P_a[i_a, j] + P_b[i_b, j]| + P_c[i_a + i_b, j]`` from three ``(grid, m)`` tables (no complex products
-    per grid point).  Returns the costs ``(N,)`` and the flat grid indices ``(N,)`` of the phases
-    ``(phase_a, phase_b)`` reaching them (the first on ties, as :func:`numpy.argmin`).
+    per grid point), the first sum node by node over the whole grid of a few candidates at once (they stay in
+    cache).  Returns the costs ``(N,)`` and the flat grid indices ``(N,)`` of the phases ``(phase_a, phase_b)``
+    reaching them (the first on ties, as :func:`numpy.argmin`).
     """
     costs, at = np.empty(len(Ys)), np.empty(len(Ys), dtype=np.int64)
-    g = len(_PHASES)
+    g, m = len(_PHASES), Ys.shape[1]
     u = np.exp(1j * _PHASES)[None, :, None]
-    step = max(1, (1 << 17) // (g * g * Ys.shape[1]))                # candidates per chunk (1 MiB of floats: in cache)
+    step = 64                                                           # candidates per pass: 2 x 460 KiB of floats
+    ab, tmp = np.empty((g, g, step)), np.empty((g, g, step))
     for s in range(0, len(Ys), step):
         Xs, Yc = X[s:s + step], Ys[s:s + step]
-        M = np.conj(Xs) * Yc                                            # (N, m, 3)
-        Pa = (u * M[:, None, :, 0]).real                                # (N, g, m)
-        Pb = (u * M[:, None, :, 1]).real
-        Pc = (np.conj(u) * M[:, None, :, 2]).real
-        ab = np.abs(Pa[:, :, None, :] + Pb[:, None, :, :]).sum(axis=3)  # (N, g, g): the part the sign flips
-        cc = Pc.sum(axis=2)[:, _SUM]                                    # (N, g, g)
+        n = len(Yc)
+        M = np.conj(Xs) * Yc                                            # (n, m, 3)
+        Pa = np.ascontiguousarray((u * M[:, None, :, 0]).real.transpose(2, 1, 0))[:, :, None, :]   # (m, g, 1, n)
+        Pb = np.ascontiguousarray((u * M[:, None, :, 1]).real.transpose(2, 1, 0))[:, None, :, :]   # (m, 1, g, n)
+        Pc = (np.conj(u) * M[:, None, :, 2]).real                       # (n, g, m)
+        o, t = ab[:, :, :n], tmp[:, :, :n]
+        np.abs(np.add(Pa[0], Pb[0], out=o), out=o)                      # (g, g, n): the part the sign flips
+        for j in range(1, m):
+            o += np.abs(np.add(Pa[j], Pb[j], out=t), out=t)
+        o += Pc.sum(axis=2)[:, _SUM].transpose(1, 2, 0)
+        o *= 2
         nrm = (np.abs(Xs) ** 2).sum(axis=(1, 2)) + (np.abs(Yc) ** 2).sum(axis=(1, 2))
-        cost = nrm[:, None] - 2 * (ab + cc).reshape(-1, g * g)
-        i = cost.argmin(axis=1)
-        costs[s:s + step], at[s:s + step] = cost[np.arange(len(Yc)), i], i
+        cost = np.subtract(nrm, o, out=o).reshape(g * g, n)            # ||x||^2 + ||y||^2 - 2 (ab + cc)
+        i = cost.argmin(axis=0)
+        costs[s:s + n], at[s:s + n] = cost[i, np.arange(n)], i
     return costs, at
 
 
@@ -258,41 +266,50 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     Ys = _forms(typ, np.array(orbits, dtype=float).reshape(B * T, -1)).reshape(B, T, 3, m).transpose(0, 1, 3, 2)
     F = node_features(X[..., 0], X[..., 1], X[..., 2])                 # (B, m, 4)
     G = node_features(Ys[..., 0], Ys[..., 1], Ys[..., 2])              # (B, T, m, 4)
-    chunk = max(1, (1 << 21) // (T * len(perms) * 4))                # blocks per (B, T, m!, 4) product: 32 MiB
-    res = np.concatenate([order_misfits(F[s:s + chunk], G[s:s + chunk]) for s in range(0, B, chunk)])
+    res = order_misfits(F, G)                                          # (B, T, m!)
     kth = min(_START_PERMS, res.shape[2] - 1)
     top = np.argpartition(res, kth, axis=2)[:, :, :_START_PERMS]
     top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=2), axis=2, kind="stable"), axis=2)
     lead = np.take_along_axis(res, top[:, :, :1], axis=2)[:, :, 0]
     pts = np.argsort(lead, axis=1, kind="stable")[:, :_START_ORBIT]  # the orbit points whose features fit best
-    cands, owner, Yc = [], [], []
+    K = pts.shape[1] * top.shape[2]
+    ct = np.repeat(pts, top.shape[2], axis=1)                         # (B, K): candidates' orbit points
+    ci = np.take_along_axis(top, pts[:, :, None], axis=1).reshape(B, K)  # (B, K): and node orders
+    Y = Ys[np.arange(B)[:, None, None], ct[:, :, None], perms[ci]]    # (B, K, m, 3): matched form nodes
+    # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
+    # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
+    first = _first_places(Y)
+    owner, ct, ci = first // K, ct.reshape(-1)[first], ci.reshape(-1)[first]
+    costs, at = _phase_grid_costs(X[owner], Y.reshape(B * K, m, 3)[first])
+    ends, costs, out = np.searchsorted(owner, np.arange(1, B + 1)).tolist(), costs.tolist(), []
+    w = 0
     for b in range(B):
-        cand = [(t, i) for t in pts[b] for i in top[b, t]]
-        Y = Ys[b][np.array([t for t, _ in cand])[:, None], perms[np.array([i for _, i in cand])]]
-        # the form's symmetries repeat candidates (orbit points and orders giving the same matched nodes, about
-        # half of them): each is scored once, at its first place (a later copy could not win the tie-break below)
-        seen: dict = {}
-        for j, row in enumerate(np.round(Y, 12).reshape(len(Y), -1) + 0.0):  # + 0.0: -0.0 equals 0.0, as in np.unique
-            seen.setdefault(row.tobytes(), j)
-        first = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))     # first places, increasing
-        cands.append([cand[j] for j in first])
-        owner.append(np.full(len(first), b))
-        Yc.append(Y[first])
-    costs, at = _phase_grid_costs(X[np.concatenate(owner)], np.concatenate(Yc))
-    out, pos = [], 0
-    for b in range(B):
-        best = None
-        for (t, i), c, g in zip(cands[b], costs[pos:pos + len(cands[b])], at[pos:pos + len(cands[b])]):
-            if best is None or c < best[0] - 1e-12:
-                best = (float(c), orbits[b][t], perms[i], math.degrees(_PA[g]), math.degrees(_PB[g]))
-        pos += len(cands[b])
-        out.append(best[1:])
+        best, start = costs[w], w                                       # a block's candidates in order
+        for j in range(start + 1, ends[b]):
+            if costs[j] < best - 1e-12:
+                best, w = costs[j], j
+        out.append((orbits[b][ct[w]], perms[ci[w]], math.degrees(_PA[at[w]]), math.degrees(_PB[at[w]])))
+        w = ends[b]
     return out
+
+
+def _first_places(Y: np.ndarray) -> np.ndarray:
+    """The first place of every distinct candidate per block: flat indices ``b K + j`` (increasing) into ``Y`` (B, K, ...).
+
+    Candidates are equal when their values rounded to 12 decimals are (``-0.0`` as ``0.0``, as in
+    :func:`numpy.unique`): all blocks at once, as one sort of the rounded rows' bytes, each row led by its block.
+    """
+    B, K = Y.shape[:2]
+    R = np.ascontiguousarray(np.round(Y, 12) + 0.0).reshape(B * K, -1).view(np.uint8)
+    lead = np.repeat(np.arange(B, dtype=">i8"), K).view(np.uint8).reshape(B * K, 8)   # big-endian: sorts by block
+    keys = np.ascontiguousarray(np.concatenate([lead, R], axis=1)).view(np.dtype((np.void, 8 + R.shape[1])))
+    return np.sort(np.unique(keys.reshape(-1), return_index=True)[1])
 
 
 #: Exponents ``-4..4`` per parameter: every catalogue form is a trigonometric polynomial of degree at most 2 in
 #: its unit parameters (``nu``, ``nu^-2``; ``alpha``, ``1/(alpha w^2)``, ...), checked when first built.
 _TRIG = 9
+_EXPONENTS = np.fft.fftfreq(_TRIG, 1.0 / _TRIG)                                # exponent of each DFT index
 _POLYS: dict = {}
 
 
@@ -331,34 +348,41 @@ def _forms(typ: str, params: np.ndarray) -> np.ndarray:
     to 2e-16), and unit channel phases keep them so.
     """
     npar, coef = _form_poly(typ)
-    e = np.fft.fftfreq(_TRIG, 1.0 / _TRIG)                                    # exponent of each DFT index
-    E = np.exp(1j * np.deg2rad(np.asarray(params, dtype=float))[:, :, None] * e)   # (B, nparams, _TRIG)
+    E = np.exp(1j * np.deg2rad(np.asarray(params, dtype=float))[:, :, None] * _EXPONENTS)   # (B, nparams, _TRIG)
     if npar == 1:
         return np.einsum("bp,pxm->bxm", E[:, 0], coef)
     return np.einsum("bp,bq,pqxm->bxm", E[:, 0], E[:, 1], coef)
 
 
-def _models(typ: str, V: np.ndarray, nparams: int) -> np.ndarray:
-    """(B, m, 3) balanced node vectors of the snapped forms at ``V`` (B, parameters + (phase_a, phase_b)) degrees."""
-    F = _forms(typ, V[:, :nparams])
-    al, be = np.exp(1j * np.deg2rad(V[:, nparams])), np.exp(1j * np.deg2rad(V[:, nparams + 1]))
-    return (F * np.stack([al, be, 1.0 / (al * be)], axis=1)[:, :, None]).transpose(0, 2, 1)
+def _models(typ: str, V: np.ndarray, nparams: int, forms: np.ndarray | None = None) -> np.ndarray:
+    """(B, m, 3) balanced node vectors of the snapped forms at ``V`` (B, parameters + (phase_a, phase_b)) degrees.
+
+    ``forms``: :func:`_forms` at ``V``'s parameters when the caller has them (the same numbers).
+    """
+    F = _forms(typ, V[:, :nparams]) if forms is None else forms
+    ph = np.empty((len(V), 3, 1), dtype=complex)
+    ph[:, 0, 0], ph[:, 1, 0] = np.exp(1j * np.deg2rad(V[:, nparams])), np.exp(1j * np.deg2rad(V[:, nparams + 1]))
+    ph[:, 2, 0] = 1.0 / (ph[:, 0, 0] * ph[:, 1, 0])
+    return (F * ph).transpose(0, 2, 1)
 
 
-def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+def _residuals(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int,
+               forms: np.ndarray | None = None) -> np.ndarray:
     """(B, 6m) real residuals ``x_j - s_j y_j`` of blocks ``X`` (B, m, 3) against the forms at ``V``, node order ``P``.
 
     The sign ``s_j`` (the flip ``(-a, -b, c)``) is the nearer one per node.
     """
-    Y = np.take_along_axis(_models(typ, V, nparams), P[:, :, None], axis=1)
-    sg = np.where(np.sum(np.conj(X[..., :2]) * Y[..., :2], axis=2).real < 0, -1.0, 1.0)
-    d = (X - np.stack([sg, sg, np.ones_like(sg)], axis=2) * Y).reshape(len(X), -1)
+    Y = _models(typ, V, nparams, forms)[np.arange(len(P))[:, None], P]
+    signs = np.ones(Y.shape, dtype=float)
+    signs[..., :2] = np.where((np.conj(X[..., :2]) * Y[..., :2]).sum(axis=2).real < 0, -1.0, 1.0)[..., None]
+    d = (X - signs * Y).reshape(len(X), -1)
     return np.concatenate([d.real, d.imag], axis=1)
 
 
-def _costs(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int) -> np.ndarray:
+def _costs(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams: int,
+           forms: np.ndarray | None = None) -> np.ndarray:
     """Per block ``sum_j min_s ||x_j - (s y_a, s y_b, y_c)_j||^2``, as differences (no cancellation)."""
-    r = _residuals(X, typ, V, P, nparams)
+    r = _residuals(X, typ, V, P, nparams, forms)
     return np.einsum("bi,bi->b", r, r)
 
 
@@ -374,11 +398,14 @@ def _pattern_search(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, npara
     active = np.flatnonzero(step > 0.25)
     while active.size:
         moved = np.zeros(len(V), dtype=bool)
+        Xa, Pa, forms = X[active], P[active], None
         for i in range(V.shape[1]):
+            if i == nparams:  # the phases move from here on: the forms stay
+                forms = _forms(typ, V[active, :nparams])
             for sgn in (1.0, -1.0):
-                W = V[active].copy()
+                W = V[active]
                 W[:, i] += sgn * step[active]
-                c = _costs(X[active], typ, W, P[active], nparams)
+                c = _costs(Xa, typ, W, Pa, nparams, forms)
                 better = c < best[active]
                 V[active[better]], best[active[better]] = W[better], c[better]
                 moved[active[better]] = True
@@ -397,7 +424,10 @@ def _gauss_newton(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams
         if not active.size:
             break
         Xa, Pa, Va, ra = X[active], P[active], V[active], r[active]
-        J = np.stack([(_residuals(Xa, typ, Va + h * e, Pa, nparams) - ra) / h for e in np.eye(V.shape[1])], axis=2)
+        k = V.shape[1]                                                  # every coordinate's step at once
+        Vh = (Va[None] + h * np.eye(k)[:, None, :]).reshape(-1, k)
+        rh = _residuals(np.tile(Xa, (k, 1, 1)), typ, Vh, np.tile(Pa, (k, 1)), nparams).reshape(k, len(Va), -1)
+        J = ((rh - ra) / h).transpose(1, 2, 0)
         step = np.stack([np.linalg.lstsq(J[b], -ra[b], rcond=None)[0] for b in range(len(active))])
         W = Va + step
         rw = _residuals(Xa, typ, W, Pa, nparams)
@@ -421,13 +451,10 @@ def _polish(X: np.ndarray, typ: str, V0: np.ndarray, P0: np.ndarray, nparams: in
         V[todo] = Vt
         cost = _costs(X[todo], typ, Vt, P[todo], nparams)
         Y = _models(typ, Vt, nparams)
-        again = []
-        for j, b in enumerate(todo):
-            new, c_new = _best_perm(_perm_costs(X[b], Y[j]))
-            if not (np.array_equal(new, P[b]) or c_new >= cost[j] * (1 - 1e-9)):
-                P[b] = new
-                again.append(b)
-        todo = np.array(again, dtype=int)
+        new, c_new = _best_perm(_perm_costs(X[todo], Y))
+        again = ~((new == P[todo]).all(axis=1) | (c_new >= cost * (1 - 1e-9)))
+        P[todo[again]] = new[again]
+        todo = todo[again]
         if not todo.size:
             break
     return V, P
@@ -436,8 +463,8 @@ def _polish(X: np.ndarray, typ: str, V0: np.ndarray, P0: np.ndarray, nparams: in
 def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple | None]:
     """A block of the reading (``rep``: a :class:`cogo.analysis.network_report.BlockReport`) and its snap job.
 
-    The job is ``(X, the reading's parameters in degrees)`` for :func:`_starts` and :func:`_polish`, None when the
-    block is not snapped (the reason is recorded).
+    The job is ``(the block's vectors (3, m), the reading's parameters in degrees)`` for :func:`_snap_blocks`,
+    None when the block is not snapped (the reason is recorded).
     """
     near = rep.nearest or {}
     typ = near.get("type")
@@ -449,8 +476,7 @@ def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple |
         sb.reason = (f"order {rep.order}, read as {rep.type}: no catalogue family of a global optimizer "
                      "(SPEC 7.1-7.3 blocks are z_nu * z_syn, z_nu=i * z_syn,ab (order 6), z_nu=i * z_xi (order 4))")
         return sb, None
-    X = _balanced(Xfull[0, k, rep.nodes], Xfull[1, k, rep.nodes], Xfull[2, k, rep.nodes])
-    return sb, (X, (near.get("params") or [{}])[0].get("degrees", {}))
+    return sb, (Xfull[:, k, rep.nodes], (near.get("params") or [{}])[0].get("degrees", {}))
 
 
 def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
@@ -462,7 +488,8 @@ def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
             jobs.setdefault(sb.type, []).append((len(blocks), job))
         blocks.append(sb)
     for typ, js in jobs.items():
-        X = np.stack([job[0] for _, job in js])
+        R = np.stack([job[0] for _, job in js])                         # (B, 3, m)
+        X = _balanced(*R.transpose(1, 0, 2).reshape(3, -1)).reshape(len(R), R.shape[2], 3)  # every node at once
         starts = _starts(X, typ, [job[1] for _, job in js])
         nparams = len(starts[0][0])
         V, P = _polish(X, typ, np.array([(*t0, pa, pb) for t0, _, pa, pb in starts]),
@@ -550,12 +577,14 @@ def _hat(Z: np.ndarray, blocks: list) -> dict:
         u = 1.0 / balance_gauge(sb.part.a, sb.part.b, sb.part.c)[3] ** 2
         geo.append((t, u, float(np.sum(np.abs(sb.part.a) ** 2 + np.abs(sb.part.b) ** 2))))
     out: dict = {sb.k: {} for sb in sixes}
-    for f in fours:
+    u6, t6 = np.stack([u for _, u, _ in geo]), np.stack([t for t, _, _ in geo])          # (sixes, 6)
+    uu = (u6 * u6).sum(axis=1)
+    U, D = uu.tolist(), [d for _, _, d in geo]
+    zc = Z[2][np.array([f.k for f in fours])[:, None, None], np.array([sb.nodes for sb in sixes])[None]]
+    G0 = ((u6 * zc / t6 ** 2).sum(axis=2) / uu).tolist()                # (fours, sixes): every block's own fit
+    for f, g0 in zip(fours, G0):
         p = f.part
         R = -complex(np.sum((np.abs(p.a) ** 2 + np.abs(p.b) ** 2) * p.c))
-        g0 = [complex(np.sum(u * Z[2, f.k, sb.nodes] / t ** 2) / np.sum(u * u)) for sb, (t, u, _) in zip(sixes, geo)]
-        U = [float(np.sum(u * u)) for _, u, _ in geo]
-        D = [d for _, _, d in geo]
         lam = (R - sum(d * g for d, g in zip(D, g0))) / sum(d * d / uu for d, uu in zip(D, U))
         for sb, g, d, uu in zip(sixes, g0, D, U):
             out[sb.k][f.k] = g + lam * d / uu
@@ -568,7 +597,11 @@ def _full_balanced(Z: np.ndarray) -> np.ndarray:
     ok = (na > 0) & (nb > 0) & (nc > 0)
     t = np.ones(Z.shape[2])
     t[ok] = np.cbrt(nc[ok] / np.sqrt(na[ok] * nb[ok]))
-    out = np.concatenate([Z[0] * t, Z[1] * t, Z[2] / t ** 2], axis=0)  # (3n, q)
+    n = Z.shape[1]
+    out = np.empty((3 * n, Z.shape[2]), dtype=complex)                 # (3n, q)
+    np.multiply(Z[0], t, out=out[:n])
+    np.multiply(Z[1], t, out=out[n:2 * n])
+    np.divide(Z[2], t ** 2, out=out[2 * n:])
     return out.T
 
 
@@ -634,13 +667,17 @@ def _node_distances(Z: np.ndarray, Ys: np.ndarray, node_map: list) -> tuple[np.n
     n = Z.shape[1]
     X = _full_balanced(Z)
     Y = _full_balanced(Ys) if Ys.shape[2] else np.zeros((0, X.shape[1]))
-    diff = (np.abs(X) ** 2).sum(axis=1)
+    sq = np.abs(X)
+    diff = np.square(sq, out=sq).sum(axis=1)
     norm = diff.copy()
-    for j, l in enumerate(node_map):
-        if l >= 0:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
-            sg = 1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0
-            d = X[j] - np.concatenate([sg * Y[l, :2 * n], Y[l, 2 * n:]])
-            diff[j] = float((np.abs(d) ** 2).sum())
+    J = np.array([j for j, l in enumerate(node_map) if l >= 0], dtype=np.int64)
+    if J.size:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
+        L = np.asarray(node_map)[J]
+        sg = np.array([1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0 for j, l in zip(J, L)])
+        for s in range(0, len(J), 64):                                  # 64 nodes at a time (in cache)
+            Js, Ls = J[s:s + 64], L[s:s + 64]
+            d = X[Js] - np.concatenate([sg[s:s + 64, None] * Y[Ls, :2 * n], Y[Ls, 2 * n:]], axis=1)
+            diff[Js] = (np.abs(d) ** 2).sum(axis=1)
     return diff, norm
 
 

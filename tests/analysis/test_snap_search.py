@@ -107,5 +107,28 @@ def test_order_misfits_equal_a_loop_over_node_orders():
             lam = np.vdot(g, f) / np.vdot(g, g)                  # the least-squares scale of g onto f
             want += float(np.sum(np.abs(f - lam * g) ** 2))
         assert abs(got[b, t, p] - want) < 1e-10 * max(1.0, want)
-    sub = perms[[5, 0, 17]]
-    assert np.allclose(order_misfits(F, G, sub), got[:, :, [5, 0, 17]], rtol=1e-12, atol=0)
+    for pick in ([5, 0, 17], [5, 0, 5, 23]):                      # some orders, one of them twice
+        assert np.allclose(order_misfits(F, G, perms[pick]), got[:, :, pick], rtol=1e-12, atol=0)
+    assert order_misfits(F[:0], G[:0]).shape == (0, 3, 24)
+
+
+def test_first_places_equal_a_loop_over_the_rounded_rows():
+    """_first_places against the per-block loop it replaced: a dict of rounded rows' bytes, first place kept."""
+    rng = np.random.default_rng(11)
+    B, K = 5, 12
+    Y = (rng.normal(size=(B, K, 3, 2)) + 1j * rng.normal(size=(B, K, 3, 2))).round(3)
+    Y[:, 7] = Y[:, 2]                                            # repeats within a block ...
+    Y[1, 9] = Y[1, 2] + 1e-14                                   # ... equal once rounded to 12 decimals
+    Y[2, 4] = Y[3, 4]                                           # the same row in two blocks counts in each
+    Y[4, 5] = -0.0
+    Y[4, 8] = 0.0                                               # -0.0 equals 0.0
+    Y[0, 3] = Y[0, 1] + 1e-9                                    # near but not equal: both kept
+    want = []
+    for b in range(B):
+        seen: dict = {}
+        for j in range(K):
+            seen.setdefault((np.round(Y[b, j], 12) + 0.0).tobytes(), b * K + j)
+        want += list(seen.values())
+    got = S._first_places(Y)
+    assert got.tolist() == want
+    assert b * K + 8 not in got and 1 * K + 9 not in got and 0 * K + 3 in got and 2 * K + 4 in got
