@@ -407,7 +407,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
                         node_frequency=node_frequency.tolist(), blocks=blocks, settings=st, path=str(path),
                         meta=dict(meta or {}), seconds=time.perf_counter() - t0, verdict=verdict)
     if with_verdict:  # the nearest certified optimizer: each block's distance (what verify --checkpoint reports)
-        attach_snap(rep, *W0)
+        attach_snap(rep, *W0, z=net.z if len(keep) == hidden else None)  # every node kept: the same transform
         rep.seconds = time.perf_counter() - t0
     return rep
 

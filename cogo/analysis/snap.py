@@ -605,10 +605,11 @@ def _full_balanced(Z: np.ndarray) -> np.ndarray:
     return out.T
 
 
-def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
+def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any, z: np.ndarray | None = None) -> Snap:
     """The nearest certified global optimizer of a network and the distance to it (module docstring).
 
-    ``report``: the block reading of the same weights (:func:`cogo.analysis.classify.read_network`).
+    ``report``: the block reading of the same weights (:func:`cogo.analysis.classify.read_network`); ``z``: their
+    Fourier coordinates (:meth:`cogo.algebra.Network.from_weights`) when already computed.
 
     Returns
     -------
@@ -627,7 +628,7 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any) -> Snap:
     (True, True, True)
     """
     G = report.group
-    Z = Network.from_weights(Wa, Wb, Wc, G).z
+    Z = Network.from_weights(Wa, Wb, Wc, G).z if z is None else z
     blocks = _snap_blocks(Z, report.blocks)
     reasons = [f"k={sb.k}: {sb.reason}" for sb in blocks if not sb.snapped]
     have = {sb.k for sb in blocks}
@@ -708,8 +709,10 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     return Snap(mem, [], dist, {}, net, node_map, kind="mem")
 
 
-def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any) -> Snap:
+def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any, z: np.ndarray | None = None) -> Snap:
     """Snap the network of a block reading and record it there: ``report.snap``, each block's ``distance``.
+
+    ``z``: the weights' Fourier coordinates when already computed (as :func:`snap_network`).
 
     ``cogo classify`` and ``cogo verify --checkpoint`` both read these: one reading, one distance per block.
 
@@ -718,7 +721,7 @@ def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any) -> Snap:
     Snap
         :func:`snap_network` of the weights (all nodes, as read from the file) and the reading.
     """
-    snap = snap_network(Wa, Wb, Wc, report.group, report)
+    snap = snap_network(Wa, Wb, Wc, report.group, report, z)
     report.snap = snap
     for b, sb in zip(report.blocks, snap.blocks):
         b.distance = sb.distance
