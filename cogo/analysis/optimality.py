@@ -35,9 +35,9 @@ result), which perturbs the loss by less than ``~1e-12`` and every residual by
 less than ``1e-12 * lam^3 / n``-scale amounts.  The loss then costs
 ``O(n_G^2 q_live)`` and the residuals ``O(n_G^3 q_live)``, chunked in memory.  For real weights of a
 large network (``n_G^2 q_live > 2^22``, ``n_G <= 256``) the loss and ``R_c`` come, when every node is nearly
-single-frequency and ``q_live <= n_G^2 / 20``, from each node's frequency pair and its leakage
-(:func:`pair_loss_and_cross`: ``O(n_G^2 q_live J + q_live^2 n_G)``, ``J`` the most nodes on one frequency; both
-values as defined, to rounding), else from one real-space product and an FFT
+single-frequency, from each node's frequency pair and its leakage (:func:`pair_loss_and_cross`:
+``O(n_G^3 J + q_live^2 n_G)``, ``J`` the most nodes on one frequency, when that is cheaper; both values as
+defined, to rounding), else from one real-space product and an FFT
 (:func:`loss_and_cross_residual`: ``O(n_G^3 q_live + n_G^3 log n_G)``).
 
 Example
@@ -449,8 +449,8 @@ def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any) -
     return (dense + 4.0 * (2.0 * xe + float((pe + te).real)) + 4.0 * ee) / (4.0 * n)
 
 
-def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.ndarray,
-                        G: Any) -> tuple[float, float] | None:
+def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.ndarray, G: Any,
+                        cheaper_only: bool = True) -> tuple[float, float] | None:
     """The loss and the largest ``|R_c|`` of a real network whose nodes are nearly single-frequency; else None.
 
     ``Wa``, ``Wb`` (q, n), ``Wc`` (n, q): real weights; ``z`` (3, n, q) their network's Fourier coordinates.  With
@@ -458,16 +458,20 @@ def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.nd
     entry of ``X`` within the rounding allowance: the largest ``|r|`` (over ``k != 0``, ``(k1, k2) != (k, k)``) lies
     among the entries with ``|X| >= max|X| - 2 (delta + allowance)``, where ``r`` is summed over every node directly
     (the ``R_c`` of :func:`largest_residuals`, to rounding); the loss is exact too (:func:`_pair_loss`, Gram
-    matrices for ``E``).  ``O(n^2 q J + q^2 n)`` against the ``O(n^3 q)`` of :func:`loss_and_cross_residual`.
+    matrices for ``E``).  Cost: the batched products about ``6 n^3 J`` real multiply-adds (``J`` the most nodes on
+    one frequency), the Gram matrices ``6 q^2 n``, against the ``n^3 q`` of the real-space product of
+    :func:`loss_and_cross_residual`; ``cheaper_only=False`` computes whatever it costs.
 
     Returns
     -------
     tuple or None
-        ``(loss, R_c)``; None when :func:`pair_split` gives up or when more than :data:`CROSS_CANDIDATES` entries are candidates (``R_c`` at the level of the leakage or of
+        ``(loss, R_c)``; None when :func:`pair_split` gives up, when the cost above exceeds the real-space product's
+        (``cheaper_only``), or when more than :data:`CROSS_CANDIDATES` entries are candidates (``R_c`` at the level of the leakage or of
         the rounding, as for an exact optimizer).
     """
+    n, q = z.shape[1], z.shape[2]
     ps = pair_split(z, G)
-    if ps is None:
+    if ps is None or (cheaper_only and 6 * n ** 3 * ps.idx.shape[1] + 6 * q * q * n > n ** 3 * q):
         return None
     X = pair_terms(ps)
     Xm = _masked_modulus(ps, X)
@@ -586,7 +590,7 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     if weights is not None and G.order ** 2 * max(len(keep), 1) > 1 << 22:  # large: one real-space product for both
         Wk = [as_array(w, dtype=np.float64) for w in weights]
         if all(np.isfinite(w).all() for w in Wk):  # else real_loss below says what is wrong
-            if G.order ** 3 <= FUSED_MAX_ENTRIES and 20 * len(keep) <= G.order ** 2:  # when cheaper (docstring)
+            if G.order ** 3 <= FUSED_MAX_ENTRIES:  # nearly single-frequency nodes, when cheaper (docstring)
                 fused = pair_loss_and_cross(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], small.z, G)
             if fused is None:
                 fused = loss_and_cross_residual(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], G)
