@@ -53,7 +53,7 @@ def _orient_factors(Vs: list) -> list[tuple[int, np.ndarray, list[int], tuple] |
             groups.setdefault((V.shape[1], tuple(bases.tolist())), []).append(i)
     for (m, bases), idx in groups.items():
         B, n, bases = len(bases), len(idx), np.array(bases, dtype=np.int64)
-        V = np.stack([Vs[i] for i in idx])                                 # (n, 3, m)
+        V = Vs[idx[0]][None] if n == 1 else np.stack([Vs[i] for i in idx])   # (n, 3, m)
         N2 = V[:, None, :, :] / np.swapaxes(V[:, :, bases], 1, 2)[:, :, :, None]   # (n, B, 3, m): by each base
         ang = np.array([k[0] for k in _feature_keys(N2[:, :, 0, :].reshape(-1, 1))]).reshape(n, B, m)
         sig = np.where((ang >= 180.0) & (np.arange(m)[None, :] != bases[:, None]), -1.0, 1.0)
@@ -101,19 +101,20 @@ def canonical_factorization(fz: Factorization) -> Factorization:
 def canonical_factorizations(fzs: list) -> list[Factorization]:
     """:func:`canonical_factorization` of every factorization of ``fzs``, their factors oriented at once
     (:func:`_orient_factors`): the same answers, one by one."""
-    orients = iter(_orient_factors([np.asarray(f.vectors, dtype=np.complex128) for fz in fzs for f in fz.factors]))
-    return [_canonical(fz, [next(orients) for _ in fz.factors]) for fz in fzs]
+    Vs = [[np.asarray(f.vectors, dtype=np.complex128) for f in fz.factors] for fz in fzs]
+    orients = iter(_orient_factors([V for vs in Vs for V in vs]))
+    return [_canonical(fz, vs, [next(orients) for _ in vs]) for fz, vs in zip(fzs, Vs)]
 
 
-def _canonical(fz: Factorization, orients: list) -> Factorization:
-    """:func:`canonical_factorization` of ``fz`` given its factors' orientations (:func:`_orient_factors`)."""
+def _canonical(fz: Factorization, Vs: list, orients: list) -> Factorization:
+    """:func:`canonical_factorization` of ``fz`` given its factors ``Vs`` (3, m_i) and their orientations
+    (:func:`_orient_factors`)."""
     grid = fz.grid.copy()
     signs = np.array(fz.signs, dtype=float).copy()
     scale = np.array(fz.scale, dtype=np.complex128).copy()
     vecs = []
     keys = []
-    for i, (f, o) in enumerate(zip(fz.factors, orients)):
-        V = np.asarray(f.vectors, dtype=np.complex128)
+    for i, (V, o) in enumerate(zip(Vs, orients)):
         if o is None:
             vecs.append(V)
             keys.append(())

@@ -480,7 +480,9 @@ def closed_form_fits(blocks: list) -> list[list]:
         idx = [i for i, b in enumerate(blocks) if b[1].shape[0] == q]
         grids = two_row_grids(q)
         per_split = math.factorial(q // 2)  # the alignments of one split (the orders of its second row) are consecutive
-        mis = np.round(feature_misfits(np.stack([blocks[i][1] for i in idx]), grids), ERROR_DECIMALS)
+        Fs = _side_by_side([blocks[i][1][None] for i in idx], 0)
+        mis = np.round(feature_misfits(Fs[0], grids)[None] if len(idx) == 1 else feature_misfits(Fs, grids),
+                       ERROR_DECIMALS)
         picks, offs = [], []
         for n, i in enumerate(idx):
             m = mis[n].reshape(-1, per_split)
@@ -491,9 +493,9 @@ def closed_form_fits(blocks: list) -> list[list]:
             picks.append([np.flatnonzero(m[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split for s in splits])
             offs.extend([n * q] * sum(len(near) for near in picks[-1]))
         sel = [g for near in picks for g in near]
-        done = fit_grids(np.concatenate([blocks[i][0] for i in idx], axis=1),
-                         np.concatenate([blocks[i][1] for i in idx]),
-                         grids[np.concatenate(sel)] + np.array(offs)[:, None, None], offs) if sel else []
+        offs = np.array(offs, dtype=np.int64) if len(idx) > 1 else None  # one block: its own node indices
+        done = fit_grids(_side_by_side([blocks[i][0] for i in idx], 1), Fs.reshape(-1, Fs.shape[-1]),
+                         grids[np.concatenate(sel)] + (0 if offs is None else offs[:, None, None]), offs) if sel else []
         pos = 0
         for n, i in enumerate(idx):
             fits = []
@@ -503,6 +505,11 @@ def closed_form_fits(blocks: list) -> list[list]:
                 fits.append(min(cand, key=lambda f: round(float(f[-1]), ERROR_DECIMALS)))
             out[i] = sorted((f for f in fits if f[-1] <= blocks[i][2]), key=lambda f: round(float(f[-1]), ERROR_DECIMALS))
     return out
+
+
+def _side_by_side(arrays: list, axis: int) -> np.ndarray:
+    """``arrays`` concatenated along ``axis`` (the one array itself when alone)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=axis)
 
 
 class _Exhaustive:
