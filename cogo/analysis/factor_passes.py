@@ -73,7 +73,7 @@ from cogo.analysis.kronecker import (
 from cogo.analysis.lowrank import _kron_batch, rank1_batch
 from cogo.analysis.tiling import CLUSTER_TOL, MATCH_TOL, SEARCH_BUDGET, TilingSearch, _matching_starts
 
-__all__ = ["GridPool", "Pass", "PASSES", "run_passes", "two_row_grids", "feature_misfits", "SPLIT_GAIN", "UNTRIED_MAX", "MATCHING_MAX_ORDER"]
+__all__ = ["GridPool", "Pass", "PASSES", "run_passes", "two_row_grids", "feature_misfits", "closed_form_fits", "SPLIT_GAIN", "UNTRIED_MAX", "MATCHING_MAX_ORDER"]
 
 
 #: Axes up to this size get their fibers re-aligned (``m!`` orders tried per fiber) by :func:`_fit_reoriented`.
@@ -369,6 +369,8 @@ class GridPool:
     """Shape -> further exact grids of the local search (kept for splitting, not reported)."""
     helpers: list = field(default_factory=list)
     """The coarser shapes searched only to be split (dropped by the finish pass)."""
+    closed: list | None = None
+    """The closed-form exact grids (:func:`closed_form_fits`) when read beforehand with other blocks'; else None."""
     _by_fit: dict = field(default_factory=dict)
     _exact_fine: list = field(default_factory=list)
 
@@ -435,16 +437,20 @@ def feature_misfits(F: np.ndarray, grids: np.ndarray) -> np.ndarray:
 
     Per channel the ``2 x m`` matrix ``M`` of the grid has ``sigma_2^2 = 2 D / (T + sqrt(T^2 - 4 D))`` with
     ``T = ||M||^2`` and ``D = ||r_0||^2 ||r_1||^2 - |<r_0, r_1>|^2`` (its rows ``r_0``, ``r_1``); the misfit is
-    ``sqrt(sum_channels sigma_2^2 / ||F||^2)``, the error of the best rank-1 fit per channel.
+    ``sqrt(sum_channels sigma_2^2 / ||F||^2)``, the error of the best rank-1 fit per channel.  ``F`` may be a
+    stack (B, q, 4) of blocks of one order: then (B, G), each row as that block alone.
     """
-    M = F[grids]                                             # (G, 2, m, 4)
-    n0 = (np.abs(M[:, 0]) ** 2).sum(axis=1)
-    n1 = (np.abs(M[:, 1]) ** 2).sum(axis=1)
-    ip = np.abs((np.conj(M[:, 0]) * M[:, 1]).sum(axis=1)) ** 2
+    M = F[..., grids, :]                                     # (..., G, 2, m, 4)
+    n0 = (np.abs(M[..., 0, :, :]) ** 2).sum(axis=-2)
+    n1 = (np.abs(M[..., 1, :, :]) ** 2).sum(axis=-2)
+    ip = np.abs((np.conj(M[..., 0, :, :]) * M[..., 1, :, :]).sum(axis=-2)) ** 2
     T = n0 + n1
     D = np.maximum(n0 * n1 - ip, 0.0)
     s2 = 2 * D / np.maximum(T + np.sqrt(np.maximum(T * T - 4 * D, 0.0)), _TINY)
-    return np.sqrt(s2.sum(axis=1) / max(float((np.abs(F) ** 2).sum()), _TINY))
+    if F.ndim == 2:
+        return np.sqrt(s2.sum(axis=-1) / max(float((np.abs(F) ** 2).sum()), _TINY))
+    norms = np.array([max(float((np.abs(f) ** 2).sum()), _TINY) for f in F])
+    return np.sqrt(s2.sum(axis=-1) / norms[:, None])
 
 
 #: Splits whose feature misfit exceeds this factor of the best split's plus :data:`CLOSED_FORM_SLACK` are not
@@ -456,37 +462,58 @@ CLOSED_FORM_SLACK = 0.02
 CLOSED_FORM_TIES = 2.0
 
 
-def _closed_form_fits(pool: GridPool) -> list:
-    """The exact ``2 x (q/2)`` grids of a block of order 4 or 6, best first, from every grid at once.
+def closed_form_fits(blocks: list) -> list[list]:
+    """The exact ``2 x (q/2)`` grids of blocks of order 4 or 6, best first, from every grid at once.
 
-    The splits of the nodes into two rows are ranked by their best alignment's :func:`feature_misfits`; those
-    within :data:`CLOSED_FORM_SCREEN` ``x tol`` and within :data:`CLOSED_FORM_NEAR` times the best split's
-    misfit plus :data:`CLOSED_FORM_SLACK` (at most ``max_alternatives``) have their alignments within
-    :data:`CLOSED_FORM_TIES` of that best fitted by :func:`fit_grid` without reassignment (every reassignment
-    is another grid of the list; the columns of a geometric factor such as ``z_syn`` align several ways with
-    near-equal misfits), and the best fit of each split within ``tol`` is kept: one grid per split, as the
-    tiling search lists them.  Empty when none is.
+    ``blocks``: ``(x, F, tol, max_alternatives)`` of each block in canonical node order (:class:`GridPool`'s);
+    blocks of one order are read together (one :func:`feature_misfits` and one :func:`fit_grids` call), each
+    block's answer as read alone.  The splits of the nodes into two rows are ranked by their best alignment's
+    :func:`feature_misfits`; those within :data:`CLOSED_FORM_SCREEN` ``x tol`` and within
+    :data:`CLOSED_FORM_NEAR` times the best split's misfit plus :data:`CLOSED_FORM_SLACK` (at most
+    ``max_alternatives``) have their alignments within :data:`CLOSED_FORM_TIES` of that best fitted by
+    :func:`fit_grid` without reassignment (every reassignment is another grid of the list; the columns of a
+    geometric factor such as ``z_syn`` align several ways with near-equal misfits), and the best fit of each split
+    within ``tol`` is kept: one grid per split, as the tiling search lists them.  Empty when none is.
     """
-    grids = two_row_grids(pool.q)
-    mis = np.round(feature_misfits(pool.F, grids), ERROR_DECIMALS)
-    per_split = math.factorial(pool.q // 2)  # the alignments of one split (the orders of its second row) are consecutive
-    mis = mis.reshape(-1, per_split)
-    lead = mis.min(axis=1)
-    splits = np.argsort(lead, kind="stable")
-    bound = min(CLOSED_FORM_SCREEN * pool.tol, CLOSED_FORM_NEAR * lead[splits[0]] + CLOSED_FORM_SLACK)
-    splits = splits[lead[splits] <= bound][:pool.max_alternatives]
-    nears = [np.flatnonzero(mis[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split for s in splits]
-    done = fit_grids(pool.x, pool.F, grids[np.concatenate(nears)]) if nears else []
-    fits, pos = [], 0
-    for near in nears:
-        cand = done[pos:pos + len(near)]
-        pos += len(near)
-        fits.append(min(cand, key=lambda f: round(float(f[-1]), ERROR_DECIMALS)))
-    return sorted((f for f in fits if f[-1] <= pool.tol), key=lambda f: round(float(f[-1]), ERROR_DECIMALS))
+    out: list = [None] * len(blocks)
+    for q in sorted({b[1].shape[0] for b in blocks}):
+        idx = [i for i, b in enumerate(blocks) if b[1].shape[0] == q]
+        grids = two_row_grids(q)
+        per_split = math.factorial(q // 2)  # the alignments of one split (the orders of its second row) are consecutive
+        Fs = _side_by_side([blocks[i][1][None] for i in idx], 0)
+        mis = np.round(feature_misfits(Fs[0], grids)[None] if len(idx) == 1 else feature_misfits(Fs, grids),
+                       ERROR_DECIMALS)
+        picks, offs = [], []
+        for n, i in enumerate(idx):
+            m = mis[n].reshape(-1, per_split)
+            lead = m.min(axis=1)
+            splits = np.argsort(lead, kind="stable")
+            bound = min(CLOSED_FORM_SCREEN * blocks[i][2], CLOSED_FORM_NEAR * lead[splits[0]] + CLOSED_FORM_SLACK)
+            splits = splits[lead[splits] <= bound][:blocks[i][3]]
+            picks.append([np.flatnonzero(m[s] <= CLOSED_FORM_TIES * lead[s] + 1e-9) + s * per_split for s in splits])
+            offs.extend([n * q] * sum(len(near) for near in picks[-1]))
+        sel = [g for near in picks for g in near]
+        offs = np.array(offs, dtype=np.int64) if len(idx) > 1 else None  # one block: its own node indices
+        done = fit_grids(_side_by_side([blocks[i][0] for i in idx], 1), Fs.reshape(-1, Fs.shape[-1]),
+                         grids[np.concatenate(sel)] + (0 if offs is None else offs[:, None, None]), offs) if sel else []
+        pos = 0
+        for n, i in enumerate(idx):
+            fits = []
+            for near in picks[n]:
+                cand = done[pos:pos + len(near)]
+                pos += len(near)
+                fits.append(min(cand, key=lambda f: round(float(f[-1]), ERROR_DECIMALS)))
+            out[i] = sorted((f for f in fits if f[-1] <= blocks[i][2]), key=lambda f: round(float(f[-1]), ERROR_DECIMALS))
+    return out
+
+
+def _side_by_side(arrays: list, axis: int) -> np.ndarray:
+    """``arrays`` concatenated along ``axis`` (the one array itself when alone)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=axis)
 
 
 class _Exhaustive:
-    """The stand-in for the tiling search when :func:`_closed_form_fits` tried every grid: nothing left untried."""
+    """The stand-in for the tiling search when :func:`closed_form_fits` tried every grid: nothing left untried."""
 
     untried: list = []
 
@@ -501,10 +528,11 @@ def tiling_pass(pool: GridPool) -> None:
     """The exact grids of the tiling search (:mod:`cogo.analysis.tiling`), each refined by :func:`_fit_reoriented`.
 
     Blocks of order 4 and 6 (the catalogue's) first try every ``2 x (q/2)`` grid in closed form
-    (:func:`_closed_form_fits`); the search runs only when none of them is exact.
+    (:func:`closed_form_fits`); the search runs only when none of them is exact.
     """
     if pool.q in CLOSED_FORM_ORDERS and (2, pool.q // 2) in pool.shapes:
-        fits = _closed_form_fits(pool)
+        fits = pool.closed if pool.closed is not None else \
+            closed_form_fits([(pool.x, pool.F, pool.tol, pool.max_alternatives)])[0]
         if fits:
             pool.search = _Exhaustive()
             pool.fits.extend(pool.make(f, True) for f in fits)
@@ -663,8 +691,11 @@ def finish_pass(pool: GridPool) -> None:
 
 
 def run_passes(x: np.ndarray, F: np.ndarray, t: np.ndarray, shapes: list, tol: float, match_tol: float,
-               max_alternatives: int, budget: int, subfactor: Callable) -> BlockFactorization:
+               max_alternatives: int, budget: int, subfactor: Callable, closed: list | None = None) -> BlockFactorization:
     """Run :data:`PASSES` over a fresh :class:`GridPool` of one block (canonical node order).
+
+    ``closed``: the block's :func:`closed_form_fits` when read beforehand with other blocks' (else the tiling
+    pass reads them).
 
     Returns
     -------
@@ -672,7 +703,8 @@ def run_passes(x: np.ndarray, F: np.ndarray, t: np.ndarray, shapes: list, tol: f
         Per shape asked for, the grids found, best first (not yet in canonical form: see
         :func:`cogo.analysis.factorization.factor_block`).
     """
-    pool = GridPool(x, F, t, [tuple(s) for s in shapes], tol, match_tol, max_alternatives, budget, subfactor)
+    pool = GridPool(x, F, t, [tuple(s) for s in shapes], tol, match_tol, max_alternatives, budget, subfactor,
+                    closed=closed)
     if not pool.shapes:
         return pool.result
     for p in PASSES:

@@ -32,8 +32,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from cogo.analysis.canonical import canonical_factorization
-from cogo.analysis.factor_passes import run_passes
+from cogo.analysis.canonical import canonical_factorizations
+from cogo.analysis.factor_passes import CLOSED_FORM_ORDERS, closed_form_fits, run_passes
 from cogo.analysis.kronecker import (
     FACTOR_TOL,
     BlockFactorization,
@@ -54,6 +54,7 @@ __all__ = [
     "SNAP_DECIMALS",
     "REFIT_ERROR",
     "factor_block",
+    "factor_blocks",
     "factor_block_shape",
 ]
 
@@ -140,14 +141,41 @@ def factor_block(a: Any, b: Any, c: Any, shapes: Iterable[Sequence[int]] | None 
     (2, 2)
     """
 
-    prepared = _prepare(a, b, c)
-    q = prepared[1].shape[0]
-    if q > MAX_ORDER:
-        res = BlockFactorization(q=q, tol=float(tol))
-        res.skipped = f"block order {q} exceeds {MAX_ORDER}"
-        return res
-    shapes = factor_shapes(q) if shapes is None else [tuple(sorted(int(m) for m in s)) for s in shapes]
-    return _factor(prepared, shapes, tol, match_tol, MAX_ALTERNATIVES, budget)
+    return factor_blocks([(a, b, c)], None if shapes is None else list(shapes), tol, match_tol, budget)[0]
+
+
+def factor_blocks(blocks: Sequence[tuple], shapes: Iterable[Sequence[int]] | None = None, tol: float = FACTOR_TOL,
+                  match_tol: float = MATCH_TOL, budget: int = SEARCH_BUDGET) -> list[BlockFactorization]:
+    """:func:`factor_block` of every ``(a, b, c)`` in ``blocks``: the same answers, block by block.
+
+    The closed-form grids of every block of order 4 or 6 (:func:`cogo.analysis.factor_passes.closed_form_fits`)
+    are read in one call per order before the passes run on each block, and the canonical forms of every
+    block's grids in one call after (:func:`cogo.analysis.canonical.canonical_factorizations`; a network at
+    d = 127 has 63 blocks of order 6).
+    """
+    prepared = [_prepare(a, b, c) for a, b, c in blocks]
+    per = []
+    for p in prepared:
+        q = p[1].shape[0]
+        per.append(factor_shapes(q) if shapes is None else [tuple(sorted(int(m) for m in s)) for s in shapes])
+    reads = [_read(p) if p[1].shape[0] in CLOSED_FORM_ORDERS and (2, p[1].shape[0] // 2) in sh else None
+             for p, sh in zip(prepared, per)]
+    at = [i for i, r in enumerate(reads) if r is not None]
+    closed = dict(zip(at, closed_form_fits([(reads[i][0][:, reads[i][4]], reads[i][1][reads[i][4]], tol,
+                                             MAX_ALTERNATIVES) for i in at])))
+    out = []
+    for i, (p, sh) in enumerate(zip(prepared, per)):
+        q = p[1].shape[0]
+        if q > MAX_ORDER:
+            res = BlockFactorization(q=q, tol=float(tol))
+            res.skipped = f"block order {q} exceeds {MAX_ORDER}"
+            out.append((res, None))
+            continue
+        out.append(_passes(p, sh, tol, match_tol, MAX_ALTERNATIVES, budget, reads[i], closed.get(i)))
+    # every block's grids put in canonical form at once (cogo.analysis.canonical.canonical_factorizations)
+    canon = iter(canonical_factorizations([fz for res, nkeys in out if nkeys is not None
+                                           for fz in _alternatives(res)]))
+    return [res if nkeys is None else _canonical_alternatives(res, nkeys, canon) for res, nkeys in out]
 
 
 def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]]:
@@ -183,24 +211,46 @@ def _snap(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple
     return y, F, flip, keys
 
 
+def _read(prepared) -> tuple:
+    """The block as the passes read it: ``(x', F', flip, nkeys, perm)``, :func:`_snap`'s nodes, the feature keys
+    of ``F'`` and the canonical node order (by feature key, then rounded node)."""
+    x, F, flip, rkeys = _snap(prepared[0])
+    nkeys = _feature_keys(F) if len(F) else []
+    perm = np.array(sorted(range(len(nkeys)), key=lambda j: (nkeys[j], rkeys[j])), dtype=np.int64)
+    return x, F, flip, nkeys, perm
+
+
 def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int,
-            budget: int) -> BlockFactorization:
+            budget: int, read: tuple | None = None, closed: list | None = None) -> BlockFactorization:
     """The passes (:mod:`cogo.analysis.factor_passes`) on the block's nodes in canonical order (:func:`cogo.analysis.canonical.canonical_node_order`).
 
     Every result is mapped back to the caller's node indices and put in canonical form
     (:func:`cogo.analysis.canonical.canonical_factorization`), so the answer is a function of the block up to node
-    order and the per-node gauge, not of the order the nodes came in.
+    order and the per-node gauge, not of the order the nodes came in.  ``read``: the block's :func:`_read`,
+    ``closed``: its closed-form grids, when computed beforehand (:func:`factor_blocks`).
     """
+    res, nkeys = _passes(prepared, shapes, tol, match_tol, max_alternatives, budget, read, closed)
+    return _canonical_alternatives(res, nkeys, iter(canonical_factorizations(_alternatives(res))))
+
+
+def _alternatives(res: BlockFactorization) -> list[Factorization]:
+    """Every grid of every shape of ``res``, in order."""
+    return [fz for alts in res.by_shape.values() for fz in alts]
+
+
+def _passes(prepared, shapes: list, tol: float, match_tol: float, max_alternatives: int, budget: int,
+            read: tuple | None, closed: list | None) -> tuple[BlockFactorization, list]:
+    """:func:`_factor` before the canonical form: the passes' grids mapped back to the caller's nodes; and the
+    feature keys of the block's nodes."""
     x0, F0, t = prepared
-    x, F, flip, rkeys = _snap(x0)
-    nkeys = _feature_keys(F) if len(F) else []
-    perm = np.array(sorted(range(len(nkeys)), key=lambda j: (nkeys[j], rkeys[j])), dtype=np.int64)
+    x, F, flip, nkeys, perm = read or _read(prepared)
 
     def subfactor(f: Factor, sub_shapes: list) -> BlockFactorization:
         # a factor of a coarser grid, factored on its own (the split pass), one grid per shape
         return _factor(_prepare(f.a, f.b, f.c), sub_shapes, tol, match_tol, 1, budget)
 
-    res = run_passes(x[:, perm], F[perm], t[perm], shapes, tol, match_tol, max_alternatives, budget, subfactor)
+    res = run_passes(x[:, perm], F[perm], t[perm], shapes, tol, match_tol, max_alternatives, budget, subfactor,
+                     closed)
     for shape, alts in res.by_shape.items():
         out = []
         for fz in alts:
@@ -213,7 +263,16 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
                 signs = np.empty_like(np.asarray(fz.signs, dtype=float))
                 signs[perm] = np.asarray(fz.signs, dtype=float) * flip[perm]
                 fz = replace(fz, grid=perm[fz.grid], signs=signs, balance=t)
-            out.append(canonical_factorization(fz))
+            out.append(fz)
+        res.by_shape[shape] = out
+    return res, nkeys
+
+
+def _canonical_alternatives(res: BlockFactorization, nkeys: list, canon) -> BlockFactorization:
+    """``res`` with each shape's grids replaced by their canonical forms (the next ones of ``canon``, in
+    :func:`_alternatives` order), sorted, and grids equal up to orientation or swapped equal nodes kept once."""
+    for shape, alts in res.by_shape.items():
+        out = [next(canon) for _ in alts]
         out.sort(key=lambda f: f.sort_key)
         seen, uniq = set(), []
         for fz in out:  # grids that differ only in orientation, or by swapping equal nodes, are one grid
@@ -223,5 +282,3 @@ def _factor(prepared, shapes: list, tol: float, match_tol: float, max_alternativ
                 uniq.append(fz)
         res.by_shape[shape] = uniq
     return res
-
-

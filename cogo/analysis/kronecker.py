@@ -456,12 +456,14 @@ def _kron_rows(factors: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def fit_grids(x: np.ndarray, F: np.ndarray, grids: np.ndarray) -> list[GridFit]:
+def fit_grids(x: np.ndarray, F: np.ndarray, grids: np.ndarray, offsets: np.ndarray | None = None) -> list[GridFit]:
     """:func:`fit_grid` without reassignment on every grid of ``grids`` (N, *shape) of one block at once.
 
     Per grid: the per-node signs from the rank-1 fit of the ``a^2, ab`` feature channels, then each of ``a, b, c``
     fitted by a rank-1 tensor on the grid (SPEC 8.5); the factors normalized to their first node (or their largest
-    entry when the first is 0).  The same operations as one grid at a time, stacked.
+    entry when the first is 0).  The same operations as one grid at a time, stacked.  ``offsets`` (N,): ``x``, ``F``
+    hold several blocks' nodes side by side and grid ``n`` covers the block starting at node ``offsets[n]``; its
+    fit (grid, signs) is then that block's own, as if fitted on it alone.
     """
     grids = np.asarray(grids)
     N, shape = grids.shape[0], tuple(grids.shape[1:])
@@ -493,6 +495,7 @@ def fit_grids(x: np.ndarray, F: np.ndarray, grids: np.ndarray) -> list[GridFit]:
     recon = scale[..., None] * _kron_rows(facs)
     nrm = [np.linalg.norm(c) for c in cells]                  # per grid, as one grid's Frobenius norm
     err = [float(np.linalg.norm(c - r) / n) if n > 0 else 0.0 for c, r, n in zip(cells, recon, nrm)]
+    local = flats if offsets is None else flats - np.asarray(offsets, dtype=np.int64)[:, None]
     signs = np.empty((N, q))
-    np.put_along_axis(signs, flats, sg, axis=1)
-    return [GridFit(flats[n].reshape(shape), [f[n] for f in facs], scale[n], signs[n], err[n]) for n in range(N)]
+    np.put_along_axis(signs, local, sg, axis=1)
+    return [GridFit(local[n].reshape(shape), [f[n] for f in facs], scale[n], signs[n], err[n]) for n in range(N)]

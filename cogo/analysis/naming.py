@@ -70,7 +70,7 @@ import numpy as np
 
 from cogo import catalogue as _cat
 from cogo.analysis.assignment import linear_assignment
-from cogo.analysis.factorization import factor_block
+from cogo.analysis.factorization import factor_blocks
 from cogo.analysis.kronecker import BlockFactorization, Factorization, balance_gauge, kron_vectors, node_features
 from cogo.analysis.network_report import BlockReport
 
@@ -394,7 +394,10 @@ def name_blocks(items: Sequence[tuple], st: Any) -> None:
     answer as :func:`name_block` one block at a time, with a few numpy calls per network instead of per
     factor (a network at d = 127 has 63 blocks).
     """
-    plans = [_plan_block(rep, a, b, c, st) for rep, a, b, c in items]
+    items_in = [(rep,) + _as_read(a, b, c, st) for rep, a, b, c in items]
+    at = [i for i, it in enumerate(items_in) if it[0].order >= 4]
+    bfs = dict(zip(at, factor_blocks([items_in[i][1:] for i in at], tol=st.factor_tol)))
+    plans = [_plan_block(rep, a, b, c, st, bfs.get(i)) for i, (rep, a, b, c) in enumerate(items_in)]
     reqs, slots = [], []
     for plan in plans:
         for grid in plan or ():
@@ -409,18 +412,27 @@ def name_blocks(items: Sequence[tuple], st: Any) -> None:
             _finish_block(rep, plan, st)
 
 
-def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Any) -> list | None:
-    """The block factored (:func:`name_block`'s first half): the grids to name, as ``[fz, requests, fits]``.
-
-    None when the block is already read (order 2 or 3, named here; order below 4; no exact grid).
-    """
-    q = rep.order
-    if st.preset == "paper" and q:
+def _as_read(a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Any) -> tuple:
+    """The block's nodes as they are factored and named: as given, or under ``preset="paper"`` each divided by
+    its amplitude."""
+    if st.preset == "paper" and len(a):
         # the reference divides every node by (a_j b_j c_j)^(1/3) before factoring (SPEC 8.4), so unequal
         # node amplitudes are not seen; here by the modulus only (a complex cube root would pick branches)
         amp = np.cbrt(np.abs(a * b * c))
         amp = np.where(amp > 0, amp, 1.0)
         a, b, c = a / amp, b / amp, c / amp
+    return a, b, c
+
+
+def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, st: Any,
+                bf: BlockFactorization | None) -> list | None:
+    """The block factored (:func:`name_block`'s first half): the grids to name, as ``[fz, requests, fits]``.
+
+    ``a``, ``b``, ``c``: the nodes as read (:func:`_as_read`); ``bf``: their
+    :func:`cogo.analysis.factorization.factor_block` (order 4 and up; read with the other blocks').  None when
+    the block is already read (order 2 or 3, named here; order below 4; no exact grid).
+    """
+    q = rep.order
     if q in (2, 3):
         ab_, bb_, cb_, _ = balance_gauge(a, b, c)
         x = np.stack([ab_, bb_, cb_])
@@ -434,7 +446,6 @@ def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, s
         return None
     if q < 4:
         return None
-    bf: BlockFactorization = factor_block(a, b, c, tol=st.factor_tol)
     rep.error = bf.min_error
     rep.search_note = bf.skipped
     exact = bf.exact

@@ -305,3 +305,25 @@ def test_json_is_byte_identical_across_threads_and_optional_packages(tmp_path):
     texts = [json.dumps(r, sort_keys=True) for r in runs]
     assert texts[0] == texts[1] == texts[2]
     assert len(runs[0]["checkpoints"][0]["blocks"]) == 2      # the premise: there is something to compare
+
+
+def test_canonical_factorizations_of_many_are_each_ones_own():
+    # factors of several sizes and zero patterns oriented together, against each factorization alone
+    from cogo.analysis.canonical import canonical_factorizations
+    from cogo.analysis.kronecker import Factor, Factorization
+    rng = np.random.default_rng(11)
+    fzs = []
+    for shape in [(2, 3), (2, 2), (2, 3), (3, 2), (2, 2, 2)]:
+        q = int(np.prod(shape))
+        vecs = [rng.normal(size=(3, m)) + 1j * rng.normal(size=(3, m)) for m in shape]
+        if len(fzs) == 2:
+            vecs[1][0, 1] = 0.0  # a factor with a zero entry: fewer bases
+        fzs.append(Factorization(shape, rng.permutation(q).reshape(shape), [Factor(*v) for v in vecs],
+                                 rng.normal(size=3) + 1j * rng.normal(size=3), 0.0, rng.choice([-1.0, 1.0], q),
+                                 np.ones(q), True))
+    got = canonical_factorizations(fzs)
+    for fz, g in zip(fzs, got):
+        w = canonical_factorizations([fz])[0]
+        assert np.array_equal(g.grid, w.grid) and np.array_equal(g.signs, w.signs) and np.array_equal(g.scale, w.scale)
+        assert all(np.array_equal(u.vectors, v.vectors) for u, v in zip(g.factors, w.factors))
+    assert not np.array_equal(got[0].grid, fzs[0].grid) or not np.array_equal(got[0].scale, fzs[0].scale)

@@ -620,3 +620,68 @@ def test_closed_form_and_tiling_search_read_order_4_and_6_blocks_alike(seed, t):
             fp.CLOSED_FORM_ORDERS = saved
         assert fast.shape == slow.shape and fast_type == slow_type
         assert fast.error <= slow.error * (1 + 1e-6) + 1e-12
+
+
+def _noisy_blocks(seed):
+    # order-4 and order-6 catalogue blocks with noise and shuffled nodes, a random order-6 block, an order-8 one
+    rng = np.random.default_rng(seed)
+    out = []
+    for x in (6 ** (-1 / 3) * (z_nu_i() * z_syn()), 4 ** (-1 / 3) * (z_nu_i() * z_xi(1, 1)),
+              6 ** (-1 / 3) * (z_nu(0.7) * z_syn()), 8 ** (-1 / 3) * (z_nu_i() * z_xi(1, 1) * z_nu(-1.0))):
+        p = rng.permutation(len(x.a))
+        out.append(tuple(v[p] + 1e-4 * (rng.normal(size=len(p)) + 1j * rng.normal(size=len(p))) for v in (x.a, x.b, x.c)))
+    out.append(tuple(rng.normal(size=6) + 1j * rng.normal(size=6) for _ in range(3)))
+    return out
+
+
+def _same_factorization(f, g):
+    return (f.shape == g.shape and np.array_equal(f.grid, g.grid) and f.error == g.error
+            and np.array_equal(f.scale, g.scale) and np.array_equal(f.signs, g.signs)
+            and all(np.array_equal(u.vectors, v.vectors) for u, v in zip(f.factors, g.factors)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_factor_blocks_answers_each_block_as_factor_block_alone(seed):
+    # several blocks at once (closed form and canonical forms read together) against each block alone, bit for bit
+    from cogo.analysis.factorization import factor_blocks
+    blocks = _noisy_blocks(seed)
+    many = factor_blocks(blocks + blocks[:2])
+    for (a, b, c), got in zip(blocks + blocks[:2], many):
+        want = factor_block(a, b, c)
+        assert sorted(got.by_shape) == sorted(want.by_shape) and got.skipped == want.skipped
+        for shape, alts in want.by_shape.items():
+            assert len(got.by_shape[shape]) == len(alts)
+            assert all(_same_factorization(f, g) for f, g in zip(got.by_shape[shape], alts))
+    assert many[0].factorable and not many[4].factorable  # the check reads real answers
+
+
+def test_closed_form_fits_and_feature_misfits_of_many_blocks_are_each_blocks_own():
+    from cogo.analysis.factor_passes import closed_form_fits, feature_misfits, two_row_grids
+    from cogo.analysis.factorization import _read
+    reads = [_read(_prepare(*b)) for b in _noisy_blocks(5) if len(b[0]) in (4, 6)]
+    items = [(r[0][:, r[4]], r[1][r[4]], FACTOR_TOL, 6) for r in reads]
+    got = closed_form_fits(items)
+    assert sum(len(g) for g in got) >= 3  # exact grids were found
+    for item, fits in zip(items, got):
+        want = closed_form_fits([item])[0]
+        assert len(fits) == len(want)
+        for f, w in zip(fits, want):
+            assert np.array_equal(f.grid, w.grid) and np.array_equal(f.signs, w.signs) and f.error == w.error
+            assert np.array_equal(f.scale, w.scale) and all(np.array_equal(u, v) for u, v in zip(f.factors, w.factors))
+    six = np.stack([it[1] for it in items if len(it[1]) == 6])
+    assert np.array_equal(feature_misfits(six, two_row_grids(6)),
+                          np.stack([feature_misfits(F, two_row_grids(6)) for F in six]))
+
+
+def test_fit_grids_with_offsets_reads_each_block_as_alone():
+    from cogo.analysis.kronecker import fit_grids, node_features
+    rng = np.random.default_rng(7)
+    xs = [rng.normal(size=(3, 6)) + 1j * rng.normal(size=(3, 6)) for _ in range(3)]
+    Fs = [node_features(*x) for x in xs]
+    grids = np.stack([rng.permutation(6).reshape(2, 3) for _ in range(3)])
+    got = fit_grids(np.concatenate(xs, axis=1), np.concatenate(Fs), grids + 6 * np.arange(3)[:, None, None],
+                    6 * np.arange(3))
+    for n in range(3):
+        want = fit_grids(xs[n], Fs[n], grids[n:n + 1])[0]
+        assert np.array_equal(got[n].grid, want.grid) and np.array_equal(got[n].signs, want.signs)
+        assert got[n].error == want.error and np.array_equal(got[n].scale, want.scale)
