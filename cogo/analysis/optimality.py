@@ -248,13 +248,15 @@ def _keep_nodes(z: np.ndarray, lam: float, n: int) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def largest_residuals(net: Any, chunk_elements: int = 1 << 22, rc: float | None = None) -> dict[str, float]:
+def largest_residuals(net: Any, chunk_elements: int = 1 << 22, rc: float | None = None,
+                      self_sums: tuple[float, float] | None = None) -> dict[str, float]:
     """Largest ``|residual|`` of R_g, R_c, R_n, R_* over ``k != 0`` (SPEC 5) of a numeric network.
 
     Small networks use :func:`cogo.algebra.loss.condition_residuals` directly;
     larger ones the same definitions with ``r[k1, k2, k]`` computed in chunks
     of ``k1`` (never the whole ``n^3 q`` product in memory), unless ``rc``, the largest ``|R_c|`` computed
-    elsewhere (:func:`loss_and_cross_residual`), is given.
+    elsewhere (:func:`loss_and_cross_residual`), is given; ``self_sums``: the largest ``R_n`` and ``R_*`` computed
+    elsewhere (:func:`pair_loss_and_cross`).
 
     Examples
     --------
@@ -281,6 +283,9 @@ def largest_residuals(net: Any, chunk_elements: int = 1 << 22, rc: float | None 
         diag = k1[(k1 > 0)]
         r[diag - s, diag, diag] = 0.0
         rc = max(rc or 0.0, float(r.max(initial=0.0)))
+    if self_sums is not None:
+        return {"R_g": float(rg.max(initial=0.0)), "R_c": float(rc or 0.0), "R_n": float(self_sums[0]),
+                "R_*": float(self_sums[1])}
     Ca, Cb = self_potential_sums(net, "a"), self_potential_sums(net, "b")
     rn = np.abs(Ca[0] + Cb[0])
     rn[0] = 0.0
@@ -408,10 +413,31 @@ def _real_space(ps: PairSplit, p: int, W: np.ndarray, G: Any) -> tuple[np.ndarra
     return s, e
 
 
-def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any) -> float:
+def _square_terms(ps: PairSplit, W: tuple, G: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``A[k1, i] = sum_j sq_a[k1, j] z_c[ks[i], j]`` (``sq_a`` the Fourier coordinates of ``W_a^2``), ``B`` alike.
+
+    ``lam A`` is :func:`cogo.algebra.potentials.self_potential_sums` ``C_a`` at the computed ``k`` (for real weights
+    ``F^T z_a = lam W_a^T``), so ``A``, ``B`` give ``R_n`` and ``R_*`` as well as the loss's square terms.
+    """
+    n, q, lam = G.order, len(ps.f), G.scale
+    zc = ps.z[2][ps.ks, :q]                                              # (h, q)
+    F = np.conj(G.characters) * (lam / n)
+    return F @ ((W[0] * W[0]).T @ zc.T), F @ ((W[1] * W[1]).T @ zc.T)   # (n, h) each
+
+
+def _self_sums(ps: PairSplit, A: np.ndarray, B: np.ndarray, G: Any) -> tuple[float, float]:
+    """The largest ``|R_n|`` and ``|R_*|`` from :func:`_square_terms` (``k != 0``; ``R_*``: ``m != 0``)."""
+    live = ps.ks != 0
+    rn = np.abs(A[0, live] + B[0, live]) * G.scale
+    rs = np.abs(np.stack([A[1:, live], B[1:, live]])) * G.scale
+    return float(rn.max(initial=0.0)), float(rs.max(initial=0.0))
+
+
+def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any, A: np.ndarray,
+               B: np.ndarray) -> float:
     """The loss of :func:`cogo.algebra.loss.real_loss` from the Fourier potentials (Parseval), exactly.
 
-    ``W``: the real weights ``(W_a, W_b, W_c)``; ``Xm``: :func:`_masked_modulus`.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
+    ``W``: the real weights ``(W_a, W_b, W_c)``; ``Xm``: :func:`_masked_modulus`; ``A``, ``B``: :func:`_square_terms`.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
     ``rho[k1, k2, k] = 2 r[k1, k2, k] + lam (d_{k2 = 0} A[k1, k] + d_{k1 = 0} B[k2, k]) - 2 d_{k1 = k2 = k}``
     (``A = sum_j sq_a[:, j] z_c[:, j]^T``, ``sq_a`` the coordinates of ``W_a^2``; ``B`` alike) and the loss is
     ``sum |rho|^2 / (4 n)``.  With ``r = X + E`` (:func:`pair_terms`; ``E = sum_j e_a (x) e_b (x) e_c``):
@@ -421,10 +447,6 @@ def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any) -
     """
     n, q, lam, ks = G.order, len(ps.f), G.scale, ps.ks
     w = np.where(ks == 0, 0.0, np.where(G.neg[ks] == ks, 1.0, 2.0))
-    zc = ps.z[2][ks, :q]                                                 # (h, q)
-    F = np.conj(G.characters) * (lam / n)
-    A = F @ ((W[0] * W[0]).T @ zc.T)                                     # (n, h)
-    B = F @ ((W[1] * W[1]).T @ zc.T)
     # |rho_X|^2: 4 |X|^2 off the planes k1 = 0, k2 = 0 and the diagonal (Xm is 0 there), then those entries
     bulk = np.einsum("abk,abk->k", Xm[1:, 1:], Xm[1:, 1:])
     plane1 = 2.0 * X[:, 0, :] + lam * A                                  # k2 = 0
@@ -450,22 +472,22 @@ def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any) -
 
 
 def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.ndarray, G: Any,
-                        cheaper_only: bool = True) -> tuple[float, float] | None:
-    """The loss and the largest ``|R_c|`` of a real network whose nodes are nearly single-frequency; else None.
+                        cheaper_only: bool = True) -> tuple[float, dict] | None:
+    """The loss and the largest ``|R_c|``, ``|R_n|``, ``|R_*|`` of a real network whose nodes are nearly single-frequency; else None.
 
     ``Wa``, ``Wb`` (q, n), ``Wc`` (n, q): real weights; ``z`` (3, n, q) their network's Fourier coordinates.  With
     :func:`pair_split`, ``r = X + E`` (:func:`pair_terms`, ``O(n^2 q)``), every entry of ``E`` at most ``delta``, every
     entry of ``X`` within the rounding allowance: the largest ``|r|`` (over ``k != 0``, ``(k1, k2) != (k, k)``) lies
     among the entries with ``|X| >= max|X| - 2 (delta + allowance)``, where ``r`` is summed over every node directly
     (the ``R_c`` of :func:`largest_residuals`, to rounding); the loss is exact too (:func:`_pair_loss`, Gram
-    matrices for ``E``).  Cost: the batched products about ``6 n^3 J`` real multiply-adds (``J`` the most nodes on
+    matrices for ``E``); ``R_n`` and ``R_*`` from the loss's square terms (:func:`_square_terms`).  Cost: the batched products about ``6 n^3 J`` real multiply-adds (``J`` the most nodes on
     one frequency), the Gram matrices ``6 q^2 n``, against the ``n^3 q`` of the real-space product of
     :func:`loss_and_cross_residual`; ``cheaper_only=False`` computes whatever it costs.
 
     Returns
     -------
     tuple or None
-        ``(loss, R_c)``; None when :func:`pair_split` gives up, when the cost above exceeds the real-space product's
+        ``(loss, {"R_c": ..., "R_n": ..., "R_*": ...})``; None when :func:`pair_split` gives up, when the cost above exceeds the real-space product's
         (``cheaper_only``), or when more than :data:`CROSS_CANDIDATES` entries are candidates (``R_c`` at the level of the leakage or of
         the rounding, as for an exact optimizer).
     """
@@ -476,7 +498,10 @@ def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.nd
     X = pair_terms(ps)
     Xm = _masked_modulus(ps, X)
     rc = _cross_from_terms(ps, Xm)
-    return None if rc is None else (_pair_loss(ps, X, Xm, (Wa, Wb, Wc), G), rc)
+    if rc is None:
+        return None
+    A, B = _square_terms(ps, (Wa, Wb, Wc), G)
+    return _pair_loss(ps, X, Xm, (Wa, Wb, Wc), G, A, B), {"R_c": rc, **dict(zip(("R_n", "R_*"), _self_sums(ps, A, B, G)))}
 
 
 #: Most entries ``n_G^3`` of the real-space cross tensor :func:`loss_and_cross_residual` holds (128 MiB).
@@ -586,17 +611,8 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     keep = _keep_nodes(net.z, G.scale, G.order)
     small = Network(G, net.z[:, :, keep])
     notes = []
-    fused = None
-    if weights is not None and G.order ** 2 * max(len(keep), 1) > 1 << 22:  # large: one real-space product for both
-        Wk = [as_array(w, dtype=np.float64) for w in weights]
-        if all(np.isfinite(w).all() for w in Wk):  # else real_loss below says what is wrong
-            if G.order ** 3 <= FUSED_MAX_ENTRIES:  # nearly single-frequency nodes, when cheaper (docstring)
-                fused = pair_loss_and_cross(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], small.z, G)
-            if fused is None:
-                fused = loss_and_cross_residual(Wk[0][keep], Wk[1][keep], Wk[2][:, keep], G)
-    if fused is not None:
-        loss, res = fused[0], largest_residuals(small, rc=fused[1])
-    else:
+    loss, res = _large_loss_and_residuals(small, weights, keep) if weights is not None else (None, None)
+    if loss is None:
         loss, res = _verdict_loss(small, weights, keep, notes), largest_residuals(small)
     if tied:  # a residual R enters the loss as (2/n) |R|^2 at least: R <= sqrt(n t / 2) is what loss <= t allows
         tol = float(np.sqrt(G.order * loss_tol / 2.0))
@@ -608,6 +624,29 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
                    cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
                    hidden=int(net.q), notes=notes, dtype=dtype, block_tol=block_tol)
+
+
+def _large_loss_and_residuals(small: Any, weights: tuple, keep: np.ndarray) -> tuple:
+    """A large real network's loss and largest residuals, ``(None, None)`` when small or not finite (module docstring).
+
+    ``n^2 q > 2^22``: the pair path (:func:`pair_loss_and_cross`: the loss, ``R_c``, ``R_n``, ``R_*``) when it applies
+    and is cheaper, else the real-space product (:func:`loss_and_cross_residual`: the loss and ``R_c``).
+    """
+    G = small.group
+    if G.order ** 2 * max(len(keep), 1) <= 1 << 22:
+        return None, None
+    Wk = [as_array(w, dtype=np.float64) for w in weights]
+    if not all(np.isfinite(w).all() for w in Wk):  # real_loss says what is wrong
+        return None, None
+    W = (Wk[0][keep], Wk[1][keep], Wk[2][:, keep])
+    pair = pair_loss_and_cross(*W, small.z, G) if G.order ** 3 <= FUSED_MAX_ENTRIES else None
+    if pair is not None:
+        loss, got = pair
+        return loss, largest_residuals(small, rc=got["R_c"], self_sums=(got["R_n"], got["R_*"]))
+    fused = loss_and_cross_residual(*W, G)
+    if fused is None:
+        return None, None
+    return fused[0], largest_residuals(small, rc=fused[1])
 
 
 def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: list) -> float:

@@ -39,11 +39,12 @@ def test_pair_path_equals_the_definitions(group, noise):
     got = pair_loss_and_cross(Wa, Wb, Wc, z, G, cheaper_only=False)
     assert got is not None  # nearly single-frequency: the pair path answers
     ref_loss = real_loss(Wa, Wb, Wc, group=G)
-    ref_rc = condition_residuals(Network.from_weights(Wa, Wb, Wc, G)).max_abs()["R_c"]
+    ref = condition_residuals(Network.from_weights(Wa, Wb, Wc, G)).max_abs()
     # both carry the rounding of the residuals (~1e-16 each): the loss to 1e-14 sqrt(loss) absolute
     assert got[0] == pytest.approx(ref_loss, rel=1e-11, abs=1e-14 * np.sqrt(ref_loss) + 1e-28)
-    assert got[1] == pytest.approx(ref_rc, rel=1e-9, abs=1e-15)
-    assert ref_rc > 10 * noise ** 2  # R_c is not trivially 0: the noise makes cross terms
+    for c in ("R_c", "R_n", "R_*"):
+        assert got[1][c] == pytest.approx(ref[c], rel=1e-9, abs=1e-15), c
+        assert ref[c] > 10 * noise ** 2  # not trivially 0: the noise moves every sum
 
 
 @pytest.mark.parametrize("group", ["9", "12", "Z_3 x Z_5"])
@@ -108,4 +109,5 @@ def test_verdict_of_a_large_nearly_single_frequency_network_takes_the_pair_path(
     assert calls == []  # the real-space product was not needed
     assert v.loss == pytest.approx(real_loss(Wa, Wb, Wc, group=G), rel=1e-11)
     ref = O.largest_residuals(Network.from_weights(Wa, Wb, Wc, G), chunk_elements=1 << 20)
-    assert v.residuals["R_c"] == pytest.approx(ref["R_c"], rel=1e-9)
+    for c in ref:
+        assert v.residuals[c] == pytest.approx(ref[c], rel=1e-9, abs=1e-15), c
