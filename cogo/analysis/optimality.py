@@ -330,15 +330,16 @@ def pair_split(z: np.ndarray, G: Any, real: bool = True) -> PairSplit | None:
     if q == 0:
         return None
     neg = G.neg
-    mass = (np.abs(z) ** 2).sum(axis=0)                                  # (n, q)
+    zp = np.concatenate([z, np.zeros((3, n, 1), dtype=np.complex128)], axis=2)
+    absz = np.abs(zp)
+    mass = (absz[:, :, :q] ** 2).sum(axis=0)                             # (n, q)
     f = (mass + mass[neg]).argmax(axis=0)
     pair = np.zeros((n, q + 1), dtype=bool)
     pair[f, np.arange(q)] = pair[neg[f], np.arange(q)] = True
-    zp = np.concatenate([z, np.zeros((3, n, 1), dtype=np.complex128)], axis=2)
     sp = np.where(pair, zp, 0.0)
-    ep = zp - sp
-    delta = float(np.prod(np.abs(ep).max(axis=1), axis=0).sum())
-    M = float(np.prod(np.abs(zp).max(axis=1), axis=0).sum())
+    ep = np.where(pair, 0.0, zp)
+    delta = float(np.prod(np.where(pair, 0.0, absz).max(axis=1), axis=0).sum())
+    M = float(np.prod(absz.max(axis=1), axis=0).sum())
     if delta > LEAK_FRACTION * M:
         return None
     p, j = np.nonzero(pair)                                              # (frequency, node), by frequency
