@@ -37,6 +37,21 @@ def best_of(fn, repeat: int = 5) -> float:
     return min(times)
 
 
+def best_of_each(fns: dict, repeat: int = 2) -> dict:
+    """Smallest wall time of ``repeat`` calls of each function of ``fns`` (name: callable), in seconds.
+
+    The calls go round-robin (each function once per round), so a burst of load on a shared machine falls on
+    every function alike instead of on whichever was being timed.
+    """
+    times = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: min(ts) for name, ts in times.items()}
+
+
 def write_json(path: str | os.PathLike, obj: dict) -> None:
     from cogo.io.outputs import atomic_write_text
 

@@ -12,7 +12,8 @@
    ``read_network(..., with_verdict=False)``, and the verdict), and the reference's algorithm
    as ``benchmarks/reference_classifier.py`` re-implements it, with the node-order search run as the
    reference's code runs it (:func:`reference_classifier.node_order_looped`: every node order of every
-   order-4/6 block, a few torch operations each; not the reference's code); best of 2 after a warm-up, one thread.
+   order-4/6 block, a few torch operations each; not the reference's code); best of 2 after a warm-up, one thread,
+   the calls round-robin (``_common.best_of_each``: a burst of load on the shared machine falls on all alike).
 2. **Per block, by order**: ``classify_block`` (factorization, names, nearest form, conditions) and
    ``factor_block`` for catalogue blocks of order 2, 3, 4, 6, 8, 12 (random node order, per-node
    sign and balance gauge, noise 1e-3), and for orders 4-12 the **brute force** of SPEC 8.5, written
@@ -39,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, machine_info, write_json  # noqa: E402
+from _common import best_of, best_of_each, machine_info, write_json  # noqa: E402
 
 from cogo.analysis.factorization import _prepare, factor_block  # noqa: E402
 from cogo.analysis.kronecker import factor_shapes  # noqa: E402
@@ -150,11 +151,12 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
             return {n: list(names.values()).count(n) for n in sorted(set(names.values()))}
 
         ref = reference(w)
-        t_cogo = best_of(lambda: cogo.classify(str(path)), repeat)
-        t_fast = best_of(lambda: cogo.classify(str(path), settings=Settings(verdict=False)), repeat)
-        t_ref = best_of(lambda: reference(load_weights(path)), repeat)
-        t_blocks = best_of(lambda: read_network(w.Wa, w.Wb, w.Wc, w.group, with_verdict=False), repeat)
-        t_verdict = best_of(lambda: network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group), repeat)
+        t = best_of_each({"cogo": lambda: cogo.classify(str(path)),
+                          "fast": lambda: cogo.classify(str(path), settings=Settings(verdict=False)),
+                          "ref": lambda: reference(load_weights(path)),
+                          "blocks": lambda: read_network(w.Wa, w.Wb, w.Wc, w.group, with_verdict=False),
+                          "verdict": lambda: network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group)}, repeat)
+        t_cogo, t_fast, t_ref, t_blocks, t_verdict = t["cogo"], t["fast"], t["ref"], t["blocks"], t["verdict"]
         types: dict = {}
         for bl in rep.blocks:
             types[bl.type] = types.get(bl.type, 0) + 1
