@@ -49,7 +49,7 @@ def add(subparsers) -> None:
     p.add_argument("--no-verdict", action="store_true",
                    help="the block reading only (what the reference classifier computes): skip the network "
                         "verdict (loss on all pairs, R_c, the optimal flag) and the nearest certified optimizer "
-                        "(every distance); about a third of the time on z_F6 at d = 127, for sweeps that need the "
+                        "(every distance); about half of the time on z_F6 at d = 127, for sweeps that need the "
                         "type table only")
     add_threads(p)
     p.add_argument("--workers", type=int_type("workers", 1), default=1, metavar="W",
