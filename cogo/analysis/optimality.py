@@ -318,7 +318,7 @@ class PairSplit:
 
 
 def pair_split(z: np.ndarray, G: Any, real: bool = True) -> PairSplit | None:
-    """Split node ``j`` as ``z_j = s_j + e_j``: ``s_j`` its entries at the pair ``{f_j, -f_j}`` holding most of its mass.
+    """Split node ``j`` as ``z_j = s_j + e_j``: ``s_j`` its entries at the pair ``{f_j, -f_j}`` of most mass.
 
     ``delta = sum_j max|e_a,j| max|e_b,j| max|e_c,j|`` bounds every entry of ``sum_j e_a (x) e_b (x) e_c``; the
     rounding allowance of an entry of :func:`pair_terms` is ``2 (J + 8) eps M`` (``J`` the most nodes on one
@@ -438,7 +438,8 @@ def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any, A
                B: np.ndarray) -> float:
     """The loss of :func:`cogo.algebra.loss.real_loss` from the Fourier potentials (Parseval), exactly.
 
-    ``W``: the real weights ``(W_a, W_b, W_c)``; ``Xm``: :func:`_masked_modulus`; ``A``, ``B``: :func:`_square_terms`.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
+    ``W``: the real weights ``(W_a, W_b, W_c)``; ``Xm``: :func:`_masked_modulus`; ``A``, ``B``:
+    :func:`_square_terms`.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
     ``rho[k1, k2, k] = 2 r[k1, k2, k] + lam (d_{k2 = 0} A[k1, k] + d_{k1 = 0} B[k2, k]) - 2 d_{k1 = k2 = k}``
     (``A = sum_j sq_a[:, j] z_c[:, j]^T``, ``sq_a`` the coordinates of ``W_a^2``; ``B`` alike) and the loss is
     ``sum |rho|^2 / (4 n)``.  With ``r = X + E`` (:func:`pair_terms`; ``E = sum_j e_a (x) e_b (x) e_c``):
@@ -474,23 +475,24 @@ def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any, A
 
 def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.ndarray, G: Any,
                         cheaper_only: bool = True) -> tuple[float, dict] | None:
-    """The loss and the largest ``|R_c|``, ``|R_n|``, ``|R_*|`` of a real network whose nodes are nearly single-frequency; else None.
+    """The loss and the largest ``|R_c|``, ``|R_n|``, ``|R_*|`` of a real, nearly single-frequency network; else None.
 
     ``Wa``, ``Wb`` (q, n), ``Wc`` (n, q): real weights; ``z`` (3, n, q) their network's Fourier coordinates.  With
     :func:`pair_split`, ``r = X + E`` (:func:`pair_terms`, ``O(n^2 q)``), every entry of ``E`` at most ``delta``, every
     entry of ``X`` within the rounding allowance: the largest ``|r|`` (over ``k != 0``, ``(k1, k2) != (k, k)``) lies
     among the entries with ``|X| >= max|X| - 2 (delta + allowance)``, where ``r`` is summed over every node directly
     (the ``R_c`` of :func:`largest_residuals`, to rounding); the loss is exact too (:func:`_pair_loss`, Gram
-    matrices for ``E``); ``R_n`` and ``R_*`` from the loss's square terms (:func:`_square_terms`).  Cost: the batched products about ``6 n^3 J`` real multiply-adds (``J`` the most nodes on
-    one frequency), the Gram matrices ``6 q^2 n``, against the ``n^3 q`` of the real-space product of
-    :func:`loss_and_cross_residual`; ``cheaper_only=False`` computes whatever it costs.
+    matrices for ``E``); ``R_n`` and ``R_*`` from the loss's square terms (:func:`_square_terms`).  Cost: the
+    batched products about ``6 n^3 J`` real multiply-adds (``J`` the most nodes on one frequency), the Gram
+    matrices ``6 q^2 n``, against the ``n^3 q`` of the real-space product of :func:`loss_and_cross_residual`;
+    ``cheaper_only=False`` computes whatever it costs.
 
     Returns
     -------
     tuple or None
-        ``(loss, {"R_c": ..., "R_n": ..., "R_*": ...})``; None when :func:`pair_split` gives up, when the cost above exceeds the real-space product's
-        (``cheaper_only``), or when more than :data:`CROSS_CANDIDATES` entries are candidates (``R_c`` at the level of the leakage or of
-        the rounding, as for an exact optimizer).
+        ``(loss, {"R_c": ..., "R_n": ..., "R_*": ...})``; None when :func:`pair_split` gives up, when the cost
+        above exceeds the real-space product's (``cheaper_only``), or when more than :data:`CROSS_CANDIDATES`
+        entries are candidates (``R_c`` at the level of the leakage or of the rounding, as for an exact optimizer).
     """
     n, q = z.shape[1], z.shape[2]
     ps = pair_split(z, G)
@@ -502,7 +504,8 @@ def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.nd
     if rc is None:
         return None
     A, B = _square_terms(ps, (Wa, Wb, Wc), G)
-    return _pair_loss(ps, X, Xm, (Wa, Wb, Wc), G, A, B), {"R_c": rc, **dict(zip(("R_n", "R_*"), _self_sums(ps, A, B, G)))}
+    rn, rs = _self_sums(ps, A, B, G)
+    return _pair_loss(ps, X, Xm, (Wa, Wb, Wc), G, A, B), {"R_c": rc, "R_n": rn, "R_*": rs}
 
 
 #: Most entries ``n_G^3`` of the real-space cross tensor :func:`loss_and_cross_residual` holds (128 MiB).
