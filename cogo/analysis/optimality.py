@@ -60,7 +60,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -566,13 +566,16 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
 
 def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = None, group: Any = None,
                     tol: float | None = None, loss_tol: float | None = None, split=None,
-                    dead_threshold: float = DEAD_THRESHOLD, dtype: str | None = None) -> Verdict:
+                    dead_threshold: float = DEAD_THRESHOLD, dtype: str | None = None,
+                    block_residuals: Sequence[dict] | None = None) -> Verdict:
     """The verdict of a network (module docstring): give a :class:`cogo.algebra.Network` or real weights.
 
     ``net``: numeric or exact network (exact entries are evaluated in
     complex128); or ``Wa`` (q, n), ``Wb`` (q, n), ``Wc`` (n, q) real weights.
     ``split``: the :class:`cogo.analysis.blocks.BlockSplit` already computed
     (else :func:`cogo.analysis.blocks.extract_blocks` with ``dead_threshold``).
+    ``block_residuals``: the :meth:`cogo.algebra.Block.conditions` of ``split``'s blocks, in their order, when the
+    caller has them (:func:`cogo.analysis.classify.read_network` computed them for its block reports).
     The loss is :func:`cogo.algebra.loss.real_loss` for real weights, and
     :func:`cogo.algebra.loss.fourier_loss` for a network that is not real.
 
@@ -623,7 +626,9 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     failed = [c for c in CONDITIONS if res[c] > tol]
     if split is None:
         split = extract_blocks(net, dead_threshold=dead_threshold)
-    block_failures, block_tol = _block_failures(split, tol, tied, dtype)
+    if block_residuals is not None and len(block_residuals) != len(split.blocks):
+        raise ValueError(f"block_residuals has {len(block_residuals)} entries for {len(split.blocks)} blocks")
+    block_failures, block_tol = _block_failures(split, tol, tied, dtype, block_residuals)
     cross = _cross_frequency(G, split, block_failures, failed, notes)
     return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
                    cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
@@ -667,12 +672,13 @@ def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: li
     return loss
 
 
-def _block_failures(split: Any, tol: float, tied: bool, dtype: str) -> tuple[dict, dict]:
+def _block_failures(split: Any, tol: float, tied: bool, dtype: str,
+                    residuals: Sequence[dict] | None = None) -> tuple[dict, dict]:
     """Per block frequency, the SPEC 6 conditions the block alone fails, and each block's tolerance."""
     block_failures = {}
     block_tol = {}
-    for b in split.blocks:
-        bc = b.conditions()
+    for i, b in enumerate(split.blocks):
+        bc = (residuals[i] if residuals is not None else None) or b.conditions()  # {}: a block of no node
         bt = tol
         if tied:  # the block's own scale and the dtype's rounding (block_tolerance), never below the loss's
             bt = max(tol, block_tolerance(block_scale(b.a, b.b, b.c), 0.0, dtype))

@@ -113,3 +113,21 @@ def test_verdict_of_a_large_nearly_single_frequency_network_takes_the_pair_path(
         assert v.residuals[c] == pytest.approx(ref[c], rel=1e-9, abs=1e-15), c
     # the noise leaves it off the optimizer: the verdict must say so, every condition failing
     assert not v.optimal and v.failed == ["R_g", "R_c", "R_n", "R_*"]
+
+
+def test_verdict_with_the_block_residuals_given_is_the_verdict_without():
+    # read_network hands the verdict its blocks' conditions (computed for the block reports): the same verdict,
+    # and a block's failures come from what is given (a wrong residual is reported as given)
+    from cogo.analysis.blocks import extract_blocks
+    G, (Wa, Wb, Wc) = noisy_blocks(13, 1e-3, dead=2)
+    net = Network.from_weights(Wa, Wb, Wc, G)
+    split = extract_blocks(net)
+    given = [b.conditions() for b in split.blocks]
+    v0 = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, split=split)
+    v1 = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, split=split, block_residuals=given)
+    assert v0.block_failures and v1.block_failures == v0.block_failures and v1.block_tol == v0.block_tol
+    clean = [dict.fromkeys(d, 0.0) for d in given]
+    v2 = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, split=split, block_residuals=clean)
+    assert v2.block_failures == {}
+    with pytest.raises(ValueError, match="block_residuals has 1 entries"):
+        network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, split=split, block_residuals=given[:1])
