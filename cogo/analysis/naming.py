@@ -338,10 +338,15 @@ def _choose_names(named: list[FactorName]) -> tuple[str, list[tuple[str, dict, f
     return _product_type([p[0] for p in picks]), picks, False
 
 
-def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None) -> dict:
+def _factor_dict(name: str, params: dict, residual, vectors: np.ndarray, closest=None, fitted=None) -> dict:
+    """A factor of a block report; ``fitted``: :attr:`FactorName.fitted` (a special case then records its general
+    form's residual as ``general_residual``: its ``params`` are that form's)."""
     d = {"name": name, "params": dict(params), "residual": residual, "vectors": np.asarray(vectors)}
     if _cat.is_special(name):
         d["special"] = name  # a flag: params hold the fitted general-form values
+        general = (fitted or {}).get(_cat.general_of(name) or "", {}).get("residual")
+        if general is not None:
+            d["general_residual"] = float(general)
     if name == "unknown" and closest is not None:
         d["closest"] = {"name": closest[0], "residual": float(closest[1])}
     return d
@@ -371,7 +376,7 @@ def _name_factorization(fz: Factorization, tol: float, special_within_tol: bool 
                  else FactorName("unknown", {}, None, np.asarray(f.vectors, dtype=np.complex128))
                  for f, ft in zip(fz.factors, fits)]
     typ, picks, fam = _choose_names(named)
-    facs = [_factor_dict(n, p, r, f.vectors, f.closest) for (n, p, r), f in zip(picks, named)]
+    facs = [_factor_dict(n, p, r, f.vectors, f.closest, f.fitted) for (n, p, r), f in zip(picks, named)]
     n_named = sum(1 for n, _, _ in picks if n != "unknown")
     return typ, facs, fam, n_named
 
@@ -442,7 +447,7 @@ def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, s
             rep.abc_scale = complex(np.prod(x[:, 0]))
             if nf.name != "unknown":
                 rep.type = nf.name
-                rep.factors = [_factor_dict(nf.name, nf.params, nf.residual, u)]
+                rep.factors = [_factor_dict(nf.name, nf.params, nf.residual, u, fitted=nf.fitted)]
         return None
     if q < 4:
         return None

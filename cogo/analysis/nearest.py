@@ -241,16 +241,20 @@ def _reading_form(rep: Any, preset: str) -> tuple | None:
     :func:`nearest_from_reading` does not apply (it runs the search)."""
     if preset != "default" or not rep.factors or any(f["name"] == "unknown" for f in rep.factors):
         return None
-    res = [f.get("residual") for f in rep.factors]
+    form = _form_of(rep)
+    if form is None:
+        return None
+    typ, nf = form
+    # each factor's residual as the form it is evaluated as: a special case (z_nu=i) read within a general form
+    # (z_nu * z_syn) carries that form's parameters, so its general residual is the reading's error there
+    names = typ.split(" * ")
+    res = [f.get("residual") if f["name"] in names or not f.get("special") else f.get("general_residual")
+           for f in rep.factors]
     if any(r is None for r in res):
         return None
     read = max([rep.error or 0.0] + [float(r) for r in res])
     if not read <= NEAREST_FROM_READING:
         return None
-    form = _form_of(rep)
-    if form is None:
-        return None
-    typ, nf = form
     values = {}
     for f in rep.factors:
         for k, v in f["params"].items():

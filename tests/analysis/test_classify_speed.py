@@ -35,6 +35,22 @@ def test_an_exact_reading_is_its_own_nearest_form_as_the_direct_fit_finds_it(ps)
     assert near["distance"] < 1e-3 and direct["distance"] < 1e-3
 
 
+def test_a_special_factor_within_a_general_form_is_read_at_its_general_residual():
+    """nu 0.3 degrees from i: the factor is named z_nu=i (its special residual about 7e-3, above 1e-3), the block
+    z_nu * z_syn with the general fit's nu.  The reading's error for that form is the general residual (2e-5), so
+    the nearest form comes from the reading, and it is nearer than the direct fit finds (its grid, near the
+    special point, stops at about 2e-4)."""
+    x = scrambled(z_nu(unit(90.3)) * z_syn(), 3, 1e-5)
+    rep = classify_block(*x)
+    nu = next(f for f in rep.factors if f["name"].startswith("z_nu"))
+    assert rep.type == "z_nu * z_syn" and nu["name"] == "z_nu=i"
+    assert NEAREST_FROM_READING < nu["residual"] and nu["general_residual"] < 1e-4
+    direct = nearest_family(*x)
+    assert rep.nearest["method"] == "kronecker" and rep.nearest["type"] == direct["type"]
+    assert rep.nearest["distance"] < 1e-4 and rep.nearest["distance"] <= direct["distance"]
+    assert abs(rep.nearest["params"][0]["degrees"]["nu"] - 29.7) < 0.05   # the folded nu: 90.3 - 60
+
+
 def test_the_reading_is_not_used_beyond_its_tolerance_or_with_the_paper_preset():
     """Negative cases: a block 1% off its family, an unnamed block and the paper preset go through the direct fit."""
     x = scrambled(z_nu(unit(17)) * z_syn(), 5, 0.0)
