@@ -74,7 +74,7 @@ from cogo.analysis.factorization import factor_blocks
 from cogo.analysis.kronecker import BlockFactorization, Factorization, balance_gauge, kron_vectors, node_features
 from cogo.analysis.network_report import BlockReport
 
-__all__ = ["NAME_TOL", "EXACT_RATIO", "EXACT_SLACK", "FactorName", "stabilizer", "name_factor", "name_block", "name_blocks"]
+__all__ = ["NAME_TOL", "EXACT_RATIO", "EXACT_SLACK", "FactorName", "stabilizer", "stabilizers", "name_factor", "name_block", "name_blocks"]
 
 #: RMS deviation per entry up to which a factor matches a catalogue form.
 NAME_TOL = 0.05
@@ -127,7 +127,7 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
 
     Candidates are ``V[:, j] / V[:, 0]``; each is kept when every node of
     ``lam V`` has a distinct partner in ``V`` within relative feature distance
-    ``tol``.  Always contains ``(1, 1, 1)``.
+    ``tol``.  Always contains ``(1, 1, 1)``.  :func:`stabilizers` gives those of many ``V`` at once.
 
     Examples
     --------
@@ -137,28 +137,43 @@ def stabilizer(V: np.ndarray, tol: float = 0.05) -> np.ndarray:
     >>> S.shape, bool(np.allclose(S ** 3, 1))
     ((3, 3), True)
     """
-    V = np.asarray(V, dtype=np.complex128)
-    n = V.shape[1]
-    if n <= 1 or np.any(V[:, 0] == 0):
-        return np.ones((1, 3), dtype=np.complex128)
-    F = node_features(V[0], V[1], V[2])
-    out = [np.ones(3, dtype=np.complex128)]
-    lams = (V[:, 1:] / V[:, :1]).T                                          # (n - 1, 3): every candidate at once
-    lf = np.stack([lams[:, 0] ** 2, lams[:, 0] * lams[:, 1], lams[:, 1] ** 2, lams[:, 2]], axis=1)
-    G = F[None] * lf[:, None, :]                                            # (n - 1, n, 4)
-    D = (np.linalg.norm(G[:, :, None, :] - F[None, None, :, :], axis=-1)
-         / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[:, :, None])      # (n - 1, n, n)
-    near = D <= tol
-    for j in range(n - 1):
+    return stabilizers([V], tol)[0]
+
+
+def stabilizers(Vs: Sequence[np.ndarray], tol: float = 0.05) -> list[np.ndarray]:
+    """:func:`stabilizer` of every ``V`` (3, n) of ``Vs``: the distances of every ``V`` of one node count at once."""
+    out: list = [None] * len(Vs)
+    by_n: dict = {}
+    for i, V in enumerate(Vs):
+        V = np.asarray(V, dtype=np.complex128)
+        if V.shape[1] <= 1 or np.any(V[:, 0] == 0):
+            out[i] = np.ones((1, 3), dtype=np.complex128)
+        else:
+            by_n.setdefault(V.shape[1], []).append((i, V))
+    for n, items in by_n.items():
+        V = np.stack([v for _, v in items])                                     # (B, 3, n)
+        F = node_features(V[:, 0], V[:, 1], V[:, 2])                            # (B, n, 4)
+        lams = (V[:, :, 1:] / V[:, :, :1]).transpose(0, 2, 1)                   # (B, n - 1, 3): every candidate
+        lf = np.stack([lams[..., 0] ** 2, lams[..., 0] * lams[..., 1], lams[..., 1] ** 2, lams[..., 2]], axis=-1)
+        G = F[:, None] * lf[:, :, None, :]                                      # (B, n - 1, n, 4)
+        D = (np.linalg.norm(G[:, :, :, None, :] - F[:, None, None, :, :], axis=-1)
+             / np.maximum(np.linalg.norm(G, axis=-1), 1e-300)[..., None])       # (B, n - 1, n, n)
+        near = D <= tol
+        # every node of lam V has a partner within tol, and every node of V is one: else no matching can pass
+        ok = near.any(axis=-2).all(axis=-1) & near.any(axis=-1).all(axis=-1)
         # lam V = V as a multiset: an optimal one-to-one matching (Hungarian), every pair within tol.  (Nearest
         # partners were not one-to-one when V repeats a node -- z_nu * z_nu with equal nu -- and float noise
         # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
-        if not (near[j].any(axis=0).all() and near[j].any(axis=1).all()):
-            continue  # some node has no partner within tol: no matching can pass
-        col = linear_assignment(np.round(D[j], 9))
-        if (D[j][np.arange(n), col] <= tol).all():
-            out.append(lams[j])
-    return np.stack(out)
+        R = np.round(D, 9)
+        rows = np.arange(n)
+        for b, (i, _) in enumerate(items):
+            keep = [np.ones(3, dtype=np.complex128)]
+            for j in np.flatnonzero(ok[b]).tolist():
+                col = linear_assignment(R[b, j])
+                if (D[b, j][rows, col] <= tol).all():
+                    keep.append(lams[b, j])
+            out[i] = np.stack(keep)
+    return out
 
 
 def _variants_2(u: np.ndarray, stab: np.ndarray) -> np.ndarray:
@@ -301,15 +316,29 @@ def name_factor(vectors: Any, partner: Any = None, tol: float = NAME_TOL,
 
 def _naming_request(vectors: Any, partner: Any = None) -> tuple[np.ndarray, np.ndarray] | None:
     """``(u, stab)``: the factor and its partner's stabilizer (on the unit circle), or None when it cannot be named."""
-    u = np.asarray(vectors, dtype=np.complex128)
-    if u.ndim != 2 or u.shape[0] != 3:
-        raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
-    m = u.shape[1]
-    if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
-        return None
-    stab = stabilizer(partner) if partner is not None else np.ones((1, 3), dtype=np.complex128)
-    stab = stab / np.abs(stab)  # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
-    return u, stab
+    return _naming_requests([(vectors, partner)])[0]
+
+
+def _naming_requests(pairs: Sequence[tuple]) -> list:
+    """:func:`_naming_request` of every ``(vectors, partner)`` of ``pairs``, the stabilizers all at once."""
+    out: list = []
+    partners, at = [], []
+    for vectors, partner in pairs:
+        u = np.asarray(vectors, dtype=np.complex128)
+        if u.ndim != 2 or u.shape[0] != 3:
+            raise ValueError(f"a factor is an array of shape (3, m), got {u.shape}")
+        m = u.shape[1]
+        if m not in (2, 3) or np.any(np.abs(u) < 1e-12) or not np.all(np.isfinite(u)):
+            out.append(None)
+            continue
+        out.append([u, np.ones((1, 3), dtype=np.complex128)])
+        if partner is not None:
+            partners.append(partner)
+            at.append(len(out) - 1)
+    for i, stab in zip(at, stabilizers(partners)):
+        out[i][1] = stab
+    # catalogue stabilizers are roots of unity; noise must not bias the unit-circle fits
+    return [None if r is None else (r[0], r[1] / np.abs(r[1])) for r in out]
 
 
 def _product_type(names: Sequence[str]) -> str:
@@ -403,13 +432,15 @@ def name_blocks(items: Sequence[tuple], st: Any) -> None:
     at = [i for i, it in enumerate(items_in) if it[0].order >= 4]
     bfs = dict(zip(at, factor_blocks([items_in[i][1:] for i in at], tol=st.factor_tol)))
     plans = [_plan_block(rep, a, b, c, st, bfs.get(i)) for i, (rep, a, b, c) in enumerate(items_in)]
+    grids = [grid for plan in plans for grid in plan or ()]
+    made = iter(_naming_requests([pair for grid in grids for pair in grid[1]]))
     reqs, slots = [], []
-    for plan in plans:
-        for grid in plan or ():
-            for j, r in enumerate(grid[1]):
-                if r is not None:
-                    slots.append((grid[2], j))
-                    reqs.append(r)
+    for grid in grids:
+        grid[1] = [next(made) for _ in grid[1]]
+        for j, r in enumerate(grid[1]):
+            if r is not None:
+                slots.append((grid[2], j))
+                reqs.append(r)
     for (fits, j), f in zip(slots, _fits_many(reqs)):
         fits[j] = f
     for (rep, _, _, _), plan in zip(items, plans):
@@ -435,7 +466,8 @@ def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, s
 
     ``a``, ``b``, ``c``: the nodes as read (:func:`_as_read`); ``bf``: their
     :func:`cogo.analysis.factorization.factor_block` (order 4 and up; read with the other blocks').  None when
-    the block is already read (order 2 or 3, named here; order below 4; no exact grid).
+    the block is already read (order 2 or 3, named here; order below 4; no exact grid).  The requests are
+    ``(vectors, partner)`` per factor until :func:`name_blocks` makes them (:func:`_naming_requests`).
     """
     q = rep.order
     if q in (2, 3):
@@ -468,7 +500,7 @@ def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, s
     plan = []
     for fz in eligible:
         if len(fz.shape) == finest:
-            reqs = [_naming_request(v, partner) for v, partner in _factor_requests(fz)]
+            reqs = _factor_requests(fz)  # (vectors, partner): made naming requests for the whole network at once
             plan.append([fz, reqs, [None] * len(reqs)])
     return plan
 

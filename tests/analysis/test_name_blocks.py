@@ -6,7 +6,7 @@ import pytest
 from cogo import catalogue as _cat
 from cogo.analysis.classify import Settings, classify_block, classify_blocks
 from cogo.analysis.factorization import factor_block
-from cogo.analysis.naming import _fits, _fits_many, _naming_request
+from cogo.analysis.naming import _fits, _fits_many, _naming_request, stabilizer, stabilizers
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 from strategies import scrambled_block as scrambled, unit_deg as unit  # noqa: E402
@@ -87,3 +87,39 @@ def test_a_family_whose_rows_are_not_runs_is_refused():
     with _cat.registered(bad):
         with pytest.raises(ValueError, match="z_toy.fit returned"):
             _fits_many([_naming_request(u)] * 2)
+
+
+def _stabilizer_by_definition(V, tol=0.05):
+    """Multipliers lam = V[:, j] / V[:, 0] under which lam V is V as a node set modulo signs: some one-to-one
+    matching of the nodes (every order tried) with every relative feature distance within tol."""
+    import itertools
+    feats = lambda X: np.stack([X[0] ** 2, X[0] * X[1], X[1] ** 2, X[2]], axis=1)   # (a^2, ab, b^2, c): sign-free
+    F = feats(V)
+    out = [np.ones(3)]
+    for j in range(1, V.shape[1]):
+        G = feats(V * (V[:, j] / V[:, 0])[:, None])
+        D = np.linalg.norm(G[:, None] - F[None], axis=-1) / np.linalg.norm(G, axis=-1)[:, None]
+        if any(all(D[i, p[i]] <= tol for i in range(len(p))) for p in itertools.permutations(range(V.shape[1]))):
+            out.append(V[:, j] / V[:, 0])
+    return np.array(out)
+
+
+def test_stabilizers_of_many_factors_at_once_are_each_alone_and_the_definition():
+    # partners of several node counts, a zero node (no stabilizer but 1) and clear-cut cases: z_syn (the cube roots
+    # of unity), z_nu=i (multiplying by (i, i, -1) swaps its nodes), a random partner (1 only), at noise 1e-6; and
+    # nodes (1, 1, w, w^2): w maps every node near one of V, but not one to one (w, w, w^2, 1), so w is not kept
+    rng = np.random.default_rng(3)
+    w = np.exp(2j * np.pi / 3)
+    noisy = lambda X: X * (1 + 1e-6 * rng.normal(size=X.shape))
+    Vs = [noisy(np.array([[1, w, w * w]] * 3)), noisy(np.array([[1, 1j], [1, 1j], [1, -1]])),
+          rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3)), np.ones((3, 1)),
+          noisy(np.array([[1, w, w * w]] * 3))[:, [2, 0, 1]], np.zeros((3, 2)),
+          noisy(np.stack([np.kron(x, y) for x, y in zip(np.array([[1, 1j], [1, 1j], [1, -1]]), [[1, w, w * w]] * 3)])),
+          noisy(np.array([[1, 1, w, w * w]] * 3))]
+    together = stabilizers(Vs)
+    for V, S in zip(Vs, together):
+        alone = stabilizer(V)
+        assert S.shape == alone.shape and np.array_equal(S, alone)
+        assert S.shape == _stabilizer_by_definition(V).shape if np.all(V[:, 0] != 0) else S.shape == (1, 3)
+    assert [len(S) for S in together] == [3, 2, 1, 1, 3, 1, 6, 2]
+    assert np.allclose(together[0] ** 3, 1, atol=1e-5) and np.allclose(together[1][1], [1j, 1j, -1], atol=1e-5)
