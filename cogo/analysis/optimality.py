@@ -304,17 +304,26 @@ CROSS_CANDIDATES = 4096
 
 @dataclass
 class PairSplit:
-    """Every node split at its frequency pair (:func:`pair_split`); ``z``, ``s``, ``e`` padded with a zero node."""
+    """Every node split at its frequency pair (:func:`pair_split`): ``z = s + e``."""
 
-    z: np.ndarray        # (3, n, q + 1): the Fourier coordinates
-    s: np.ndarray        # (3, n, q + 1): each node's entries at its pair {f_j, g_j = -f_j}
-    e: np.ndarray        # (3, n, q + 1): the leakage z - s
+    z: np.ndarray        # (3, n, q): the Fourier coordinates (the array given, not a copy)
+    e: np.ndarray        # (3, n, q): the leakage, z with each node's entries at its pair set to 0
     f: np.ndarray        # (q,)
     g: np.ndarray        # (q,)
     idx: np.ndarray      # (n, J): the nodes whose pair holds frequency p, padded with q
     ks: np.ndarray       # the k computed: one of each pair {k, -k} (real networks) or all
     delta: float         # the largest |sum_j e_a e_b e_c| any entry can have
     allowance: float     # the rounding allowance of an entry of pair_terms
+
+    @property
+    def s(self) -> np.ndarray:
+        """(3, n, q): each node's entries at its pair {f_j, g_j = -f_j} (``z - e``, made when asked for)."""
+        return self.z - self.e
+
+    def at_pairs(self, p: int, rows: np.ndarray, ix: np.ndarray) -> np.ndarray:
+        """``s[p][rows, ix]`` for node indices ``ix`` on the pairs of ``rows`` (broadcast), 0 at the padding ``q``."""
+        q = self.z.shape[2]
+        return np.where(ix < q, self.z[p][rows, np.minimum(ix, q - 1)], 0.0)
 
 
 def pair_split(z: np.ndarray, G: Any, real: bool = True) -> PairSplit | None:
@@ -330,16 +339,14 @@ def pair_split(z: np.ndarray, G: Any, real: bool = True) -> PairSplit | None:
     if q == 0:
         return None
     neg = G.neg
-    zp = np.concatenate([z, np.zeros((3, n, 1), dtype=np.complex128)], axis=2)
-    absz = np.abs(zp)
-    mass = (absz[:, :, :q] ** 2).sum(axis=0)                             # (n, q)
-    f = (mass + mass[neg]).argmax(axis=0)
-    pair = np.zeros((n, q + 1), dtype=bool)
-    pair[f, np.arange(q)] = pair[neg[f], np.arange(q)] = True
-    sp = np.where(pair, zp, 0.0)
-    ep = np.where(pair, 0.0, zp)
-    delta = float(np.prod(np.where(pair, 0.0, absz).max(axis=1), axis=0).sum())
+    absz = np.abs(z)
     M = float(np.prod(absz.max(axis=1), axis=0).sum())
+    mass = np.square(absz, out=absz).sum(axis=0)                         # (n, q)
+    f = (mass + mass[neg]).argmax(axis=0)
+    pair = np.zeros((n, q), dtype=bool)
+    pair[f, np.arange(q)] = pair[neg[f], np.arange(q)] = True
+    e = np.where(pair, 0.0, z)
+    delta = float(np.prod(np.abs(e, out=absz).max(axis=1), axis=0).sum())
     if delta > LEAK_FRACTION * M:
         return None
     p, j = np.nonzero(pair)                                              # (frequency, node), by frequency
@@ -348,48 +355,111 @@ def pair_split(z: np.ndarray, G: Any, real: bool = True) -> PairSplit | None:
     idx = np.full((n, J), q)
     idx[p, np.arange(len(p)) - np.repeat(np.cumsum(counts) - counts, counts)] = j
     ks = np.flatnonzero(np.arange(n) <= neg) if real else np.arange(n)
-    return PairSplit(zp, sp, ep, f, neg[f], idx, ks, delta, 2.0 * (J + 8) * DTYPE_EPS["float64"] * M)
+    return PairSplit(z, e, f, neg[f], idx, ks, delta, 2.0 * (J + 8) * DTYPE_EPS["float64"] * M)
 
 
 def pair_terms(ps: PairSplit) -> np.ndarray:
-    """``X[k1, k2, i] = r[k1, k2, ks[i]] - sum_j e_a[k1, j] e_b[k2, j] e_c[ks[i], j]`` in ``O(n^2 q)``.
+    """``X[k1, k2, i] = r[k1, k2, ks[i]] - sum_j e_a[k1, j] e_b[k2, j] e_c[ks[i], j]`` in ``O(n^2 q)``: (n, n, len(ks)).
 
     ``X = sum_j (s_a (x) z_b (x) z_c + e_a (x) s_b (x) z_c + e_a (x) e_b (x) s_c)_j``: each term has one index on a
     node's pair, so it is one batched product over the nodes on each frequency, not the ``O(n^3 q)`` of every ``r``.
+    The whole tensor; :func:`pair_loss_and_cross` reads it a few rows ``k1`` at a time (:func:`_pair_term_rows`).
+    """
+    return np.concatenate([x.copy() for _, x in _pair_term_rows(ps)], axis=0)
+
+
+def _pair_term_rows(ps: PairSplit, step: int | None = None):
+    """:func:`pair_terms` ``step`` rows ``k1`` at a time (default: about 1 MiB each), as ``(first row, X rows)``.
+
+    The rows are written into one buffer, reused (valid until the next is yielded): the three terms are added where
+    they stay in cache, and no array the size of ``X`` is made (its fresh pages cost as much as the sums).
     """
     ks = ps.ks
-    zb, ea, eb = (np.ascontiguousarray(x.T) for x in (ps.z[1], ps.e[0], ps.e[1]))   # (q + 1, n): rows gathered
-    zc = np.ascontiguousarray(ps.z[2][ks].T)
+    n, h = len(ps.z[0]), len(ks)
+    q = ps.z.shape[2]
+    zb, ea, eb, zc = (np.zeros((q + 1, len(x)), dtype=np.complex128) for x in (ps.z[1], ps.z[1], ps.z[1], ks))
+    for out, x in ((zb, ps.z[1]), (ea, ps.e[0]), (eb, ps.e[1]), (zc, ps.z[2][ks])):
+        out[:q] = x.T                                                     # (q + 1, .): node rows, a zero row q
+    ix1, ix3 = ps.idx, ps.idx[ks]                                         # the nodes on each k1 (k2), on each k
+    c2 = ps.at_pairs(1, np.arange(n)[:, None], ix1)[:, None, :]           # (n, 1, J): s_b[k2, j]
+    c3 = ps.at_pairs(2, ks[:, None], ix3)[:, None, :]                     # (h, 1, J): s_c[k, j]
+    R2, R3 = zc[ix1], eb[ix3]                                             # (n, J, h), (h, J, n): every row uses them
+    step = step or max(1, (1 << 16) // max(n * h, 1))
+    X, T2, T3 = (np.empty(shape, dtype=np.complex128) for shape in ((step, n, h), (n, step, h), (h, step, n)))
+    for s in range(0, n, step):
+        c = min(n, s + step) - s
+        ix = ix1[s:s + c]
+        L1 = zb[ix] * ps.at_pairs(0, np.arange(s, s + c)[:, None], ix)[..., None]              # (c, J, n_k2)
+        x = np.matmul(L1.transpose(0, 2, 1), zc[ix], out=X[:c])                              # s_a on k1
+        ea_rows = ea[:, s:s + c]                                                               # (q + 1, c): k1 here
+        x += np.matmul(ea_rows[ix1].transpose(0, 2, 1) * c2, R2, out=T2[:, :c]).transpose(1, 0, 2)  # s_b on k2
+        x += np.matmul(ea_rows[ix3].transpose(0, 2, 1) * c3, R3, out=T3[:, :c]).transpose(1, 2, 0)  # s_c on k
+        yield s, x
 
-    def term(coef, left, right, at):  # (len(at), n, columns of right): summed over the nodes on each p in at
-        ix = ps.idx[at]
-        return (left[ix] * coef[at[:, None], ix][..., None]).transpose(0, 2, 1) @ right[ix]
-    every = np.arange(len(ps.z[0]))
-    X = term(ps.s[0], zb, zc, every)                                     # s_a on k1
-    X += term(ps.s[1], ea, zc, every).transpose(1, 0, 2)                 # s_b on k2
-    X += term(ps.s[2], ea, eb, ks).transpose(1, 2, 0)                    # s_c on k
-    return X
+
+@dataclass
+class PairSums:
+    """What the loss and ``R_c`` need of :func:`pair_terms` ``X`` (:func:`pair_sums`), ``|X|`` masked off ``k = 0``
+    and ``k1 = k2 = k``."""
+
+    bulk: np.ndarray      # (h,): sum over k1, k2 != 0 of |X|^2 (masked), per computed k
+    plane1: np.ndarray    # (n, h): X[:, 0, :]
+    plane2: np.ndarray    # (n - 1, h): X[0, 1:, :]
+    diag: np.ndarray      # (h,): X[ks[i], ks[i], i]
+    top: float            # the largest masked |X|
+    candidates: np.ndarray | None   # flat indices into X of the entries within 2 (delta + allowance) of top
 
 
-def _masked_modulus(ps: PairSplit, X: np.ndarray) -> np.ndarray:
-    """``|X|`` with the entries R_c leaves out (``k = 0`` and ``k1 = k2 = k``) set to 0."""
+def pair_sums(ps: PairSplit, step: int | None = None) -> PairSums:
+    """:class:`PairSums` of :func:`pair_terms`, read a few rows at a time (:func:`_pair_term_rows`).
+
+    The ``R_c`` candidates are the entries with ``|X| >= top - 2 (delta + allowance)``; each block of rows keeps those
+    within that margin of its own largest (a superset), filtered by ``top`` at the end.  ``candidates`` is None when
+    they number more than :data:`CROSS_CANDIDATES` (or may: a block of rows with more of them whose own largest is
+    within the margin of ``top``).
+    """
     ks = ps.ks
-    A = np.abs(X)
-    A[:, :, ks == 0] = 0.0
-    A[ks, ks, np.arange(len(ks))] = 0.0
-    return A
+    n, h = len(ps.z[0]), len(ks)
+    margin = 2.0 * (ps.delta + ps.allowance)
+    bulk, plane1, diag = np.zeros(h), np.empty((n, h), dtype=np.complex128), np.empty(h, dtype=np.complex128)
+    plane2 = np.empty((max(n - 1, 0), h), dtype=np.complex128)
+    top, crowded, kept, A = 0.0, -np.inf, [], None
+    zero = np.flatnonzero(ks == 0)
+    for s, x in _pair_term_rows(ps, step):
+        c = len(x)
+        plane1[s:s + c] = x[:, 0]
+        if s == 0:
+            plane2[:] = x[0, 1:]
+        i = np.flatnonzero((ks >= s) & (ks < s + c))                      # the diagonal entries in these rows
+        diag[i] = x[ks[i] - s, ks[i], i]
+        A = np.abs(x, out=None if A is None or len(A) != c else A)
+        A[:, :, zero] = 0.0
+        A[ks[i] - s, ks[i], i] = 0.0
+        lo = 1 if s == 0 else 0                                           # k1 = 0 is a plane, not the bulk
+        bulk += np.einsum("abk,abk->k", A[lo:, 1:], A[lo:, 1:])
+        m = float(A.max(initial=0.0))
+        top = max(top, m)
+        at = np.flatnonzero(A >= m - margin)
+        if len(at) > CROSS_CANDIDATES:
+            crowded = max(crowded, m)
+        else:
+            kept.append((at + s * n * h, A.reshape(-1)[at]))
+    cand = None
+    if crowded < top - margin:
+        cand = np.concatenate([at[v >= top - margin] for at, v in kept]) if kept else np.zeros(0, dtype=np.int64)
+        if len(cand) > CROSS_CANDIDATES:
+            cand = None
+    return PairSums(bulk, plane1, plane2, diag, top, cand)
 
 
-def _cross_from_terms(ps: PairSplit, A: np.ndarray) -> float | None:
-    """The largest ``|r|`` off ``k = 0`` and ``k1 = k2 = k`` (``A``: :func:`_masked_modulus`): no entry but those
-    within ``2 (delta + allowance)`` of ``max A`` can reach it; they are summed directly.  None beyond
-    :data:`CROSS_CANDIDATES` of them."""
-    ks = ps.ks
-    top = float(A.max(initial=0.0))
-    cand = np.flatnonzero(A >= top - 2.0 * (ps.delta + ps.allowance))
-    if len(cand) > CROSS_CANDIDATES:
+def _cross_from_terms(ps: PairSplit, sums: PairSums) -> float | None:
+    """The largest ``|r|`` off ``k = 0`` and ``k1 = k2 = k``: no entry but the candidates of :func:`pair_sums` can
+    reach it (every entry of ``r - X`` is within ``delta``, of ``X`` within the allowance); they are summed directly.
+    None when there are too many."""
+    if sums.candidates is None:
         return None
-    k1, k2, i = np.unravel_index(cand, A.shape)
+    ks, n = ps.ks, len(ps.z[0])
+    k1, k2, i = np.unravel_index(sums.candidates, (n, n, len(ks)))
     r = (ps.z[0][k1] * ps.z[1][k2] * ps.z[2][ks[i]]).sum(axis=1)
     r[(ks[i] == 0) | ((k1 == k2) & (k2 == ks[i]))] = 0.0
     return float(np.abs(r).max(initial=0.0))
@@ -404,9 +474,9 @@ def _real_space(ps: PairSplit, p: int, W: np.ndarray, G: Any) -> tuple[np.ndarra
     q = len(ps.f)
     F = G.characters if p < 2 else np.conj(G.characters)
     cols = np.arange(q)
-    s = F[:, ps.f] * ps.s[p][ps.f, cols]
+    s = F[:, ps.f] * ps.z[p][ps.f, cols]                                 # s is z at the pair
     two = ps.g != ps.f
-    s[:, two] += F[:, ps.g[two]] * ps.s[p][ps.g[two], cols[two]]
+    s[:, two] += F[:, ps.g[two]] * ps.z[p][ps.g[two], cols[two]]
     s = s.real / G.scale
     e = W - s
     if p == 2:
@@ -434,37 +504,38 @@ def _self_sums(ps: PairSplit, A: np.ndarray, B: np.ndarray, G: Any) -> tuple[flo
     return float(rn.max(initial=0.0)), float(rs.max(initial=0.0))
 
 
-def _pair_loss(ps: PairSplit, X: np.ndarray, Xm: np.ndarray, W: tuple, G: Any, A: np.ndarray,
-               B: np.ndarray) -> float:
+def _pair_loss(ps: PairSplit, sums: PairSums, W: tuple, G: Any, A: np.ndarray, B: np.ndarray) -> float:
     """The loss of :func:`cogo.algebra.loss.real_loss` from the Fourier potentials (Parseval), exactly.
 
-    ``W``: the real weights ``(W_a, W_b, W_c)``; ``Xm``: :func:`_masked_modulus`; ``A``, ``B``:
+    ``W``: the real weights ``(W_a, W_b, W_c)``; ``sums``: :func:`pair_sums`; ``A``, ``B``:
     :func:`_square_terms`.  With ``lam^3 = 2 n``, the residual's transform at ``k != 0`` is
     ``rho[k1, k2, k] = 2 r[k1, k2, k] + lam (d_{k2 = 0} A[k1, k] + d_{k1 = 0} B[k2, k]) - 2 d_{k1 = k2 = k}``
     (``A = sum_j sq_a[:, j] z_c[:, j]^T``, ``sq_a`` the coordinates of ``W_a^2``; ``B`` alike) and the loss is
     ``sum |rho|^2 / (4 n)``.  With ``r = X + E`` (:func:`pair_terms`; ``E = sum_j e_a (x) e_b (x) e_c``):
     ``|rho_X|^2`` summed densely (one ``k`` of each pair ``{k, -k}``, counted twice), and the parts of ``E``,
     ``2 Re <rho_X, 2 E> + |2 E|^2``, from (q, q) Gram matrices of the factors (``<u (x) v (x) x, a (x) b (x) c> =
-    (u^H a)(v^H b)(x^H c)``, real for real networks: real-space products, :func:`_real_space`).
+    (u^H a)(v^H b)(x^H c)``, real for real networks: real-space products, :func:`_real_space`): ``<E, E>`` from the
+    leakage's, and ``<X, E> = <r, E> - <E, E>`` from those of the whole nodes with the leakage (``r`` is the sum of
+    the nodes' products: every part of ``X`` is, and ``<X, E>`` is of the size of ``E``, so nothing cancels).
     """
     n, q, lam, ks = G.order, len(ps.f), G.scale, ps.ks
     w = np.where(ks == 0, 0.0, np.where(G.neg[ks] == ks, 1.0, 2.0))
-    # |rho_X|^2: 4 |X|^2 off the planes k1 = 0, k2 = 0 and the diagonal (Xm is 0 there), then those entries
-    bulk = np.einsum("abk,abk->k", Xm[1:, 1:], Xm[1:, 1:])
-    plane1 = 2.0 * X[:, 0, :] + lam * A                                  # k2 = 0
+    # |rho_X|^2: 4 |X|^2 off the planes k1 = 0, k2 = 0 and the diagonal (the bulk), then those entries
+    plane1 = 2.0 * sums.plane1 + lam * A                                 # k2 = 0
     plane1[0] += lam * B[0]
-    plane2 = 2.0 * X[0, 1:, :] + lam * B[1:]                             # k1 = 0, k2 != 0
-    diag = 2.0 * X[ks, ks, np.arange(len(ks))] - 2.0                     # k1 = k2 = k (weight 0 at k = 0)
+    plane2 = 2.0 * sums.plane2 + lam * B[1:]                             # k1 = 0, k2 != 0
+    diag = 2.0 * sums.diag - 2.0                                         # k1 = k2 = k (weight 0 at k = 0)
     edges = (np.square(np.abs(plane1)).sum(axis=0) + np.square(np.abs(plane2)).sum(axis=0)
              + np.square(np.abs(diag)))
-    dense = float((4.0 * bulk + edges) @ w)
+    dense = float((4.0 * sums.bulk + edges) @ w)
     (sa, ea), (sb, eb), (sc, ec) = (_real_space(ps, p, Wp, G) for p, Wp in enumerate((W[0].T, W[1].T, W[2])))
+    # <e_i, e_j> and <z_i, e_j> per channel, up to the factor c = lam^2 / n of Parseval (k != 0 for c: centred):
+    # <E, E> = c^3 sum Ha Hb Hc and <r, E> = <X, E> + <E, E> = c^3 sum Za Zb Zc (z = s + e), no product made
     c = lam * lam / n
-    Ha, Hb, Hc = c * (ea.T @ ea), c * (eb.T @ eb), c * (ec.T @ ec)   # <e_i, e_j> per channel (k != 0 for c)
-    Sa, Sb, Sc = c * (sa.T @ ea), c * (sb.T @ eb), c * (sc.T @ ec)   # <s_i, e_j>
-    Zc = Sc + Hc
-    xe = float((Sa * (Sb + Hb) * Zc).sum() + (Ha * Sb * Zc).sum() + (Ha * Hb * Sc).sum())   # <X, E>
-    ee = float((Ha * Hb * Hc).sum())                                     # <E, E>
+    H = [e.T @ e for e in (ea, eb, ec)]
+    Z = [(s_ + e).T @ e for s_, e in ((sa, ea), (sb, eb), (sc, ec))]
+    ee = c ** 3 * float(np.einsum("ij,ij,ij->", *H))                      # <E, E>
+    xe = c ** 3 * float(np.einsum("ij,ij,ij->", *Z)) - ee               # <X, E>
     e = ps.e[:, :, :q]
     ekc = e[2][ks]
     pe = lam * ((e[1][0] * (e[0] * ((np.conj(A) * w) @ ekc)).sum(axis=0)).sum()
@@ -498,14 +569,13 @@ def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.nd
     ps = pair_split(z, G)
     if ps is None or (cheaper_only and 6 * n ** 3 * ps.idx.shape[1] + 6 * q * q * n > n ** 3 * q):
         return None
-    X = pair_terms(ps)
-    Xm = _masked_modulus(ps, X)
-    rc = _cross_from_terms(ps, Xm)
+    sums = pair_sums(ps)
+    rc = _cross_from_terms(ps, sums)
     if rc is None:
         return None
     A, B = _square_terms(ps, (Wa, Wb, Wc), G)
     rn, rs = _self_sums(ps, A, B, G)
-    return _pair_loss(ps, X, Xm, (Wa, Wb, Wc), G, A, B), {"R_c": rc, "R_n": rn, "R_*": rs}
+    return _pair_loss(ps, sums, (Wa, Wb, Wc), G, A, B), {"R_c": rc, "R_n": rn, "R_*": rs}
 
 
 #: Most entries ``n_G^3`` of the real-space cross tensor :func:`loss_and_cross_residual` holds (128 MiB).

@@ -131,3 +131,26 @@ def test_verdict_with_the_block_residuals_given_is_the_verdict_without():
     assert v2.block_failures == {}
     with pytest.raises(ValueError, match="block_residuals has 1 entries"):
         network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, split=split, block_residuals=given[:1])
+
+
+@pytest.mark.parametrize("step", [1, 3, None])
+def test_pair_sums_read_in_rows_are_the_whole_tensors(step):
+    # pair_sums reads X a few rows at a time: its sums, planes, diagonal, largest entry and R_c candidates are those
+    # of the whole X (pair_terms) masked off k = 0 and k1 = k2 = k, whatever the number of rows at a time (to the
+    # rounding: the batched products have other shapes)
+    from cogo.analysis.optimality import pair_sums
+    G, (Wa, Wb, Wc) = noisy_blocks("Z_3 x Z_5", 1e-3, seed=5)
+    ps = pair_split(Network.from_weights(Wa, Wb, Wc, G).z, G)
+    X = pair_terms(ps)
+    ks = ps.ks
+    A = np.abs(X)
+    A[:, :, ks == 0] = 0.0
+    A[ks, ks, np.arange(len(ks))] = 0.0
+    got = pair_sums(ps, step)
+    np.testing.assert_allclose(got.bulk, (A[1:, 1:] ** 2).sum(axis=(0, 1)), rtol=1e-13)
+    for part, ref in ((got.plane1, X[:, 0]), (got.plane2, X[0, 1:]), (got.diag, X[ks, ks, np.arange(len(ks))])):
+        np.testing.assert_allclose(part, ref, rtol=0, atol=1e-15)  # products of other shapes: other rounding
+    assert got.top == pytest.approx(A.max(), rel=1e-14)
+    margin = 2.0 * (ps.delta + ps.allowance)
+    np.testing.assert_array_equal(np.sort(got.candidates), np.flatnonzero(A >= A.max() - margin))
+    assert 0 < len(got.candidates) < A.size // 10  # the noise singles out a few entries
