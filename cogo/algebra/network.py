@@ -293,8 +293,13 @@ class Network:
             return cls(G, z, exact=True)
         F = G.characters
         s = G.scale / G.order
-        z = np.stack([np.conj(F) @ Wa.T, np.conj(F) @ Wb.T, F @ Wc]) * s
-        return cls(G, z)
+        z = np.stack([np.conj(F) @ Wa.T, np.conj(F) @ Wb.T, F @ Wc])
+        z *= s
+        if not np.isfinite(z).all():
+            raise ValueError("network entries: contains NaN or infinite values (the weights are too large)")
+        net = cls.__new__(cls)  # z is new and checked: not copied again (3 n q complex numbers)
+        net.group, net.exact, net.z = G, False, z
+        return net
 
     def to_weights(self, real: bool = True, tol: float = 1e-9):
         """Real-space weights ``(Wa, Wb, Wc)`` (SPEC 2 inverse).

@@ -28,6 +28,8 @@ def test_non_finite_values():
         Network(5, z)
     with pytest.raises(ValueError, match="NaN"):
         Network.from_weights(np.full((1, 5), np.inf), np.zeros((1, 5)), np.zeros((5, 1)))
+    with pytest.raises(ValueError, match="too large"):  # finite weights whose Fourier sums overflow
+        Network.from_weights(np.full((1, 5), 1e308), np.zeros((1, 5)), np.zeros((5, 1)))
     with pytest.raises(ValueError, match="NaN"):
         real_loss(np.full((1, 5), np.nan), np.zeros((1, 5)), np.zeros((5, 1)))
     with pytest.raises(ValueError, match="not finite"):
