@@ -377,21 +377,21 @@ def _pair_term_rows(ps: PairSplit, step: int | None = None):
     ks = ps.ks
     n, h = len(ps.z[0]), len(ks)
     q = ps.z.shape[2]
-    zb, ea, eb, zc = (np.zeros((q + 1, len(x)), dtype=np.complex128) for x in (ps.z[1], ps.z[1], ps.z[1], ks))
-    for out, x in ((zb, ps.z[1]), (ea, ps.e[0]), (eb, ps.e[1]), (zc, ps.z[2][ks])):
-        out[:q] = x.T                                                     # (q + 1, .): node rows, a zero row q
-    ix1, ix3 = ps.idx, ps.idx[ks]                                         # the nodes on each k1 (k2), on each k
-    c2 = ps.at_pairs(1, np.arange(n)[:, None], ix1)[:, None, :]           # (n, 1, J): s_b[k2, j]
-    c3 = ps.at_pairs(2, ks[:, None], ix3)[:, None, :]                     # (h, 1, J): s_c[k, j]
+    # node rows gathered from transposed views; the padding q reads node q - 1 with a coefficient 0
+    ix1 = np.minimum(ps.idx, q - 1)                                      # the nodes on each k1 (k2)
+    ix3 = ix1[ks]                                                         # on each k
+    zb, zc, ea, eb = ps.z[1].T, ps.z[2][ks].T, ps.e[0].T, ps.e[1].T       # (q, n), (q, h), (q, n), (q, n)
+    c2 = ps.at_pairs(1, np.arange(n)[:, None], ps.idx)[:, None, :]        # (n, 1, J): s_b[k2, j]
+    c3 = ps.at_pairs(2, ks[:, None], ps.idx[ks])[:, None, :]              # (h, 1, J): s_c[k, j]
     R2, R3 = zc[ix1], eb[ix3]                                             # (n, J, h), (h, J, n): every row uses them
     step = step or max(1, (1 << 16) // max(n * h, 1))
     X, T2, T3 = (np.empty(shape, dtype=np.complex128) for shape in ((step, n, h), (n, step, h), (h, step, n)))
     for s in range(0, n, step):
         c = min(n, s + step) - s
         ix = ix1[s:s + c]
-        L1 = zb[ix] * ps.at_pairs(0, np.arange(s, s + c)[:, None], ix)[..., None]              # (c, J, n_k2)
+        L1 = zb[ix] * ps.at_pairs(0, np.arange(s, s + c)[:, None], ps.idx[s:s + c])[..., None]  # (c, J, n_k2)
         x = np.matmul(L1.transpose(0, 2, 1), zc[ix], out=X[:c])                              # s_a on k1
-        ea_rows = ea[:, s:s + c]                                                               # (q + 1, c): k1 here
+        ea_rows = ea[:, s:s + c]                                                               # (q, c): k1 here
         x += np.matmul(ea_rows[ix1].transpose(0, 2, 1) * c2, R2, out=T2[:, :c]).transpose(1, 0, 2)  # s_b on k2
         x += np.matmul(ea_rows[ix3].transpose(0, 2, 1) * c3, R3, out=T3[:, :c]).transpose(1, 2, 0)  # s_c on k
         yield s, x
@@ -532,16 +532,23 @@ def _pair_loss(ps: PairSplit, sums: PairSums, W: tuple, G: Any, A: np.ndarray, B
     # <e_i, e_j> and <z_i, e_j> per channel, up to the factor c = lam^2 / n of Parseval (k != 0 for c: centred):
     # <E, E> = c^3 sum Ha Hb Hc and <r, E> = <X, E> + <E, E> = c^3 sum Za Zb Zc (z = s + e), no product made
     c = lam * lam / n
-    H = [e.T @ e for e in (ea, eb, ec)]
-    Z = [(s_ + e).T @ e for s_, e in ((sa, ea), (sb, eb), (sc, ec))]
-    ee = c ** 3 * float(np.einsum("ij,ij,ij->", *H))                      # <E, E>
-    xe = c ** 3 * float(np.einsum("ij,ij,ij->", *Z)) - ee               # <X, E>
+    P, Q = np.empty((2, q, q))                                           # two (q, q) buffers for the six matrices
+    ee = c ** 3 * _triple_sum(P, Q, [(e, e) for e in (ea, eb, ec)])                          # <E, E>
+    xe = c ** 3 * _triple_sum(P, Q, [(s_ + e, e) for s_, e in ((sa, ea), (sb, eb), (sc, ec))]) - ee  # <X, E>
     e = ps.e[:, :, :q]
     ekc = e[2][ks]
     pe = lam * ((e[1][0] * (e[0] * ((np.conj(A) * w) @ ekc)).sum(axis=0)).sum()
                 + (e[0][0] * (e[1] * ((np.conj(B) * w) @ ekc)).sum(axis=0)).sum())   # <planes, E>
     te = -2.0 * (w @ (e[0][ks] * e[1][ks] * ekc).sum(axis=1))           # <diagonal, E>
     return (dense + 4.0 * (2.0 * xe + float((pe + te).real)) + 4.0 * ee) / (4.0 * n)
+
+
+def _triple_sum(P: np.ndarray, Q: np.ndarray, pairs: list) -> float:
+    """``sum_ij (u_1^T v_1)_ij (u_2^T v_2)_ij (u_3^T v_3)_ij`` for ``pairs = [(u_p, v_p)]``, in the buffers ``P``, ``Q``."""
+    (u1, v1), (u2, v2), (u3, v3) = pairs
+    np.matmul(u1.T, v1, out=P)
+    P *= np.matmul(u2.T, v2, out=Q)
+    return float(np.vdot(P, np.matmul(u3.T, v3, out=Q)))
 
 
 def pair_loss_and_cross(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, z: np.ndarray, G: Any,
