@@ -428,7 +428,9 @@ def _gauss_newton(X: np.ndarray, typ: str, V: np.ndarray, P: np.ndarray, nparams
         Vh = (Va[None] + h * np.eye(k)[:, None, :]).reshape(-1, k)
         rh = _residuals(np.tile(Xa, (k, 1, 1)), typ, Vh, np.tile(Pa, (k, 1)), nparams).reshape(k, len(Va), -1)
         J = ((rh - ra) / h).transpose(1, 2, 0)
-        step = np.stack([np.linalg.lstsq(J[b], -ra[b], rcond=None)[0] for b in range(len(active))])
+        # the least-squares steps of every block at once: the minimum-norm solution, singular values below
+        # eps max(J.shape) of the largest dropped (numpy.linalg.lstsq's rcond=None, one block at a time)
+        step = -(np.linalg.pinv(J, rcond=np.finfo(float).eps * max(J.shape[1:])) @ ra[:, :, None])[:, :, 0]
         W = Va + step
         rw = _residuals(Xa, typ, W, Pa, nparams)
         better = np.einsum("bi,bi->b", rw, rw) < np.einsum("bi,bi->b", ra, ra)
@@ -674,10 +676,11 @@ def _node_distances(Z: np.ndarray, Ys: np.ndarray, node_map: list) -> tuple[np.n
     J = np.array([j for j, l in enumerate(node_map) if l >= 0], dtype=np.int64)
     if J.size:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
         L = np.asarray(node_map)[J]
-        sg = np.array([1.0 if np.vdot(Y[l, :2 * n], X[j, :2 * n]).real >= 0 else -1.0 for j, l in zip(J, L)])
         for s in range(0, len(J), 64):                                  # 64 nodes at a time (in cache)
             Js, Ls = J[s:s + 64], L[s:s + 64]
-            d = X[Js] - np.concatenate([sg[s:s + 64, None] * Y[Ls, :2 * n], Y[Ls, 2 * n:]], axis=1)
+            Xs, Ys = X[Js], Y[Ls]
+            sg = np.where(np.einsum("ij,ij->i", np.conj(Ys[:, :2 * n]), Xs[:, :2 * n]).real >= 0, 1.0, -1.0)
+            d = Xs - np.concatenate([sg[:, None] * Ys[:, :2 * n], Ys[:, 2 * n:]], axis=1)
             diff[Js] = (np.abs(d) ** 2).sum(axis=1)
     return diff, norm
 
