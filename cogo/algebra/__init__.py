@@ -13,6 +13,7 @@ from cogo.algebra.network import Network, is_zero_exact
 from cogo.algebra.potentials import (
     MONOMIALS,
     block_sums,
+    block_sums_many,
     potential,
     potentials,
     self_potential_sums,
@@ -22,6 +23,6 @@ from cogo.algebra.potentials import (
 __all__ = [
     "Cyclic", "FiniteAbelianGroup", "parse_group", "root_of_unity",
     "Network", "is_zero_exact",
-    "potential", "potentials", "self_potentials", "self_potential_sums", "block_sums", "MONOMIALS",
+    "potential", "potentials", "self_potentials", "self_potential_sums", "block_sums", "block_sums_many", "MONOMIALS",
     "fourier_loss", "published_loss", "real_loss", "per_frequency_loss", "Conditions", "condition_residuals",
 ]

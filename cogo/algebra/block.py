@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CONDITIONS", "Block", "block_conditions"]
+__all__ = ["CONDITIONS", "Block", "block_conditions", "block_conditions_many"]
 
 #: The conditions of SPEC 5, in report order.
 CONDITIONS = ("R_g", "R_c", "R_n", "R_*")
@@ -136,16 +136,30 @@ def block_conditions(a: Any, b: Any, c: Any, kind: str = "generic") -> dict[str,
     """
 
     a, b, c = (_numeric(np.asarray(v).reshape(-1)) for v in (a, b, c))
+    return block_conditions_many(a[None], b[None], c[None], kind)[0]
+
+
+def block_conditions_many(A: Any, B: Any, C: Any, kind: str = "generic") -> list[dict[str, float]]:
+    """:func:`block_conditions` of many numeric blocks of one order and kind at once: block ``i`` is row ``i`` of
+    ``A``, ``B``, ``C`` (N, m).  The sums of all blocks in one call each; each modulus taken alone, as for one
+    block (numpy's vectorized modulus may differ from it in the last bit).  Returns one dict per block."""
+    a, b, c = (np.asarray(v, dtype=np.complex128) for v in (A, B, C))
+    if a.ndim != 2 or b.shape != a.shape or c.shape != a.shape:
+        raise ValueError(f"blocks are rows of three arrays of one shape (N, m); got {a.shape}, {b.shape}, {c.shape}")
     if kind not in ("generic", "quarter", "self-conjugate"):
         raise ValueError(f"unknown block kind {kind!r}")
+
+    def sums(*terms):  # per term, the sum of every block, as Python complex numbers
+        return [t.sum(axis=1).tolist() for t in terms]
     if kind == "self-conjugate":
-        return {"R_g": float(abs(np.sum(a * b * c) - 1)), "R_c": 0.0,
-                "R_n": float(abs(np.sum((a * a + b * b) * c))), "R_*": 0.0}
+        g, n = sums(a * b * c, (a * a + b * b) * c)
+        return [{"R_g": abs(gi - 1), "R_c": 0.0, "R_n": abs(ni), "R_*": 0.0} for gi, ni in zip(g, n)]
     ca, cb, cc = np.conj(a), np.conj(b), np.conj(c)
-    rc = max(abs(np.sum(ca * b * c)), abs(np.sum(a * cb * c)), abs(np.sum(a * b * cc)), abs(np.sum(ca * cb * c)))
+    g, n = sums(a * b * c, (a * ca + b * cb) * c)
+    rc = sums(ca * b * c, a * cb * c, a * b * cc, ca * cb * c)
     if kind == "quarter":
-        rs = max(abs(np.sum((a * a + ca * ca) * c)), abs(np.sum((b * b + cb * cb) * c)))
+        rs = sums((a * a + ca * ca) * c, (b * b + cb * cb) * c)
     else:
-        rs = max(abs(np.sum(a * a * c)), abs(np.sum(b * b * c)), abs(np.sum(ca * ca * c)), abs(np.sum(cb * cb * c)))
-    return {"R_g": float(abs(np.sum(a * b * c) - 1)), "R_c": float(rc),
-            "R_n": float(abs(np.sum((a * ca + b * cb) * c))), "R_*": float(rs)}
+        rs = sums(a * a * c, b * b * c, ca * ca * c, cb * cb * c)
+    return [{"R_g": abs(g[i] - 1), "R_c": max(abs(t[i]) for t in rc), "R_n": abs(n[i]),
+             "R_*": max(abs(t[i]) for t in rs)} for i in range(len(a))]

@@ -33,6 +33,7 @@ __all__ = [
     "self_potential_sums",
     "MONOMIALS",
     "block_sums",
+    "block_sums_many",
 ]
 
 
@@ -216,11 +217,8 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
             return sympy.expand(sum(arr.tolist(), sympy.Integer(0)))
 
         expand = sympy.expand
-    else:
-        ca, cb, cc = (np.conj(v) for v in vecs)
-
-        def tot(arr):
-            return complex(arr.sum())
+    else:  # numeric: the batched sums of one block
+        return {k: complex(v[0]) for k, v in block_sums_many(*(v[None] for v in vecs)).items()}
     A, B, C = vecs
     out = {
         "abc": tot(A * B * C),
@@ -237,6 +235,33 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
     }
     out["|a|^2 c + |b|^2 c"] = expand(out["|a|^2 c"] + out["|b|^2 c"]) if exact else \
         out["|a|^2 c"] + out["|b|^2 c"]
+    return out
+
+
+def block_sums_many(A: Any, B: Any, C: Any) -> dict[str, np.ndarray]:
+    """:func:`block_sums` of many numeric blocks of one order at once: block ``i`` is row ``i`` of ``A``, ``B``, ``C``
+    (N, m); each sum is an (N,) complex array (the same operations, row by row, as one block alone)."""
+    A, B, C = (np.asarray(v, dtype=np.complex128) for v in (A, B, C))
+    if A.ndim != 2 or B.shape != A.shape or C.shape != A.shape:
+        raise ValueError(f"blocks are rows of three arrays of one shape (N, m); got {A.shape}, {B.shape}, {C.shape}")
+    ca, cb, cc = np.conj(A), np.conj(B), np.conj(C)
+
+    def tot(arr):
+        return arr.sum(axis=1)
+    out = {
+        "abc": tot(A * B * C),
+        "conj(a) b c": tot(ca * B * C),
+        "a conj(b) c": tot(A * cb * C),
+        "a b conj(c)": tot(A * B * cc),
+        "conj(a) conj(b) c": tot(ca * cb * C),
+        "|a|^2 c": tot(A * ca * C),
+        "|b|^2 c": tot(B * cb * C),
+        "a^2 c": tot(A * A * C),
+        "b^2 c": tot(B * B * C),
+        "conj(a)^2 c": tot(ca * ca * C),
+        "conj(b)^2 c": tot(cb * cb * C),
+    }
+    out["|a|^2 c + |b|^2 c"] = out["|a|^2 c"] + out["|b|^2 c"]
     return out
 
 

@@ -75,8 +75,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
+from cogo.algebra.block import block_conditions_many
 from cogo.algebra.network import Network
-from cogo.algebra.potentials import MONOMIALS, block_sums
+from cogo.algebra.potentials import MONOMIALS, block_sums, block_sums_many
 from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, MIX_THRESHOLD, block_conditions, extract_blocks
 from cogo.analysis.irreps import IrrepReport, IrrepsResult, irreps_checkpoints, read_irreps
 from cogo.analysis.kronecker import FACTOR_TOL
@@ -278,7 +279,7 @@ def classify_blocks(blocks: Sequence[dict], settings: Settings | None = None, dt
     :func:`classify_block`'s, block by block (:func:`cogo.analysis.naming.name_blocks`).
     """
     st = settings or Settings()
-    items = [_block_report(**spec) for spec in blocks]
+    items = [_block_report(**spec, **pre) for spec, pre in zip(blocks, _block_sums_of(blocks))]
     name_blocks(items, st)
     reports, xs = [], []
     for spec, (rep, a, b, c) in zip(blocks, items):
@@ -316,18 +317,42 @@ def _nearest_of(rep: BlockReport) -> dict:
             "params": [{"name": f["name"], **f["params"]} for f in rep.factors], "method": "kronecker"}
 
 
+def _block_sums_of(blocks: Sequence[dict]) -> list[dict]:
+    """The monomial sums and SPEC 6 conditions of every block of ``blocks`` (``classify_blocks``' dicts), the blocks of
+    one order and kind at once (:func:`cogo.algebra.potentials.block_sums_many`,
+    :func:`cogo.algebra.block.block_conditions_many`: each block's values as alone); ``{}`` for a block of no node."""
+    out: list = [{} for _ in blocks]
+    groups: dict = {}
+    for i, spec in enumerate(blocks):
+        x = [np.asarray(spec[p], dtype=np.complex128).reshape(-1) for p in "abc"]
+        if len(x[0]) and len(x[0]) == len(x[1]) == len(x[2]):
+            kind = spec.get("kind") or ("self-conjugate" if spec.get("self_conjugate") else "generic")
+            groups.setdefault((len(x[0]), kind), []).append((i, x))
+    for (_, kind), members in groups.items():
+        A, B, C = (np.stack([x[p] for _, x in members]) for p in range(3))
+        sums = {k: v.tolist() for k, v in block_sums_many(A, B, C).items()}
+        for j, ((i, _), res) in enumerate(zip(members, block_conditions_many(A, B, C, kind))):
+            out[i] = {"sums": {k: v[j] for k, v in sums.items()}, "residuals": res}
+    return out
+
+
 def _block_report(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nodes: Sequence[int] | None = None,
-                  self_conjugate: bool = False, mixed_nodes: int = 0, kind: str | None = None) -> tuple:
+                  self_conjugate: bool = False, mixed_nodes: int = 0, kind: str | None = None,
+                  sums: dict | None = None, residuals: dict | None = None) -> tuple:
     """The report of one block ``(a, b, c)`` at frequency ``k`` before it is read: its sums, its SPEC 6 conditions
     (``kind``: ``"generic"``, ``"quarter"``, ``"self-conjugate"``, :func:`cogo.analysis.blocks.block_kind`;
-    ``self_conjugate=True`` is ``kind="self-conjugate"``) and ``r_kkk``; returns ``(rep, a, b, c)``, the values complex."""
+    ``self_conjugate=True`` is ``kind="self-conjugate"``) and ``r_kkk``; returns ``(rep, a, b, c)``, the values complex.
+    ``sums``, ``residuals``: the block's :func:`cogo.algebra.potentials.block_sums` and
+    :func:`cogo.analysis.blocks.block_conditions` when already computed (:func:`_block_sums_of`)."""
     kind = kind or ("self-conjugate" if self_conjugate else "generic")
     self_conjugate = kind == "self-conjugate"
     a, b, c = (np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c))
     q = len(a)
-    sums = block_sums(a, b, c) if q else {k_: 0j for k_ in list(MONOMIALS) + ["|a|^2 c + |b|^2 c"]}
-    r = complex(np.sum(a * b * c))
-    residuals = block_conditions(a, b, c, kind=kind) if q else {}
+    if sums is None:
+        sums = block_sums(a, b, c) if q else {k_: 0j for k_ in list(MONOMIALS) + ["|a|^2 c + |b|^2 c"]}
+    r = complex(sums["abc"]) if q else 0j  # r_kkk = sum_j a_j b_j c_j, the sum "abc"
+    if residuals is None:
+        residuals = block_conditions(a, b, c, kind=kind) if q else {}
     rep = BlockReport(k=int(k), k_coords=tuple(k_coords), order=q, nodes=list(nodes if nodes is not None else range(q)),
                       type="non-factorable", factors=[], error=None, shape=None, factorable=False,
                       optimal=False, failed_conditions=list(CONDITIONS),

@@ -183,3 +183,38 @@ def test_self_potential_sums_of_the_zero_network_are_zero():
         for p in ("a", "b"):
             C = self_potential_sums(Network.zero(5, exact=exact), p)
             assert C.shape == (5, 5) and all(v == 0 for v in C.ravel()), (exact, p)
+
+
+def test_block_sums_and_conditions_of_many_blocks_are_each_alone_and_the_definitions():
+    # rows of (N, m) arrays, batched: every sum against SPEC 6's definition summed in plain Python, every condition
+    # against its definition, and bit for bit what the block gives alone (the classifier uses the batched form)
+    from cogo.algebra.block import block_conditions, block_conditions_many
+    from cogo.algebra.potentials import block_sums_many
+    rng = np.random.default_rng(4)
+    A, B, C = (rng.normal(size=(7, 5)) + 1j * rng.normal(size=(7, 5)) for _ in range(3))
+    S = block_sums_many(A, B, C)
+    for i in range(7):
+        a, b, c = [complex(x) for x in A[i]], [complex(x) for x in B[i]], [complex(x) for x in C[i]]
+        cj = lambda v: [x.conjugate() for x in v]  # noqa: E731
+        dot = lambda *vs: sum(x * y * w for x, y, w in zip(*vs))  # noqa: E731
+        sq = lambda v: [x * x for x in v]  # noqa: E731
+        want = {"abc": dot(a, b, c), "conj(a) b c": dot(cj(a), b, c), "a conj(b) c": dot(a, cj(b), c),
+                "a b conj(c)": dot(a, b, cj(c)), "conj(a) conj(b) c": dot(cj(a), cj(b), c),
+                "|a|^2 c": dot(a, cj(a), c), "|b|^2 c": dot(b, cj(b), c), "a^2 c": dot(sq(a), [1] * 5, c),
+                "b^2 c": dot(sq(b), [1] * 5, c), "conj(a)^2 c": dot(sq(cj(a)), [1] * 5, c),
+                "conj(b)^2 c": dot(sq(cj(b)), [1] * 5, c)}
+        alone = block_sums(A[i], B[i], C[i])
+        for k, v in want.items():
+            assert abs(S[k][i] - v) < 1e-13 and alone[k] == complex(S[k][i]), k
+        for kind, conds in zip(("generic", "quarter", "self-conjugate"),
+                               (block_conditions_many(A, B, C, kind) for kind in ("generic", "quarter", "self-conjugate"))):
+            assert conds[i] == block_conditions(A[i], B[i], C[i], kind)
+        g = block_conditions_many(A, B, C)[i]
+        assert g["R_g"] == pytest.approx(abs(want["abc"] - 1), abs=1e-13)
+        assert g["R_c"] == pytest.approx(max(abs(want[k]) for k in ("conj(a) b c", "a conj(b) c", "a b conj(c)",
+                                                                    "conj(a) conj(b) c")), abs=1e-13)
+        assert g["R_n"] == pytest.approx(abs(want["|a|^2 c"] + want["|b|^2 c"]), abs=1e-13)
+        assert g["R_*"] == pytest.approx(max(abs(want[k]) for k in ("a^2 c", "b^2 c", "conj(a)^2 c",
+                                                                                "conj(b)^2 c")), abs=1e-13)
+    with pytest.raises(ValueError, match="one shape"):
+        block_sums_many(A, B, C[:, :3])
