@@ -166,10 +166,16 @@ def stabilizers(Vs: Sequence[np.ndarray], tol: float = 0.05) -> list[np.ndarray]
         # decided which copy was nearest, so the stabilizer, and the names, changed with node order.)
         R = np.round(D, 9)
         rows = np.arange(n)
+        # linear_assignment's shortcut for every matrix at once: each row's minimum strict and in its own column
+        best = R.argmin(axis=-1)
+        short = np.isfinite(R).all(axis=(-2, -1))
+        if n > 1:
+            part, cols = np.partition(R, 1, axis=-1), np.sort(best, axis=-1)
+            short &= (part[..., 0] < part[..., 1]).all(axis=-1) & (cols[..., 1:] != cols[..., :-1]).all(axis=-1)
         for b, (i, _) in enumerate(items):
             keep = [np.ones(3, dtype=np.complex128)]
             for j in np.flatnonzero(ok[b]).tolist():
-                col = linear_assignment(R[b, j])
+                col = best[b, j] if short[b, j] else linear_assignment(R[b, j])
                 if (D[b, j][rows, col] <= tol).all():
                     keep.append(lams[b, j])
             out[i] = np.stack(keep)
