@@ -297,8 +297,14 @@ class Network:
         z *= s
         if not np.isfinite(z).all():
             raise ValueError("network entries: contains NaN or infinite values (the weights are too large)")
-        net = cls.__new__(cls)  # z is new and checked: not copied again (3 n q complex numbers)
-        net.group, net.exact, net.z = G, False, z
+        return cls._of_checked(G, z)  # z is new and checked: not copied again (3 n q complex numbers)
+
+    @classmethod
+    def _of_checked(cls, group: Any, z: np.ndarray) -> "Network":
+        """A numeric network on ``z`` itself (no copy): for ``z`` (3, n_G, q) complex128, finite, that no one else
+        will change (a new array, or the entries of another network)."""
+        net = cls.__new__(cls)
+        net.group, net.exact, net.z = parse_group(group), False, z
         return net
 
     def to_weights(self, real: bool = True, tol: float = 1e-9):

@@ -693,7 +693,8 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
         net = net.to_numeric()
     G = net.group
     keep = _keep_nodes(net.z, G.scale, G.order)
-    small = Network(G, net.z[:, :, keep])
+    # the kept nodes (every node of a trained network, as a rule: its entries, not a copy)
+    small = Network._of_checked(G, net.z) if len(keep) == net.q else Network(G, net.z[:, :, keep])
     notes = []
     loss, res = _large_loss_and_residuals(small, weights, keep) if weights is not None else (None, None)
     if loss is None:
