@@ -86,7 +86,8 @@ def _order_plan(perms: np.ndarray) -> tuple[list, np.ndarray]:
     return plan
 
 
-def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None) -> np.ndarray:
+def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None,
+                  smallest: int | None = None) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """``res[b, t, p] = sum_ch min_lam ||F[b]_ch - lam G[b, t]_{perm_p, ch}||^2`` for every node order ``p`` at once.
 
     ``F`` (B, m, 4): block features; ``G`` (B, T, m, 4): model features; ``perms`` (P, m): the node orders
@@ -96,10 +97,14 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
     their common prefixes (:func:`_order_plan`: about ``2 m!`` vector additions instead of a ``(P, m^2)`` matrix
     product); the model-block pairs are processed a few at a time, so everything stays in cache.
 
+    ``smallest``: keep only that many orders per model-block pair (``numpy.argpartition`` of each row at
+    ``min(smallest, P - 1)``, the first ``smallest`` places), pass by pass: the (B, T, P) array is never made.
+
     Returns
     -------
-    numpy.ndarray
-        Shape (B, T, P): squared misfits (divide by ``||F[b]||^2`` for the relative one).
+    numpy.ndarray or tuple
+        Shape (B, T, P): squared misfits (divide by ``||F[b]||^2`` for the relative one); with ``smallest``,
+        ``(misfits, orders)`` of shape (B, T, smallest) each (the orders as indices into ``perms``).
     """
     B, T, m = G.shape[:3]
     perms = _perms(m) if perms is None else perms
@@ -108,7 +113,9 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
     Gc, Fr = np.conj(G).reshape(n, m, 4), np.repeat(F, T, axis=0)                   # per model-block pair
     gn = np.maximum((np.abs(G) ** 2).sum(axis=2), 1e-300).reshape(n, 4).T                    # (4, B T)
     fn = np.repeat((np.abs(F) ** 2).sum(axis=1), T, axis=0).T                                 # (4, B T)
-    out = np.empty((n, P))
+    keep = None if smallest is None else min(smallest, P)
+    out = np.empty((n, P if keep is None else keep))
+    order = None if keep is None else np.empty((n, keep), dtype=np.int64)
     step = max(1, min(n, max(16, 11520 // P)))                        # pairs per pass (everything in cache)
     bufs = [np.empty((len(entry), 8 * step)) for _, entry, _ in levels]  # reused by every pass
     D = len(levels[-1][1])                                              # distinct orders (D = P but for repeats)
@@ -130,7 +137,14 @@ def order_misfits(F: np.ndarray, G: np.ndarray, perms: np.ndarray | None = None)
         np.square(qc, out=qc)
         np.divide(qc, gn[:, None, s:e], out=qc)
         np.subtract(fn[:, None, s:e], qc, out=qc)
-        out[s:e] = np.sum(qc, axis=0, out=tot[:, :e - s])[at].T        # the channels in order; orders as perms
+        if keep is None:
+            out[s:e] = np.sum(qc, axis=0, out=tot[:, :e - s])[at].T    # the channels in order; orders as perms
+            continue
+        rows = np.maximum(np.sum(qc, axis=0, out=tot[:, :e - s])[at].T, 0.0)
+        order[s:e] = np.argpartition(rows, min(keep, P - 1), axis=1)[:, :keep]
+        out[s:e] = np.take_along_axis(rows, order[s:e], axis=1)
+    if keep is not None:
+        return out.reshape(B, T, keep), order.reshape(B, T, keep)
     np.maximum(out, 0.0, out=out)
     return out.reshape(B, T, P)
 

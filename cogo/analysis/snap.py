@@ -266,11 +266,9 @@ def _starts(X: np.ndarray, typ: str, degs: list) -> list[tuple]:
     Ys = _forms(typ, np.array(orbits, dtype=float).reshape(B * T, -1)).reshape(B, T, 3, m).transpose(0, 1, 3, 2)
     F = node_features(X[..., 0], X[..., 1], X[..., 2])                 # (B, m, 4)
     G = node_features(Ys[..., 0], Ys[..., 1], Ys[..., 2])              # (B, T, m, 4)
-    res = order_misfits(F, G)                                          # (B, T, m!)
-    kth = min(_START_PERMS, res.shape[2] - 1)
-    top = np.argpartition(res, kth, axis=2)[:, :, :_START_PERMS]
-    top = np.take_along_axis(top, np.argsort(np.take_along_axis(res, top, axis=2), axis=2, kind="stable"), axis=2)
-    lead = np.take_along_axis(res, top[:, :, :1], axis=2)[:, :, 0]
+    val, top = order_misfits(F, G, smallest=_START_PERMS)              # (B, T, 6): the best node orders
+    by = np.argsort(val, axis=2, kind="stable")
+    top, lead = np.take_along_axis(top, by, axis=2), np.take_along_axis(val, by[:, :, :1], axis=2)[:, :, 0]
     pts = np.argsort(lead, axis=1, kind="stable")[:, :_START_ORBIT]  # the orbit points whose features fit best
     K = pts.shape[1] * top.shape[2]
     ct = np.repeat(pts, top.shape[2], axis=1)                         # (B, K): candidates' orbit points

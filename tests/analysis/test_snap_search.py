@@ -110,6 +110,15 @@ def test_order_misfits_equal_a_loop_over_node_orders():
     for pick in ([5, 0, 17], [5, 0, 5, 23]):                      # some orders, one of them twice
         assert np.allclose(order_misfits(F, G, perms[pick]), got[:, :, pick], rtol=1e-12, atol=0)
     assert order_misfits(F[:0], G[:0]).shape == (0, 3, 24)
+    # smallest=k: per pair the k orders numpy.argpartition of the whole row keeps, never making the row array
+    F2, G2 = cplx(40, 4, 4), cplx(40, 15, 4, 4)                   # 600 pairs: more than one pass
+    for (f, g), k in itertools.product(((F, G), (F2, G2)), (1, 6, 24, 30)):
+        full = order_misfits(f, g)
+        val, idx = order_misfits(f, g, smallest=k)
+        part = np.argpartition(full, min(k, 23), axis=2)[:, :, :k]
+        assert val.shape == idx.shape == g.shape[:2] + (min(k, 24),)
+        np.testing.assert_array_equal(idx, part)
+        np.testing.assert_array_equal(val, np.take_along_axis(full, part, axis=2))
 
 
 def test_first_places_equal_a_loop_over_the_rounded_rows():
