@@ -664,22 +664,25 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any, z: np.ndarr
 
 
 def _node_distances(Z: np.ndarray, Ys: np.ndarray, node_map: list) -> tuple[np.ndarray, np.ndarray]:
-    """Squared distance of every trained node to its snapped node (module docstring), and its squared norm."""
-    n = Z.shape[1]
-    X = _full_balanced(Z)
-    Y = _full_balanced(Ys) if Ys.shape[2] else np.zeros((0, X.shape[1]))
-    sq = np.abs(X)
-    diff = np.square(sq, out=sq).sum(axis=1)
-    norm = diff.copy()
-    J = np.array([j for j, l in enumerate(node_map) if l >= 0], dtype=np.int64)
-    if J.size:  # min over the sign flip (-a, -b, c), as a difference (no cancellation)
-        L = np.asarray(node_map)[J]
-        for s in range(0, len(J), 64):                                  # 64 nodes at a time (in cache)
-            Js, Ls = J[s:s + 64], L[s:s + 64]
-            Xs, Ys = X[Js], Y[Ls]
-            sg = np.where(np.einsum("ij,ij->i", np.conj(Ys[:, :2 * n]), Xs[:, :2 * n]).real >= 0, 1.0, -1.0)
-            d = Xs - np.concatenate([sg[:, None] * Ys[:, :2 * n], Ys[:, 2 * n:]], axis=1)
-            diff[Js] = (np.abs(d) ** 2).sum(axis=1)
+    """Squared distance of every trained node to its snapped node (module docstring), and its squared norm.
+
+    64 trained nodes at a time (their balanced vectors and their snapped nodes', in cache: no (q, 3n) array).
+    """
+    n, q = Z.shape[1], Z.shape[2]
+    diff, norm = np.empty(q), np.empty(q)
+    nm = np.asarray(node_map, dtype=np.int64).reshape(-1)
+    for s in range(0, q, 64):
+        X = _full_balanced(Z[:, :, s:s + 64])                          # (c, 3n)
+        sq = np.abs(X)
+        norm[s:s + 64] = np.square(sq, out=sq).sum(axis=1)
+        diff[s:s + 64] = norm[s:s + 64]
+        J = np.flatnonzero(nm[s:s + 64] >= 0)
+        if not J.size or not Ys.shape[2]:
+            continue
+        Xs, Ys_ = X[J], _full_balanced(Ys[:, :, nm[s + J]])            # min over the sign flip (-a, -b, c),
+        sg = np.where(np.einsum("ij,ij->i", np.conj(Ys_[:, :2 * n]), Xs[:, :2 * n]).real >= 0, 1.0, -1.0)
+        d = Xs - np.concatenate([sg[:, None] * Ys_[:, :2 * n], Ys_[:, 2 * n:]], axis=1)   # as a difference
+        diff[s + J] = (np.abs(d) ** 2).sum(axis=1)
     return diff, norm
 
 
