@@ -293,7 +293,11 @@ class Network:
             return cls(G, z, exact=True)
         F = G.characters
         s = G.scale / G.order
-        z = np.stack([np.conj(F) @ Wa.T, np.conj(F) @ Wb.T, F @ Wc])
+        z = np.empty((3, G.order, Wa.shape[0]), dtype=np.complex128)   # the products written in place
+        Fc = np.conj(F)
+        np.matmul(Fc, Wa.T, out=z[0])
+        np.matmul(Fc, Wb.T, out=z[1])
+        np.matmul(F, Wc, out=z[2])
         z *= s
         if not np.isfinite(z).all():
             raise ValueError("network entries: contains NaN or infinite values (the weights are too large)")
