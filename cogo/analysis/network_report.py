@@ -24,7 +24,9 @@ class BlockReport:
     network; ``type``: one of :func:`cogo.catalogue.block_types` or a product of
     :func:`cogo.catalogue.factor_names` (:mod:`cogo.analysis.naming`); ``factors``: dicts with ``name``,
     canonical ``params`` (complex values; ``s`` an int), fit ``residual`` and
-    the normalized ``vectors`` (3, m) (unknown factors also carry ``closest``);
+    the normalized ``vectors`` (3, m) (unknown factors also carry ``closest``; a factor named as a special case,
+    ``z_nu=i`` or ``z_syn``, carries ``special`` and its general form's ``general_residual``: its ``params`` are that
+    form's);
     ``error``: relative reconstruction error of the reported factorization
     (for a non-factorable block: the smallest error found over all shapes,
     an upper bound on the true minimum; None for prime orders); ``shape``:
