@@ -219,8 +219,14 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
         expand = sympy.expand
     else:  # numeric: the batched sums of one block
         return {k: complex(v[0]) for k, v in block_sums_many(*(v[None] for v in vecs)).items()}
-    A, B, C = vecs
-    out = {
+    out = _monomial_sums(*vecs, ca, cb, cc, tot)
+    out["|a|^2 c + |b|^2 c"] = expand(out["|a|^2 c"] + out["|b|^2 c"])
+    return out
+
+
+def _monomial_sums(A: Any, B: Any, C: Any, ca: Any, cb: Any, cc: Any, tot: Any) -> dict:
+    """The eleven sums of :data:`MONOMIALS`, each ``tot`` of its elementwise product (``ca``: conj(A), ...)."""
+    return {
         "abc": tot(A * B * C),
         "conj(a) b c": tot(ca * B * C),
         "a conj(b) c": tot(A * cb * C),
@@ -233,9 +239,6 @@ def block_sums(a: Any, b: Any, c: Any, conj=None) -> dict[str, Any]:
         "conj(a)^2 c": tot(ca * ca * C),
         "conj(b)^2 c": tot(cb * cb * C),
     }
-    out["|a|^2 c + |b|^2 c"] = expand(out["|a|^2 c"] + out["|b|^2 c"]) if exact else \
-        out["|a|^2 c"] + out["|b|^2 c"]
-    return out
 
 
 def block_sums_many(A: Any, B: Any, C: Any) -> dict[str, np.ndarray]:
@@ -244,23 +247,7 @@ def block_sums_many(A: Any, B: Any, C: Any) -> dict[str, np.ndarray]:
     A, B, C = (np.asarray(v, dtype=np.complex128) for v in (A, B, C))
     if A.ndim != 2 or B.shape != A.shape or C.shape != A.shape:
         raise ValueError(f"blocks are rows of three arrays of one shape (N, m); got {A.shape}, {B.shape}, {C.shape}")
-    ca, cb, cc = np.conj(A), np.conj(B), np.conj(C)
-
-    def tot(arr):
-        return arr.sum(axis=1)
-    out = {
-        "abc": tot(A * B * C),
-        "conj(a) b c": tot(ca * B * C),
-        "a conj(b) c": tot(A * cb * C),
-        "a b conj(c)": tot(A * B * cc),
-        "conj(a) conj(b) c": tot(ca * cb * C),
-        "|a|^2 c": tot(A * ca * C),
-        "|b|^2 c": tot(B * cb * C),
-        "a^2 c": tot(A * A * C),
-        "b^2 c": tot(B * B * C),
-        "conj(a)^2 c": tot(ca * ca * C),
-        "conj(b)^2 c": tot(cb * cb * C),
-    }
+    out = _monomial_sums(A, B, C, np.conj(A), np.conj(B), np.conj(C), lambda arr: arr.sum(axis=1))
     out["|a|^2 c + |b|^2 c"] = out["|a|^2 c"] + out["|b|^2 c"]
     return out
 
