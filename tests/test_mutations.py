@@ -242,7 +242,7 @@ UNSEEN_MUTANTS = [
     ("Q(zeta_L) route: the R_n sum reads |a|^2 c twice", cert_mod, "_frequency_terms_cyc",
      [('S["|a|^2 c + |b|^2 c"] = S["|a|^2 c"] + S["|b|^2 c"]', 'S["|a|^2 c + |b|^2 c"] = S["|a|^2 c"] + S["|a|^2 c"]')],
      "control_unbalanced", 7),
-    ("block sums: |b|^2 c computed from a", pot_mod, "block_sums",
+    ("block sums: |b|^2 c computed from a", pot_mod, "_monomial_sums",
      [('"|b|^2 c": tot(B * cb * C),', '"|b|^2 c": tot(A * ca * C),')], "control_unbalanced", 8),
     ("CycNumber.to_rational: every number rational", cyc_mod.CycNumber, "to_rational",
      [("return Fraction(c[0], D) if not any(c[1:]) else None", "return Fraction(c[0], D)")],
