@@ -85,7 +85,7 @@ from cogo.analysis.naming import NAME_TOL, name_block, name_blocks
 from cogo.analysis.nearest import nearest_family, nearest_from_readings
 from cogo.analysis.network_report import BlockReport, NetworkReport
 from cogo.analysis.optimality import block_scale, block_tolerance, network_verdict
-from cogo.analysis.paper_measures import REFERENCE_ORDERS, reference_error
+from cogo.analysis.paper_measures import REFERENCE_ORDERS, reference_errors
 from cogo.analysis.records import to_pandas, to_records
 from cogo.analysis.report import (render_json, render_json_entry, render_markdown, render_text, to_json_dict,
                                   write_outputs)
@@ -289,10 +289,12 @@ def classify_blocks(blocks: Sequence[dict], settings: Settings | None = None, dt
         if x.shape[1]:
             amp = np.abs(x[0] * x[1] * x[2])
             rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
-        if rep.order in REFERENCE_ORDERS:  # the paper table's error, by the reference's definition
-            rep.reference_err = reference_error(a, b, c)
         reports.append(rep)
         xs.append(x)
+    # the paper table's error by the reference's definition (cogo.analysis.paper_measures), every block of 4 or 6 nodes
+    ref = [i for i, rep in enumerate(reports) if rep.order in REFERENCE_ORDERS]
+    for i, e in zip(ref, reference_errors([xs[i] for i in ref])):
+        reports[i].reference_err = e
     # the nearest form: a block read exactly as a family of its order is its own (cogo.analysis.nearest), every such
     # block of the network at once; else the direct fit
     forms = _cat.nearest_forms()

@@ -1,7 +1,7 @@
 """The reference's factorization error of a block and the error columns of the paper's table (SPEC 8).
 
 The CoGO paper's table of trained solutions [1] has, beside the solution types, five columns computed
-by the reference's classifier (``factorize_sol.py`` of [2]): the blocks of order neither 4 nor 6, the
+by the reference's classifier (``factorize_sol.py`` of [2], commit 625b5f7): the blocks of order neither 4 nor 6, the
 share of non-factorable order-4 and order-6 blocks, and the mean factorization error of each order.
 They are defined by that code, not by cogo's factorization (:mod:`cogo.analysis.factorization`), so
 cogo computes them as a peer measure, from a reading of the reference's definitions (its code is
@@ -9,8 +9,10 @@ not copied):
 
 1. **Pairing** (order ``q`` = 4 or 6, ``h = q / 2``): over all ``q!`` orders of the block's nodes, the
    order whose output ratios ``c[first h] / c[last h]`` vary least (smallest
-   ``|| r - mean(r) ||``); the first such order in :func:`itertools.permutations` order.  Only ``c``
-   decides.  An order with a zero ``c`` entry (a ratio that is not finite) never wins.
+   ``|| r - mean(r) ||``); the first such order in :func:`itertools.permutations` order, ties taken
+   in exact arithmetic (orders that only list the same pairs in another order tie; the first has its
+   first half increasing).  Only ``c`` decides.  An order with a zero ``c`` entry (a ratio that is not
+   finite) never wins.
 2. **Sign gauge**: with ``t = a[last h] / a[first h]``, every first-half node whose ``|t_j - t_0|``
    exceeds :data:`SIGN_TOL` (0.2) gets ``(a_j, b_j) -> (-a_j, -b_j)`` (the gauge ``(-1, -1, 1)``,
    which keeps ``a_j b_j c_j``).
@@ -45,7 +47,7 @@ change no ratio's deviation.
 References
 ----------
 .. [1] Y. Tian, "Composing global optimizers to reasoning tasks via algebraic objects in neural nets" (CoGO), arXiv:2410.01779, 2024.
-.. [2] facebookresearch/luckmatters, ssl/real-dataset/cogo/factorize_sol.py (commit 625b5f7).
+.. [2] facebookresearch/luckmatters, ssl/real-dataset/cogo/ (the paper's code).
 """
 from __future__ import annotations
 
@@ -56,8 +58,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["REF_TOL", "SIGN_TOL", "REFERENCE_ORDERS", "REFERENCE_KEYS", "reference_error", "reference_factorable",
-           "reference_row"]
+__all__ = ["REF_TOL", "SIGN_TOL", "REFERENCE_ORDERS", "REFERENCE_KEYS", "reference_error", "reference_errors",
+           "reference_factorable", "reference_row"]
 
 #: The reference's tolerance: a block of ``q`` nodes is factorable when ``err <= REF_TOL * sqrt(3 q)``.
 REF_TOL = 0.1
@@ -71,7 +73,14 @@ REFERENCE_KEYS = ("0_non_4_6_0", "1nonfact_4", "1nonfact_6", "err_4", "err_6")
 
 @lru_cache(maxsize=None)
 def _orders(q: int) -> np.ndarray:
-    return np.array(list(itertools.permutations(range(q))), dtype=np.intp)
+    """The node orders searched (step 1): those whose first half increases, in :func:`itertools.permutations` order.
+
+    Orders that list the same pairs ``(first_i, second_i)`` in another order have the same spread; the first of
+    them in permutation order is the one whose first half increases, so the ``q! / (q/2)!`` orders kept give the
+    reference's choice in exact arithmetic (its own choice among such equal spreads is made by rounding).
+    """
+    h = q // 2
+    return np.array([p for p in itertools.permutations(range(q)) if list(p[:h]) == sorted(p[:h])], dtype=np.intp)
 
 
 def reference_error(a: Any, b: Any, c: Any) -> float | None:
@@ -90,28 +99,47 @@ def reference_error(a: Any, b: Any, c: Any) -> float | None:
     >>> round(reference_error(y.a, y.b, y.c), 12)
     0.0
     """
-    F = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c)])
-    q = F.shape[1]
-    if q not in REFERENCE_ORDERS:
-        raise ValueError(f"the reference factors blocks of 4 or 6 nodes, got {q}")
+    return reference_errors([(a, b, c)])[0]
+
+
+def reference_errors(blocks: Sequence[tuple]) -> list:
+    """:func:`reference_error` of many blocks ``(a, b, c)``, the blocks of one order at once (the same values)."""
+    out: list = [None] * len(blocks)
+    by_order: dict = {}
+    for i, abc in enumerate(blocks):
+        F = np.stack([np.asarray(v, dtype=np.complex128).reshape(-1) for v in abc])
+        if F.shape[1] not in REFERENCE_ORDERS:
+            raise ValueError(f"the reference factors blocks of 4 or 6 nodes, got {F.shape[1]}")
+        by_order.setdefault(F.shape[1], []).append((i, F))
+    for q, items in by_order.items():
+        for (i, _), e in zip(items, _errors(np.stack([F for _, F in items]))):
+            out[i] = e
+    return out
+
+
+def _errors(F: np.ndarray) -> list:
+    """Steps 1-3 for blocks ``F`` (n, 3, q) of one order ``q``: ``err`` per block (None where undefined)."""
+    n, _, q = F.shape
     h = q // 2
     P = _orders(q)
-    cp = F[2][P]                                        # (q!, q): c in every node order
+    rows = np.arange(n)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        r = cp[:, :h] / cp[:, h:]
-        spread = np.sqrt((np.abs(r - r.mean(axis=1, keepdims=True)) ** 2).sum(axis=1))
+        c = F[:, 2, :]
+        r = (c[:, :, None] / c[:, None, :])[:, P[:, :h], P[:, h:]]   # (n, q!, h): c[first] / c[second], every order
+        dev = r - r.mean(axis=2, keepdims=True)
+        spread = (dev.real ** 2 + dev.imag ** 2).sum(axis=2)        # squared: the same order, the same first minimum
     spread = np.where(np.isfinite(spread), spread, np.inf)
-    best = int(np.argmin(spread))                       # the first smallest, as the reference's strict "<"
-    if not np.isfinite(spread[best]):
-        return None
-    G = F[:, P[best]]
+    best = spread.argmin(axis=1)                                     # the first smallest, as the reference's strict "<"
+    found = np.isfinite(spread[rows, best])
+    G = np.take_along_axis(F, P[best][:, None, :], axis=2)            # (n, 3, q) in the chosen order (a copy)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t = G[0, h:] / G[0, :h]
-        flip = np.flatnonzero(np.abs(t - t[0]) > SIGN_TOL)
-        G[:2, flip] *= -1                                 # first-half nodes only (flip < h)
-        R = G[:, h:] / G[:, :h]
-        err = float(np.sqrt((np.abs(R - R.mean(axis=1, keepdims=True)) ** 2).sum()))
-    return err if math.isfinite(err) else None
+        t = G[:, 0, h:] / G[:, 0, :h]
+        flip = np.abs(t - t[:, :1]) > SIGN_TOL                       # first-half nodes to gauge
+        G[:, :2, :h] *= np.where(flip, -1.0, 1.0)[:, None, :]
+        R = G[:, :, h:] / G[:, :, :h]
+        dev = R - R.mean(axis=2, keepdims=True)
+        err = np.sqrt((dev.real ** 2 + dev.imag ** 2).sum(axis=(1, 2)))
+    return [float(e) if ok and math.isfinite(e) else None for ok, e in zip(found, err)]
 
 
 def reference_factorable(err: float | None, order: int) -> bool:

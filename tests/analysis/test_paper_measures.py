@@ -33,13 +33,13 @@ def independent_err(rows: list) -> float | None:
     q = len(rows[0])
     h = q // 2
     best, order = math.inf, None
-    for perm in itertools.permutations(range(q)):      # pairing: c alone, the first strict minimum
+    for perm in itertools.permutations(range(q)):      # pairing: c alone, the first minimum
         c = [rows[2][j] for j in perm]
         try:
             e = _spread([c[i] / c[h + i] for i in range(h)])
         except ZeroDivisionError:
             continue
-        if e < best:
+        if order is None or e < best * (1 - 1e-12):     # ties in exact arithmetic: rounding does not break them
             best, order = e, perm
     if order is None:
         return None
