@@ -192,3 +192,16 @@ def test_read_network_blocks_match_the_reference_transform():
         assert 1e-3 < b.reference_err < 0.3                             # noisy, not exact: the test can tell
         checked += 1
     assert checked == 5
+
+
+def test_json_carries_both_errors_under_their_names():
+    from cogo.solvers.constructions import z_F46
+
+    rep = read_network(*z_F46(7).to_weights(real=True), group=7, with_verdict=False)
+    doc = ClassifyResult([rep], summarize([rep]), Settings()).to_dict()
+    blocks = doc["checkpoints"][0]["blocks"]
+    assert [b["order"] for b in blocks] == [6, 4, 4] and all(b["reference_err"] < 1e-12 for b in blocks)
+    s = doc["summary"]
+    assert set(s["reference_table"]) == {"0_non_4_6_0", "1nonfact_4", "1nonfact_6", "err_4", "err_6"}
+    assert s["reference_table"]["1nonfact_6"]["mean"] == 0.0 and s["reference_table"]["err_4"]["mean"] < 1e-12
+    assert "mean_relative_error_order_4" in s and "mean_error_order_4" not in s   # cogo's own, renamed
