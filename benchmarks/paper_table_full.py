@@ -144,7 +144,8 @@ def from_stored(d: int) -> dict:
                       "% non-factorable, the reference algorithm's per-seed counts)",
             "cogo": cogo,
             "not_computed": {"err_4": "the stored readings keep no per-block error and the checkpoints were not kept; "
-                                      "retraining this cell takes about 28 minutes on one CPU thread here",
+                                      "retraining the d = 71 cell takes about 30 minutes on one CPU thread here "
+                                      "(d = 127: at least 3 times that)",
                              "err_6": "as err_4"},
             "order_counts_cogo": cell["order_counts"]}
 
