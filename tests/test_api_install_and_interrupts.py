@@ -1,4 +1,5 @@
-"""A newcomer's second hour (issue #36): the install, the Python API, interrupting, threads, flags, outputs.
+"""The install, the curated Python API, interrupting (Ctrl-C), threads restored, common flags, outputs never
+silently replaced (issue #36).
 
 Each test here fails on the code before issue #36 (checked against its parent commit)."""
 from __future__ import annotations
