@@ -153,3 +153,26 @@ def test_every_construction_keeps_the_contract(rec):
     """The full contract is tests/catalogue/test_constructions.py; here, what every registry keeps."""
     assert f"`{rec.name}`" in _text("docs/cli.md") and f"`{rec.name}`" in _text("README.md")
     assert build_parser().parse_args(["construct", rec.name, "--out", "x.pt"]).kind == rec.name
+
+
+def test_an_unknown_activation_is_one_message_everywhere():
+    """The library, the readers and the measures refuse an unknown activation with the registry's one message."""
+    from cogo.algebra.activations import activation, unknown_message
+    from cogo.dynamics.progress import progress_measures
+    from cogo.io.layouts import read_options
+    from cogo.runtime.errors import CogoError
+    from cogo.solvers.li2_record import li2_statistics_of
+
+    msg = "unknown activation 'tanh'; choose one of sqr, relu, silu, relusqr"      # the four records, by hand
+    assert unknown_message("tanh") == msg
+    W = np.ones((1, 2, 3))
+    calls = (lambda: activation("tanh"), lambda: progress_measures(W, W, np.ones((1, 3, 2)), 3, activation="tanh"),
+             lambda: li2_statistics_of(W, W, 3, np.arange(9), 1.0, activation="tanh"))
+    for call in calls:
+        with pytest.raises(ValueError) as exc:
+            call()
+        assert str(exc.value) == msg
+    with pytest.raises(CogoError) as exc:
+        with read_options(activation="tanh"):
+            pass
+    assert str(exc.value) == msg

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from cogo.algebra.activations import THEORY
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
@@ -207,7 +208,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
         raise ValueError(f"max_distance must be a number >= 0, got {max_distance!r}")
     ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q))
     G = ck.group
-    if ck.activation != "sqr":
+    if ck.activation != THEORY:
         raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "
                         "(the catalogue and the theorems are for sigma = x^2); read it with cogo classify")
     if G.abelian is None:
