@@ -150,7 +150,7 @@ def test_every_row_keeps_the_contract(row):
 # ---------------------------------------------------------------- constructions
 @pytest.mark.parametrize("rec", CONSTRUCTIONS, ids=lambda c: c.name)
 def test_every_construction_keeps_the_contract(rec):
-    """The full contract is tests/catalogue/test_constructions.py; here, what every registry keeps."""
+    """The full contract is tests/catalogue/test_construction_records.py; here, what every registry keeps."""
     assert f"`{rec.name}`" in _text("docs/cli.md") and f"`{rec.name}`" in _text("README.md")
     assert build_parser().parse_args(["construct", rec.name, "--out", "x.pt"]).kind == rec.name
 
