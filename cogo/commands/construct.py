@@ -8,7 +8,7 @@ import numpy as np
 
 from cogo.algebra.loss import real_loss
 from cogo.algebra.spec import parse_group
-from cogo.catalogue.constructions import NAMES, construction
+from cogo.catalogue.constructions import CONSTRUCTIONS, NAMES, construction
 from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, int_type
 from cogo.io.outputs import check_output_file, mark_input, mark_output
 from cogo.runtime.errors import CogoError
@@ -69,7 +69,8 @@ def run(args) -> int:
     rec = construction(args.kind)
     if rec.odd_only and G.order % 2 == 0:
         raise CogoError(f"construction {args.kind} needs a group of odd order (every k != -k, SPEC 6); "
-                        f"{G} has order {G.order}; z_M works for every order")
+                        f"{G} has order {G.order}; {', '.join(c.name for c in CONSTRUCTIONS if not c.odd_only)} "
+                        "works for every order")
     est = require(construct_estimate(rec.name, G.order))
     if est.seconds > 5 and not args.no_progress:
         print(f"cogo construct: {est}", flush=True)
