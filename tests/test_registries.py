@@ -66,6 +66,7 @@ def test_the_resume_hint_follows_the_registry(monkeypatch):
 # ---------------------------------------------------------------- activations
 @pytest.mark.parametrize("name", list(ACTIVATIONS))
 def test_every_activation_keeps_the_contract(name):
+    torch = pytest.importorskip("torch")   # the parser of cogo train checks --device with torch
     act = ACTIVATIONS[name]
     cli = _text("docs/cli.md")
     flag = re.search(r"`--activation \{([a-z,]+)\}`", cli)
@@ -77,7 +78,6 @@ def test_every_activation_keeps_the_contract(name):
     x = np.array([-1.5, -0.25, 0.0, 0.5, 2.0])
     y = act.numpy(x)
     assert x.tolist() == [-1.5, -0.25, 0.0, 0.5, 2.0]                                 # numpy() leaves x alone
-    torch = pytest.importorskip("torch")
     t = torch.tensor(x, dtype=torch.float64)
     assert np.allclose(act.torch_(t).numpy(), y, rtol=1e-12, atol=1e-15)               # the torch form agrees
     h = 1e-6   # central difference of the numpy form against grad_mul_ (away from relu's kink at 0)
@@ -89,9 +89,10 @@ def test_every_activation_keeps_the_contract(name):
 
 # ---------------------------------------------------------------- layouts
 def _docs_layout_rows() -> dict:
-    from tests.io.test_layouts import _docs_layout_rows as rows
-
-    return rows()
+    """``{layout: keys (shapes)}`` of the table under "## Layouts" in docs/cli.md (as tests/io/test_layouts.py reads it)."""
+    section = _text("docs/cli.md").split("\n## Layouts\n", 1)[1].split("\n## ", 1)[0]
+    rows = [ln.split(" | ", 1) for ln in section.splitlines() if ln.startswith("| `")]
+    return {name.strip("| `"): doc.rstrip(" |") for name, doc in rows}
 
 
 @pytest.mark.parametrize("rec", LAYOUTS, ids=lambda r: r.name)
