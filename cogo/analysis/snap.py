@@ -41,14 +41,15 @@ from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.analysis.nearest import _perms, order_misfits
 from cogo.catalogue import partial as P
+from cogo.catalogue.constructions import CONSTRUCTIONS
 from cogo.solvers.constructions import z_M
 from cogo.solvers.designs import BlockDesign, abc_normalizer
 
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
 
 #: The block types a global optimizer is made of (SPEC 7.1-7.3), with the construction whose family
-#: certificate covers them (:func:`cogo.proofs.theorems_optimality.family_certificate`).
-SNAP_TYPES = {"z_nu * z_syn": "f6", "z_nu=i * z_syn,ab": "f6-ab", "z_nu=i * z_xi": "f46"}
+#: certificate covers them (the records' ``snap_types``, :mod:`cogo.catalogue.constructions`) (:func:`cogo.proofs.theorems_optimality.family_certificate`).
+SNAP_TYPES = {t: c.name for c in CONSTRUCTIONS for t in c.snap_types}
 #: Parameter orbits of the classifier's folded parameters (degrees): ``(period, mirror)`` per type.
 _ORBITS = {"z_nu * z_syn": (60.0, True), "z_nu=i * z_xi": (90.0, False), "z_nu=i * z_syn,ab": (90.0, False)}
 #: Rational points of the unit circle: ``t = tan(angle / 2)`` to this denominator (angle error ~ 1e-12 rad).
@@ -153,7 +154,7 @@ class Snap:
     hat: dict = field(default_factory=dict)
     network: Any = None
     node_map: list = field(default_factory=list)
-    #: ``"blocks"`` (SPEC 7.1-7.3, per-frequency blocks) or ``"mem"`` (z_M of SPEC 7.4, node by node)
+    #: ``"blocks"`` (SPEC 7.1-7.3, per-frequency blocks) or ``"z_M"`` (z_M of SPEC 7.4, node by node)
     kind: str = "blocks"
 
     @property
@@ -474,7 +475,7 @@ def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple |
         return sb, None
     if typ not in SNAP_TYPES:
         sb.reason = (f"order {rep.order}, read as {rep.type}: no catalogue family of a global optimizer "
-                     "(SPEC 7.1-7.3 blocks are z_nu * z_syn, z_nu=i * z_syn,ab (order 6), z_nu=i * z_xi (order 4))")
+                     f"(SPEC 7.1-7.3 blocks are {', '.join(SNAP_TYPES)})")
         return sb, None
     return sb, (Xfull[:, k, rep.nodes], (near.get("params") or [{}])[0].get("degrees", {}))
 
@@ -690,7 +691,7 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     """z_M (SPEC 7.4) matched node by node: node ``j`` to ``(argmax |W_a[j]|, argmax |W_b[j]|)``, or None.
 
     Only when the ``n^2`` largest nodes hit every pair ``(j1, j2)`` once (the structure of z_M); the rest are
-    dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems_optimality.optimality` with ``"mem"``).
+    dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems_optimality.optimality` with ``"z_M"``).
     """
     n = G.order
     Wa, Wb = np.asarray(Wa, dtype=np.float64), np.asarray(Wb, dtype=np.float64)
@@ -710,7 +711,7 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     for sb in mem:
         den = float(norm[sb.nodes].sum())
         sb.distance = math.sqrt(float(diff[sb.nodes].sum()) / den) if den > 0 else None
-    return Snap(mem, [], dist, {}, net, node_map, kind="mem")
+    return Snap(mem, [], dist, {}, net, node_map, kind="z_M")
 
 
 def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any, z: np.ndarray | None = None) -> Snap:

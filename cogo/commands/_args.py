@@ -12,6 +12,7 @@ import sys
 from typing import Callable
 
 from cogo.algebra.activations import NAMES as ACTIVATION_NAMES
+from cogo.algebra.activations import THEORY
 from cogo.algebra.smallgroups import expand_collection, is_collection_spec
 from cogo.algebra.spec import parse_group
 from cogo.runtime.errors import CogoError
@@ -183,7 +184,7 @@ def reader_flags(p) -> None:
 def training_option_flags(p) -> None:
     """The training options beyond the reference setting (cogo.solvers.training_options), one definition for
     cogo train, cogo experiment and cogo demo."""
-    p.add_argument("--activation", default="sqr", choices=ACTIVATION_NAMES,
+    p.add_argument("--activation", default=THEORY, choices=ACTIVATION_NAMES,
                    help="sigma of the hidden layer (default sqr = x^2; recorded in the checkpoint; other activations "
                         "get the per-node frequency report, never a catalogue name)")
     p.add_argument("--batch-size", type=int_type("batch size", 0), default=0, metavar="B",

@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 
 from cogo.io.arrays import as_array
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, unknown_message
 from cogo.runtime.errors import CogoError
 
 __all__ = ["LAYOUTS", "Layout", "ReadOptions", "read_options", "current_options", "parse_key_map",
@@ -125,7 +125,7 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
     if isinstance(keys, str):
         keys = parse_key_map(keys, shared_embedding)
     if activation is not None and activation not in ACTIVATIONS:
-        raise CogoError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+        raise CogoError(unknown_message(activation))
     opts = ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation)
     token = _OPTIONS.set(opts)
     try:

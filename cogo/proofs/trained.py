@@ -37,13 +37,15 @@ from typing import Any
 
 import numpy as np
 
+from cogo.algebra.activations import THEORY
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.loss import real_loss
 from cogo.io.checkpoint import as_checkpoint
 from cogo.io.weights import save_checkpoint
-from cogo.solvers.constructions import KINDS, KIND_OF, construct
+from cogo.catalogue.constructions import from_record
+from cogo.solvers.constructions import construct
 from cogo.analysis.classify import read_network
 from cogo.analysis.optimality import network_verdict
 from cogo.analysis.snap import SNAP_TYPES, snap_network, unit_point
@@ -112,13 +114,13 @@ class CheckpointVerdict:
 
 def _construction(ckpt: Any) -> dict | None:
     """The exact certificate of the construction the file records, and whether the file *is* it."""
-    kind, seed = ckpt.meta.get("construction"), ckpt.meta.get("seed")
-    if kind not in KINDS or not (seed is None or isinstance(seed, int)):
+    rec, seed = from_record(ckpt.meta.get("construction")), ckpt.meta.get("seed")
+    if rec is None or not (seed is None or isinstance(seed, int)):
         return None
+    kind = rec.name   # a file written before the one vocabulary records f6, f6-ab, f46 or mem: read as its name
     G = ckpt.group
     try:
-        name = {k: n for n, k in KIND_OF.items()}[kind]  # the recorded kind -> the construction's name
-        net, _ = construct(name, G, seed=seed, exact=True)
+        net, _ = construct(kind, G, seed=seed, exact=True)
         W = net.to_numeric().to_weights(real=True)
     except ValueError as exc:
         return {"construction": kind, "seed": seed, "same_as_file": False, "certified": False,
@@ -132,7 +134,7 @@ def _construction(ckpt: Any) -> dict | None:
         out.update(certified=False, reason=f"the weights differ from {kind} rebuilt with seed {seed} "
                                            f"(relative {diff / scale:.2g}): the file is not that construction")
         return out
-    r = optimality(G, kind, "exact", seed=seed) if kind == "mem" else optimality(G, kind, "exact", net=net)
+    r = optimality(G, kind, "exact", seed=seed) if rec.design is None else optimality(G, kind, "exact", net=net)
     out.update(certified=bool(r.passed), statement=r.statement, route=r.details.get("route"),
                loss_exact=r.details.get("loss_exact", "0" if r.passed else None))
     return out
@@ -140,11 +142,11 @@ def _construction(ckpt: Any) -> dict | None:
 
 def _certify_snapped(G: Any, snap: Any) -> dict:
     """The snapped network rebuilt exactly and certified (block route), with the family certificates."""
-    if snap.kind == "mem":  # z_M itself, nodes matched: z_M's exact certificate (character sums, SPEC 7.4)
-        r = optimality(G, "mem", "exact")
+    if snap.kind == "z_M":  # z_M itself, nodes matched: z_M's exact certificate (character sums, SPEC 7.4)
+        r = optimality(G, "z_M", "exact")
         return {"certified": bool(r.passed), "route": f"z_M's certificate: {r.details.get('route')}",
                 "loss_exact": str(r.details.get("loss_exact", "0" if r.passed else None)), "failing": [],
-                "structure": [], "family_certificates": {"mem": {r.statement: bool(r.passed)}},
+                "structure": [], "family_certificates": {"z_M": {r.statement: bool(r.passed)}},
                 "families_hold_for_every_parameter_value": bool(r.passed)}
     design = snap.design(G, exact=True)
     d, problems = design_from_network(design.to_network())
@@ -206,7 +208,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
         raise ValueError(f"max_distance must be a number >= 0, got {max_distance!r}")
     ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q))
     G = ck.group
-    if ck.activation != "sqr":
+    if ck.activation != THEORY:
         raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "
                         "(the catalogue and the theorems are for sigma = x^2); read it with cogo classify")
     if G.abelian is None:
@@ -247,7 +249,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
 
 def _name(snap: Any) -> str:
     """The snapped network's name: its block types with their counts (and the hat, if any)."""
-    if snap.kind == "mem":
+    if snap.kind == "z_M":
         return "z_M (SPEC 7.4)"
     c = Counter(b.type for b in snap.blocks if b.snapped)
     parts = [f"{n} x {t}" for t, n in sorted(c.items(), key=lambda x: (-x[1], x[0]))]

@@ -56,7 +56,7 @@ def test_noisy_z_F6_is_near_a_certified_optimizer(f6_noisy, tmp_path, capsys):
     assert no["certificate"]["families_hold_for_every_parameter_value"]
     assert no["name"] == "11 x z_nu * z_syn" and no["loss_snapped_exact"] == "0"
     assert no["loss_trained"] > 1e-10 > no["loss_snapped"]         # both losses: the trained one is not 0
-    assert "family certificates for every value of the free parameters: f6: holds" in capsys.readouterr().out
+    assert "family certificates for every value of the free parameters: z_F6: holds" in capsys.readouterr().out
 
 
 def test_a_checkpoint_verdict_is_computed_even_with_settings_that_skip_it(f6_noisy):
