@@ -46,7 +46,7 @@ from cogo.io.weights import save_checkpoint
 from cogo.solvers.constructions import KINDS, KIND_OF, construct
 from cogo.analysis.classify import read_network
 from cogo.analysis.optimality import network_verdict
-from cogo.analysis.snap import SNAP_TYPES, exact_record, record_design, snap_network
+from cogo.analysis.snap import SNAP_TYPES, exact_record, record_design, snap_network, unit_point
 from cogo.proofs.certificates import block_certificate
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.theorems_optimality import family_certificate, optimality
@@ -107,8 +107,8 @@ class CheckpointVerdict:
     def to_dict(self) -> dict:
         return {"path": self.path, "group": self.group, "hidden": self.hidden, "layout": self.layout,
                 "activation": self.activation, "dtype": self.dtype, "verdict": self.verdict,
-                "exit_code": self.exit_code, "nearest_optimum": self.nearest_optimum, "blocks": self.blocks,
-                "construction": self.construction, "numeric": self.numeric}
+                "certified": self.certified, "exit_code": self.exit_code, "nearest_optimum": self.nearest_optimum,
+                "blocks": self.blocks, "construction": self.construction, "numeric": self.numeric}
 
     def render_text(self) -> str:
         """What ``cogo verify --checkpoint`` prints."""
@@ -256,7 +256,7 @@ def _away(rows: list, snap: Any, max_distance: float, rel: float, max_rel: float
         out.append("a self-conjugate frequency (k = -k, where no construction of SPEC 7 has a block) at "
                    + _listed(selfc))
     far = sorted((r for r in rows if not r["reason"] and r["distance"] is not None and r["distance"] > max_distance),
-                 key=lambda r: -r["distance"])
+                 key=lambda r: (-float(f"{r['distance']:.6g}"), r["k"]))  # equal to 6 digits: in k order
     if far:
         out.append(f"blocks farther than {max_distance:g} (--max-distance): "
                    + _listed([f"k={r['k']} at {r['distance']:.3g}" for r in far]))
@@ -264,7 +264,7 @@ def _away(rows: list, snap: Any, max_distance: float, rel: float, max_rel: float
         out.append(f"network distance {snap.distance:.3g} > {max_distance:g} (--max-distance; the nodes of no block "
                    "count in full)")
     if rel > max_rel:
-        top = sorted(shares.items(), key=lambda kv: -kv[1])
+        top = sorted(shares.items(), key=lambda kv: (-float(f"{kv[1]:.6g}"), kv[0]))  # equal to 6 digits: k order
         named, acc = [], 0.0
         for k, v in top:  # the frequencies that carry nine tenths of the loss, largest first
             if acc >= 0.9 * rel or len(named) == 5:
@@ -440,7 +440,8 @@ def write_snapped(v: CheckpointVerdict, out: Any) -> None:
     the family, the node order and the exact rational points of the unit circle of its parameters and channel
     phases; the hat of SPEC 7.3 as Gaussian rationals (the last carrier's solved exactly).  The weights are the
     float64 rounding of that exact network, so ``cogo verify --checkpoint`` certifies the file
-    (:func:`verify_checkpoint`: "certified optimizer").  ``snapped_blocks`` repeats the angles for reading.
+    (:func:`verify_checkpoint`: "certified optimizer").  ``snapped_blocks`` repeats the angles and the exact unit points
+    (as text) for reading.
 
     Raises
     ------
@@ -461,6 +462,7 @@ def write_snapped(v: CheckpointVerdict, out: Any) -> None:
         record = exact_record(v.snap.blocks, v.snap.hat)
         W = record_design(G, record).to_network().to_numeric().to_weights(real=True)
         blocks = [{"k": b.k, "type": b.type, "degrees": {k: float(d) for k, d in b.degrees.items()},
+                   "exact": {k: str(unit_point(d, exact=True)) for k, d in b.degrees.items()},
                    "trained_nodes": [int(j) for j in b.nodes], "form_nodes": list(b.perm)}
                   for b in v.snap.blocks if b.snapped]
         meta.update(exact_point=record, snapped_blocks=blocks)
