@@ -708,17 +708,8 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     failed = [c for c in CONDITIONS if res[c] > tol]
     if split is None:
         split = extract_blocks(net, dead_threshold=dead_threshold)
-    if block_reports is not None:
-        if len(block_reports) != len(split.blocks):
-            raise ValueError(f"block_reports has {len(block_reports)} entries for {len(split.blocks)} blocks")
-        block_residuals = [rep.residuals for rep in block_reports]
-    if block_residuals is not None and len(block_residuals) != len(split.blocks):
-        raise ValueError(f"block_residuals has {len(block_residuals)} entries for {len(split.blocks)} blocks")
-    block_failures, block_tol = _block_failures(split, tol, tied, dtype, block_residuals)
-    cross = _cross_frequency(G, split, block_failures, failed, notes)
-    if block_reports is not None:  # the readings' own flags: one answer per block
-        block_failures = {int(rep.k): list(rep.failed_conditions) for rep in block_reports if rep.failed_conditions}
-        block_tol = {int(rep.k): float(rep.opt_tol) for rep in block_reports if rep.opt_tol is not None}
+    block_failures, block_tol, cross = _judge_blocks(G, split, tol, tied, dtype, failed, notes, block_residuals,
+                                                     block_reports)
     return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
                    cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
                    hidden=int(net.q), notes=notes, dtype=dtype, block_tol=block_tol)
@@ -759,6 +750,23 @@ def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: li
         loss = fourier_loss(small)
         notes.append("network is not real (Hermitian); loss from Fourier coordinates (SPEC 5)")
     return loss
+
+
+def _judge_blocks(G: Any, split: Any, tol: float, tied: bool, dtype: str, failed: list, notes: list,
+                  block_residuals: Sequence[dict] | None, block_reports: Sequence[Any] | None) -> tuple:
+    """``(block_failures, block_tol, cross_frequency)`` of :func:`network_verdict` (its docstring: ``block_reports``)."""
+    if block_reports is not None:
+        if len(block_reports) != len(split.blocks):
+            raise ValueError(f"block_reports has {len(block_reports)} entries for {len(split.blocks)} blocks")
+        block_residuals = [rep.residuals for rep in block_reports]
+    if block_residuals is not None and len(block_residuals) != len(split.blocks):
+        raise ValueError(f"block_residuals has {len(block_residuals)} entries for {len(split.blocks)} blocks")
+    block_failures, block_tol = _block_failures(split, tol, tied, dtype, block_residuals)
+    cross = _cross_frequency(G, split, block_failures, failed, notes)
+    if block_reports is not None:  # the readings' own flags: one answer per block
+        block_failures = {int(rep.k): list(rep.failed_conditions) for rep in block_reports if rep.failed_conditions}
+        block_tol = {int(rep.k): float(rep.opt_tol) for rep in block_reports if rep.opt_tol is not None}
+    return block_failures, block_tol, cross
 
 
 def _block_failures(split: Any, tol: float, tied: bool, dtype: str,

@@ -45,7 +45,7 @@ from cogo.solvers.constructions import z_M
 from cogo.solvers.designs import BlockDesign, abc_normalizer
 
 __all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point", "unit_t", "unit_from_t",
-           "exact_record", "record_design", "RECORD_FORMAT"]
+           "exact_part", "in_order"]
 
 #: The block types a global optimizer is made of (SPEC 7.1-7.3), with the construction whose family
 #: certificate covers them (:func:`cogo.proofs.theorems_optimality.family_certificate`).
@@ -175,11 +175,12 @@ class Snap:
         """Every frequency has a snapped block, and every order-4 block its hat: a candidate optimizer."""
         return not self.reasons
 
-    def design(self, G: Any, exact: bool) -> BlockDesign:
-        """The snapped network as a :class:`BlockDesign` (exact rational unit points when ``exact``; blocks only)."""
+    def design(self, G: Any) -> BlockDesign:
+        """The snapped network as a numeric :class:`BlockDesign` (blocks only; the exact one:
+        :func:`cogo.analysis.snap_record.exact_design`)."""
         if self.kind != "blocks":
             raise ValueError("a z_M snap has no block design (its certificate is z_M's)")
-        return _design(G, self.blocks, self.hat, exact)
+        return _design(G, self.blocks, self.hat)
 
 
 def _orbit(typ: str, deg: dict) -> list[tuple]:
@@ -515,162 +516,29 @@ def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
             part = _phased(_build(typ, tuple(unit_point(x) for x in v[:nparams]), False),
                            unit_point(v[nparams]), unit_point(v[nparams + 1]))
             sb.perm = [int(i) for i in perm]
-            sb.part = _in_order(part, sb.perm)  # the form's nodes in the trained block's order
+            sb.part = in_order(part, sb.perm)  # the form's nodes in the trained block's order
     return blocks
 
 
-def _in_order(part: Any, perm: list) -> Any:
+def in_order(part: Any, perm: list) -> Any:
+    """The partial solution with its nodes in the order ``perm`` (node ``j`` is the form's node ``perm[j]``)."""
     return P.PartialSolution(part.name, part.a[perm], part.b[perm], part.c[perm], dict(part.params))
 
 
-def _exact_part(typ: str, units: dict) -> Any:
+def exact_part(typ: str, units: dict) -> Any:
     """The exact form of ``typ`` at the exact unit points ``units`` (its parameters, then ``phase_a``, ``phase_b``)."""
     names = [k for k in units if not k.startswith("phase")]
     part = _build(typ, tuple(units[k] for k in names), True)
     return _phased(part, units["phase_a"], units["phase_b"])
 
 
-def _design(G: Any, blocks: list, hat: dict, exact: bool) -> BlockDesign:
-    """The snapped blocks as a design; ``hat``: per carrier block ``k_B``, ``{k: gamma}`` (numeric, SPEC 7.3).
+def _design(G: Any, blocks: list, hat: dict) -> BlockDesign:
+    """The snapped blocks as a numeric design; ``hat``: per carrier block ``k_B``, ``{k: gamma}`` (SPEC 7.3).
 
-    Exact: the design of the snap's exact record (:func:`exact_record`, :func:`record_design`), the one a snapped
-    file carries.
+    The exact design is the snap's exact record's (:mod:`cogo.analysis.snap_record`), the one a snapped file carries.
     """
-    if exact:
-        return record_design(G, exact_record(blocks, hat))
     out = [Block(sb.k, sb.part, dict(hat.get(sb.k, {}))) for sb in blocks if sb.snapped]
-    return BlockDesign(G, "snapped", out, exact)
-
-
-#: The format of :func:`exact_record` (what a snapped checkpoint's ``meta["exact_point"]`` holds).
-RECORD_FORMAT = "cogo snapped optimizer 1"
-
-
-def _rational(x: float) -> Fraction:
-    return Fraction(float(x)).limit_denominator(10 ** 9)
-
-
-def exact_record(blocks: list, hat: dict) -> dict:
-    """The snapped network's exact point as plain values (what :func:`record_design` rebuilds, losslessly).
-
-    Per snapped block: ``k``, ``type``, ``perm`` (trained node ``j`` of the block is node ``perm[j]`` of the form)
-    and each unit point (the family's parameters, ``phase_a``, ``phase_b``) as ``[sign, "p/q"]``, the rational
-    ``t`` of ``sign ((1 - t^2) + 2 t i) / (1 + t^2)`` (:func:`unit_t`).  The hat of SPEC 7.3: its carriers, the
-    Gaussian rationals ``["p/q", "p/q"]`` of every carrier but the last (nearest the numeric split, denominators
-    at most 1e9), the last carrier's value being the one solution of ``sum_B gamma_B D_B = -rn_k``
-    (:func:`record_design`).  Only integers and strings: nothing is rounded.
-    """
-    out = []
-    for sb in blocks:
-        if not sb.snapped:
-            continue
-        units = {}
-        for name, d in sb.degrees.items():
-            sign, t = unit_t(d)
-            units[name] = [int(sign), f"{t.numerator}/{t.denominator}"]
-        out.append({"k": int(sb.k), "type": str(sb.type), "perm": [int(i) for i in sb.perm], "units": units})
-    carriers = sorted(int(k) for k in hat)
-    free = {str(kb): {str(k): [str(_rational(g.real)), str(_rational(g.imag))] for k, g in hat[kb].items()}
-            for kb in carriers[:-1]}
-    return {"format": RECORD_FORMAT, "blocks": out,
-            "hat": {"carriers": carriers, "free": free,
-                    "frequencies": sorted({int(k) for v in hat.values() for k in v})}}
-
-
-def _fraction(text: Any) -> Fraction:
-    """A rational from the record: a string ``p/q`` (or ``p``) of at most 64 characters; else ValueError."""
-    if not isinstance(text, str) or len(text) > 64 or not all(ch in "0123456789-/" for ch in text):
-        raise ValueError(f"not a rational p/q: {str(text)[:40]!r}")
-    try:
-        return Fraction(text)
-    except ZeroDivisionError:
-        raise ValueError(f"not a rational p/q: {text!r}") from None
-
-
-def record_design(G: Any, record: Any) -> BlockDesign:
-    """The exact design an :func:`exact_record` describes (a snapped file's ``meta["exact_point"]``).
-
-    The record is untrusted (a file's metadata): only integers and strings ``p/q`` are read (no expression is
-    parsed), every field is checked.  The design is what it is: whether it is an optimizer is for its exact
-    certificate to say (:func:`cogo.proofs.certificates.block_certificate`).
-
-    Raises
-    ------
-    ValueError
-        One line, for a record that is not of :data:`RECORD_FORMAT` or holds a value of the wrong kind.
-    """
-    import sympy  # late: sympy
-
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise ValueError(f"the exact point is not a record of format {RECORD_FORMAT!r}")
-    rows, hat = record.get("blocks"), record.get("hat")
-    if not isinstance(rows, list) or not rows or not isinstance(hat, dict):
-        raise ValueError("the exact point has no blocks")
-    parts: dict = {}
-    for row in rows:
-        k, typ, perm, units = (row.get(x) if isinstance(row, dict) else None for x in ("k", "type", "perm", "units"))
-        if typ not in SNAP_TYPES or not isinstance(k, int) or isinstance(k, bool) or not 0 < k < G.order \
-                or k in parts or not isinstance(units, dict):
-            raise ValueError(f"the exact point has a block that is not a family of a global optimizer: {str(row)[:80]}")
-        names = (("alpha", "beta") if typ == "z_nu=i * z_syn,ab" else (("nu",) if typ == "z_nu * z_syn" else ("xi",)))
-        if set(units) != {*names, "phase_a", "phase_b"}:
-            raise ValueError(f"the exact point's block k={k} has unit points {sorted(units)}")
-        exact = {}
-        for name in (*names, "phase_a", "phase_b"):
-            u = units[name]
-            if not (isinstance(u, list) and len(u) == 2 and u[0] in (1, -1) and not isinstance(u[0], bool)):
-                raise ValueError(f"the exact point's block k={k} has a bad unit point {name}")
-            exact[name] = unit_from_t(u[0], _fraction(u[1]))
-        part = _exact_part(typ, exact)
-        m = len(part.a)
-        if not (isinstance(perm, list) and sorted(p for p in perm if isinstance(p, int)) == list(range(m))):
-            raise ValueError(f"the exact point's block k={k} has no node order of its {m} nodes")
-        parts[k] = _in_order(part, perm)
-    carriers, free, freqs = hat.get("carriers"), hat.get("free"), hat.get("frequencies")
-    if not (isinstance(carriers, list) and isinstance(free, dict) and isinstance(freqs, list)
-            and all(c in parts for c in carriers) and all(f in parts for f in freqs) and bool(carriers) == bool(freqs)
-            and set(free) == {str(c) for c in carriers[:-1]}):
-        raise ValueError("the exact point's hat does not match its blocks")
-    values: dict = {}
-    for kb in carriers[:-1]:
-        vk = free[str(kb)]
-        if not isinstance(vk, dict) or set(vk) != {str(f) for f in freqs}:
-            raise ValueError(f"the exact point's hat on k={kb} does not give every corrected frequency")
-        values[kb] = {}
-        for f in freqs:
-            v = vk[str(f)]
-            if not (isinstance(v, list) and len(v) == 2):
-                raise ValueError(f"the exact point's hat on k={kb} has a bad value at k={f}")
-            re, im = (_fraction(x) for x in v)
-            values[kb][f] = (sympy.Rational(re.numerator, re.denominator)
-                             + sympy.I * sympy.Rational(im.numerator, im.denominator))
-    ext = _solve_hat(parts, carriers, freqs, values)
-    blocks = [Block(k, part, dict(ext.get(k, {}))) for k, part in parts.items()]
-    return BlockDesign(G, "snapped", blocks, True)
-
-
-def _solve_hat(parts: dict, carriers: list, freqs: list, values: dict) -> dict:
-    """Exact hat values: the given ones on every carrier but the last, the last's solved so R_n is exactly 0.
-
-    At an order-4 frequency ``k`` the carriers ``B`` must satisfy ``sum_B gamma_B D_B = -rn_k`` exactly, with
-    ``D_B = sum over B's nodes of |a|^2 + |b|^2`` and ``rn_k`` the R_n sum of the order-4 block (SPEC 7.3).
-    """
-    import sympy  # late: sympy
-
-    def den(part):
-        return sympy.expand(sum((x * sympy.conjugate(x) for x in list(part.a) + list(part.b)), sympy.Integer(0)))
-
-    out: dict = {kb: {} for kb in carriers}
-    for k in freqs:
-        f = parts[k]
-        rn = sympy.expand(sum(((x * sympy.conjugate(x) + y * sympy.conjugate(y)) * z
-                               for x, y, z in zip(f.a, f.b, f.c)), sympy.Integer(0)))
-        rest = -rn
-        for kb in carriers[:-1]:
-            out[kb][k] = values[kb][k]
-            rest -= out[kb][k] * den(parts[kb])
-        out[carriers[-1]][k] = sympy.expand(sympy.radsimp(rest / den(parts[carriers[-1]])))
-    return out
+    return BlockDesign(G, "snapped", out, False)
 
 
 def _hat(Z: np.ndarray, blocks: list) -> dict:
@@ -754,7 +622,7 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any, z: np.ndarr
     if any(sb.snapped and sb.type == "z_nu=i * z_xi" for sb in blocks) and not hat:
         reasons.append("order-4 blocks z_nu=i * z_xi need the hat of a z_nu * z_syn block (SPEC 7.3); "
                        "the network has none")
-    design = _design(G, blocks, hat, False)
+    design = _design(G, blocks, hat)
     net = design.to_network() if design.blocks else None
     Y = net.z if net is not None else np.zeros((3, G.order, 0), dtype=complex)
     node_map = [-1] * Z.shape[2]

@@ -183,7 +183,7 @@ def test_a_group_of_another_order_is_refused(tmp_path, group, capsys):
 # ------------------------------------------------------------------------------------------ the snapped file
 def _snapped_meta(W, G=N):
     """The meta --snap writes, and the weights, without torch (write_snapped's own steps)."""
-    from cogo.analysis.snap import exact_record, record_design
+    from cogo.analysis.snap_record import exact_record, record_design
 
     v = verify_checkpoint(_ck(W, G))
     rec = exact_record(v.snap.blocks, v.snap.hat)
@@ -234,7 +234,7 @@ def test_a_snapped_record_that_is_not_the_file_certifies_nothing(f46_snapped):
     lambda r: r["hat"].update(carriers=[]),
 ])
 def test_a_malformed_exact_record_is_refused_in_one_line(f46_snapped, mutate):
-    from cogo.analysis.snap import record_design
+    from cogo.analysis.snap_record import record_design
 
     rec, W = f46_snapped
     bad = json.loads(json.dumps(rec))
