@@ -9,17 +9,25 @@ A checkpoint is read once (:func:`cogo.io.checkpoint.read_checkpoint`) and read 
    condition residual and the loss exactly 0), and the family certificate of every block type present
    (:func:`cogo.proofs.theorems_optimality.family_certificate`) holds for every value of its free parameters;
 2. the distance from the network to it (relative, invariant under node order, signs and the per-node gauge;
-   per block and for the network) and both real-space losses.
+   per block and for the network, the worst block named) and both real-space losses;
+3. the loss relative to the zero network's, ``1 - 1/n`` (:func:`zero_network_loss`: what the network computes, which
+   the weight distance does not bound), and its split by output frequency
+   (:func:`cogo.algebra.loss.real_loss_by_frequency`), which says at which blocks the loss is.
 
 Three verdicts, exit status 0, 0, 1:
 
-* ``certified optimizer``: the file records exact parameters (``cogo construct``), its weights are the
-  float64 rounding of that construction (equal to ``1e-15`` relative), and the construction is certified
-  exactly;
-* ``near a certified optimizer``: the snapped network is certified and the distance is at most
-  ``max_distance`` (:data:`DEFAULT_MAX_DISTANCE`, ``--max-distance``);
-* ``not near one``: the blocks that keep it away are named (not factorable, not in the catalogue, a missing
-  frequency, or far from their nearest form).
+* ``certified optimizer``: the file records exact parameters (``cogo construct``; or ``--snap``'s exact point,
+  :mod:`cogo.analysis.snap_record`), its weights are the float64 rounding of that exact network (equal to
+  ``1e-15`` relative), and it is certified exactly;
+* ``near a certified optimizer``: the snapped network is certified, the network and every block are within
+  ``max_distance`` (:data:`DEFAULT_MAX_DISTANCE`, ``--max-distance``) and the relative loss is at most
+  ``max_relative_loss`` (:data:`DEFAULT_MAX_RELATIVE_LOSS`, ``--max-relative-loss``);
+* ``not near one``: what keeps it away, one line per cause, each block named once (no family of a global
+  optimizer, a self-conjugate frequency, blocks farther than the maximum with their distances, the relative loss
+  above its bound with the frequencies that carry it, a missing frequency).
+
+Each block's conditions and distance are the reading's (one computation: the text, the JSON, ``cogo classify``
+and its CSV show the same).
 
 The loss within a numeric tolerance (:func:`cogo.analysis.optimality.network_verdict`) stays as secondary
 information; no certificate is printed for any object but the one certified.
@@ -41,6 +49,7 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.loss import real_loss, real_loss_by_frequency
+from cogo.algebra.spec import parse_group
 from cogo.io.checkpoint import as_checkpoint
 from cogo.io.weights import save_checkpoint
 from cogo.solvers.constructions import KINDS, KIND_OF, construct
@@ -204,8 +213,6 @@ def zero_network_loss(G: Any) -> float:
     >>> round(zero_network_loss(23) * 23, 12)
     22.0
     """
-    from cogo.algebra.spec import parse_group  # late: start-up (parse_group is light, but only needed here)
-
     n = parse_group(G).order
     z = np.zeros((1, n))
     return float(real_loss(z, z, z.T, group=G))
