@@ -60,7 +60,8 @@ def _reading(args):
         return contextlib.nullcontext()
     from cogo.io.layouts import read_options  # late: start-up (cogo --help reads no checkpoint)
 
-    return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation)
+    return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation,
+                        force_group=getattr(args, "force_group", False))
 
 
 def _error(message: str) -> int:

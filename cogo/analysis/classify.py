@@ -427,7 +427,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     verdict = None
     if with_verdict:
         verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split, dtype=dtype,
-                                  block_residuals=[rep.residuals for rep in blocks])  # each block's, computed once
+                                  block_reports=blocks)  # each block's conditions and flags, computed once
         verdict.hidden = hidden
         if not len(keep):
             verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")

@@ -247,12 +247,13 @@ def _block_rows(r: NetworkReport) -> list[list[str]]:
         rows.append([
             k, str(b.order), b.type, "x".join(map(str, b.shape)) if b.shape else "-",
             _num(b.error, ".1e"), _num(b.r_kkk.real, ".4f" if abs(b.r_kkk.real) < 1e6 else ".4g"), "yes" if b.optimal else "no",
-            ",".join(b.failed_conditions) or "-", str(b.mixed_nodes) if b.mixed_nodes else "-", _params_text(b),
+            ",".join(b.failed_conditions) or "-", _num(getattr(b, "distance", None), ".3g"),
+            str(b.mixed_nodes) if b.mixed_nodes else "-", _params_text(b),
         ])
     return rows
 
 
-_BLOCK_HEAD = ["k", "order", "type", "shape", "error", "Re r_kkk", "optimal", "fails", "mixed", "parameters"]
+_BLOCK_HEAD = ["k", "order", "type", "shape", "error", "Re r_kkk", "optimal", "fails", "distance", "mixed", "parameters"]
 
 
 def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> str:

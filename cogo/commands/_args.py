@@ -179,6 +179,9 @@ def reader_flags(p) -> None:
     p.add_argument("--activation", default=None, choices=ACTIVATION_NAMES,
                    help="the network's activation (default: the file's record, else sqr); the catalogue and "
                         "theorems hold for sqr only, other activations get the per-node frequency report")
+    p.add_argument("--force-group", action="store_true",
+                   help="read the files with --group even where it contradicts the group a file records (same "
+                        "order, another numbering of the columns: refused without this flag)")
 
 
 def training_option_flags(p) -> None:

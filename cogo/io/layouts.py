@@ -66,6 +66,8 @@ class ReadOptions:
     keys: Mapping[str, str] | None = None
     shared_embedding: bool = False
     activation: str | None = None
+    #: read with the group given even where it contradicts the group the file records (``--force-group``)
+    force_group: bool = False
 
 
 #: ``read(state, where, name, options, n_hint) -> ([Wa, Wb, Wc], the layout name recorded)``.
@@ -103,7 +105,7 @@ def current_options() -> ReadOptions:
 
 @contextlib.contextmanager
 def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: bool = False,
-                 activation: str | None = None) -> Iterator[ReadOptions]:
+                 activation: str | None = None, force_group: bool = False) -> Iterator[ReadOptions]:
     """Read every checkpoint inside the block with these options (what ``--keys`` etc. set).
 
     Yields
@@ -126,7 +128,7 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
         keys = parse_key_map(keys, shared_embedding)
     if activation is not None and activation not in ACTIVATIONS:
         raise CogoError(unknown_message(activation))
-    opts = ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation)
+    opts = ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation, bool(force_group))
     token = _OPTIONS.set(opts)
     try:
         yield opts

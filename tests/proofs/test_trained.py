@@ -106,7 +106,7 @@ def test_a_far_network_is_not_near_and_names_its_blocks(tmp_path):
     W[0][:6] *= 1.2            # one block of z_F4/6 pushed away (its nodes are the first ones)
     rc, rep = _verify_json(tmp_path, _save(tmp_path / "far.npz", W), "--max-distance", "1e-3")
     assert rc == 1 and rep["verdict"] == "not near one"
-    assert any("at distance" in x for x in rep["nearest_optimum"]["blocks_away"])
+    assert "blocks farther than 0.001 (--max-distance): k=6 at 0.0" in rep["nearest_optimum"]["blocks_away"][0]
     rc, rep = _verify_json(tmp_path, _save(tmp_path / "rand.npz", [np.random.default_rng(0).normal(size=s)
                                                                     for s in ((40, N), (40, N), (N, 40))]))
     assert rc == 1 and rep["verdict"] == "not near one" and rep["nearest_optimum"]["certified"] is None

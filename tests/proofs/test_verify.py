@@ -823,7 +823,7 @@ def test_checkpoint_scaled_block_is_not_optimal_at_the_default_float64_tolerance
     assert v["block_failures"] == {"1": ["R_g"]}
     assert main(["verify", "--checkpoint", str(path), "--max-distance", f"{delta / 10:g}"]) == 1
     text = capsys.readouterr().out
-    assert "verdict: not near one (k=1: z_nu * z_syn at distance" in text
+    assert f"verdict: not near one: blocks farther than {delta / 10:g} (--max-distance): k=1 at " in text
     assert main(["verify", "--checkpoint", str(path), "--tol", "1e-12"]) == 0
     assert "not optimal within tolerance 1e-12" in capsys.readouterr().out
     assert main(["verify", "--checkpoint", str(path), "--tol", "1e-5"]) == 0  # a stated, looser tolerance
