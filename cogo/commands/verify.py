@@ -55,6 +55,10 @@ def add(subparsers) -> None:
     mark_output(p.add_argument("--snap", metavar="OUT.pt", default=None,
                                help="with --checkpoint: write the nearest certified optimizer (the snapped network) "
                                     "as a checkpoint, its exact parameters in its meta"))
+    mark_output(p.add_argument("--certificates", metavar="DIR", default=None,
+                               help="also write one certificate (JSON) per exact claim into DIR, with DIR/index.json, "
+                                    "for the independent checker `cogo-check DIR` (docs/verify.md); written only "
+                                    "after every check ran, never partially"), "dir")
     p.set_defaults(method="both")
 
 
@@ -91,6 +95,8 @@ def _verify_theorems(args) -> int:
         from cogo.li2.theorems import run_li2, skipped_li2  # late: sympy
 
         G = li2_group(args.group)  # CogoError (one line) on a bad or unavailable group
+        if getattr(args, "certificates", None):
+            raise CogoError("--certificates: the certificates are for the semiring theorems (SPEC 5-7), not --theory li2")
         if args.json:
             check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
         print(f"cogo verify --theory li2: {G.name} (order {G.order}), method {args.method}", flush=True)
@@ -105,6 +111,9 @@ def _verify_theorems(args) -> int:
                             f"{G} {why}, or use --theory li2 (SPEC 9, any finite group)")
         if args.json:
             check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
+        if getattr(args, "certificates", None):
+            from cogo.proofs.export import check_target  # late: only with --certificates
+            check_target(args.certificates, args.force)
         if args.method != "exact":
             require(verify_estimate(G.order, args.method, G.order % 2 == 0))
         print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
@@ -117,6 +126,12 @@ def _verify_theorems(args) -> int:
     if args.json:
         atomic_write_text(args.json, results_to_json(results))
         print(f"wrote {args.json}")
+    if getattr(args, "certificates", None):
+        from cogo.proofs.export import export_run  # late: sympy
+
+        count = export_run(args.certificates, G, results, f"cogo verify --group {args.group} --{args.method}")
+        print(f"wrote {count} certificates and index.json to {args.certificates} (check them: cogo-check "
+              f"{args.certificates})")
     return 0 if all_ok(results) else 1
 
 
