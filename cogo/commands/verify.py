@@ -80,7 +80,17 @@ def run(args) -> int:
         if args.every_order:
             from cogo.proofs.every_order_run import cli_every_order  # late: sympy
 
-            return cli_every_order(args)
+            if getattr(args, "certificates", None):
+                from cogo.proofs.export import check_target  # late: only with --certificates
+                check_target(args.certificates, args.force)
+            rc = cli_every_order(args)
+            if getattr(args, "certificates", None):
+                from cogo.proofs.export import every_order_certificates, write_certificates  # late: sympy
+
+                rows, certs = every_order_certificates()
+                write_certificates(args.certificates, "cogo verify --every-order", rows, certs)
+                print(f"wrote {len(certs)} certificates and index.json to {args.certificates}")
+            return rc
         return _verify_theorems(args)
 
 

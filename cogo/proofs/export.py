@@ -193,3 +193,57 @@ def export_run(directory: str, G: Any, results: list, command: str) -> int:
     rows, certs = certificates_for_results(G, results)
     write_certificates(directory, command, rows, certs)
     return len(certs)
+
+
+#: construction kind of the every-order models -> the construction's function in cogo.solvers.constructions
+_EVERY_ORDER_NETS = {"f6": "z_F6", "f6-ab": "z_F6_ab", "f46": "z_F46", "mem": "z_M"}
+
+
+def _instance(kind: str, d: int, claim: str) -> dict:
+    """The actual construction at order ``d`` (seed 1, as row 6 builds it), its loss claimed 0."""
+    from cogo.algebra.spec import parse_group  # late: start-up
+    from cogo.solvers import constructions as C  # late: sympy
+
+    G = parse_group(str(d))
+    if kind == "mem":
+        from cogo.proofs.controls_constructions import MemControl  # late: sympy
+
+        net = network_real(G, *MemControl("z_M", lambda *w: w).exact_weights(G))
+    else:
+        net = network_fourier(getattr(C, _EVERY_ORDER_NETS[kind])(G, seed=1, exact=True), extra_scales=(d,))
+    return loss_certificate(claim, G, net, 0, {"construction": kind, "order": d, "parameters": {"seed": 1}})
+
+
+def every_order_certificates(instances: int = 2, max_instance: int = 15) -> tuple[list, dict]:
+    """``(index rows, certificates)`` of ``cogo verify --every-order``: per construction its cases (label, the
+    orders each contains up to :data:`cogo.proofs.every_order.VERIFY_RANGE`, status, the per-class ``l_k``), and
+    per case the actual construction at its first ``instances`` orders ``<= max_instance`` (loss 0)."""
+    from cogo.proofs import every_order_models as M  # late: sympy
+    from cogo.proofs.every_order import VERIFY_RANGE, prove_block_model  # late: sympy
+    from cogo.proofs.every_order_run import MEM_TITLE, _mem_cases  # late: sympy
+
+    models = [(m.title, m.kind, prove_block_model(m)) for m in M.constructions()]
+    models.append((MEM_TITLE, "mem", _mem_cases(MEM_TITLE)))
+    rows, certs = [], {}
+    for title, kind, cases in models:
+        name = f"every order: {title}"
+        case_data, proven = [], all(c.status == "PASS" for c in cases)
+        for c in cases:
+            members = [d for d in range(2, VERIFY_RANGE + 1) if c.member(d)]
+            inst = []
+            for d in [x for x in members if x <= max_instance][:instances]:
+                fname = f"cert-{len(certs) + 1:03d}.json"
+                iname = f"every order instance: {title} at d = {d}"
+                certs[fname] = _instance(kind, d, iname)
+                rows.append({"name": iname, "status": "PASS", "method": "exact", "certificate": fname})
+                inst.append(d)
+            case_data.append({"case": c.label, "covers": c.covers, "method": c.method, "status": c.status,
+                              "members": members, "instances": inst,
+                              "l_k per output class": c.details.get("classes", {}) if kind != "mem"
+                              else {"every k != 0": c.details.get("l_k")}})
+        fname = f"cert-{len(certs) + 1:03d}.json"
+        certs[fname] = {"format": FORMAT, "version": VERSION, "kind": "every-order", "claim": name,
+                        "construction": title, "bound": VERIFY_RANGE, "cases": case_data}
+        rows.append({"name": name, "status": "PASS" if proven else "FAIL", "method": "exact",
+                     "certificate": fname if proven else None})
+    return rows, certs
