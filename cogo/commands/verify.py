@@ -154,6 +154,9 @@ def _verify_checkpoint(args) -> int:
         for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
             if out:
                 check_output_file(out, inputs=inputs, force=args.force, label=flag)
+        if getattr(args, "certificates", None):
+            from cogo.proofs.export import check_target  # late: only with --certificates
+            check_target(args.certificates, args.force)
         ckpt = read_checkpoint(args.checkpoint, estimate=verify_checkpoint_estimate)  # the file's group
     if (rc := other_activation(args, [ckpt], "verify")) is not None:
         return rc
@@ -170,5 +173,10 @@ def _verify_checkpoint(args) -> int:
     if args.json:
         atomic_write_text(args.json, dumps_json(v.to_dict()))
         print(f"wrote {args.json}")
+    if getattr(args, "certificates", None):
+        from cogo.proofs.export import write_checkpoint_certificates  # late: sympy
+
+        count = write_checkpoint_certificates(args.certificates, args.checkpoint, ckpt.group, v)
+        print(f"wrote {count} certificate(s) and index.json to {args.certificates}")
     return v.exit_code
 

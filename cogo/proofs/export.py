@@ -169,14 +169,17 @@ def check_target(directory: str, force: bool) -> None:
         raise CogoError(f"--certificates {directory}: directory exists and is not empty (use --force to replace it)")
 
 
-def write_certificates(directory: str, command: str, rows: list, certs: dict) -> None:
-    """Write ``index.json`` and the certificates into a temporary sibling, then rename it to ``directory``."""
+def write_certificates(directory: str, command: str, rows: list, certs: dict, copies: dict | None = None) -> None:
+    """Write ``index.json``, the certificates and copies of the files ``copies`` (name -> source) into a temporary
+    sibling, then rename it to ``directory``."""
     parent = os.path.dirname(os.path.abspath(directory)) or "."
     tmp = tempfile.mkdtemp(prefix=".certificates.", dir=parent)
     try:
         for fname, cert in certs.items():
             with open(os.path.join(tmp, fname), "w", encoding="utf-8") as fh:
                 json.dump(cert, fh, separators=(",", ":"))
+        for fname, src in (copies or {}).items():
+            shutil.copyfile(src, os.path.join(tmp, fname))
         index = {"format": INDEX_FORMAT, "version": VERSION, "command": command, "rows": rows}
         with open(os.path.join(tmp, "index.json"), "w", encoding="utf-8") as fh:
             json.dump(index, fh, indent=1)
@@ -247,3 +250,56 @@ def every_order_certificates(instances: int = 2, max_instance: int = 15) -> tupl
         rows.append({"name": name, "status": "PASS" if proven else "FAIL", "method": "exact",
                      "certificate": fname if proven else None})
     return rows, certs
+
+
+def _gauge(scales: list) -> list:
+    """``'m^(p/q)'`` (the scale names of :func:`cogo.algebra.cyc_gauge.gauge_scales`) as ``[m, 'p/q']``."""
+    out = []
+    for s in scales:
+        base, _, ex = s.partition("^(")
+        if not ex.endswith(")"):
+            raise ValueError(f"unreadable gauge scale {s!r}")
+        out.append([int(base), ex[:-1]])
+    return out
+
+
+#: the largest relative difference (to the largest weight) between a construction file and its exact weights
+#: that a checkpoint certificate claims; the float64 weights of `cogo construct` are within about 1e-15
+CHECKPOINT_TOLERANCE = 1e-13
+
+
+def checkpoint_certificate(path: str, G: Any, kind: str, seed: Any, claim: str) -> tuple[dict, str]:
+    """The certificate that the checkpoint ``path`` holds the construction ``kind`` (``seed``) on ``G``: its exact
+    network (loss claimed 0), the per-node gauge, the file's sha256 and the tolerance; returns
+    ``(certificate, the file name it names)``.  Block constructions only (z_M: ValueError)."""
+    import hashlib
+
+    from cogo.solvers import constructions as C  # late: sympy
+
+    if kind not in ("f6", "f6-ab", "f46"):
+        raise ValueError(f"no checkpoint certificate for construction {kind!r} (block constructions only)")
+    net = network_fourier(getattr(C, _EVERY_ORDER_NETS[kind])(G, seed=seed, exact=True), extra_scales=(G.order,))
+    net["gauge"] = _gauge(net["gauge_scales"])
+    cert = loss_certificate(claim, G, net, 0, {"construction": kind, "parameters": {"seed": seed}})
+    with open(path, "rb") as fh:
+        digest = hashlib.sha256(fh.read()).hexdigest()
+    name = os.path.basename(path)
+    cert["checkpoint"] = {"file": name, "sha256": digest, "tolerance": CHECKPOINT_TOLERANCE}
+    return cert, name
+
+
+def write_checkpoint_certificates(directory: str, path: str, G: Any, v: Any) -> int:
+    """``cogo verify --checkpoint FILE --certificates DIR``: the construction certificate and a copy of FILE."""
+    c = v.construction or {}
+    claim = f"checkpoint: {os.path.basename(path)} is a certified optimizer"
+    row = {"name": claim, "status": "PASS" if v.verdict.startswith("certified") else v.verdict,
+           "method": "exact", "certificate": None}
+    certs: dict = {}
+    if row["status"] == "PASS" and c.get("same_as_file") and c.get("certified"):
+        cert, _ = checkpoint_certificate(path, G, c["construction"], c.get("seed"), claim)
+        certs["cert-001.json"] = cert
+        row["certificate"] = "cert-001.json"
+    rows = [row] if row["status"] == "PASS" else []
+    write_certificates(directory, f"cogo verify --checkpoint {os.path.basename(path)}", rows, certs,
+                       {os.path.basename(path): path} if certs else None)
+    return len(certs)
