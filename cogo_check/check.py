@@ -167,6 +167,10 @@ def check_dir(d: str, out=sys.stdout) -> int:
     rows = sorted(index.get("rows", []), key=lambda r: str(r.get("name", "")).startswith("every order:"))
     for row in rows:  # the coverage claims last: they need their instances
         name, cfile = row.get("name", "?"), row.get("certificate")
+        if row.get("status") not in ("PASS", "CAUGHT"):
+            failed.append(name)
+            print(f"FAIL  {name}: the run itself reports {row.get('status')}", file=out)
+            continue
         if cfile is None:
             if must_certify(name):
                 failed.append(name)
