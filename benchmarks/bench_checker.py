@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -22,11 +23,15 @@ ROOT = Path(__file__).resolve().parents[1]
 COGO = "import sys; from cogo.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def _run(args: list) -> tuple[float, subprocess.CompletedProcess]:
+def _run(args: list) -> tuple[float, subprocess.CompletedProcess, float]:
+    """(wall seconds, the process, its CPU seconds: user + system, from the children's rusage)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
                        env={**os.environ, "OMP_NUM_THREADS": "1"})
-    return time.perf_counter() - t0, r
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return time.perf_counter() - t0, r, cpu
 
 
 def main() -> int:
@@ -44,20 +49,22 @@ def main() -> int:
         d = base / str(n)
         entry: dict = {}
         if not args.reuse:
-            secs, r = _run(["-c", COGO, "verify", "--group", str(n), "--exact", "--no-progress", "--certificates",
+            secs, r, _ = _run(["-c", COGO, "verify", "--group", str(n), "--exact", "--no-progress", "--certificates",
                             str(d)])
             if r.returncode != 0:
                 print(r.stdout[-2000:], r.stderr, file=sys.stderr)
                 return 1
             entry["cogo_verify_seconds"] = round(secs, 2)
-        times = []
+        times, cpus = [], []
         for _ in range(args.repeat):
-            secs, r = _run(["-m", "cogo_check", str(d)])
+            secs, r, cpu = _run(["-m", "cogo_check", str(d)])
             if r.returncode != 0:
                 print(r.stdout, file=sys.stderr)
                 return 1
             times.append(secs)
+            cpus.append(cpu)
         entry.update(checker_seconds_best=round(min(times), 3), checker_seconds_all=[round(t, 3) for t in times],
+                     checker_cpu_seconds_best=round(min(cpus), 3),
                      summary=r.stdout.strip().splitlines()[-1],
                      certificates_bytes=sum(f.stat().st_size for f in d.glob("*.json")))
         out["orders"][str(n)] = entry
