@@ -134,7 +134,7 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
 
 def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, tol: float | None = None,
            max_distance: float | None = None, keys: Any = None, shared_embedding: bool = False,
-           activation: str | None = None):
+           activation: str | None = None, certificates: str | None = None):
     """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
 
     Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
@@ -144,7 +144,9 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     ``cogo verify --checkpoint`` says, with its options (``tol``, ``max_distance``, ``keys``,
     ``shared_embedding``, ``activation``; ``group`` overrides the file's group):
     :func:`cogo.proofs.trained.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
-    whose ``exit_code`` its exit status.
+    whose ``exit_code`` its exit status.  ``certificates`` (a directory; theorems only): also write the
+    certificates of ``cogo verify --certificates`` for the independent checker ``cogo-check``
+    (:mod:`cogo.proofs.export`).
 
     Returns
     -------
@@ -156,9 +158,20 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     if checkpoint is not None:
         from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint  # late: sympy
 
+        if certificates is not None:
+            raise ValueError("certificates: for a checkpoint use `cogo verify --checkpoint FILE --certificates DIR`")
         with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation):
             return verify_checkpoint(checkpoint, group=group, tol=tol,
                                      max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance)
     from cogo.proofs.registry import run_all  # late: sympy
 
-    return run_all(23 if group is None else group, method=method)
+    if certificates is None:
+        return run_all(23 if group is None else group, method=method)
+    from cogo.algebra.spec import parse_group  # late: start-up
+    from cogo.proofs.export import check_target, export_run  # late: sympy
+
+    G = parse_group(23 if group is None else group)
+    check_target(certificates, force=False)
+    results = run_all(G, method=method)
+    export_run(certificates, G, results, f"cogo.verify({G.label!r}, {method!r})")
+    return results

@@ -396,3 +396,15 @@ def test_cli_checkpoint(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     c = _cogo_check(d)
     assert c.returncode == 0 and "f6.pt (sha256 ok) holds the exact weights" in c.stdout, c.stdout
+
+
+@pytest.mark.slow
+def test_python_api(tmp_path):
+    import cogo
+
+    d = tmp_path / "c"
+    results = cogo.verify(3, method="exact", certificates=str(d))
+    assert all(r.passed for r in results)
+    rc, out = _check(d)
+    # Z_3: row 6 for z_F6, its 7.2 variant, z_F4/6 (d = 3) and z_M; the controls that apply on Z_3
+    assert rc == 0 and "6. optimality of z_M memorization: loss = 0 (3 elements, 9 nodes)" in out, out
