@@ -357,7 +357,8 @@ def test_cli_group(tmp_path, group):
     assert c.returncode == 0, c.stdout
     assert re.search(r"cogo-check: 1[0-9] claim\(s\) hold, 0 fail", c.stdout), c.stdout
     _tamper(d, "6. optimality of z_F4/6 with the hat correction",
-            lambda cert: cert["network"]["entries"]["a"][0][3][0].__setitem__(1, 2))
+            lambda cert: cert["network"]["entries"]["a"][0][3][0].__setitem__(
+                1, cert["network"]["entries"]["a"][0][3][0][1] + 1))  # one integer, plus 1
     c = _cogo_check(d)
     assert c.returncode == 1 and "FAIL  6. optimality of z_F4/6 with the hat correction" in c.stdout
 
