@@ -195,7 +195,10 @@ def check_checkpoint(cert: dict, where: str) -> str:
         raise _bad(f"tolerance {tol} above the checker's {MAX_TOLERANCE}")
     G = Group(cert["group"]["factors"])
     exact = exact_weights(G, cert["network"])
-    got = read_weights(path)
+    try:
+        got = read_weights(path)
+    except Exception as exc:  # any unreadable or refused file (pickle names outside a tensor state included)
+        raise _bad(f"checkpoint {ck['file']} unreadable: {type(exc).__name__}: {exc}") from None
     scale = max(abs(v) for W in exact for row in W for v in row)
     worst = Decimal(0)
     for W, (shape, flat) in zip(exact, got):

@@ -409,3 +409,118 @@ def test_python_api(tmp_path):
     rc, out = _check(d)
     # Z_3: row 6 for z_F6, its 7.2 variant, z_F4/6 (d = 3) and z_M; the controls that apply on Z_3
     assert rc == 0 and "6. optimality of z_M memorization: loss = 0 (3 elements, 9 nodes)" in out, out
+
+
+def _pt_like(path, arrays: dict) -> None:
+    """A zip laid out as torch.save writes it (archive/data.pkl, archive/data/<key>), pickled with the names torch
+    uses (torch._utils._rebuild_tensor_v2, torch.DoubleStorage, persistent ids ('storage', type, key, 'cpu', numel)),
+    written without torch: stand-in modules are registered only while pickling."""
+    import collections
+    import pickle
+    import types
+    import zipfile
+
+    torch_mod, utils = types.ModuleType("torch"), types.ModuleType("torch._utils")
+
+    class DoubleStorage:
+        pass
+
+    def _rebuild_tensor_v2(*args):
+        raise AssertionError("never called while writing")
+
+    DoubleStorage.__module__, DoubleStorage.__qualname__ = "torch", "DoubleStorage"
+    _rebuild_tensor_v2.__module__, _rebuild_tensor_v2.__qualname__ = "torch._utils", "_rebuild_tensor_v2"
+    torch_mod.DoubleStorage, utils._rebuild_tensor_v2, torch_mod._utils = DoubleStorage, _rebuild_tensor_v2, utils
+
+    class Storage:
+        def __init__(self, key, numel):
+            self.key, self.numel = key, numel
+
+    class Tensor:
+        def __init__(self, storage, shape):
+            self.storage, self.shape = storage, shape
+
+        def __reduce__(self):
+            return _rebuild_tensor_v2, (self.storage, 0, self.shape, (self.shape[1], 1), False,
+                                        collections.OrderedDict())
+
+    class P(pickle.Pickler):
+        def persistent_id(self, obj):
+            return ("storage", DoubleStorage, obj.key, "cpu", obj.numel) if isinstance(obj, Storage) else None
+
+    saved = {m: sys.modules.get(m) for m in ("torch", "torch._utils")}
+    sys.modules["torch"], sys.modules["torch._utils"] = torch_mod, utils
+    try:
+        buf = io.BytesIO()
+        state = {k: Tensor(Storage(str(i), a.size), a.shape) for i, (k, a) in enumerate(arrays.items())}
+        P(buf, protocol=2).dump({"model": state, "meta": {"group": "7"}})
+    finally:
+        for m, v in saved.items():
+            if v is None:
+                sys.modules.pop(m, None)
+            else:
+                sys.modules[m] = v
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("archive/data.pkl", buf.getvalue())
+        for i, a in enumerate(arrays.values()):
+            zf.writestr(f"archive/data/{i}", np.ascontiguousarray(a, dtype="<f8").tobytes())
+
+
+def _safetensors(path, arrays: dict) -> None:
+    import struct
+
+    head, off, blobs = {}, 0, []
+    for k, a in arrays.items():
+        b = np.ascontiguousarray(a, dtype="<f8").tobytes()
+        head[k] = {"dtype": "F64", "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
+        off += len(b)
+        blobs.append(b)
+    h = json.dumps(head).encode()
+    Path(path).write_bytes(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+@pytest.mark.parametrize("suffix", [".pt", ".safetensors"])
+def test_checkpoint_formats_read_without_torch(tmp_path, suffix):
+    from cogo.algebra.spec import parse_group
+    from cogo.proofs.export import checkpoint_certificate, write_certificates
+    from cogo.solvers.constructions import z_F46
+
+    G = parse_group("7")
+    W = z_F46(G, seed=1, exact=True).to_numeric().to_weights(real=True)
+    arrays = dict(zip(("layera.weight", "layerb.weight", "layerc.weight"), W))
+    f = tmp_path / f"f46{suffix}"
+    (_pt_like if suffix == ".pt" else _safetensors)(f, arrays)
+    claim = f"checkpoint: f46{suffix} is a certified optimizer"
+    cert, name = checkpoint_certificate(str(f), G, "f46", 1, claim)
+    d = tmp_path / "d"
+    write_certificates(str(d), "t", [{"name": claim, "status": "PASS", "method": "exact", "certificate": "c.json"}],
+                       {"c.json": cert}, {name: str(f)})
+    rc, out = _check(d)
+    assert rc == 0 and f"f46{suffix} (sha256 ok) holds the exact weights" in out, out
+    # the same file with the first output weight negated (the hash updated to match): refused
+    Wc = W[2].copy()
+    Wc[0, 0] = -Wc[0, 0] if Wc[0, 0] else 1.0
+    (_pt_like if suffix == ".pt" else _safetensors)(d / name, dict(zip(arrays, (W[0], W[1], Wc))))
+    import hashlib
+
+    cert["checkpoint"]["sha256"] = hashlib.sha256((d / name).read_bytes()).hexdigest()
+    (d / "c.json").write_text(json.dumps(cert))
+    rc, out = _check(d)
+    assert rc == 1 and "differs from the exact one" in out, out
+
+
+def test_pt_reader_refuses_other_names(tmp_path, checkpoint_dir):
+    # a .pt whose pickle names os.system: refused by the restricted unpickler, never called
+    import pickle
+    import zipfile
+    import hashlib
+
+    d, _ = checkpoint_dir
+    cert = json.loads((d / "c.json").read_text())
+    f = d / "evil.pt"
+    with zipfile.ZipFile(f, "w") as zf:
+        zf.writestr("archive/data.pkl", pickle.dumps(os.system, protocol=2))
+    cert["checkpoint"].update(file="evil.pt", sha256=hashlib.sha256(f.read_bytes()).hexdigest())
+    (d / "c.json").write_text(json.dumps(cert))
+    rc, out = _check(d)
+    assert rc == 1 and "evil.pt unreadable: UnpicklingError: refused posix.system" in out, out
