@@ -54,8 +54,22 @@ def _frac(x, what: str) -> Fraction:
         raise Bad(f"{what}: bad rational {x!r}") from None
 
 
-def _network_loss(G: Group, net: dict):
-    """(the loss as text, the loss as a Fraction or None, the loss in its field, the field or None)."""
+#: control name -> the conditions of SPEC 5 that fail (s: the number of k = -k != 0), derived by hand (docs/verify.md)
+FAILING = {
+    "z_nu blocks": lambda s: {"R_c"} | ({"R_g"} if s else set()),
+    "order-4 blocks without hat": lambda s: {"R_n"} | ({"R_g"} if s else set()),
+    "z_F4/6 without hat correction": lambda s: {"R_n"},
+    "perturbed z_F6": lambda s: {"R_g", "R_c", "R_n", "R_*"},
+    "block route: R_g only": lambda s: {"R_g"},
+    "block route: R_c only": lambda s: {"R_c"} | ({"R_g"} if s else set()),
+    "block route: R_n only": lambda s: {"R_n"} | ({"R_g"} if s else set()),
+    "block route: R_* only": lambda s: {"R_*"} | ({"R_g"} if s else set()),
+    "block route: hat gamma tripled": lambda s: {"R_n"},
+}
+
+
+def _network_loss(G: Group, net: dict, failing: set):
+    """(the loss, its field or None for real weights); ``failing`` receives the failing conditions (Fourier)."""
     enc = net.get("encoding")
     if enc == "fourier-cyclotomic":
         F = Field(_int(net.get("L"), "network.L"))
@@ -64,8 +78,7 @@ def _network_loss(G: Group, net: dict):
             for item in net["entries"][p]:
                 j, k, den, terms = item
                 entries[p].setdefault(_int(j, "node"), []).append((G.elem(k), F.sparse(den, terms)))
-        value = fourier_loss(G, F, entries)
-        return value, F
+        return fourier_loss(G, F, entries, failing), F
     if enc == "real-rational":
         W = []
         for key in ("Wa", "Wb", "Wc"):
@@ -93,7 +106,8 @@ def check_loss(cert: dict) -> str:
     control, the checker's own closed form)."""
     g = cert.get("group", {})
     G = Group(g.get("factors"))
-    value, F = _network_loss(G, cert["network"])
+    failing: set = set()
+    value, F = _network_loss(G, cert["network"], failing)
     claimed = _claimed(cert["loss"], F)
     if F is not None:
         got = F.as_rational(value)
@@ -107,7 +121,10 @@ def check_loss(cert: dict) -> str:
     if ctl is None:
         if got != 0:
             raise Bad(f"a construction's loss must be 0, recomputed {text}")
-        return f"loss = 0 ({G.order} elements, {cert['network'].get('nodes')} nodes)"
+        if failing:
+            raise Bad(f"loss 0 but the conditions {sorted(failing)} fail")
+        conds = ", R_g R_c R_n R_* hold" if F is not None else ""
+        return f"loss = 0{conds} ({G.order} elements, {cert['network'].get('nodes')} nodes)"
     name = ctl.get("name")
     if name not in CLOSED_FORMS:
         raise Bad(f"control {name!r}: no hand-derived closed form known to the checker")
@@ -117,6 +134,11 @@ def check_loss(cert: dict) -> str:
         raise Bad(f"control {name!r}: recomputed loss {text} != the closed form {form} = {want}")
     if _frac(ctl.get("expected_loss"), "expected_loss") != want:
         raise Bad(f"control {name!r}: the certificate's expected loss {ctl.get('expected_loss')} != {form} = {want}")
+    if F is not None and name in FAILING:
+        s = sum(1 for k in G.elements if k != G.zero and k == G.neg(k))
+        if failing != FAILING[name](s):
+            raise Bad(f"control {name!r}: conditions failing {sorted(failing)}, expected {sorted(FAILING[name](s))}")
+        return f"control loss = {form} = {want}, failing {', '.join(sorted(failing))}"
     return f"control loss = {form} = {want}"
 
 

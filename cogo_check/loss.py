@@ -19,8 +19,12 @@ from math import lcm
 from cogo_check.arith import Field, Group
 
 
-def fourier_loss(G: Group, F: Field, entries: dict) -> tuple:
-    """SPEC 5 for ``entries[p][j] = [(k, value), ...]`` (p in 'abc', k a group element, value in F)."""
+def fourier_loss(G: Group, F: Field, entries: dict, failing: set | None = None) -> tuple:
+    """SPEC 5 for ``entries[p][j] = [(k, value), ...]`` (p in 'abc', k a group element, value in F).
+
+    ``failing`` (a set, optional) receives the sufficient conditions of SPEC 5 that do not hold, for k != 0:
+    R_g: r[k,k,k] = 1; R_c: r[k1,k2,k] = 0 for (k1,k2) != (k,k); R_n: C_a[0,k] + C_b[0,k] = 0;
+    R_*: C_p[m,k] = 0 for m != 0 and each p."""
     r: dict = {}
     C = {"a": {}, "b": {}}
     nodes = set(entries["a"]) | set(entries["b"]) | set(entries["c"])
@@ -59,6 +63,16 @@ def fourier_loss(G: Group, F: Field, entries: dict) -> tuple:
         for m, k in keys:
             rr = r.get((m, z, k) if first else (z, m, k), F.zero)
             total = F.add(total, F.abs2(F.add(rr, F.scale(C[p].get((m, k), F.zero), half))))
+    if failing is not None:
+        nz = [k for k in G.elements if k != z]
+        if any(r.get((k, k, k), F.zero) != F.one for k in nz):
+            failing.add("R_g")
+        if any(k != z and (k1, k2) != (k, k) and not F.is_zero(x) for (k1, k2, k), x in r.items()):
+            failing.add("R_c")
+        if any(not F.is_zero(F.add(C["a"].get((z, k), F.zero), C["b"].get((z, k), F.zero))) for k in nz):
+            failing.add("R_n")
+        if any(m != z and k != z and not F.is_zero(x) for p in "ab" for (m, k), x in C[p].items()):
+            failing.add("R_*")
     n = G.order
     return F.add(F.scale(total, Fraction(1, n)), F.rational(1 - Fraction(1, n)))
 

@@ -524,3 +524,35 @@ def test_pt_reader_refuses_other_names(tmp_path, checkpoint_dir):
     (d / "c.json").write_text(json.dumps(cert))
     rc, out = _check(d)
     assert rc == 1 and "evil.pt unreadable: UnpicklingError: refused posix.system" in out, out
+
+
+def test_even_group_conditions(tmp_path):
+    # Z_8: P = 3 pairs and s = 1 self-conjugate frequency (k = 4) carrying no block, so R_g fails there too:
+    # z_nu blocks (4P + n - 1)/n = 19/8 failing R_c and R_g; block route R_* only (n - 1 - P)/n = 4/8
+    from cogo.algebra.spec import parse_group
+    from cogo.proofs.controls_block_route import run_block_control
+    from cogo.proofs.controls_constructions import run_control
+
+    G = parse_group("8")
+    res = [run_control("z_nu blocks", G, "exact"), run_block_control("block route: R_* only", G, "exact")]
+    rc, out = _check(_export(tmp_path, G, res))
+    assert rc == 0, out
+    assert "z_nu blocks: control loss = (4P + n - 1)/n = 19/8, failing R_c, R_g" in out
+    assert "block route: R_* only: control loss = (n - 1 - P)/n = 1/2, failing R_*, R_g" in out
+
+
+def test_conditions_checked_not_only_the_loss(certs7, tmp_path):
+    # the R_c-only network relabelled as the R_g-only control: both have loss (n - 1)/n = 4/5, but R_c fails, not R_g
+    d = _copy(certs7, tmp_path)
+    p = _cert_of(d, "block route: R_c only")
+    cert = json.loads(p.read_text())
+    cert["claim"] = cert["control"]["name"] = "block route: R_g only"
+    p.write_text(json.dumps(cert))
+    index = json.loads((d / "index.json").read_text())
+    for r in index["rows"]:
+        if r["name"] == "block route: R_g only":
+            r["certificate"] = p.name
+    (d / "index.json").write_text(json.dumps(index))
+    rc, out = _check(d)
+    assert rc == 1 and "FAIL  block route: R_g only: control 'block route: R_g only': conditions failing ['R_c'], " \
+                       "expected ['R_g']" in out, out
