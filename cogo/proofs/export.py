@@ -195,7 +195,10 @@ def write_certificates(directory: str, command: str, rows: list, certs: dict, co
 
 def export_run(directory: str, G: Any, results: list, command: str) -> int:
     """Write the certificates of a ``cogo verify`` run on ``G`` (the CLI's ``--certificates``); returns their number."""
-    rows, certs = certificates_for_results(G, results)
+    try:
+        rows, certs = certificates_for_results(G, results)
+    except ValueError as exc:  # e.g. a network with no exact gauge into Q(zeta_L): nothing is written
+        raise CogoError(f"--certificates {directory}: cannot write the certificates: {exc}") from None
     write_certificates(directory, command, rows, certs)
     return len(certs)
 
