@@ -135,7 +135,8 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
 
 def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, tol: float | None = None,
            max_distance: float | None = None, keys: Any = None, shared_embedding: bool = False,
-           activation: str | None = None, max_relative_loss: float | None = None, force_group: bool = False):
+           activation: str | None = None, max_relative_loss: float | None = None, force_group: bool = False,
+           certificates: str | None = None):
     """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
 
     Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
@@ -146,7 +147,9 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     ``shared_embedding``, ``activation``; ``group`` is the file's group, as ``cogo classify --group`` reads it: one
     that contradicts the group the file records is refused unless ``force_group``):
     :func:`cogo.proofs.trained.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
-    whose ``exit_code`` its exit status.
+    whose ``exit_code`` its exit status.  ``certificates`` (a directory; theorems only): also write the
+    certificates of ``cogo verify --certificates`` for the independent checker ``cogo-check``
+    (:mod:`cogo.proofs.export`).
 
     Returns
     -------
@@ -158,6 +161,8 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     if checkpoint is not None:
         from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, DEFAULT_MAX_RELATIVE_LOSS, verify_checkpoint  # late: sympy
 
+        if certificates is not None:
+            raise ValueError("certificates: for a checkpoint use `cogo verify --checkpoint FILE --certificates DIR`")
         with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation,
                           force_group=force_group):
             return verify_checkpoint(checkpoint, group=group, tol=tol,
@@ -166,4 +171,13 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
                                                         else max_relative_loss))
     from cogo.proofs.registry import run_all  # late: sympy
 
-    return run_all(23 if group is None else group, method=method)
+    if certificates is None:
+        return run_all(23 if group is None else group, method=method)
+    from cogo.algebra.spec import parse_group  # late: start-up
+    from cogo.proofs.export import check_target, export_run  # late: sympy
+
+    G = parse_group(23 if group is None else group)
+    check_target(certificates, force=False)
+    results = run_all(G, method=method)
+    export_run(certificates, G, results, f"cogo.verify({G.label!r}, {method!r})")
+    return results

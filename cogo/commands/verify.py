@@ -60,6 +60,10 @@ def add(subparsers) -> None:
     mark_output(p.add_argument("--snap", metavar="OUT.pt", default=None,
                                help="with --checkpoint: write the nearest certified optimizer (the snapped network) "
                                     "as a checkpoint, its exact parameters in its meta"))
+    mark_output(p.add_argument("--certificates", metavar="DIR", default=None,
+                               help="also write one certificate (JSON) per exact claim into DIR, with DIR/index.json, "
+                                    "for the independent checker `cogo-check DIR` (docs/verify.md); written only "
+                                    "after every check ran, never partially"), "dir")
     p.set_defaults(method="both")
 
 
@@ -81,7 +85,17 @@ def run(args) -> int:
         if args.every_order:
             from cogo.proofs.every_order_run import cli_every_order  # late: sympy
 
-            return cli_every_order(args)
+            if getattr(args, "certificates", None):
+                from cogo.proofs.export import check_target  # late: only with --certificates
+                check_target(args.certificates, args.force)
+            rc = cli_every_order(args)
+            if getattr(args, "certificates", None):
+                from cogo.proofs.export import every_order_certificates, write_certificates  # late: sympy
+
+                rows, certs = every_order_certificates()
+                write_certificates(args.certificates, "cogo verify --every-order", rows, certs)
+                print(f"wrote {len(certs)} certificates and index.json to {args.certificates}")
+            return rc
         return _verify_theorems(args)
 
 
@@ -99,6 +113,8 @@ def _verify_theorems(args) -> int:
         from cogo.li2.theorems import run_li2, skipped_li2  # late: sympy
 
         G = li2_group(args.group)  # CogoError (one line) on a bad or unavailable group
+        if getattr(args, "certificates", None):
+            raise CogoError("--certificates: the certificates are for the semiring theorems (SPEC 5-7), not --theory li2")
         if args.json:
             check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
         print(f"cogo verify --theory li2: {G.name} (order {G.order}), method {args.method}", flush=True)
@@ -113,6 +129,9 @@ def _verify_theorems(args) -> int:
                             f"{G} {why}, or use --theory li2 (SPEC 9, any finite group)")
         if args.json:
             check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
+        if getattr(args, "certificates", None):
+            from cogo.proofs.export import check_target  # late: only with --certificates
+            check_target(args.certificates, args.force)
         if args.method != "exact":
             require(verify_estimate(G.order, args.method, G.order % 2 == 0))
         print(f"cogo verify: {G} (order {G.order}), method {args.method}", flush=True)
@@ -125,6 +144,12 @@ def _verify_theorems(args) -> int:
     if args.json:
         atomic_write_text(args.json, results_to_json(results))
         print(f"wrote {args.json}")
+    if getattr(args, "certificates", None):
+        from cogo.proofs.export import export_run  # late: sympy
+
+        count = export_run(args.certificates, G, results, f"cogo verify --group {args.group} --{args.method}")
+        print(f"wrote {count} certificates and index.json to {args.certificates} (check them: cogo-check "
+              f"{args.certificates})")
     return 0 if all_ok(results) else 1
 
 
@@ -137,6 +162,9 @@ def _verify_checkpoint(args) -> int:
         for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
             if out:
                 check_output_file(out, inputs=inputs, force=args.force, label=flag)
+        if getattr(args, "certificates", None):
+            from cogo.proofs.export import check_target  # late: only with --certificates
+            check_target(args.certificates, args.force)
         # --group as cogo classify reads it (a group contradicting the file's record: refused, unless --force-group)
         ckpt = read_checkpoint(args.checkpoint, group=args.group, estimate=verify_checkpoint_estimate)
     if (rc := other_activation(args, [ckpt], "verify")) is not None:
@@ -157,5 +185,10 @@ def _verify_checkpoint(args) -> int:
     if args.json:
         atomic_write_text(args.json, dumps_json(v.to_dict()))
         print(f"wrote {args.json}")
+    if getattr(args, "certificates", None):
+        from cogo.proofs.export import write_checkpoint_certificates  # late: sympy
+
+        count = write_checkpoint_certificates(args.certificates, args.checkpoint, ckpt.group, v)
+        print(f"wrote {count} certificate(s) and index.json to {args.certificates}")
     return v.exit_code
 
