@@ -16,8 +16,8 @@ What is unpickled is decided by name, before anything is built, as strictly as
 * left to torch (:class:`NeedsTorch`: the caller falls back to ``torch.load(weights_only=True)``, which
   applies its own allow-list): every other ``torch.*`` global (``bfloat16`` storages, parameters, sizes,
   devices, quantized or sparse tensors), the few builtins torch's weights-only unpickler allows (``set``,
-  ``complex``, ``bytearray``, ``collections.Counter``, ``_codecs.encode``), a big-endian archive, a
-  legacy (non-zip) file;
+  ``complex``, ``bytearray``, ``collections.Counter``, ``_codecs.encode``), a tensor with more elements than
+  its storage (an expanded view, which a copy could blow up), a big-endian archive, a legacy (non-zip) file;
 * refused (:class:`PtFileError`, one line; a :class:`~cogo.io.formats.CheckpointError` to the caller): any other global (``os.system``,
   ``builtins.open``, ...), which torch's weights-only unpickler refuses too; a storage whose bytes do not
   match its declared size; a tensor whose offset, size and strides reach outside its storage; a
@@ -33,6 +33,7 @@ The format and the allow-list this reader is a subset of are PyTorch's ``torch/s
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import re
 import zipfile
@@ -119,6 +120,8 @@ def _rebuild_tensor_v2(storage: Any, offset: Any, size: Any, stride: Any, requir
     if len(size) != len(stride) or type(requires_grad) is not bool or hooks or metadata:
         raise NeedsTorch("hooks, metadata or mismatched strides")
     data = storage.data
+    if math.prod(size) > data.size:  # an expanded view (stride 0): copying it could exhaust memory; torch keeps views
+        raise NeedsTorch("a tensor with more elements than its storage")
     if 0 not in size:
         last = offset + sum((s - 1) * st for s, st in zip(size, stride))
         if last >= data.size:

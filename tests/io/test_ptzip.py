@@ -99,6 +99,14 @@ def test_a_tensor_outside_its_storage_is_refused(tmp_path):
         load_weights(path)
 
 
+def test_an_expanded_view_is_never_copied_here(tmp_path):
+    """A 10^6 x 10^6 tensor of strides (0, 0) on one element: left to torch (which keeps it a view), not copied."""
+    path = _zip(tmp_path / "big.pt", _tensor_pickle("FloatStorage", 1, (10**6, 10**6), (0, 0)),
+                {"0": np.zeros(1, dtype="<f4").tobytes()})
+    with pytest.raises(NeedsTorch):
+        read_pt_arrays(path, str(path))
+
+
 def test_a_storage_of_the_wrong_size_is_refused(tmp_path):
     # declared 12 float64 elements (96 bytes), the member holds 12 float32 (48 bytes)
     path = _zip(tmp_path / "short.pt", _tensor_pickle("DoubleStorage", 12, (3, 4), (4, 1)),
