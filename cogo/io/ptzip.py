@@ -17,11 +17,12 @@ What is unpickled is decided by name, before anything is built, as strictly as
   applies its own allow-list): every other ``torch.*`` global (``bfloat16`` storages, parameters, sizes,
   devices, quantized or sparse tensors), the few builtins torch's weights-only unpickler allows (``set``,
   ``complex``, ``bytearray``, ``collections.Counter``, ``_codecs.encode``), a tensor with more elements than
-  its storage (an expanded view, which a copy could blow up), a big-endian archive, a legacy (non-zip) file;
-* refused (:class:`PtFileError`, one line; a :class:`~cogo.io.formats.CheckpointError` to the caller): any other global (``os.system``,
-  ``builtins.open``, ...), which torch's weights-only unpickler refuses too; a storage whose bytes do not
-  match its declared size; a tensor whose offset, size and strides reach outside its storage; a
-  truncated archive.
+  its storage (an expanded view, which a copy could blow up) or views copying more than twice the storages read,
+  a big-endian archive, a legacy (non-zip) file;
+* refused (:class:`PtFileError`, one line; a :class:`~cogo.io.formats.CheckpointError` to the caller): any
+  other global (``os.system``, ``builtins.open``, ...), which torch's weights-only unpickler refuses too; a
+  storage whose bytes do not match its declared size; a tensor whose offset, size and strides reach outside
+  its storage; a truncated archive.
 
 Nothing named by the file is ever called: the unpickler's ``find_class`` returns only the functions of
 this module, and the tensors are placeholders (:class:`_Tensor`) that refuse pickle's ``BUILD`` until
@@ -32,6 +33,7 @@ The format and the allow-list this reader is a subset of are PyTorch's ``torch/s
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 import pickle
@@ -112,16 +114,20 @@ def _int_tuple(x: Any) -> tuple[int, ...]:
 
 
 def _rebuild_tensor_v2(storage: Any, offset: Any, size: Any, stride: Any, requires_grad: Any = False,
-                       hooks: Any = None, metadata: Any = None) -> _Tensor:
-    """``torch._utils._rebuild_tensor_v2`` for a dense tensor: a strided view of the storage, copied, bounds checked."""
+                       hooks: Any = None, metadata: Any = None, *, budget: dict) -> _Tensor:
+    """``torch._utils._rebuild_tensor_v2`` for a dense tensor: a strided view of the storage, copied, bounds checked.
+
+    ``budget['left']``: the elements still allowed to be copied (twice the storages read so far, in all): views
+    that overlap more than that are left to torch rather than copied many times over."""
     if not isinstance(storage, _Storage) or type(offset) is not int or offset < 0:
         raise NeedsTorch("not a plain storage")
     size, stride = _int_tuple(size), _int_tuple(stride)
     if len(size) != len(stride) or type(requires_grad) is not bool or hooks or metadata:
         raise NeedsTorch("hooks, metadata or mismatched strides")
     data = storage.data
-    if math.prod(size) > data.size:  # an expanded view (stride 0): copying it could exhaust memory; torch keeps views
-        raise NeedsTorch("a tensor with more elements than its storage")
+    if math.prod(size) > min(data.size, budget["left"]):  # an expanded (stride 0) or much overlapping view:
+        raise NeedsTorch("a tensor with more elements than its storage")  # copies could exhaust memory
+    budget["left"] -= math.prod(size)
     if 0 not in size:
         last = offset + sum((s - 1) * st for s, st in zip(size, stride))
         if last >= data.size:
@@ -213,11 +219,13 @@ def read_pt_arrays(p: Path, where: str) -> Any:
 
 def _unpickle(z: zipfile.ZipFile, prefix: str, data: bytes) -> Any:
     storages: dict[str, _Storage] = {}
+    budget = {"left": 0}
+    rebuild = functools.partial(_rebuild_tensor_v2, budget=budget)
 
     class _Restricted(pickle.Unpickler):
         def find_class(self, module: str, name: str) -> Any:
             if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
-                return _rebuild_tensor_v2
+                return rebuild
             if (module, name) == ("collections", "OrderedDict"):
                 return dict
             if module == "torch" and name in STORAGE_DTYPES:
@@ -238,6 +246,7 @@ def _unpickle(z: zipfile.ZipFile, prefix: str, data: bytes) -> Any:
                     raise _Refused(f"storage {key} holds {len(raw)} bytes, not the {numel} x "
                                    f"{stype.dtype.itemsize} it declares")
                 storages[key] = _Storage(np.frombuffer(raw, dtype=stype.dtype))
+                budget["left"] += 2 * numel  # tied weights (one storage, two names) are read here; more is torch's
             if storages[key].data.dtype != stype.dtype:
                 raise NeedsTorch("one storage read with two dtypes")
             return storages[key]

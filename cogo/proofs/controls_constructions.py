@@ -315,7 +315,8 @@ def _mem_points_control(name: str, statement: str, G: FiniteAbelianGroup, points
     loss_ok = loss == want_loss if exact else abs(float(loss) - float(want_loss)) <= 1e-9 * max(1.0, float(want_loss))
     caught = loss_ok and sorted(failing) == sorted(want_fail)
     details.update(loss=str(loss) if exact else float(loss), route=POINTS_ROUTE, failing_conditions=failing,
-                   largest_residuals=res, loss_matches=bool(loss_ok), conditions_match=sorted(failing) == sorted(want_fail),
+                   largest_residuals=res, loss_matches=bool(loss_ok),
+                   conditions_match=sorted(failing) == sorted(want_fail),
                    nodes=int(np.count_nonzero(points.r[3][: G.order ** 2])))
     residual = max((res[c] for c in failing), default=0.0)
     stmt = statement + ("; CAUGHT iff exactly the named conditions fail ("

@@ -107,6 +107,19 @@ def test_an_expanded_view_is_never_copied_here(tmp_path):
         read_pt_arrays(path, str(path))
 
 
+def test_many_overlapping_views_are_never_copied_here(tmp_path):
+    """Three full views of one storage of 12 elements: 36 elements to copy, more than twice the 12 read: torch's."""
+    pkl = _state_pickle(*((f"w{i}", "FloatStorage", "0", 12, (3, 4), (4, 1), 0) for i in range(3)))
+    path = _zip(tmp_path / "views.pt", pkl, {"0": np.zeros(12, dtype="<f4").tobytes()})
+    with pytest.raises(NeedsTorch):
+        read_pt_arrays(path, str(path))
+    two = _zip(tmp_path / "halves.pt", _state_pickle(("a", "FloatStorage", "0", 12, (2, 3), (3, 1), 0),
+                                                     ("b", "FloatStorage", "0", 12, (2, 3), (3, 1), 6)),
+               {"0": np.arange(12, dtype="<f4").tobytes()})
+    got = read_pt_arrays(two, str(two))  # two disjoint halves of one storage: read here
+    assert got["a"].tolist() == [[0, 1, 2], [3, 4, 5]] and got["b"].tolist() == [[6, 7, 8], [9, 10, 11]]
+
+
 def test_a_storage_of_the_wrong_size_is_refused(tmp_path):
     # declared 12 float64 elements (96 bytes), the member holds 12 float32 (48 bytes)
     path = _zip(tmp_path / "short.pt", _tensor_pickle("DoubleStorage", 12, (3, 4), (4, 1)),
@@ -165,7 +178,7 @@ def test_arrays_equal_torch_load_for_every_dtype_and_view(tmp_path):
     """Against torch.load(weights_only=True): dtypes, transposed and sliced views, a shared storage, metadata."""
     torch = pytest.importorskip("torch")
     base = torch.arange(60, dtype=torch.float64).reshape(6, 10) / 7
-    obj = {"model": {"a": base.t(), "b": base[1:4, 2:9:3], "c": base, "i": torch.arange(5, dtype=torch.int32),
+    obj = {"model": {"a": base.t(), "b": base[1:4, 2:9:3], "c": base.clone(), "i": torch.arange(5, dtype=torch.int32),
                      "h": base.half(), "f": base.float().t()[3:], "u": torch.tensor([1, 255], dtype=torch.uint8),
                      "e": torch.zeros(0, 3)},
            "meta": {"group": "23", "list": [1, 2.5, None, True], "t": torch.tensor([[1, 2], [3, 4]])}}
