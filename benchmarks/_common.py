@@ -10,18 +10,21 @@ from pathlib import Path
 
 def machine_info() -> dict:
     import numpy as np
-    import torch
 
     import cogo
 
+    try:
+        import torch
+    except ImportError:  # the exact benchmarks need no torch
+        torch = None
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "numpy": np.__version__,
-        "torch": torch.__version__,
-        "torch_threads": torch.get_num_threads(),
-        "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "torch": None if torch is None else torch.__version__,
+        "torch_threads": None if torch is None else torch.get_num_threads(),
+        "cuda": torch.cuda.get_device_name(0) if torch is not None and torch.cuda.is_available() else None,
         "cogo": cogo.__version__,
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }

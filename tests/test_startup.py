@@ -55,7 +55,7 @@ def test_classify_needs_no_exact_arithmetic(tmp_path):
     ckpt = tmp_path / "f6.pt"
     assert main(["construct", "z_F6", "--group", "7", "--out", str(ckpt)]) == 0
     seen = _modules_after(_cli(["classify", str(ckpt), "--no-progress"]))
-    assert seen["torch"]  # a .pt checkpoint is read with torch.load
+    assert not seen["torch"]  # a plain .pt checkpoint is read without torch (cogo.io.ptzip)
     assert not any(seen[m] for m in HEAVY), seen
 
 

@@ -66,9 +66,13 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
     Gb = zb[nz].T.dot(_conj(zb[nz]))
     M = Ga * Gb
     sq = (zc.dot(M) * _conj(zc)).sum(axis=1)
+    half = sympy.Rational(1, 2) if exact else 0.5
+    if exact and za.dtype == object:
+        # exact scalars can be large (the residues of cogo.algebra.modular): the terms over m stream in rows,
+        # so no (n, n) array of them is ever alive (the same sums, exactly)
+        return _loss_terms_streamed(z, published, rkkk, sq, half)
     Ca = self_potential_sums(z, "a")
     Cb = self_potential_sums(z, "b")
-    half = sympy.Rational(1, 2) if exact else 0.5
     if published:
         quarter = sympy.Rational(1, 4) if exact else 0.25
         dc = quarter * _abs2(Ca[0] + Cb[0], exact)
@@ -87,6 +91,38 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
         return lk
     lk = -2.0 * rkkk.real + sq.real + dc + star
     lk[0] = 0.0
+    return lk
+
+
+def _loss_terms_streamed(z: Network, published: bool, rkkk: np.ndarray, sq: np.ndarray, half: Any,
+                         rows: int = 8) -> np.ndarray:
+    """:func:`_loss_terms` of an exact network with the ``m`` sums taken ``rows`` rows at a time (memory
+    ``O(rows n)`` scalars instead of ``O(n^2)``)."""
+    n = z.n
+    za, zb, zc = z.a, z.b, z.c
+    Ca0, Cb0 = self_potential_sums(z, "a", [0])[0], self_potential_sums(z, "b", [0])[0]
+    if published:
+        quarter = sympy.Rational(1, 4)
+        dc = quarter * _abs2(Ca0 + Cb0, True)
+    else:
+        dc = _abs2(zc.dot(za[0] * zb[0]) + half * (Ca0 + Cb0), True)  # r[0,0,k] + (C_a + C_b)[0, k] / 2
+    star = None
+    for s in range(1, n, rows):
+        ms = np.arange(s, min(n, s + rows))
+        Ca, Cb = self_potential_sums(z, "a", ms), self_potential_sums(z, "b", ms)
+        if published:
+            part = sympy.Rational(1, 4) * (_abs2(Ca, True).sum(axis=0) + _abs2(Cb, True).sum(axis=0))
+        else:
+            rm0k = (za[ms] * zb[0][None, :]).dot(zc.T)  # r[m,0,k]
+            r0mk = (za[0][None, :] * zb[ms]).dot(zc.T)  # r[0,m,k]
+            part = _abs2(rm0k + half * Ca, True).sum(axis=0) + _abs2(r0mk + half * Cb, True).sum(axis=0)
+        star = part if star is None else star + part
+    if star is None:
+        star = np.zeros(n, dtype=object)
+    re2 = np.vectorize(lambda e: _expand1(e + e.conjugate()), otypes=[object])(rkkk)
+    lk = -re2 + sq + dc + star
+    lk = np.vectorize(_expand1, otypes=[object])(lk)
+    lk[0] = sympy.Integer(0)
     return lk
 
 

@@ -124,11 +124,13 @@ def self_potentials(z: Network, p: str) -> np.ndarray:
     return _triple(zp, zp, z.c, z.exact)
 
 
-def self_potential_sums(z: Network, p: str) -> np.ndarray:
+def self_potential_sums(z: Network, p: str, rows: Any = None) -> np.ndarray:
     """``C_p[m, k] = sum_k' r_p[k', m - k', k]``, shape ``(n_G, n_G)`` (the R_n and R_* sums, SPEC 5).
 
     Computed without the full tensor: ``S_p[m, j] = sum_k' z[p,k',j] z[p,m-k',j]``
-    (a group convolution over frequencies), then ``C_p = S_p z[c]^T``.
+    (a group convolution over frequencies), then ``C_p = S_p z[c]^T``.  ``rows``: only the rows ``m`` listed
+    (an exact network's sums are then computed for those alone: its scalars can be large, e.g. the residues of
+    :mod:`cogo.algebra.modular`, so callers stream the rows to bound memory).
 
     Examples
     --------
@@ -148,9 +150,20 @@ def self_potential_sums(z: Network, p: str) -> np.ndarray:
         F = G.characters
         x = F.T @ zp
         S = (np.conj(F) @ (x * x)) / G.order
+        return (S if rows is None else S[rows]) @ z.c.T
+    ms = np.arange(G.order) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
+    if zp.dtype == object:  # exact scalars: one m at a time, so only (n, q) products are alive at once
+        S = np.empty((len(ms), zp.shape[1]), dtype=object)
+        for i, m in enumerate(ms):
+            S[i] = (zp * zp[G.sub_table[m]]).sum(axis=0)  # sum_k' z[p, k', j] z[p, m - k', j]
+        if z.exact:
+            return _expand(S.dot(z.c.T)) if S.size else np.full((len(ms), G.order), sympy.Integer(0), dtype=object)
         return S @ z.c.T
-    shifted = zp[G.sub_table]  # [m, k', j] = z[p, m - k', j]
-    S = (zp[None, :, :] * shifted).sum(axis=1)
+    if rows is not None:
+        return self_potential_sums(z, p)[ms]
+    else:
+        shifted = zp[G.sub_table]  # [m, k', j] = z[p, m - k', j]
+        S = (zp[None, :, :] * shifted).sum(axis=1)
     if z.exact:
         return _expand(S.dot(z.c.T)) if S.size else np.full((G.order, G.order), sympy.Integer(0), dtype=object)
     return S @ z.c.T

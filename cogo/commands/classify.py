@@ -24,8 +24,9 @@ def add(subparsers) -> None:
                     "against the catalogue of SPEC 7 and aggregate over the checkpoints (mean +- standard "
                     "error). Prints a text table; every input is read and checked before any output is written.")
     mark_input(p.add_argument("files", nargs="+", metavar="FILE",
-                              help="checkpoints: .pt in the reference layout (loaded with weights_only=True) or "
-                                   ".npz with Wa, Wb, Wc"))
+                              help="checkpoints: .pt in the reference layout (read without torch; any object but "
+                                   "tensors and plain containers refused, as weights_only=True does) or .npz with "
+                                   "Wa, Wb, Wc"))
     mark_output(p.add_argument("--json", metavar="FILE", help="also write the full results as JSON"))
     mark_output(p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown"))
     mark_output(p.add_argument("--csv", metavar="FILE",

@@ -2,7 +2,8 @@
 
 The ground floor of reading (SPEC 1): files are untrusted input, so every size is bounded before
 anything is read (the file, the uncompressed members of a zip, the declared ``.npy`` shapes, the
-``.safetensors`` header), ``.pt`` files are read with ``torch.load(..., weights_only=True)`` and every array
+``.safetensors`` header), ``.pt`` files are read by the restricted reader of :mod:`cogo.io.ptzip` (no torch)
+or, for what only torch reads (``bfloat16``, legacy files), ``torch.load(..., weights_only=True)``, and every array
 is checked for shape, dtype and finiteness.  :mod:`cogo.io.checkpoint` puts these pieces together into one
 :class:`~cogo.io.checkpoint.Checkpoint`; :mod:`cogo.io.weights` re-exports the public names.
 
@@ -31,6 +32,7 @@ from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.io.arrays import as_array
 from cogo.io.layouts import current_options, read_state, unwrap_state
+from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import available_memory, fmt_bytes
 
@@ -468,6 +470,16 @@ def _torch_load(p: Path, where: str) -> Any:
         raise CheckpointError(f"{where}: not a loadable weights-only checkpoint ({msg[:160]})") from None
 
 
+def _pt_load(p: Path, where: str) -> Any:
+    """The object of a ``.pt`` file: without torch where :mod:`cogo.io.ptzip` can read it, else ``torch.load``."""
+    try:
+        return read_pt_arrays(p, where)
+    except PtFileError as exc:
+        raise CheckpointError(str(exc)) from None
+    except NeedsTorch:
+        return _torch_load(p, where)
+
+
 def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], None] | None) -> tuple[list, dict]:
     """The three raw matrices and the file's meta (its ``layout`` recorded), by the file's suffix."""
     meta: dict = {}
@@ -481,7 +493,7 @@ def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], N
         else:
             raw, meta = _read_npz_weights(p, where, on_shapes)
     else:
-        obj = _torch_load(p, where)
+        obj = _pt_load(p, where)
         state, wrapper = _unwrap(obj, where)
         m = obj.get("meta", {}) if wrapper is not None else {}
         meta = m if isinstance(m, dict) else {}

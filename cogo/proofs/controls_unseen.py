@@ -78,6 +78,7 @@ from cogo.proofs.controls_block_route import _numeric_block_control, _sound_bloc
 from cogo.proofs.controls_constructions import EXACT_LOSS_MAX_ORDER
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.mem_certificate import mem_certificate
+from cogo.proofs.mem_points import POINTS_ROUTE, mem_points, points_certificate, points_loss
 from cogo.proofs.results import COND_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import decide_zero, is_nonzero_proven, is_zero_proven
 
@@ -370,15 +371,25 @@ def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple
 
 
 def _mem_zero_exact(G, factors, weights, want: Fraction, details: dict) -> tuple[bool, float]:
+    n = G.order
+    points = mem_points(G, "zero-frequency") if factors is None and weights is None else None
+    if points is not None and n > _MEM_LOSS_MAX:  # z_M is not built: its integer point counts, O(n^3)
+        cert = points_certificate(points)
+        loss = points_loss(points)
+        details.update(failing_conditions=cert.failing, loss=str(loss), route=POINTS_ROUTE)
+        return cert.failing == ["R_c"] and loss == want, cert.largest
     Ua, Ub = factors if factors is not None else _mem_offset_factors(G)
     cert = mem_certificate(Ua, Ub)
     details["failing_conditions"] = cert.failing
     ok = cert.failing == ["R_c"] and not cert.optimal
-    n = G.order
     if n <= _MEM_LOSS_MAX:
         loss = exact_real_loss(*(weights if weights is not None else _mem_offset_weights(G)), G)
         details.update(loss=str(loss), route="row 6's z_M certificate (character sums); exact real-space loss in Q")
         ok = ok and loss == want
+        if points is not None:  # the route used above this order agrees here
+            agree = points_certificate(points).failing == cert.failing and points_loss(points) == loss
+            details["points route agrees"] = agree
+            ok = ok and agree
     else:
         details.update(loss="n/a", expected_loss="n/a", route=f"row 6's z_M certificate (character sums); the loss "
                        f"is not computed above order {_MEM_LOSS_MAX} (n^4)")
@@ -391,6 +402,13 @@ def _mem_zero_exact(G, factors, weights, want: Fraction, details: dict) -> tuple
 
 
 def _mem_zero_numeric(G, weights, want: Fraction, details: dict) -> tuple[bool, float]:
+    points = mem_points(G, "zero-frequency") if weights is None and G.order > _MEM_LOSS_MAX else None
+    if points is not None:  # z_M is not built: complex128 residuals of its point counts, the loss as a float
+        res = {c: float(v) for c, v in points_certificate(points).max_abs.items()}
+        failing = [c for c in ("R_g", "R_c", "R_n", "R_*") if res[c] > COND_TOL]
+        loss = float(points_loss(points))
+        details.update(failing_conditions=failing, largest_residuals=res, loss=loss, route=POINTS_ROUTE)
+        return failing == ["R_c"] and abs(loss - float(want)) <= 1e-9 * max(1.0, float(want)), res["R_c"]
     W = [np.asarray(w, dtype=np.float64) for w in (weights if weights is not None else _mem_offset_weights(G))]
     net = Network.from_weights(*W, G)
     res = largest_residuals(net)

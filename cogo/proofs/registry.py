@@ -126,9 +126,9 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     """The control functions that apply to the group (at least two for every group): a query over
     :data:`CONTROL_ROWS`.
 
-    Groups with a pair ``k != -k`` get the block controls; the two z_M controls
-    run up to order :data:`cogo.proofs.controls_constructions.MEM_CONTROL_MAX_ORDER` and on every group where each
-    nonzero frequency is self-conjugate (Z_2, Z_2 x Z_2, ...).
+    Groups with a pair ``k != -k`` get the block controls; the two z_M controls run on every group (z_M built
+    in full up to order :data:`cogo.proofs.controls_constructions.MEM_CONTROL_MAX_ORDER`, its integer point counts
+    above: :mod:`cogo.proofs.mem_points`).
 
     Returns
     -------
@@ -186,8 +186,8 @@ def skipped(group: Any, method: str = "both") -> list[str]:
     []
     >>> skipped(4)[0]
     '6. optimality of z_F6 (needs odd order: every k != 0 distinct from -k)'
-    >>> skipped(37)                   # z_M above order 31 is not built twice more for its two controls
-    ['control: z_M, output weights doubled (needs order <= 31 or no pair k != -k: z_M is built in full, with n^2 nodes)', 'control: z_M without node (0, 0) (needs order <= 31 or no pair k != -k: z_M is built in full, with n^2 nodes)']
+    >>> skipped(127)                  # the z_M controls run at every order (integer point counts above 31)
+    []
     """
     G = parse_group(group)
     return skipped_rows(THEOREMS, G, method) + skipped_rows(CONTROL_ROWS, G, method)

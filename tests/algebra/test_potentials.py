@@ -218,3 +218,18 @@ def test_block_sums_and_conditions_of_many_blocks_are_each_alone_and_the_definit
                                                                                 "conj(b)^2 c")), abs=1e-13)
     with pytest.raises(ValueError, match="one shape"):
         block_sums_many(A, B, C[:, :3])
+
+
+def test_self_potential_sums_of_chosen_rows_are_those_rows():
+    """``rows=`` (the streamed form fourier_loss uses on exact scalars) gives exactly those rows of the full sums."""
+    import numpy as np
+    from cogo.algebra.potentials import self_potential_sums
+    from cogo.solvers.constructions import z_F46
+
+    z = z_F46(7, corrected=False, exact=True)
+    full = self_potential_sums(z, "a")
+    part = self_potential_sums(z, "a", [3, 0, 5])
+    assert part.shape == (3, 7) and all(x == y for x, y in zip(part.ravel(), full[[3, 0, 5]].ravel()))
+    assert any(x != 0 for x in full[0].ravel())  # the rows compared are not all 0
+    zn = z.to_numeric()
+    assert np.allclose(self_potential_sums(zn, "b", [2]), self_potential_sums(zn, "b")[[2]])

@@ -508,7 +508,7 @@ def _control_applies_by_hand(body: str, G) -> bool:
         return pairs >= 1 and (odd and pairs >= 2 if "hat_gamma" in body else True)
     return {"control_z_nu_blocks": pairs >= 1, "control_order4_blocks": pairs >= 1,
             "control_uncorrected_f46": odd and pairs >= 2, "control_perturbed_f6": odd,
-            "control_mem_doubled": G.order <= 31 or pairs == 0, "control_mem_dropped": G.order <= 31 or pairs == 0,
+            "control_mem_doubled": True, "control_mem_dropped": True,  # every order (cogo.proofs.mem_points above 31)
             "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd,
             "control_hat_per_node": pairs >= 2, "control_hat_nu2": pairs >= 2, "control_unbalanced": pairs >= 1,
             "control_irrational_loss": pairs >= 1}.get(body, True)

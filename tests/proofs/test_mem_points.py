@@ -1,0 +1,67 @@
+"""cogo.proofs.mem_points: the z_M controls at every order, from integer point counts.
+
+The closed forms are derived by hand (module docstrings of cogo.proofs.controls_constructions and
+cogo.proofs.controls_unseen): z_M loss 0; W_c doubled (n - 1)/n, R_g alone fails; node (0, 0) removed
+(n - 1)(n + 7)/(2 n^3), all four fail; b of U_b's node 0 at frequency 0 set to -1: 4 (n - 1)/n^3, R_c alone.
+"""
+from fractions import Fraction
+
+import pytest
+
+from cogo.algebra.spec import parse_group
+from cogo.proofs import controls_constructions as KC
+from cogo.proofs import registry as R
+from cogo.proofs.controls_unseen import control_mem_zero_frequency
+from cogo.proofs.mem_points import mem_points, points_certificate, points_loss
+
+
+def _by_hand(n: int) -> dict:
+    return {"": (Fraction(0), []), "doubled": (Fraction(n - 1, n), ["R_g"]),
+            "dropped": (Fraction((n - 1) * (n + 7), 2 * n ** 3), ["R_g", "R_c", "R_n", "R_*"]),
+            "zero-frequency": (Fraction(4 * (n - 1), n ** 3), ["R_c"])}
+
+
+@pytest.mark.parametrize("group", [2, 3, 4, 9, 12, "3x3", "2x4", 37])
+def test_points_give_the_hand_derived_loss_and_conditions(group):
+    G = parse_group(group)
+    for defect, (loss, failing) in _by_hand(G.order).items():
+        P = mem_points(G, defect)
+        assert points_loss(P) == loss and points_certificate(P).failing == failing, defect
+
+
+def test_points_agree_with_the_full_network_where_it_is_built():
+    """Up to order 31 the controls build z_M in full (numeric residuals, exact real-space loss): same outcome."""
+    G = parse_group(13)
+    for name, defect in (("z_M, output weights doubled", "doubled"), ("z_M without node (0, 0)", "dropped")):
+        r = KC.run_control(name, G, "exact")
+        P = mem_points(G, defect)
+        assert "gauged rational weights" in r.details["route"] and r.passed
+        assert r.details["failing_conditions"] == points_certificate(P).failing
+        assert r.details["loss"] == str(points_loss(P))
+    r = control_mem_zero_frequency(G)
+    assert r.passed and r.details["points route agrees"] is True
+
+
+@pytest.mark.parametrize("method", ["exact", "numeric"])
+def test_every_z_m_control_runs_and_is_caught_at_127(method):
+    assert R.skipped(127) == []
+    for fn in (KC.control_mem_doubled, KC.control_mem_dropped, control_mem_zero_frequency):
+        r = fn(127, method)
+        assert r.status == "CAUGHT" and "point counts" in r.details["route"], (fn.__name__, r.details)
+    assert KC.control_mem_dropped(127).details["loss"] == str(Fraction(126 * 134, 2 * 127 ** 3))
+
+
+def test_a_wrong_network_is_missed_above_31(monkeypatch):
+    """Mutation: the 'dropped' control handed z_M itself, or the doubled network, is reported MISSED."""
+    for wrong in ("", "doubled"):
+        monkeypatch.setitem(KC._MEM_DEFECT, "z_M without node (0, 0)", wrong)
+        for method in ("exact", "numeric"):
+            r = KC.control_mem_dropped(37, method)
+            assert r.status == "MISSED" and not r.details["conditions_match"], (wrong, method)
+    monkeypatch.setattr("cogo.proofs.controls_unseen.mem_points", lambda G, d: mem_points(G, "dropped"))
+    assert control_mem_zero_frequency(37).status == "MISSED"
+
+
+def test_unknown_defect_is_refused():
+    with pytest.raises(ValueError, match="unknown defect"):
+        mem_points(parse_group(5), "tripled")
