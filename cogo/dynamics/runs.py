@@ -475,6 +475,10 @@ def aggregate(runs: Sequence[dict]) -> dict:
 def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
     """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``; returns the paths, in that order.
 
+    The figures are written first and ``dynamics.json`` last: it marks a finished analysis, so an analysis
+    interrupted while drawing leaves none and the same command resumes it (``cogo dynamics`` refuses to
+    replace a finished one without ``--force``).
+
     Examples
     --------
     >>> import json, os, tempfile
@@ -490,10 +494,8 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     agg = aggregate(runs)
-    paths = []
     p = out / "dynamics.json"
-    atomic_write_text(p, dumps_json({"format": DYNAMICS_FORMAT, "runs": list(runs), "aggregate": agg}))
-    paths.append(str(p))
+    paths = [str(p)]
     if figures:
         fd = out / "figures"
         fd.mkdir(exist_ok=True)
@@ -507,6 +509,7 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
         paths.append(save_png(figure_seeds(agg, runs), fd / "dynamics_types.png"))
         if any(r.get("progress") for r in runs):
             paths.append(save_png(figure_progress_seeds(runs), fd / "progress_seeds.png"))
+    atomic_write_text(p, dumps_json({"format": DYNAMICS_FORMAT, "runs": list(runs), "aggregate": agg}))
     return paths
 
 

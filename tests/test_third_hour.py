@@ -1,0 +1,170 @@
+"""A newcomer's third hour (issue #54): every command resumes as it says, every reading has a table, every help
+line is true, messages point the right way, figures keep their series apart.
+
+Each test here fails on the code before issue #54 (checked against its parent commit)."""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cogo.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- the resume contract: the printed line works
+def _printed_command(err: str) -> list[str]:
+    """The command the interrupt line says to run (``cogo: interrupted; ...: cogo ARGS``), as argv for main."""
+    last = [ln for ln in re.split(r"[\r\n]", err) if ln.startswith("cogo: interrupted")][-1]
+    again = shlex.split(last[last.index(": cogo ") + 2:])
+    assert again[0] == "cogo"
+    return again[1:]
+
+
+def _interrupt_at(monkeypatch, owner, name: str, after: int) -> None:
+    """``owner.name`` raises KeyboardInterrupt (as Ctrl-C would) on its call number ``after + 1``."""
+    real, calls = getattr(owner, name), {"n": 0}
+
+    def hooked(*a, **k):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(owner, name, hooked)
+
+
+def _interrupt_then_resume(argv, monkeypatch, capsys, owner, name, after) -> str:
+    """Run ``cogo ARGV`` interrupted at the hook, then the command printed; returns the resumed run's stdout."""
+    _interrupt_at(monkeypatch, owner, name, after)
+    assert main(argv) == 130
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    again = _printed_command(err)
+    rc = main(again)
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return out
+
+
+@pytest.fixture(scope="module")
+def snapshot_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("snaps")
+    assert main(["train", "--group", "5", "--hidden", "8", "--epochs", "20", "--snapshot-every", "5",
+                 "--seeds", "1-2", "--threads", "1", "--no-progress", "--out", str(d)]) == 0
+    return sorted(d.glob("*.pt"))
+
+
+def test_dynamics_interrupted_while_writing_its_figures_resumes_with_the_printed_command(snapshot_run, tmp_path,
+                                                                                         monkeypatch, capsys):
+    import cogo.dynamics.runs as runs
+
+    out = tmp_path / "dyn"
+    argv = ["dynamics", str(snapshot_run[0]), "--out", str(out), "--workers", "1", "--no-progress"]
+    # Ctrl-C after the first figure (the issue: dynamics.json written, 1 of the figures; the rerun was refused)
+    text = _interrupt_then_resume(argv, monkeypatch, capsys, runs, "save_png", 1)
+    figures = sorted(p.name for p in (out / "figures").glob("*.png"))
+    # an Abelian run with progress measures: its dynamics_, progress_ (and peers_), then the two over runs
+    ck = snapshot_run[0]
+    assert {"dynamics_types.png", "progress_seeds.png", f"dynamics_{ck.stem}.png", f"progress_{ck.stem}.png"} \
+        <= set(figures)
+    assert (out / "dynamics.json").is_file()
+    assert all(f"wrote {out / 'figures' / f}" in text for f in figures)
+
+
+@pytest.mark.slow
+def test_dynamics_sigint_after_its_first_snapshots_then_the_printed_command(tmp_path):
+    runs = tmp_path / "runs"
+    assert main(["train", "--group", "7", "--hidden", "16", "--epochs", "300", "--snapshot-every", "2",
+                 "--threads", "1", "--no-progress", "--out", str(runs)]) == 0
+    ck = next(runs.glob("*.pt"))
+    out = tmp_path / "dyn"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "cogo.cli", "dynamics", str(ck), "--out", str(out), "--workers", "1",
+           "--threads", "1", "--no-progress"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    t0 = time.monotonic()
+    while not any((out / "cache").rglob("*")) and time.monotonic() - t0 < 120 and p.poll() is None:
+        time.sleep(0.02)   # the first snapshots are read (cached) ...
+    assert p.poll() is None, "dynamics finished before its Ctrl-C: give it more snapshots"
+    p.send_signal(signal.SIGINT)   # ... then Ctrl-C
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err.decode()[-500:]
+    assert not (out / "dynamics.json").exists()
+    again = _printed_command(err.decode())
+    r = subprocess.run([sys.executable, "-m", "cogo.cli", *again], capture_output=True, text=True, env=env,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert (out / "dynamics.json").is_file()
+    for name in (f"dynamics_{ck.stem}.png", f"progress_{ck.stem}.png", "dynamics_types.png", "progress_seeds.png"):
+        assert (out / "figures" / name).is_file(), name
+
+
+def test_train_interrupted_resumes_with_the_printed_command(tmp_path, monkeypatch, capsys):
+    from cogo.solvers.batch import _Batch
+
+    out = tmp_path / "run"
+    argv = ["train", "--group", "5", "--hidden", "8", "--epochs", "40", "--resume-every", "10", "--seeds", "1-2",
+            "--max-batch", "1", "--threads", "1", "--no-progress", "--out", str(out)]
+    _interrupt_then_resume(argv, monkeypatch, capsys, _Batch, "step", 55)   # in the second model's program
+    assert len(list(out.glob("*.pt"))) == 2 and (out / "summary.json").is_file()
+    assert not list(out.glob(".*.resume.pt"))
+
+
+def test_train_interrupted_before_any_saved_state_resumes_with_the_printed_command(tmp_path, monkeypatch, capsys):
+    from cogo.solvers.batch import _Batch
+
+    out = tmp_path / "run"
+    argv = ["train", "--group", "5", "--hidden", "8", "--epochs", "20", "--threads", "1", "--no-progress",
+            "--out", str(out)]
+    _interrupt_then_resume(argv, monkeypatch, capsys, _Batch, "step", 3)
+    assert len(list(out.glob("*.pt"))) == 1 and (out / "summary.json").is_file()
+
+
+@pytest.mark.slow
+def test_experiment_interrupted_resumes_with_the_printed_command(tmp_path, monkeypatch, capsys):
+    import cogo.commands.grid.run as grid_run
+
+    out = tmp_path / "exp"
+    argv = ["experiment", "--groups", "5", "7", "--seeds", "1", "--hidden", "8", "--epochs", "20", "--verify", "none",
+            "--dynamics", "10", "--threads", "1", "--no-progress", "--out", str(out)]
+    # Ctrl-C while the second group's runs are read over time (the first group is finished)
+    _interrupt_then_resume(argv, monkeypatch, capsys, grid_run, "_dynamics", 1)
+    assert (out / "report.md").is_file() and (out / "report.json").is_file()
+    for g in ("5", "7"):
+        assert (out / f"d{g}" / "dynamics" / "dynamics.json").is_file()
+
+
+def test_li2_sweep_interrupted_resumes_with_the_printed_command(tmp_path, monkeypatch, capsys):
+    import json
+
+    import cogo.li2.boundary as boundary
+
+    out = tmp_path / "sweep"
+    argv = ["li2-sweep", "--groups", "5", "--x", "1", "2", "--seeds", "1", "--hidden", "8", "--epochs", "20",
+            "--threads", "1", "--no-progress", "--out", str(out)]
+    real = boundary.sweep
+
+    def interrupted_after_one_cell(cfg, *a, on_cell=None, **k):   # Ctrl-C once the first cell is saved
+        def once(rows):
+            on_cell(rows)
+            raise KeyboardInterrupt
+        return real(cfg, *a, on_cell=once, **k)
+
+    monkeypatch.setattr(boundary, "sweep", interrupted_after_one_cell)
+    assert main(argv) == 130
+    monkeypatch.undo()
+    assert len(json.loads((out / "sweep.json").read_text())["rows"]) == 1
+    again = _printed_command(capsys.readouterr().err)
+    assert main(again) == 0
+    assert len(json.loads((out / "sweep.json").read_text())["rows"]) == 2
+    assert (out / "fit.json").is_file() and list(out.glob("phase_diagram_lr*.png"))
