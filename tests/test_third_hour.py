@@ -168,3 +168,38 @@ def test_li2_sweep_interrupted_resumes_with_the_printed_command(tmp_path, monkey
     assert main(again) == 0
     assert len(json.loads((out / "sweep.json").read_text())["rows"]) == 2
     assert (out / "fit.json").is_file() and list(out.glob("phase_diagram_lr*.png"))
+
+
+# ---------------------------------------------------------------- one table type for every reading
+@pytest.fixture(scope="module")
+def s3_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("s3")
+    assert main(["train", "--group", "S3", "--hidden", "12", "--epochs", "30", "--seeds", "1-2", "--snapshot-every",
+                 "10", "--threads", "1", "--no-progress", "--out", str(d)]) == 0
+    return d
+
+
+def test_classify_of_an_s3_run_folder_gives_a_frame_one_row_per_checkpoint_and_irrep(s3_run):
+    pd = pytest.importorskip("pandas")
+    import cogo
+
+    result = cogo.classify(str(s3_run), progress=False)
+    df = result.to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    # S3 has three irreps (trivial, sign: dim 1; standard: dim 2), each its own family; two checkpoints
+    assert len(df) == 2 * 3
+    assert sorted(df["dim"].tolist()) == [1, 1, 1, 1, 2, 2]
+    assert set(df["seed"]) == {1, 2}
+    assert (df.groupby("checkpoint")["nodes"].sum() <= 12).all()
+    assert list(df.columns[:5]) == ["checkpoint", "group", "seed", "weight_decay", "irrep"]
+
+
+def test_classify_csv_of_the_irreps_reading(s3_run, tmp_path, capsys):
+    import csv
+
+    out = tmp_path / "s3.csv"
+    files = sorted(map(str, s3_run.glob("*.pt")))
+    assert main(["classify", *files, "--csv", str(out), "--no-progress"]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 6 and {r["dim"] for r in rows} == {"1", "2"}
+    assert all(0.0 <= float(r["energy_share"]) <= 1.0 for r in rows)
