@@ -203,3 +203,64 @@ def test_classify_csv_of_the_irreps_reading(s3_run, tmp_path, capsys):
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 6 and {r["dim"] for r in rows} == {"1", "2"}
     assert all(0.0 <= float(r["energy_share"]) <= 1.0 for r in rows)
+
+
+# ---------------------------------------------------------------- help generated from the registries
+def _helps():
+    """(command, action, its help as printed) for every argument of every command."""
+    from cogo.cli import build_parser
+    from cogo.commands import names
+
+    for name in names():
+        sub = next(a for a in build_parser(name)._actions if a.dest == "command").choices[name]
+        fmt = sub._get_formatter()
+        for action in sub._actions:
+            if action.help:
+                yield name, action, " ".join(fmt._expand_help(action).split())
+
+
+def test_every_choice_of_every_command_is_named_in_its_help():
+    missing = [f"cogo {cmd} {a.option_strings or a.dest}: {c}" for cmd, a, text in _helps()
+               for c in (a.choices or ()) if not re.search(rf"(?<![\w-]){re.escape(str(c))}(?![\w-])", text)]
+    assert not missing, missing
+
+
+def test_help_lists_the_registries():
+    from cogo.commands import _args
+    from cogo.io.layouts import LAYOUTS
+    from cogo.proofs.trained import VERDICTS
+    from cogo.solvers import training_config
+
+    assert _args.VERDICTS == VERDICTS
+    assert _args.OPTIMIZERS == training_config.OPTIMIZERS
+    helps = {(cmd, (a.option_strings or [a.dest])[0]): text for cmd, a, text in _helps()}
+    for where in (("classify", "files"), ("verify", "--checkpoint")):
+        for lay in LAYOUTS:   # every layout cogo reads ("keys" is --keys)
+            assert (lay.name if lay.name != "keys" else "--keys") in helps[where], (where, lay.name)
+        for suffix in (".pt", ".npz", ".safetensors"):
+            assert suffix in helps[where], (where, suffix)
+    for v in VERDICTS:
+        assert f"'{v}'" in helps[("verify", "--checkpoint")], v
+    for cmd in ("train", "experiment", "demo"):
+        for opt in training_config.OPTIMIZERS:
+            assert opt in helps[(cmd, "--optimizer")], (cmd, opt)
+    assert "checkpoint" in helps[("verify", "--group")]
+
+
+def test_no_help_runs_two_help_strings_together():
+    from cogo.commands._args import FORCE_HELP
+
+    glued = [f"cogo {cmd} {a.option_strings}" for cmd, a, text in _helps()
+             if re.search(r"\. " + re.escape(" ".join(FORCE_HELP.split())), text)]
+    assert not glued, glued
+
+
+def test_train_help_names_muon_and_verify_help_names_safetensors_and_the_verdicts(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    assert "muon: Muon on the hidden layer" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["verify", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ".safetensors" in text
+    assert "'certified optimizer', 'near a certified optimizer' (exit 0) or 'not near one' (exit 1)" in text

@@ -4,8 +4,8 @@ from __future__ import annotations
 import sys
 
 from cogo.algebra.spec import parse_group
-from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, float_type, group_inputs, group_type,
-                                 int_type, reader_flags)
+from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, checkpoint_files_help, float_type,
+                                 group_inputs, group_type, int_type, reader_flags)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime.errors import CogoError
@@ -23,8 +23,7 @@ def add(subparsers) -> None:
                     "against the catalogue of SPEC 7 and aggregate over the checkpoints (mean +- standard "
                     "error). Prints a text table; every input is read and checked before any output is written.")
     mark_input(p.add_argument("files", nargs="+", metavar="FILE",
-                              help="checkpoints: .pt in the reference layout (loaded with weights_only=True) or "
-                                   ".npz with Wa, Wb, Wc"))
+                              help=f"checkpoints: {checkpoint_files_help()}"))
     mark_output(p.add_argument("--json", metavar="FILE", help="also write the full results as JSON"))
     mark_output(p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown"))
     mark_output(p.add_argument("--csv", metavar="FILE",

@@ -6,6 +6,7 @@ import sys
 
 from cogo.algebra.spec import parse_group
 from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, reader_flags
+from cogo.commands._args import checkpoint_files_help, verdicts_help  # the help of --checkpoint (issue #54)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.formatting import dumps_json
 from cogo.io.outputs import atomic_write_text, check_output_file, mark_input, mark_output
@@ -25,7 +26,8 @@ def add(subparsers) -> None:
     mark_input(p.add_argument("--group", type=group_type, default="23",
                               help="group: an order like 23 or a product like 3x5 (default 23), or an Abelian "
                                    "Cayley-table .json (read as its product of cyclic groups); with --theory li2 "
-                                   "also a name such as S3 or any Cayley-table .json"))
+                                   "also a name such as S3 or any Cayley-table .json; with --checkpoint the "
+                                   "group recorded in the file is read"))
     p.add_argument("--theory", choices=["semiring", "li2"], default="semiring",
                    help="semiring: the theorems of SPEC 3-7 (default); li2: the energy landscape of SPEC 9 "
                         "(Theorems 2, 3, Lemma 1; see docs/li2.md)")
@@ -38,9 +40,10 @@ def add(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     add_threads(p)
     mark_input(p.add_argument("--checkpoint", metavar="FILE", default=None,
-                              help="instead of the theorems: is the network in FILE (.pt or .npz) a global "
-                                   "optimizer? numeric verdict for any network, exact certificate for a `cogo "
-                                   "construct` checkpoint"))
+                              help="instead of the theorems: is the network in FILE a global optimizer? "
+                                   f"FILE: {checkpoint_files_help()}. One of three verdicts: {verdicts_help()}; "
+                                   "numeric for any network, an exact certificate for a `cogo construct` "
+                                   "checkpoint"))
     reader_flags(p)
     p.add_argument("--tol", type=tol_type, default=None, metavar="T",
                    help="with --checkpoint: the numeric verdict is 'optimal within tolerance T' iff the float64 "
