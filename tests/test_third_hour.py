@@ -264,3 +264,43 @@ def test_train_help_names_muon_and_verify_help_names_safetensors_and_the_verdict
     text = " ".join(capsys.readouterr().out.split())
     assert ".safetensors" in text
     assert "'certified optimizer', 'near a certified optimizer' (exit 0) or 'not near one' (exit 1)" in text
+
+
+# ---------------------------------------------------------------- messages that point the right way
+def _foreign(path, state):
+    import torch
+
+    torch.save(state, path)
+    return str(path)
+
+
+def test_keys_reach_a_state_dict_nested_under_a_name_of_the_users_own(tmp_path, capsys):
+    import torch
+
+    from cogo.solvers.constructions import z_F6
+
+    Wa, Wb, Wc = (torch.tensor(w, dtype=torch.float64) for w in z_F6(7).to_weights(real=True))
+    nested = _foreign(tmp_path / "nested.pt", {"net": {"emb_a": Wa, "emb_b": Wb, "out": Wc}})
+    assert main(["classify", nested, "--group", "7", "--no-progress", "--no-verdict"]) == 2
+    err = capsys.readouterr().err
+    assert "net.emb_a (" in err and "dotted path" in err     # the names --keys can use, and how
+    assert main(["classify", nested, "--group", "7", "--no-progress", "--no-verdict",
+                 "--keys", "Wa=net.emb_a,Wb=net.emb_b,Wc=net.out"]) == 0
+    # a known layout under one name of the user's own is read as it is
+    wrapped = _foreign(tmp_path / "wrapped.pt", {"net": {"layera.weight": Wa, "layerb.weight": Wb,
+                                                         "layerc.weight": Wc}})
+    assert main(["classify", wrapped, "--group", "7", "--no-progress", "--no-verdict"]) == 0
+    assert "z_nu * z_syn" in capsys.readouterr().out   # z_F6's order-6 blocks
+
+
+def test_square_keys_error_with_the_group_given_does_not_say_pass_group(tmp_path, capsys):
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    sq = _foreign(tmp_path / "sq.pt", {"A": torch.randn(5, 5, generator=g), "B": torch.randn(5, 5, generator=g),
+                                       "C": torch.randn(5, 5, generator=g)})
+    assert main(["classify", sq, "--group", "5", "--keys", "Wa=A,Wb=B,Wc=C", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pass --group" not in err and ":T" in err and ":N" in err and "square" in err
+    assert main(["classify", sq, "--group", "5", "--keys", "Wa=A:N,Wb=B:N,Wc=C:N", "--no-progress",
+                 "--no-verdict"]) == 0
