@@ -304,3 +304,25 @@ def test_square_keys_error_with_the_group_given_does_not_say_pass_group(tmp_path
     assert "pass --group" not in err and ":T" in err and ":N" in err and "square" in err
     assert main(["classify", sq, "--group", "5", "--keys", "Wa=A:N,Wb=B:N,Wc=C:N", "--no-progress",
                  "--no-verdict"]) == 0
+
+
+def test_snap_into_a_missing_folder_creates_it_and_leaves_nothing_when_refused(tmp_path, capsys):
+    import numpy as np
+
+    ck = tmp_path / "f6.pt"
+    assert main(["construct", "z_F6", "--group", "7", "--out", str(ck)]) == 0
+    snap = tmp_path / "new" / "deeper" / "snap.pt"
+    assert main(["verify", "--checkpoint", str(ck), "--snap", str(snap), "--no-progress"]) == 0
+    assert snap.is_file()
+    # a network with no certified snapped optimizer: refused, and no folder stays behind
+    rng = np.random.default_rng(0)
+    noise = tmp_path / "noise.npz"
+    np.savez(noise, Wa=rng.normal(size=(24, 7)), Wb=rng.normal(size=(24, 7)), Wc=rng.normal(size=(7, 24)))
+    capsys.readouterr()
+    rc = main(["verify", "--checkpoint", str(noise), "--snap", str(tmp_path / "other" / "s.pt"), "--no-progress"])
+    assert rc == 2 and "nothing written" in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()
+    # a file where a folder should be: one line, nothing written
+    (tmp_path / "afile").write_text("x")
+    assert main(["verify", "--checkpoint", str(ck), "--snap", str(tmp_path / "afile" / "s.pt")]) == 2
+    assert "not a directory" in capsys.readouterr().err.lower()

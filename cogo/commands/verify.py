@@ -9,7 +9,7 @@ from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group
 from cogo.commands._args import checkpoint_files_help, verdicts_help  # the help of --checkpoint (issue #54)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.formatting import dumps_json
-from cogo.io.outputs import atomic_write_text, check_output_file, mark_input, mark_output
+from cogo.io.outputs import atomic_write_text, check_output_file, mark_input, mark_output, parent_made
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import progress_callback, require, verify_checkpoint_estimate, verify_estimate
 from cogo.runtime.threads import threads
@@ -57,7 +57,8 @@ def add(subparsers) -> None:
                         "snapped network (default 0.05; docs/verify.md)")
     mark_output(p.add_argument("--snap", metavar="OUT.pt", default=None,
                                help="with --checkpoint: write the nearest certified optimizer (the snapped network) "
-                                    "as a checkpoint, its exact parameters in its meta"))
+                                    "as a checkpoint, its exact parameters in its meta (a missing folder is "
+                                    "created)"))
     p.set_defaults(method="both")
 
 
@@ -130,8 +131,8 @@ def _verify_checkpoint(args) -> int:
     with user_input():
         inputs = [args.checkpoint, *group_inputs(args.group)]
         for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
-            if out:
-                check_output_file(out, inputs=inputs, force=args.force, label=flag)
+            if out:   # --snap's folder is created when missing, as the commands' --out folders are
+                check_output_file(out, inputs=inputs, force=args.force, label=flag, parents=flag == "--snap")
         ckpt = read_checkpoint(args.checkpoint, estimate=verify_checkpoint_estimate)  # the file's group
     if (rc := other_activation(args, [ckpt], "verify")) is not None:
         return rc
@@ -142,8 +143,8 @@ def _verify_checkpoint(args) -> int:
                               max_distance=DEFAULT_MAX_DISTANCE if args.max_distance is None else args.max_distance)
     sys.stdout.write(v.render_text())
     if args.snap:
-        with user_input():
-            write_snapped(v, args.snap)
+        with user_input(), parent_made(args.snap) as snap:   # a missing folder is created (removed on failure)
+            write_snapped(v, snap)
         print(f"wrote {args.snap}")
     if args.json:
         atomic_write_text(args.json, dumps_json(v.to_dict()))
