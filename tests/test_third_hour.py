@@ -326,3 +326,30 @@ def test_snap_into_a_missing_folder_creates_it_and_leaves_nothing_when_refused(t
     (tmp_path / "afile").write_text("x")
     assert main(["verify", "--checkpoint", str(ck), "--snap", str(tmp_path / "afile" / "s.pt")]) == 2
     assert "not a directory" in capsys.readouterr().err.lower()
+
+
+def test_no_seed_none_and_one_group_display_name(tmp_path, capsys):
+    ck = tmp_path / "f6.pt"
+    assert main(["construct", "z_F6", "--group", "3x5", "--out", str(ck)]) == 0   # no --seed: default parameters
+    capsys.readouterr()
+    assert main(["verify", "--checkpoint", str(ck), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "None" not in text and "default parameters" in text and "Z_3 x Z_5" in text
+    assert main(["classify", str(ck), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "Z_3 x Z_5" in text and "Z_3x5" not in text
+
+
+def test_figure_titles_of_a_run_without_a_seed_name_its_file(snapshot_run):
+    import matplotlib.pyplot as plt
+
+    from cogo.dynamics.figures import figure_progress, figure_run
+    from cogo.dynamics.runs import analyse_run
+
+    run = analyse_run(snapshot_run[0], workers=1)
+    run["seed"] = None   # a foreign series of checkpoints records no seed
+    for fig in (figure_run(run), figure_progress(run)):
+        titles = [t.get_text() for t in fig.findobj(plt.Text)]
+        assert not any("seed None" in t for t in titles)
+        assert any(snapshot_run[0].stem in t for t in titles)
+        plt.close(fig)

@@ -24,28 +24,34 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.algebra.spec import display_name
 from cogo.dynamics.peers import CHUGHTAI_KEY_SIMILARITY
 from cogo.dynamics.progress import MEASURES, PANELS, grok_epoch
 from cogo.io.outputs import atomic_write
 
-__all__ = ["group_title", "figure_run", "figure_seeds", "figure_progress", "figure_progress_seeds", "save_png"]
+__all__ = ["group_title", "run_name", "figure_run", "figure_seeds", "figure_progress", "figure_progress_seeds", "save_png"]
 
 
 def group_title(label: Any) -> str:
-    """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise.
+    """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise
+    (:func:`cogo.algebra.spec.display_name`, the one display name).
 
     Examples
     --------
     >>> group_title("23"), group_title("S3"), group_title("3x5")
     ('Z_23', 'S3', 'Z_3 x Z_5')
     """
-    s = str(label)
-    if s.isdigit():
-        return f"Z_{s}"
-    parts = s.split("x")
-    if len(parts) > 1 and all(p.isdigit() for p in parts):
-        return " x ".join(f"Z_{p}" for p in parts)
-    return s
+    return display_name(label)
+
+
+def run_name(run: dict) -> str:
+    """``seed N`` for a run that records its seed, else its file's name (a foreign series records none).
+
+    >>> run_name({"seed": 3, "path": "a/m.pt"}), run_name({"seed": None, "path": "a/m.pt"})
+    ('seed 3', 'm')
+    """
+    seed = run.get("seed")
+    return f"seed {seed}" if seed is not None else Path(str(run.get("path", "run"))).stem
 
 
 
@@ -86,7 +92,7 @@ def figure_run(run: dict):
     ks = fr["k"]
     fig = Figure(figsize=(10, 11), layout="constrained")
     ax = fig.subplots(4, 1, sharex=True)
-    title = f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
+    title = f"{group_title(run['group'])}, q={run['hidden']}, {run_name(run)}: structure over training"
     fig.suptitle(title)
     _panel_training(ax[0], run)
     _panel_r_kkk(ax[1], ep, fr["r_kkk"], ks)
@@ -327,7 +333,7 @@ def figure_progress(run: dict):
     fig = Figure(figsize=(12, 16), layout="constrained")
     kn = run["progress"]["key_names"]
     keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
-    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: progress measures "
+    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, {run_name(run)}: progress measures "
                  f"(cogo's key families: {keys or 'none'})", fontsize=10)
     panels = _panels()
     axes = _panel_axes(fig, len(panels) + 1)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.dynamics.figures import group_title
+from cogo.dynamics.figures import group_title, run_name
 from cogo.dynamics.peers import PEER_ARRAYS, peer_keys, peer_measures
 
 __all__ = ["NANDA_DEFINITION", "CHUGHTAI_DEFINITION", "DOSHI_DEFINITION", "peers_result", "summary_lines",
@@ -196,7 +196,7 @@ def figure_peers(run: dict):
     cyclic = pr.get("nanda") is not None
     fig = Figure(figsize=(13, 17), layout="constrained")
     keys = f"key frequencies {pr['nanda']['key_frequencies']}" if cyclic else f"key irreps {', '.join(c['key_names'])}"
-    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: the peers' measures "
+    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, {run_name(run)}: the peers' measures "
                  f"({keys})", fontsize=10)
     axes = fig.subplots(4, 2).ravel()
     _panel_losses(axes[0], run, ep)

@@ -296,12 +296,12 @@ def _render(v: CheckpointVerdict) -> str:
     if c is not None:
         if c.get("same_as_file") and c.get("certified"):
             L.append(f"  exact certificate: certified global optimizer, exact loss {c['loss_exact']} ({c['route']}); "
-                     f"the file is the float64 rounding of {c['construction']} (seed {c['seed']})")
+                     f"the file is the float64 rounding of {c['construction']} ({_drawn(c['seed'])})")
         else:
             L.append(f"  exact certificate of the file: none: NOT certified ({c.get('reason')})")
     if v.verdict == VERDICTS[0]:
-        L.append(f"verdict: certified optimizer (certified global optimizer (exact): {c['construction']}, seed "
-                 f"{c['seed']})")
+        L.append(f"verdict: certified optimizer (certified global optimizer (exact): {c['construction']}, "
+                 f"{_drawn(c['seed'])})")
     elif v.verdict == VERDICTS[1]:
         L.append(f"verdict: near a certified optimizer (distance {no['distance']:.3g} <= {no['max_distance']:g} from "
                  f"{no['name']}, certified exactly)")
@@ -309,6 +309,11 @@ def _render(v: CheckpointVerdict) -> str:
         L.append("verdict: not near one (" + "; ".join(no["blocks_away"][:6])
                  + (f"; ... {len(no['blocks_away']) - 6} more" if len(no["blocks_away"]) > 6 else "") + ")")
     return "\n".join(L) + "\n"
+
+
+def _drawn(seed: Any) -> str:
+    """How a construction's free parameters were chosen: ``seed N``, or its documented default values."""
+    return "default parameters" if seed is None else f"seed {seed}"
 
 
 def write_snapped(v: CheckpointVerdict, out: Any) -> None:
