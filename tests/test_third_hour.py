@@ -353,3 +353,12 @@ def test_figure_titles_of_a_run_without_a_seed_name_its_file(snapshot_run):
         assert not any("seed None" in t for t in titles)
         assert any(snapshot_run[0].stem in t for t in titles)
         plt.close(fig)
+
+
+def test_dynamics_of_an_s3_run_prints_no_empty_block_type_table(s3_run, tmp_path, capsys):
+    ck = sorted(s3_run.glob("*.pt"))[0]
+    assert main(["dynamics", str(ck), "--out", str(tmp_path / "d"), "--workers", "1", "--no-progress",
+                 "--no-figures"]) == 0
+    out = capsys.readouterr().out
+    assert "block type  " not in out and "final blocks" not in out   # the empty table's header
+    assert "no block types: S3 is read through irreducible representations" in out

@@ -537,7 +537,15 @@ def render_text(runs: Sequence[dict]) -> str:
     grok = "-" if g is None else f"{g:.0f}"
     lines = [f"{len(runs)} run(s), {sum(len(r['snapshots']) for r in runs)} snapshots; "
              f"test accuracy >= 0.99 from epoch {grok} (mean over runs)"]
-    lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"], rows))
+    if rows:
+        lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"],
+                                  rows))
+    else:   # no table of nothing: say why there is no block type
+        blockless = sorted({str(r.get("group")) for r in runs if not r["frequencies"]["k"]})
+        lines.append(f"no block types: {', '.join(blockless)} "
+                     + ("is" if len(blockless) == 1 else "are") + " read through irreducible representations "
+                     "(SPEC 9), not per-frequency blocks (SPEC 8); the progress measures follow"
+                     if blockless else "no block types: no snapshot has a block of live nodes")
     for r in runs:
         lines.extend(summary_lines(r))
     return "\n".join(lines) + "\n"
