@@ -362,3 +362,15 @@ def test_dynamics_of_an_s3_run_prints_no_empty_block_type_table(s3_run, tmp_path
     out = capsys.readouterr().out
     assert "block type  " not in out and "final blocks" not in out   # the empty table's header
     assert "no block types: S3 is read through irreducible representations" in out
+
+
+def test_smallgroup_checkpoint_names_need_no_shell_quoting():
+    from cogo.algebra.finite_groups import FiniteGroup, named_group
+    from cogo.io.naming import checkpoint_name
+    from cogo.io.snapshots import snapshot_dir_name
+
+    G = FiniteGroup.from_table(named_group("S3").table, "SmallGroup(6,1)")   # GAP's label of S3, without GAP
+    name = checkpoint_name(G, 8, 1e-3, 1)
+    assert name == "dSmallGroup-6-1_q8_wd0.001_seed1.pt"
+    for n in (name, snapshot_dir_name(name)):
+        assert shlex.quote(n) == n
