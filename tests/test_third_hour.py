@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cogo.cli import main
@@ -374,3 +375,89 @@ def test_smallgroup_checkpoint_names_need_no_shell_quoting():
     assert name == "dSmallGroup-6-1_q8_wd0.001_seed1.pt"
     for n in (name, snapshot_dir_name(name)):
         assert shlex.quote(n) == n
+
+
+# ---------------------------------------------------------------- figures: colours and markers drawn
+def _lines(ax):
+    from matplotlib.colors import to_hex
+
+    return [(ln.get_label(), to_hex(ln.get_color()), ln.get_linestyle(), ln.get_drawstyle(), ln.get_marker())
+            for ln in ax.get_lines()]
+
+
+@pytest.fixture(scope="module")
+def progress_run(snapshot_run):
+    from cogo.dynamics.runs import analyse_run
+
+    return analyse_run(snapshot_run[0], workers=1)
+
+
+def test_grokking_marker_shares_no_colour_with_a_series(progress_run):
+    import matplotlib.pyplot as plt
+
+    from cogo.dynamics.figures import figure_progress, figure_progress_seeds
+
+    run = dict(progress_run)
+    run["history"] = {"epoch": [0, 10, 20], "test_acc": [0.1, 0.5, 1.0]}   # a grokking epoch (20) to mark
+    for fig in (figure_progress(run), figure_progress_seeds([run, run])):
+        marked = 0
+        for ax in fig.axes:
+            lines = _lines(ax)
+            markers = [c for lab, c, *_ in lines if lab.startswith("test acc >= 0.99")]
+            series = {c for lab, c, *_ in lines if not lab.startswith("test acc >= 0.99")}
+            marked += len(markers)
+            assert not set(markers) & series, (ax.get_title(), lines)
+        assert marked >= 7   # every panel of the measures has its marker
+        plt.close(fig)
+
+
+def test_the_categorical_stage_is_drawn_as_steps_with_markers(progress_run):
+    import matplotlib.pyplot as plt
+
+    from cogo.dynamics.figures import figure_progress, figure_progress_seeds
+
+    for fig in (figure_progress(progress_run), figure_progress_seeds([progress_run, progress_run])):
+        stage = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label().startswith("stage")]
+        assert stage, "no stage line"
+        for ln in stage:
+            assert ln.get_drawstyle() == "steps-post" and ln.get_marker() not in (None, "None", "")
+            assert set(np.unique(ln.get_ydata())) <= {0.0, 1.0, 2.0}   # no value between two stages
+        plt.close(fig)
+
+
+def test_eleven_series_get_eleven_looks_from_one_policy():
+    import matplotlib.pyplot as plt
+
+    from cogo.dynamics.figures import LINE_STYLES, MARKER_COLOR, PALETTE, series_style
+    from cogo.dynamics.peers_report import _panel_per_family
+
+    assert MARKER_COLOR not in PALETTE and len(set(PALETTE)) == len(PALETTE) >= 11
+    looks = {(series_style(i)["color"], series_style(i)["ls"]) for i in range(len(PALETTE) * len(LINE_STYLES))}
+    assert len(looks) == len(PALETTE) * len(LINE_STYLES)
+    fig, ax = plt.subplots()
+    names = [f"rho{i}" for i in range(11)]   # 11 irrep families, each above the 0.05 shown
+    _panel_per_family(ax, np.arange(3.0), np.full((3, 11), 0.5), names, list(range(11)), "y", "t")
+    colours = [c for _, c, *_ in _lines(ax)]
+    assert len(colours) == 11 and len(set(colours)) == 11
+    plt.close(fig)
+
+
+def test_s3_types_figure_has_several_x_ticks_and_its_legend_covers_no_bar():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from cogo.dynamics.figures import _figure_key_order
+
+    fams = ["trivial", "sign", "standard"]
+    runs = [{"group": "S3", "epochs": [0, 10, 20],
+             "progress": {"chughtai": {"families": fams,
+                                       "logit_similarity": [[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.0, 0.2, 0.4]]}}}
+            for _ in range(2)]
+    fig = _figure_key_order(runs)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    assert len([t for t in ax.get_xticks() if lo <= t <= hi]) >= 3
+    leg = ax.get_legend().get_window_extent()
+    for line in ax.get_lines():   # every point of every bar, in display coordinates
+        for x, y in ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()])):
+            assert not leg.contains(x, y), (x, y)
