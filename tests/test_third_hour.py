@@ -461,3 +461,19 @@ def test_s3_types_figure_has_several_x_ticks_and_its_legend_covers_no_bar():
     for line in ax.get_lines():   # every point of every bar, in display coordinates
         for x, y in ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()])):
             assert not leg.contains(x, y), (x, y)
+
+
+# ---------------------------------------------------------------- no RuntimeWarning leaks from the suite
+def test_weights_too_large_are_refused_before_any_overflow():
+    import warnings
+
+    from cogo.algebra.network import Network
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # the overflow in matmul was a RuntimeWarning the suite leaked
+        with pytest.raises(ValueError, match="too large"):
+            Network.from_weights(np.full((1, 5), 1e308), np.zeros((1, 5)), np.zeros((5, 1)))
+        with pytest.raises(ValueError, match="too large"):
+            Network.from_weights(np.zeros((2, 7)), np.zeros((2, 7)), np.full((7, 2), -1e307))
+        net = Network.from_weights(np.full((1, 5), 1e300), np.zeros((1, 5)), np.zeros((5, 1)))   # large, finite
+        assert np.isfinite(net.z).all()
