@@ -116,9 +116,12 @@ def test_train_interrupted_resumes_with_the_printed_command(tmp_path, monkeypatc
     out = tmp_path / "run"
     argv = ["train", "--group", "5", "--hidden", "8", "--epochs", "40", "--resume-every", "10", "--seeds", "1-2",
             "--max-batch", "1", "--threads", "1", "--no-progress", "--out", str(out)]
-    _interrupt_then_resume(argv, monkeypatch, capsys, _Batch, "step", 55)   # in the second model's program
+    text = _interrupt_then_resume(argv, monkeypatch, capsys, _Batch, "step", 55)   # in the second model's program
     assert len(list(out.glob("*.pt"))) == 2 and (out / "summary.json").is_file()
     assert not list(out.glob(".*.resume.pt"))
+    # finished work is reused: the first program (40 epochs, done) continues from its last state (epoch 30), the
+    # second from the state it saved before the interruption (epoch 10: 55 steps = 40 + 15)
+    assert re.findall(r"resuming from \S+ at epoch (\d+)", text) == ["30", "10"], text
 
 
 def test_train_interrupted_before_any_saved_state_resumes_with_the_printed_command(tmp_path, monkeypatch, capsys):
