@@ -11,7 +11,7 @@ only numbers taken in the same run):
   (target: the largest order within 5 times the smallest);
 * ``rows``: for each order, the in-process wall and CPU time of ``run_all(n, 'exact')`` and of every row, every
   row's status; per row the scaling exponent ``log(t_last / t_first) / log(n_last / n_first)`` of CPU seconds;
-* ``certificates`` (``--certificates``): the exact theorems ``optimality(d, kind, 'exact')`` for f6 and f46
+* ``certificates`` (``--certificates``): the exact theorems ``optimality(d, kind, 'exact')`` for z_F6 and z_F46
   over odd ``d`` up to ``--dmax`` (general loss up to 31, block route above), and their total;
   ``certificates_split`` (``--split``): construction and certificate timed apart;
   ``certificates_cold`` / ``certificate_seeded_d23``: the block certificates of the designs, cold caches.
@@ -107,7 +107,7 @@ def _certificates(dmax: int, out: dict) -> None:
     t0 = time.perf_counter()
     for d in ds:
         row = {}
-        for kind in ("f6", "f46"):
+        for kind in ("z_F6", "z_F46"):
             t1 = time.perf_counter()
             ok &= TO.optimality(d, kind, "exact").passed
             row[kind] = round(time.perf_counter() - t1, 3)
@@ -126,11 +126,11 @@ def _certificates_split(ds: list, out: dict) -> None:
 
     TO.clear_caches()
     designs.clear_caches()      # the construction memos start empty here too (they fill up over the orders)
-    build = {"f6": 0.0, "f46": 0.0}
-    cert = {"f6": 0.0, "f46": 0.0}
+    build = {"z_F6": 0.0, "z_F46": 0.0}
+    cert = {"z_F6": 0.0, "z_F46": 0.0}
     ok_split = True
     for d in ds:
-        for kind, fn in (("f6", C.z_F6), ("f46", C.z_F46)):
+        for kind, fn in (("z_F6", C.z_F6), ("z_F46", C.z_F46)):
             t1 = time.perf_counter()
             net = fn(d, seed=1, exact=True)
             t2 = time.perf_counter()
@@ -145,16 +145,16 @@ def _certificates_split(ds: list, out: dict) -> None:
                                          "runs after the certificates entry, so sympy's own cache may be warm "
                                          "(small d); a fresh process gives the cold split"}
     cold1 = {}
-    for kind, fn in (("f6", C.z_F6), ("f46", C.z_F46)):
+    for kind, fn in (("z_F6", C.z_F6), ("z_F46", C.z_F46)):
         designs.clear_caches()
         t1 = time.perf_counter()
         fn(ds[-1], seed=1, exact=True)
         cold1[kind] = time.perf_counter() - t1
     out["certificates_split"]["construction_cold_dmax_seconds"] = {"d": ds[-1], **cold1}
     print(f"  building z_F6 / z_F4/6 at d={ds[-1]} alone, construction memos empty: "
-          f"{cold1['f6']:.2f} / {cold1['f46']:.2f} s")
+          f"{cold1['z_F6']:.2f} / {cold1['z_F46']:.2f} s")
     print(f"  split: building the exact constructions {sum(build.values()):.2f} s "
-          f"(f6 {build['f6']:.2f}, f46 {build['f46']:.2f}), certificates given them "
+          f"(z_F6 {build['z_F6']:.2f}, z_F46 {build['z_F46']:.2f}), certificates given them "
           f"{sum(cert.values()):.2f} s, all passed: {ok_split}")
 
 

@@ -30,7 +30,8 @@ def load(path: Any, group: Any = None):
 
     The same validated reader every command uses (:func:`cogo.io.checkpoint.read_checkpoint`): a
     malformed, hostile or inconsistent file raises :class:`cogo.io.formats.CheckpointError`
-    (one line). ``group`` overrides the group recorded in the file. The object can be handed to
+    (one line). ``group``: the file's group (one that contradicts the group the file records is refused, unless
+    read inside ``cogo.io.layouts.read_options(force_group=True)``). The object can be handed to
     :func:`classify` and :func:`verify` in place of the path (the file is not read again).
 
     Returns
@@ -134,15 +135,16 @@ def save(network: Any, path: Any, force: bool = False) -> Path:
 
 def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, tol: float | None = None,
            max_distance: float | None = None, keys: Any = None, shared_embedding: bool = False,
-           activation: str | None = None):
+           activation: str | None = None, max_relative_loss: float | None = None, force_group: bool = False):
     """Check the theorems of SPEC 3-7 on ``group`` (default Z_23), or judge one checkpoint.
 
     Without ``checkpoint``: every theorem, exact and/or numeric (``method``), with its
     negative controls (:func:`cogo.proofs.registry.run_all`), a list of
     :class:`cogo.proofs.results.TheoremResult`; ``all(r.passed for r in results)`` is the
     verdict. With ``checkpoint`` (a path, or a checkpoint from :func:`load`): what
-    ``cogo verify --checkpoint`` says, with its options (``tol``, ``max_distance``, ``keys``,
-    ``shared_embedding``, ``activation``; ``group`` overrides the file's group):
+    ``cogo verify --checkpoint`` says, with its options (``tol``, ``max_distance``, ``max_relative_loss``, ``keys``,
+    ``shared_embedding``, ``activation``; ``group`` is the file's group, as ``cogo classify --group`` reads it: one
+    that contradicts the group the file records is refused unless ``force_group``):
     :func:`cogo.proofs.trained.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
     whose ``exit_code`` its exit status.
 
@@ -154,11 +156,14 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
         ``exit_code``, ``optimal`` (the secondary loss line)) with it.
     """
     if checkpoint is not None:
-        from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint  # late: sympy
+        from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, DEFAULT_MAX_RELATIVE_LOSS, verify_checkpoint  # late: sympy
 
-        with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation):
+        with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation,
+                          force_group=force_group):
             return verify_checkpoint(checkpoint, group=group, tol=tol,
-                                     max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance)
+                                     max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance,
+                                     max_relative_loss=(DEFAULT_MAX_RELATIVE_LOSS if max_relative_loss is None
+                                                        else max_relative_loss))
     from cogo.proofs.registry import run_all  # late: sympy
 
     return run_all(23 if group is None else group, method=method)

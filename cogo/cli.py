@@ -1,15 +1,7 @@
 """The ``cogo`` command line: the parser and :func:`main`; each command is a module of :mod:`cogo.commands`.
 
-Commands (each documented in docs/cli.md):
-
-``cogo verify``      prove the theorems of SPEC 3-7 exactly and numerically
-``cogo construct``   write a catalogue construction (SPEC 7) as a checkpoint
-``cogo train``       train quadratic networks on group addition (SPEC 1)
-``cogo classify``    factor and classify trained checkpoints (SPEC 8)
-``cogo dynamics``    read a training run over time from its snapshots
-``cogo experiment``  train, classify and verify a grid; write a report
-``cogo demo``        a small real experiment on built-in defaults
-``cogo li2-sweep``   the memorization-generalization boundary of SPEC 9
+The commands are the registry :mod:`cogo.commands` (one module each, documented in docs/cli.md); ``cogo --help``
+lists them in the workflow's order, each with its help line.
 
 Every user error (bad flags, bad files, impossible sizes) prints one line
 ``cogo: error: ...`` on stderr and exits with status 2, before any output
@@ -26,7 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from cogo._version import __version__
-from cogo.commands import command_module, command_modules, names
+from cogo.commands import attribute, command_module, command_modules, names
 from cogo.runtime.errors import CogoError
 from cogo.runtime.threads import preserved
 
@@ -68,7 +60,8 @@ def _reading(args):
         return contextlib.nullcontext()
     from cogo.io.layouts import read_options  # late: start-up (cogo --help reads no checkpoint)
 
-    return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation)
+    return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation,
+                        force_group=getattr(args, "force_group", False))
 
 
 def _error(message: str) -> int:
@@ -129,9 +122,13 @@ def _close_progress_bars() -> None:
 
 
 def _resume_hint(argv: list) -> str:
-    """What to run after an interruption: the resumable commands say how they continue."""
-    cmd = argv[:1]
-    if cmd == ["train"]:
+    """What to run after an interruption: the resumable commands (their ``RESUME``, :mod:`cogo.commands`) say how
+    they continue."""
+    try:
+        how = attribute(argv[0], "RESUME") if argv else None
+    except Exception:  # pragma: no cover - interrupted inside the command module's own import: say nothing
+        how = None
+    if how == "flag":
         again = shlex.join(["cogo", *(argv if "--resume" in argv else [*argv, "--resume"])])
         out = next((a.split("=", 1)[1] if "=" in a else argv[i + 1] for i, a in enumerate(argv)
                     if (a == "--out" and i + 1 < len(argv)) or a.startswith("--out=")), None)
@@ -139,7 +136,7 @@ def _resume_hint(argv: list) -> str:
         where = ("from the state saved in --out" if saved else
                  "no state saved yet, so from epoch 0; one is saved every --resume-every epochs, default 1000")
         return f"; resume with --resume ({where}): {again}"
-    if cmd in (["experiment"], ["li2-sweep"], ["dynamics"]):
+    if how == "rerun":
         return f"; run the same command to resume (finished work in its --out is reused): {shlex.join(['cogo', *argv])}"
     return ""
 

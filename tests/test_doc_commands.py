@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from cogo import commands
 from cogo.cli import _UsageError, build_parser
 from cogo.io.outputs import OUTPUT_ATTR
 
@@ -130,7 +131,7 @@ def test_the_collision_check_catches_the_old_readme():
 RUN_LIMIT_S = 45
 #: the commands that may still be working at RUN_LIMIT_S (they train, for minutes on the pages); any other
 #: command still running then fails, and a stopped one must end as cogo ends on Ctrl-C (exit 130, one line)
-LONG_COMMANDS = ("train", "demo", "experiment", "li2-sweep", "dynamics")
+LONG_COMMANDS = tuple(n for n in commands.names() if commands.attribute(n, "LONG", False))
 #: a command documented as interrupted (``# Ctrl-C after a while``) gets its Ctrl-C after this many seconds
 INTERRUPT_AFTER_S = 10
 
@@ -195,7 +196,7 @@ def _interrupt(proc) -> tuple[int, str]:
 
 def _takes_no_progress(cmd: str) -> bool:
     argv = shlex.split(cmd)
-    return (len(argv) > 1 and argv[1] in ("train", "classify", "verify", "experiment", "demo", "li2-sweep")
+    return (len(argv) > 1 and argv[1] in commands.names()
             and "--no-progress" not in argv and "&&" not in argv and "|" not in argv)
 
 

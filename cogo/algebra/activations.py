@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Activation", "ACTIVATIONS", "NAMES", "activation"]
+__all__ = ["Activation", "ACTIVATIONS", "NAMES", "THEORY", "activation", "unknown_message"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,18 @@ ACTIVATIONS: dict[str, Activation] = {a.name: a for a in (
 
 #: The names, in the order the help texts list them.
 NAMES: tuple[str, ...] = tuple(ACTIVATIONS)
+#: The activation of the theory (SPEC 1, ``sigma(x) = x^2``): every default, what a checkpoint without
+#: ``meta["activation"]`` holds, and the only one the catalogue reading applies to.
+THEORY: str = "sqr"
+
+
+def unknown_message(name: Any) -> str:
+    """The one message for a name that is no activation's (ValueError, CogoError and the readers all print it).
+
+    >>> unknown_message("tanh")
+    "unknown activation 'tanh'; choose one of sqr, relu, silu, relusqr"
+    """
+    return f"unknown activation {name!r}; choose one of {', '.join(NAMES)}"
 
 
 def activation(name: str) -> Activation:
@@ -78,4 +90,4 @@ def activation(name: str) -> Activation:
     try:
         return ACTIVATIONS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown activation {name!r}; choose one of {', '.join(NAMES)}") from None
+        raise ValueError(unknown_message(name)) from None

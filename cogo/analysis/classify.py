@@ -85,6 +85,7 @@ from cogo.analysis.naming import NAME_TOL, name_block, name_blocks
 from cogo.analysis.nearest import nearest_family, nearest_from_readings
 from cogo.analysis.network_report import BlockReport, NetworkReport
 from cogo.analysis.optimality import block_scale, block_tolerance, network_verdict
+from cogo.analysis.paper_measures import REFERENCE_ORDERS, reference_errors
 from cogo.analysis.records import to_pandas, to_records
 from cogo.analysis.report import (render_json, render_json_entry, render_markdown, render_text, to_json_dict,
                                   write_outputs)
@@ -290,6 +291,10 @@ def classify_blocks(blocks: Sequence[dict], settings: Settings | None = None, dt
             rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
         reports.append(rep)
         xs.append(x)
+    # the paper table's error by the reference's definition (cogo.analysis.paper_measures), every block of 4 or 6 nodes
+    ref = [i for i, rep in enumerate(reports) if rep.order in REFERENCE_ORDERS]
+    for i, e in zip(ref, reference_errors([xs[i] for i in ref])):
+        reports[i].reference_err = e
     # the nearest form: a block read exactly as a family of its order is its own (cogo.analysis.nearest), every such
     # block of the network at once; else the direct fit
     forms = _cat.nearest_forms()
@@ -422,7 +427,7 @@ def read_network(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Setting
     verdict = None
     if with_verdict:
         verdict = network_verdict(net, Wa=Wa, Wb=Wb, Wc=Wc, group=G, tol=st.opt_tol, split=split, dtype=dtype,
-                                  block_residuals=[rep.residuals for rep in blocks])  # each block's, computed once
+                                  block_reports=blocks)  # each block's conditions and flags, computed once
         verdict.hidden = hidden
         if not len(keep):
             verdict.notes.insert(0, f"no live node: all {hidden} hidden nodes contribute exactly nothing")

@@ -75,6 +75,9 @@ class BlockReport:
     opt_tol: float | None = None
     #: distance to the block's snapped certified form (:mod:`cogo.analysis.snap`; None when not computed)
     distance: float | None = None
+    #: the reference's factorization error ``err`` of a block of 4 or 6 nodes (:mod:`cogo.analysis.paper_measures`;
+    #: not :attr:`error`, cogo's relative reconstruction error); None for other orders or when undefined
+    reference_err: float | None = None
 
 
 @dataclass

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.algebra.activations import activation
+from cogo.algebra.activations import THEORY, activation
 from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import isotypic_energy
 from cogo.analysis.irreps import irrep_families
@@ -127,7 +127,7 @@ def inverse_participation_ratio(E: np.ndarray) -> np.ndarray:
     return (p * p).sum(0)
 
 
-def network_metrics(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr") -> dict:
+def network_metrics(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = THEORY) -> dict:
     """Accuracy and mean loss of SPEC 1 (``||P(o) - P(e_c)||^2``) on all ``n^2`` pairs, with ``sigma``.
 
     Returns
@@ -220,7 +220,7 @@ class NodeReport:
         return "\n".join(lines) + "\n"
 
 
-def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", layout: str = "",
+def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = THEORY, layout: str = "",
                 dead_threshold: float = DEAD_THRESHOLD, path: str = "") -> NodeReport:
     """Per live node: dominant class, its share, IPR; the single-frequency fraction; accuracy and loss.
 
@@ -267,9 +267,9 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
     """
     loaded = [load_weights(p, group=group) for p in paths]
     acts = sorted({w.activation for w in loaded})
-    if acts == ["sqr"]:
+    if acts == [THEORY]:
         return None
-    lines = [catalogue_refusal("/".join(a for a in acts if a != "sqr"), command)]
+    lines = [catalogue_refusal("/".join(a for a in acts if a != THEORY), command)]
     out = []
     for w, p in zip(loaded, paths):
         rep = node_report(w.Wa, w.Wb, w.Wc, w.group, activation=w.activation, layout=w.layout,

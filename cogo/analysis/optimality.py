@@ -644,7 +644,7 @@ def loss_and_cross_residual(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: A
 def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = None, group: Any = None,
                     tol: float | None = None, loss_tol: float | None = None, split=None,
                     dead_threshold: float = DEAD_THRESHOLD, dtype: str | None = None,
-                    block_residuals: Sequence[dict] | None = None) -> Verdict:
+                    block_residuals: Sequence[dict] | None = None, block_reports: Sequence[Any] | None = None) -> Verdict:
     """The verdict of a network (module docstring): give a :class:`cogo.algebra.Network` or real weights.
 
     ``net``: numeric or exact network (exact entries are evaluated in
@@ -653,6 +653,10 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     (else :func:`cogo.analysis.blocks.extract_blocks` with ``dead_threshold``).
     ``block_residuals``: the :meth:`cogo.algebra.Block.conditions` of ``split``'s blocks, in their order, when the
     caller has them (:func:`cogo.analysis.classify.read_network` computed them for its block reports).
+    ``block_reports``: the block reports of a reading of ``split`` (:class:`cogo.analysis.network_report.BlockReport`,
+    in its order): then ``block_failures`` and ``block_tol`` are theirs (``failed_conditions``, ``opt_tol``: each block
+    judged within its own fit and rounding), so the verdict, ``cogo classify`` and ``cogo verify --checkpoint`` give
+    one answer per block; ``cross_frequency`` still compares with each block's residuals at the network's tolerance.
     The loss is :func:`cogo.algebra.loss.real_loss` for real weights, and
     :func:`cogo.algebra.loss.fourier_loss` for a network that is not real.
 
@@ -704,10 +708,8 @@ def network_verdict(net: Any = None, Wa: Any = None, Wb: Any = None, Wc: Any = N
     failed = [c for c in CONDITIONS if res[c] > tol]
     if split is None:
         split = extract_blocks(net, dead_threshold=dead_threshold)
-    if block_residuals is not None and len(block_residuals) != len(split.blocks):
-        raise ValueError(f"block_residuals has {len(block_residuals)} entries for {len(split.blocks)} blocks")
-    block_failures, block_tol = _block_failures(split, tol, tied, dtype, block_residuals)
-    cross = _cross_frequency(G, split, block_failures, failed, notes)
+    block_failures, block_tol, cross = _judge_blocks(G, split, tol, tied, dtype, failed, notes, block_residuals,
+                                                     block_reports)
     return Verdict(loss=float(loss), residuals=res, failed=failed, block_failures=block_failures,
                    cross_frequency=cross, tol=tol, loss_tol=loss_tol, nodes_used=int(len(keep)),
                    hidden=int(net.q), notes=notes, dtype=dtype, block_tol=block_tol)
@@ -748,6 +750,23 @@ def _verdict_loss(small: Any, weights: tuple | None, keep: np.ndarray, notes: li
         loss = fourier_loss(small)
         notes.append("network is not real (Hermitian); loss from Fourier coordinates (SPEC 5)")
     return loss
+
+
+def _judge_blocks(G: Any, split: Any, tol: float, tied: bool, dtype: str, failed: list, notes: list,
+                  block_residuals: Sequence[dict] | None, block_reports: Sequence[Any] | None) -> tuple:
+    """``(block_failures, block_tol, cross_frequency)`` of :func:`network_verdict` (its docstring: ``block_reports``)."""
+    if block_reports is not None:
+        if len(block_reports) != len(split.blocks):
+            raise ValueError(f"block_reports has {len(block_reports)} entries for {len(split.blocks)} blocks")
+        block_residuals = [rep.residuals for rep in block_reports]
+    if block_residuals is not None and len(block_residuals) != len(split.blocks):
+        raise ValueError(f"block_residuals has {len(block_residuals)} entries for {len(split.blocks)} blocks")
+    block_failures, block_tol = _block_failures(split, tol, tied, dtype, block_residuals)
+    cross = _cross_frequency(G, split, block_failures, failed, notes)
+    if block_reports is not None:  # the readings' own flags: one answer per block
+        block_failures = {int(rep.k): list(rep.failed_conditions) for rep in block_reports if rep.failed_conditions}
+        block_tol = {int(rep.k): float(rep.opt_tol) for rep in block_reports if rep.opt_tol is not None}
+    return block_failures, block_tol, cross
 
 
 def _block_failures(split: Any, tol: float, tied: bool, dtype: str,

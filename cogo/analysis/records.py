@@ -14,7 +14,11 @@ flattens it into one ``dict`` per block with these columns:
   degrees of the complex value: ``nu``, ``xi``, ``alpha``, ``beta``) or
   ``f{i}_{p}`` (a real one such as the sign ``s``);
 * ``nearest`` and ``nearest_distance`` (the closest catalogue type, SPEC 7, and
-  its rms distance);
+  the block's distance to its snapped certified form, :mod:`cogo.analysis.snap`: the number
+  ``cogo verify --checkpoint`` prints for the block and ``cogo classify --json`` gives as the block's
+  ``distance``; empty when not computed, ``--no-verdict``), ``fit_misfit`` (the misfit of the fit that
+  named the nearest type, the relative misfit of the balanced node features: a search quantity, not the
+  distance);
 * ``optimal`` (every condition of SPEC 5 holds on the block alone),
   ``failed_conditions`` (``;``-separated), the residuals ``R_g``, ``R_c``,
   ``R_n``, ``R_*``, ``|r_kkk|`` and ``mixed_nodes``.
@@ -45,7 +49,7 @@ __all__ = ["FIXED_COLUMNS", "to_records", "to_pandas", "to_csv_text", "write_csv
 
 #: the columns every row has, in this order (factor columns follow)
 FIXED_COLUMNS = ("checkpoint", "group", "seed", "weight_decay", "k", "k_coords", "order", "type", "factorable",
-                 "shape", "error", "nearest", "nearest_distance", "optimal", "failed_conditions",
+                 "shape", "error", "nearest", "nearest_distance", "fit_misfit", "optimal", "failed_conditions",
                  "R_g", "R_c", "R_n", "R_*", "|r_kkk|", "mixed_nodes")
 
 
@@ -85,7 +89,8 @@ def _block_row(rep: Any, b: Any) -> dict:
         "weight_decay": meta.get("weight_decay"), "k": int(b.k),
         "k_coords": ",".join(str(int(c)) for c in b.k_coords), "order": int(b.order), "type": b.type,
         "factorable": bool(b.factorable), "shape": "x".join(map(str, b.shape)) if b.shape else None,
-        "error": _num(b.error), "nearest": near.get("type"), "nearest_distance": _num(near.get("distance")),
+        "error": _num(b.error), "nearest": near.get("type"), "nearest_distance": _num(getattr(b, "distance", None)),
+        "fit_misfit": _num(near.get("distance")),
         "optimal": bool(b.optimal), "failed_conditions": ";".join(b.failed_conditions),
         "R_g": _num(res.get("R_g")), "R_c": _num(res.get("R_c")), "R_n": _num(res.get("R_n")),
         "R_*": _num(res.get("R_*")), "|r_kkk|": abs(complex(b.r_kkk)), "mixed_nodes": int(b.mixed_nodes),

@@ -13,7 +13,7 @@ JSON layout (``format: "cogo-classify/1"``)::
                                   "cross_frequency", ...},
                       "blocks": [{"k", "k_coords", "order", "type",
                                   "factors": [{"name", "params", "residual", "vectors"}],
-                                  "error", "shape", "factorable", "optimal",
+                                  "error", "reference_err", "shape", "factorable", "optimal",
                                   "failed_conditions", "r_kkk", "sums", "abc_scale",
                                   "mixed_nodes", "self_conjugate", "kind", "residuals", "nodes",
                                   "grid"}]}],
@@ -61,10 +61,10 @@ __all__ = [
 
 _SUMMARY_ROWS = (
     ("frac_blocks_not_order_4_or_6", "blocks not of order 4 or 6 (fraction)"),
-    ("frac_nonfactorable_order_4", "non-factorable among order-4 blocks"),
-    ("frac_nonfactorable_order_6", "non-factorable among order-6 blocks"),
-    ("mean_error_order_4", "mean factorization error, order 4"),
-    ("mean_error_order_6", "mean factorization error, order 6"),
+    ("frac_nonfactorable_order_4", "cogo: non-factorable among order-4 blocks (factor-tol)"),
+    ("frac_nonfactorable_order_6", "cogo: non-factorable among order-6 blocks (factor-tol)"),
+    ("mean_relative_error_order_4", "cogo: mean relative reconstruction error, order 4"),
+    ("mean_relative_error_order_6", "cogo: mean relative reconstruction error, order 6"),
     ("frac_blocks_optimal", "blocks optimal on their own (fraction)"),
     ("live_nodes", "live nodes"),
 )
@@ -128,6 +128,7 @@ def report_json(r: NetworkReport) -> dict:
             "residuals": _plain(b.residuals),
             "nearest": _plain(b.nearest),
             "distance": _f(getattr(b, "distance", None)),  # to the snapped certified form (cogo.analysis.snap)
+            "reference_err": _f(b.reference_err),  # the paper table's error (cogo.analysis.paper_measures)
             "amplitude_spread": _f(b.amplitude_spread),
             "search_note": None if b.search_note is None else str(b.search_note),
             "nodes": [int(j) for j in b.nodes],
@@ -247,12 +248,13 @@ def _block_rows(r: NetworkReport) -> list[list[str]]:
         rows.append([
             k, str(b.order), b.type, "x".join(map(str, b.shape)) if b.shape else "-",
             _num(b.error, ".1e"), _num(b.r_kkk.real, ".4f" if abs(b.r_kkk.real) < 1e6 else ".4g"), "yes" if b.optimal else "no",
-            ",".join(b.failed_conditions) or "-", str(b.mixed_nodes) if b.mixed_nodes else "-", _params_text(b),
+            ",".join(b.failed_conditions) or "-", _num(getattr(b, "distance", None), ".3g"),
+            str(b.mixed_nodes) if b.mixed_nodes else "-", _params_text(b),
         ])
     return rows
 
 
-_BLOCK_HEAD = ["k", "order", "type", "shape", "error", "Re r_kkk", "optimal", "fails", "mixed", "parameters"]
+_BLOCK_HEAD = ["k", "order", "type", "shape", "error", "Re r_kkk", "optimal", "fails", "distance", "mixed", "parameters"]
 
 
 def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> str:
@@ -261,6 +263,32 @@ def _table(head: list[str], rows: list[list[str]], indent: str = "  ") -> str:
 
 def _md_table(head: list[str], rows: list[list[str]]) -> str:
     return render_table(head, rows, markdown=True)
+
+
+#: The paper table's error columns by the reference's definitions (:mod:`cogo.analysis.paper_measures`): key, label,
+#: scale (the reference prints 100 x all but the ``0_`` key), format.
+_REFERENCE_ROWS = (
+    ("0_non_4_6_0", "not order-4/6, blocks per network [0_non_4_6_0]", 1, ".2f"),
+    ("1nonfact_4", "% non-factorable, order-4 [1nonfact_4 x 100]", 100, ".2f"),
+    ("1nonfact_6", "% non-factorable, order-6 [1nonfact_6 x 100]", 100, ".2f"),
+    ("err_4", "error, order-4 (1e-2) [err_4 x 100]", 100, ".2f"),
+    ("err_6", "error, order-6 (1e-2) [err_6 x 100]", 100, ".2f"),
+)
+
+_REFERENCE_NOTE = ("The paper table's error columns by the reference's definitions (factorize_sol.py: err = spread of the "
+                   "2 x q/2 ratios, factorable when err <= 0.1 sqrt(3 q); not cogo's errors above):")
+
+
+def _reference_rows(summary: dict) -> list[list[str]]:
+    rt = summary.get("reference_table") or {}
+    out = []
+    for key, label, scale, fmt in _REFERENCE_ROWS:
+        if key in rt:
+            d = rt[key]
+            scaled = {"mean": None if d["mean"] is None else scale * d["mean"],
+                      "se": None if d["se"] is None else scale * d["se"], "n": d["n"]}
+            out.append([label, *_ms(scaled, fmt)])
+    return out
 
 
 #: What a report read with ``Settings(verdict=False)`` (``cogo classify --no-verdict``) says in place of its verdict.
@@ -284,7 +312,7 @@ def _header(r: NetworkReport, verdict: bool = True) -> str:
 def _summary_rows(summary: dict) -> tuple[list[list[str]], list[list[str]]]:
     rows = []
     for key, label in _SUMMARY_ROWS:
-        fmt = ".1e" if key.startswith("mean_error") else (".1f" if key == "live_nodes" else ".3f")
+        fmt = ".1e" if key.startswith("mean_relative_error") else (".1f" if key == "live_nodes" else ".3f")
         rows.append([label, *_ms(summary[key], fmt)])
     types = [[t, *_ms(d)] for t, d in summary["type_distribution"].items()]
     return rows, types
@@ -331,6 +359,9 @@ def render_text(result: ClassifyResult) -> str:
     out.append(f"{_PAPER_NOTE} [preset {result.settings.preset}: factor-tol {result.settings.factor_tol:g}, "
                f"name-tol {result.settings.name_tol:g}]")
     out.append(_table(["column", "mean +- s.e.", "n"], _paper_rows(s)))
+    out.append("")
+    out.append(_REFERENCE_NOTE)
+    out.append(_table(["column", "mean +- s.e.", "n"], _reference_rows(s)))
     return "\n".join(out) + "\n"
 
 
@@ -376,6 +407,11 @@ def render_markdown(result: ClassifyResult) -> str:
     out.append("")
     out.append(_md_table(["column", "fraction (mean ± s.e.)", "n"],
                          [[a, b.replace("+-", "±"), c] for a, b, c in _paper_rows(s)]))
+    out.append("")
+    out.append(f"### {_REFERENCE_NOTE.rstrip(':')}")
+    out.append("")
+    out.append(_md_table(["column", "mean ± s.e.", "n"],
+                         [[a, b.replace("+-", "±"), c] for a, b, c in _reference_rows(s)]))
     out.append("")
     out.append("## Checkpoints")
     for r in result.reports:

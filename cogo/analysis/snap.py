@@ -41,14 +41,16 @@ from cogo.algebra.network import Network
 from cogo.analysis.kronecker import balance_gauge, node_features
 from cogo.analysis.nearest import _perms, order_misfits
 from cogo.catalogue import partial as P
+from cogo.catalogue.constructions import CONSTRUCTIONS
 from cogo.solvers.constructions import z_M
 from cogo.solvers.designs import BlockDesign, abc_normalizer
 
-__all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point"]
+__all__ = ["SNAP_TYPES", "SnappedBlock", "Snap", "snap_network", "attach_snap", "unit_point", "unit_t", "unit_from_t",
+           "exact_part", "in_order"]
 
 #: The block types a global optimizer is made of (SPEC 7.1-7.3), with the construction whose family
-#: certificate covers them (:func:`cogo.proofs.theorems_optimality.family_certificate`).
-SNAP_TYPES = {"z_nu * z_syn": "f6", "z_nu=i * z_syn,ab": "f6-ab", "z_nu=i * z_xi": "f46"}
+#: certificate covers them (the records' ``snap_types``, :mod:`cogo.catalogue.constructions`) (:func:`cogo.proofs.theorems_optimality.family_certificate`).
+SNAP_TYPES = {t: c.name for c in CONSTRUCTIONS for t in c.snap_types}
 #: Parameter orbits of the classifier's folded parameters (degrees): ``(period, mirror)`` per type.
 _ORBITS = {"z_nu * z_syn": (60.0, True), "z_nu=i * z_xi": (90.0, False), "z_nu=i * z_syn,ab": (90.0, False)}
 #: Rational points of the unit circle: ``t = tan(angle / 2)`` to this denominator (angle error ~ 1e-12 rad).
@@ -76,15 +78,28 @@ def unit_point(degrees: float, exact: bool = False) -> Any:
     rad = math.radians(float(degrees))
     if not exact:
         return complex(np.exp(1j * rad))
-    import sympy  # late: sympy
+    return unit_from_t(*unit_t(degrees))
 
-    rad = math.remainder(rad, 2 * math.pi)
+
+def unit_t(degrees: float) -> tuple[int, Fraction]:
+    """``(sign, t)`` of the exact rational point :func:`unit_point` gives for ``degrees`` (``|t| <= 1``).
+
+    >>> unit_t(0.0), unit_t(180.0)
+    ((1, Fraction(0, 1)), (-1, Fraction(0, 1)))
+    """
+    rad = math.remainder(math.radians(float(degrees)), 2 * math.pi)
     sign = 1
     if abs(rad) > math.pi / 2:
         rad, sign = rad - math.copysign(math.pi, rad), -1
-    t = Fraction(math.tan(rad / 2)).limit_denominator(DENOMINATOR)
+    return sign, Fraction(math.tan(rad / 2)).limit_denominator(DENOMINATOR)
+
+
+def unit_from_t(sign: int, t: Fraction) -> Any:
+    """The exact point ``sign ((1 - t^2) + 2 t i) / (1 + t^2)`` of the unit circle (sympy)."""
+    import sympy  # late: sympy
+
     T = sympy.Rational(t.numerator, t.denominator)
-    return sign * ((1 - T ** 2) + 2 * T * sympy.I) / (1 + T ** 2)
+    return int(sign) * ((1 - T ** 2) + 2 * T * sympy.I) / (1 + T ** 2)
 
 
 def _build(typ: str, units: tuple, exact: bool) -> Any:
@@ -153,7 +168,7 @@ class Snap:
     hat: dict = field(default_factory=dict)
     network: Any = None
     node_map: list = field(default_factory=list)
-    #: ``"blocks"`` (SPEC 7.1-7.3, per-frequency blocks) or ``"mem"`` (z_M of SPEC 7.4, node by node)
+    #: ``"blocks"`` (SPEC 7.1-7.3, per-frequency blocks) or ``"z_M"`` (z_M of SPEC 7.4, node by node)
     kind: str = "blocks"
 
     @property
@@ -161,11 +176,12 @@ class Snap:
         """Every frequency has a snapped block, and every order-4 block its hat: a candidate optimizer."""
         return not self.reasons
 
-    def design(self, G: Any, exact: bool) -> BlockDesign:
-        """The snapped network as a :class:`BlockDesign` (exact rational unit points when ``exact``; blocks only)."""
+    def design(self, G: Any) -> BlockDesign:
+        """The snapped network as a numeric :class:`BlockDesign` (blocks only; the exact one:
+        :func:`cogo.analysis.snap_record.exact_design`)."""
         if self.kind != "blocks":
             raise ValueError("a z_M snap has no block design (its certificate is z_M's)")
-        return _design(G, self.blocks, self.hat, exact)
+        return _design(G, self.blocks, self.hat)
 
 
 def _orbit(typ: str, deg: dict) -> list[tuple]:
@@ -474,7 +490,7 @@ def _prepare(Xfull: np.ndarray, k: int, rep: Any) -> tuple[SnappedBlock, tuple |
         return sb, None
     if typ not in SNAP_TYPES:
         sb.reason = (f"order {rep.order}, read as {rep.type}: no catalogue family of a global optimizer "
-                     "(SPEC 7.1-7.3 blocks are z_nu * z_syn, z_nu=i * z_syn,ab (order 6), z_nu=i * z_xi (order 4))")
+                     f"(SPEC 7.1-7.3 blocks are {', '.join(SNAP_TYPES)})")
         return sb, None
     return sb, (Xfull[:, k, rep.nodes], (near.get("params") or [{}])[0].get("degrees", {}))
 
@@ -501,61 +517,29 @@ def _snap_blocks(Z: np.ndarray, reps: list) -> list[SnappedBlock]:
             part = _phased(_build(typ, tuple(unit_point(x) for x in v[:nparams]), False),
                            unit_point(v[nparams]), unit_point(v[nparams + 1]))
             sb.perm = [int(i) for i in perm]
-            sb.part = _in_order(part, sb.perm)  # the form's nodes in the trained block's order
+            sb.part = in_order(part, sb.perm)  # the form's nodes in the trained block's order
     return blocks
 
 
-def _in_order(part: Any, perm: list) -> Any:
+def in_order(part: Any, perm: list) -> Any:
+    """The partial solution with its nodes in the order ``perm`` (node ``j`` is the form's node ``perm[j]``)."""
     return P.PartialSolution(part.name, part.a[perm], part.b[perm], part.c[perm], dict(part.params))
 
 
-def _exact_part(sb: SnappedBlock) -> Any:
-    typ = sb.type
-    names = [k for k in sb.degrees if not k.startswith("phase")]
-    part = _build(typ, tuple(unit_point(sb.degrees[k], exact=True) for k in names), True)
-    part = _phased(part, unit_point(sb.degrees["phase_a"], exact=True), unit_point(sb.degrees["phase_b"], exact=True))
-    return part
+def exact_part(typ: str, units: dict) -> Any:
+    """The exact form of ``typ`` at the exact unit points ``units`` (its parameters, then ``phase_a``, ``phase_b``)."""
+    names = [k for k in units if not k.startswith("phase")]
+    part = _build(typ, tuple(units[k] for k in names), True)
+    return _phased(part, units["phase_a"], units["phase_b"])
 
 
-def _design(G: Any, blocks: list, hat: dict, exact: bool) -> BlockDesign:
-    """The snapped blocks as a design; ``hat``: per carrier block ``k_B``, ``{k: gamma}`` (numeric, SPEC 7.3)."""
-    parts = {}
-    for sb in blocks:
-        if sb.snapped:
-            parts[sb.k] = _in_order(_exact_part(sb), sb.perm) if exact else sb.part
-    ext = _exact_hat(parts, hat) if exact else hat
-    out = [Block(sb.k, parts[sb.k], dict(ext.get(sb.k, {}))) for sb in blocks if sb.snapped]
-    return BlockDesign(G, "snapped", out, exact)
+def _design(G: Any, blocks: list, hat: dict) -> BlockDesign:
+    """The snapped blocks as a numeric design; ``hat``: per carrier block ``k_B``, ``{k: gamma}`` (SPEC 7.3).
 
-
-def _exact_hat(parts: dict, hat: dict) -> dict:
-    """Exact hat values: rational points near the numeric ones, the last carrier's solved so R_n is exactly 0.
-
-    At an order-4 frequency ``k`` the carriers ``B`` must satisfy ``sum_B gamma_B D_B = -rn_k`` exactly, with
-    ``D_B = sum over B's nodes of |a|^2 + |b|^2`` and ``rn_k`` the R_n sum of the order-4 block (SPEC 7.3).
+    The exact design is the snap's exact record's (:mod:`cogo.analysis.snap_record`), the one a snapped file carries.
     """
-    import sympy  # late: sympy
-
-    def rat(x: float):
-        f = Fraction(x).limit_denominator(10 ** 9)
-        return sympy.Rational(f.numerator, f.denominator)
-
-    def den(part):
-        return sympy.expand(sum((x * sympy.conjugate(x) for x in list(part.a) + list(part.b)), sympy.Integer(0)))
-
-    out: dict = {kb: {} for kb in hat}
-    carriers = sorted(hat)
-    for k in sorted({k for v in hat.values() for k in v}):
-        f = parts[k]
-        rn = sympy.expand(sum(((x * sympy.conjugate(x) + y * sympy.conjugate(y)) * z
-                               for x, y, z in zip(f.a, f.b, f.c)), sympy.Integer(0)))
-        rest = -rn
-        for kb in carriers[:-1]:
-            g = hat[kb][k]
-            out[kb][k] = rat(g.real) + sympy.I * rat(g.imag)
-            rest -= out[kb][k] * den(parts[kb])
-        out[carriers[-1]][k] = sympy.expand(sympy.radsimp(rest / den(parts[carriers[-1]])))
-    return out
+    out = [Block(sb.k, sb.part, dict(hat.get(sb.k, {}))) for sb in blocks if sb.snapped]
+    return BlockDesign(G, "snapped", out, False)
 
 
 def _hat(Z: np.ndarray, blocks: list) -> dict:
@@ -639,7 +623,7 @@ def snap_network(Wa: Any, Wb: Any, Wc: Any, group: Any, report: Any, z: np.ndarr
     if any(sb.snapped and sb.type == "z_nu=i * z_xi" for sb in blocks) and not hat:
         reasons.append("order-4 blocks z_nu=i * z_xi need the hat of a z_nu * z_syn block (SPEC 7.3); "
                        "the network has none")
-    design = _design(G, blocks, hat, False)
+    design = _design(G, blocks, hat)
     net = design.to_network() if design.blocks else None
     Y = net.z if net is not None else np.zeros((3, G.order, 0), dtype=complex)
     node_map = [-1] * Z.shape[2]
@@ -690,7 +674,7 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     """z_M (SPEC 7.4) matched node by node: node ``j`` to ``(argmax |W_a[j]|, argmax |W_b[j]|)``, or None.
 
     Only when the ``n^2`` largest nodes hit every pair ``(j1, j2)`` once (the structure of z_M); the rest are
-    dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems_optimality.optimality` with ``"mem"``).
+    dropped.  Its certificate is z_M's (:func:`cogo.proofs.theorems_optimality.optimality` with ``"z_M"``).
     """
     n = G.order
     Wa, Wb = np.asarray(Wa, dtype=np.float64), np.asarray(Wb, dtype=np.float64)
@@ -710,7 +694,7 @@ def _snap_memorization(Wa: Any, Wb: Any, Wc: Any, G: Any, Z: np.ndarray, blocks:
     for sb in mem:
         den = float(norm[sb.nodes].sum())
         sb.distance = math.sqrt(float(diff[sb.nodes].sum()) / den) if den > 0 else None
-    return Snap(mem, [], dist, {}, net, node_map, kind="mem")
+    return Snap(mem, [], dist, {}, net, node_map, kind="z_M")
 
 
 def attach_snap(report: Any, Wa: Any, Wb: Any, Wc: Any, z: np.ndarray | None = None) -> Snap:

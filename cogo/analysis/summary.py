@@ -2,7 +2,11 @@
 
 Each statistic is computed per checkpoint, then averaged over the checkpoints with its standard
 error (:func:`summarize`); the reference's table columns are :func:`paper_column` (the definitions
-are the catalogue's, :func:`cogo.catalogue.paper_column`).
+are the catalogue's, :func:`cogo.catalogue.paper_column`), and its error columns (``reference_table``:
+% not order 4/6, % non-factorable and the mean factorization error per order) are
+:func:`cogo.analysis.paper_measures.reference_row`, by the reference's definitions.  cogo's own
+non-factorable share and reconstruction error (``frac_nonfactorable_order_*``,
+``mean_relative_error_order_*``) use cogo's factorization and are a different measure.
 
 References
 ----------
@@ -18,6 +22,7 @@ import numpy as np
 
 from cogo import catalogue as _cat
 from cogo.analysis.network_report import BlockReport, NetworkReport
+from cogo.analysis.paper_measures import REFERENCE_KEYS, reference_row
 
 __all__ = ["summarize", "paper_column"]
 
@@ -45,7 +50,10 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
     -------
     dict
         ``checkpoints``, ``blocks`` and ``order_counts`` (counts over all checkpoints); every other
-        statistic as ``{"mean", "se", "n"}`` (``n``: the checkpoints where it is defined).
+        statistic as ``{"mean", "se", "n"}`` (``n``: the checkpoints where it is defined);
+        ``reference_table``: the reference's five error columns under its names
+        (:func:`cogo.analysis.paper_measures.reference_row`; unscaled: the paper shows 100 x all
+        but ``0_non_4_6_0``).
 
     Examples
     --------
@@ -74,14 +82,15 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
             "not_4_or_6": _frac(sum(1 for b in bl if b.order not in (4, 6)), len(bl)),
             "nonfact_4": _frac(sum(1 for b in o4 if not b.factorable), len(o4)),
             "nonfact_6": _frac(sum(1 for b in o6 if not b.factorable), len(o6)),
-            "err_4": float(np.mean([b.error for b in o4 if b.error is not None])) if any(
+            "rel_err_4": float(np.mean([b.error for b in o4 if b.error is not None])) if any(
                 b.error is not None for b in o4) else None,
-            "err_6": float(np.mean([b.error for b in o6 if b.error is not None])) if any(
+            "rel_err_6": float(np.mean([b.error for b in o6 if b.error is not None])) if any(
                 b.error is not None for b in o6) else None,
             "optimal": _frac(sum(1 for b in bl if b.optimal), len(bl)),
             "types": {t: c / len(fact) for t, c in counts.items()} if fact else None,
             "live": r.live_nodes,
             "paper": _paper_columns(bl),
+            "reference": reference_row(bl),
         })
     orders: dict = {}
     for r in reports:
@@ -97,13 +106,14 @@ def summarize(reports: Sequence[NetworkReport]) -> dict:
         "frac_blocks_not_order_4_or_6": _mse([p["not_4_or_6"] for p in per]),
         "frac_nonfactorable_order_4": _mse([p["nonfact_4"] for p in per]),
         "frac_nonfactorable_order_6": _mse([p["nonfact_6"] for p in per]),
-        "mean_error_order_4": _mse([p["err_4"] for p in per]),
-        "mean_error_order_6": _mse([p["err_6"] for p in per]),
+        "mean_relative_error_order_4": _mse([p["rel_err_4"] for p in per]),
+        "mean_relative_error_order_6": _mse([p["rel_err_6"] for p in per]),
         "frac_blocks_optimal": _mse([p["optimal"] for p in per]),
         "type_distribution": {t: _mse([(p["types"] or {}).get(t, 0.0) if p["types"] is not None else None
                                        for p in per]) for t in type_order},
         "paper_columns": {c: _mse([p["paper"][c] if p["paper"] is not None else None for p in per])
                           for c in _cat.PAPER_COLUMNS},
+        "reference_table": {k: _mse([p["reference"][k] for p in per]) for k in REFERENCE_KEYS},
     }
 
 

@@ -21,6 +21,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
+from cogo.algebra.activations import THEORY
 from cogo.io.checkpoint import Checkpoint, header_shapes
 from cogo.io.outputs import file_identities
 from cogo.io.weights import load_weights
@@ -71,7 +72,7 @@ class OtherActivation(CogoError):
 def load_sqr(path: Any, group: Any) -> Any:
     """:func:`load_one` for a reading that holds ``sqr`` networks only: another activation raises :class:`OtherActivation`."""
     w = load_one(path, group)
-    if w.activation != "sqr":
+    if w.activation != THEORY:
         raise OtherActivation(f"{w.path}: the activation is {w.activation}, not sqr")
     return w
 

@@ -6,7 +6,10 @@ a hyphen of the command's: ``li2_sweep.py`` is ``cogo li2-sweep``).  A command m
 
 - ``ORDER``: its place in ``cogo --help`` (the workflow's order);
 - ``add(subparsers)``: its parser (``subparsers.add_parser(...)``, its arguments);
-- ``run(args) -> int``: what it does, returning the exit status.
+- ``run(args) -> int``: what it does, returning the exit status;
+- optionally ``RESUME``: how an interrupted run continues, printed by ``cogo.cli`` after Ctrl-C: ``"flag"`` (the
+  same command with ``--resume``) or ``"rerun"`` (the same command again: finished work in its ``--out`` is reused);
+- optionally ``LONG = True``: a run works for minutes (it trains, or reads a run's every snapshot).
 
 Adding a command is adding its module (and its section of docs/cli.md).  The shared argument vocabulary is
 :mod:`cogo.commands._args`, what the ``run`` functions share :mod:`cogo.commands._run`; the engine of
@@ -30,6 +33,12 @@ def names() -> list[str]:
 def command_module(name: str) -> ModuleType:
     """The module of the command ``name`` (one of :func:`names`), imported now."""
     return importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
+
+
+def attribute(name: str, attr: str, default=None):
+    """The command ``name``'s optional attribute (``RESUME``, ``LONG``), its module imported now; ``default`` for a
+    name that is no command."""
+    return getattr(command_module(name), attr, default) if name in names() else default
 
 
 def command_modules() -> list[ModuleType]:

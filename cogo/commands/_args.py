@@ -12,6 +12,7 @@ import sys
 from typing import Callable
 
 from cogo.algebra.activations import ACTIVATIONS, NAMES as ACTIVATION_NAMES
+from cogo.algebra.activations import THEORY
 from cogo.algebra.smallgroups import expand_collection, is_collection_spec
 from cogo.algebra.spec import parse_group
 from cogo.runtime.errors import CogoError
@@ -214,14 +215,17 @@ def reader_flags(p) -> None:
                    help=f"the network's activation: {activation_help()} (default: the file's record, else sqr); "
                         "the catalogue and theorems hold for sqr only, other activations get the per-node "
                         "frequency report")
+    p.add_argument("--force-group", action="store_true",
+                   help="read the files with --group even where it contradicts the group a file records (same "
+                        "order, another numbering of the columns: refused without this flag)")
 
 
 def training_option_flags(p) -> None:
     """The training options beyond the reference setting (cogo.solvers.training_options), one definition for
     cogo train, cogo experiment and cogo demo."""
-    p.add_argument("--activation", default="sqr", choices=ACTIVATION_NAMES,
-                   help=f"sigma of the hidden layer: {activation_help()} (default sqr; recorded in the checkpoint; "
-                        "other activations get the per-node frequency report, never a catalogue name)")
+    p.add_argument("--activation", default=THEORY, choices=ACTIVATION_NAMES,
+                   help=f"sigma of the hidden layer: {activation_help()} (default {THEORY}; recorded in the "
+                        "checkpoint; other activations get the per-node frequency report, never a catalogue name)")
     p.add_argument("--batch-size", type=int_type("batch size", 0), default=0, metavar="B",
                    help="minibatches of B training pairs, a fresh order every epoch (default 0: full batch)")
     p.add_argument("--label-noise", type=float_type("label noise", 0.0, 1.0), default=0.0, metavar="P",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.spec import parse_group
 from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, checkpoint_files_help, float_type,
                                  group_inputs, group_type, int_type, reader_flags)
@@ -87,7 +88,7 @@ def run(args) -> int:
             rest = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files[1:]]
         return other_activation(args, [first, *rest], "classify")
 
-    if first.activation != "sqr":
+    if first.activation != THEORY:
         return node_reports()
     try:
         with threads(args.threads):
@@ -108,7 +109,7 @@ def run(args) -> int:
     for rep in getattr(result, "reports", None) or []:
         meta = getattr(rep, "meta", None) or {}
         print(f"read {getattr(rep, 'path', '')}: layout {meta.get('layout', 'cogo')}, activation "
-              f"{meta.get('activation', 'sqr')}")
+              f"{meta.get('activation', THEORY)}")
     for path in written:
         print(f"wrote {path}")
     return 0

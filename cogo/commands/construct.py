@@ -8,6 +8,7 @@ import numpy as np
 
 from cogo.algebra.loss import real_loss
 from cogo.algebra.spec import parse_group
+from cogo.catalogue.constructions import CONSTRUCTIONS, NAMES, construction
 from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, int_type
 from cogo.io.outputs import check_output_file, mark_input, mark_output
 from cogo.runtime.errors import CogoError
@@ -16,30 +17,24 @@ from cogo.runtime.threads import threads
 
 ORDER = 2
 
-#: cogo construct's names (the functions' names, cogo.solvers.constructions.NAMES) and the kind each checkpoint
-#: records; repeated here so that building the parser imports nothing heavy (tests/commands/test_cli.py checks that they
-#: agree)
-CONSTRUCTIONS = {"z_F6": "f6", "z_F6_ab": "f6-ab", "z_F46": "f46", "z_M": "mem"}
-
 #: ``cogo construct`` evaluates the real-space loss on all pairs when that costs at most this many
 #: multiply-adds (n^2 pairs x q nodes x n outputs; about a second), else on a random sample of pairs.
 LOSS_BUDGET = 2e9
 
 
 def construction_type(text: str) -> str:
-    """``cogo construct NAME``: a construction's name; a recorded kind (an old name such as f6-ab) is refused with
-    the name to use."""
-    if text in CONSTRUCTIONS:
-        return text
-    old = {k: n for n, k in CONSTRUCTIONS.items()}
-    hint = f" ({text!r} is what a checkpoint records for {old[text]}: use {old[text]})" if text in old else ""
-    raise argparse.ArgumentTypeError(f"invalid choice: {text!r}{hint} (choose from {', '.join(CONSTRUCTIONS)})")
+    """``cogo construct NAME``: a construction's name; an older spelling (such as f6-ab) is refused with the name
+    to use (:func:`cogo.catalogue.constructions.construction`)."""
+    try:
+        return construction(text).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add(subparsers) -> None:
     p = subparsers.add_parser("construct", help="write a construction of SPEC 7 as a checkpoint")
     p.add_argument("kind", type=construction_type, metavar="NAME",
-                   help=f"which global optimizer: {', '.join(CONSTRUCTIONS)} (the functions cogo.z_F6, ...)")
+                   help=f"which global optimizer: {', '.join(NAMES)} (the functions cogo.z_F6, ...)")
     mark_input(p.add_argument("--group", type=group_type, default="23",
                               help="group order or product (default 23), or an Abelian Cayley-table .json"))
     p.add_argument("--seed", type=int_type("seed", 0), default=None,
@@ -71,11 +66,12 @@ def run(args) -> int:
 
     G = parse_group(args.group)
     out = check_output_file(args.output, inputs=group_inputs(args.group), force=args.force, label="--out")
-    kind = CONSTRUCTIONS[args.kind]  # the kind the estimates and the checkpoint record
-    if kind != "mem" and G.order % 2 == 0:
+    rec = construction(args.kind)
+    if rec.odd_only and G.order % 2 == 0:
         raise CogoError(f"construction {args.kind} needs a group of odd order (every k != -k, SPEC 6); "
-                        f"{G} has order {G.order}; z_M works for every order")
-    est = require(construct_estimate(kind, G.order))
+                        f"{G} has order {G.order}; {', '.join(c.name for c in CONSTRUCTIONS if not c.odd_only)} "
+                        "works for every order")
+    est = require(construct_estimate(rec.name, G.order))
     if est.seconds > 5 and not args.no_progress:
         print(f"cogo construct: {est}", flush=True)
     with threads(args.threads):

@@ -7,6 +7,7 @@ from cogo.commands.grid.config import fresh_directory
 from cogo.io.outputs import mark_output
 
 ORDER = 7
+LONG = True
 
 
 def add(subparsers) -> None:

@@ -14,6 +14,8 @@ from cogo.runtime.limits import dynamics_estimate, require
 from cogo.runtime.threads import set_threads
 
 ORDER = 5
+RESUME = "rerun"
+LONG = True
 
 
 def add(subparsers) -> None:

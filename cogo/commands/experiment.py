@@ -16,6 +16,8 @@ from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime import executors
 
 ORDER = 6
+RESUME = "rerun"
+LONG = True
 
 
 def add(subparsers) -> None:

@@ -15,6 +15,8 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.threads import set_threads
 
 ORDER = 8
+RESUME = "rerun"
+LONG = True
 
 
 def add(subparsers) -> None:

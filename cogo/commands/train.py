@@ -9,6 +9,8 @@ from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime.errors import CogoError
 
 ORDER = 3
+RESUME = "flag"
+LONG = True
 
 
 def add(subparsers) -> None:

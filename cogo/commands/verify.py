@@ -23,11 +23,12 @@ def add(subparsers) -> None:
         description="Check every theorem of SPEC 3-7 on a group and run the negative controls. Prints one row per "
                     "theorem (status, largest residual, seconds); exit status 0 iff every theorem passes and every "
                     "negative control is caught failing.")
-    mark_input(p.add_argument("--group", type=group_type, default="23",
+    mark_input(p.add_argument("--group", type=group_type, default=None,
                               help="group: an order like 23 or a product like 3x5 (default 23), or an Abelian "
                                    "Cayley-table .json (read as its product of cyclic groups); with --theory li2 "
-                                   "also a name such as S3 or any Cayley-table .json; with --checkpoint the "
-                                   "group recorded in the file is read"))
+                                   "also a name such as S3 or any Cayley-table .json; with --checkpoint: the "
+                                   "file's group (default: the group it records, else Z_n), as cogo classify "
+                                   "reads it"))
     p.add_argument("--theory", choices=["semiring", "li2"], default="semiring",
                    help="semiring: the theorems of SPEC 3-7 (default); li2: the energy landscape of SPEC 9 "
                         "(Theorems 2, 3, Lemma 1; see docs/li2.md)")
@@ -54,7 +55,10 @@ def add(subparsers) -> None:
                         "order d at once (frequency collisions, symbolic certificates, controls; docs/verify.md)")
     p.add_argument("--max-distance", type=tol_type, default=None, metavar="D",
                    help="with --checkpoint: 'near a certified optimizer' means a distance of at most D to the "
-                        "snapped network (default 0.05; docs/verify.md)")
+                        "snapped network, for the network and for every block (default 0.05; docs/verify.md)")
+    p.add_argument("--max-relative-loss", type=tol_type, default=None, metavar="R",
+                   help="with --checkpoint: 'near a certified optimizer' also needs a loss of at most R times the "
+                        "zero network's loss 1 - 1/n (default 0.01; docs/verify.md)")
     mark_output(p.add_argument("--snap", metavar="OUT.pt", default=None,
                                help="with --checkpoint: write the nearest certified optimizer (the snapped network) "
                                     "as a checkpoint, its exact parameters in its meta (a missing folder is "
@@ -88,6 +92,9 @@ def _verify_theorems(args) -> int:
     """The theorem rows of SPEC 3-7 (``--theory semiring``) or SPEC 9 (``--theory li2``) on ``--group``."""
     from cogo.proofs.registry import run_all, skipped, theorem_list  # late: sympy
     from cogo.proofs.results import all_ok, format_table, results_to_json  # late: sympy
+
+    if args.group is None:  # the default group of the theorems (--checkpoint's is the file's)
+        args.group = group_type("23")
 
     inputs = group_inputs(args.group)
     if args.theory == "li2":
@@ -133,14 +140,18 @@ def _verify_checkpoint(args) -> int:
         for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
             if out:   # --snap's folder is created when missing, as the commands' --out folders are
                 check_output_file(out, inputs=inputs, force=args.force, label=flag, parents=flag == "--snap")
-        ckpt = read_checkpoint(args.checkpoint, estimate=verify_checkpoint_estimate)  # the file's group
+        # --group as cogo classify reads it (a group contradicting the file's record: refused, unless --force-group)
+        ckpt = read_checkpoint(args.checkpoint, group=args.group, estimate=verify_checkpoint_estimate)
     if (rc := other_activation(args, [ckpt], "verify")) is not None:
         return rc
-    from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, verify_checkpoint, write_snapped  # late: sympy
+    from cogo.proofs.trained import (DEFAULT_MAX_DISTANCE, DEFAULT_MAX_RELATIVE_LOSS, verify_checkpoint,  # late: sympy
+                                     write_snapped)
 
     with user_input():
         v = verify_checkpoint(ckpt, tol=args.tol,
-                              max_distance=DEFAULT_MAX_DISTANCE if args.max_distance is None else args.max_distance)
+                              max_distance=DEFAULT_MAX_DISTANCE if args.max_distance is None else args.max_distance,
+                              max_relative_loss=(DEFAULT_MAX_RELATIVE_LOSS if args.max_relative_loss is None
+                                                 else args.max_relative_loss))
     sys.stdout.write(v.render_text())
     if args.snap:
         with user_input(), parent_made(args.snap) as snap:   # a missing folder is created (removed on failure)

@@ -68,7 +68,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, THEORY
 from cogo.algebra.representations import character_table
 from cogo.algebra.spec import as_finite_group, pair_tables, parse_group
 from cogo.dynamics.families import family_basis, family_energy, node_ipr
@@ -207,7 +207,7 @@ def doshi_ipr(W: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- keys (from the last snapshot)
-def peer_keys(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = "sqr", dead_threshold: float = 0.01) -> dict:
+def peer_keys(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = THEORY, dead_threshold: float = 0.01) -> dict:
     """Nanda et al.'s key frequencies and Chughtai et al.'s key irreps of one network (the run's last snapshot).
 
     Returns
@@ -418,7 +418,7 @@ PEER_MEASURES = (
 PEER_ARRAYS = tuple(m.name for m in PEER_MEASURES)
 
 
-def peer_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: Any = None, activation: str = "sqr",
+def peer_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: Any = None, activation: str = THEORY,
                   dead_threshold: float = 0.01) -> dict:
     """Every measure of :data:`PEER_MEASURES` for a stack of snapshots, with the keys of :func:`peer_keys`.
 

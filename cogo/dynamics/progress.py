@@ -60,7 +60,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
 from cogo.algebra.spec import pair_tables, parse_group
 from cogo.analysis.records import Records
 from cogo.dynamics.families import family_basis, family_energy, key_families, node_ipr
@@ -216,7 +216,7 @@ def _check_measure_args(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, G: Any, 
     if loss not in ("mse", "ce"):
         raise ValueError(f"unknown loss {loss!r}; choose mse or ce")
     if activation not in ACTIVATIONS:
-        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+        raise ValueError(unknown_message(activation))
 
 
 def _drop_idle(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray) -> tuple:
@@ -373,7 +373,7 @@ if {m.name for m in MEASURES} != {"restricted_loss", "excluded_loss", "fve_logit
 # --------------------------------------------------------------------------- all at once
 def progress_measures(Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any = None, loss: str = "mse",
                       key: Sequence[int] | None = None, eta: float | None = None, weight_decay: float | None = None,
-                      W0: tuple | None = None, dead_threshold: float = 0.01, activation: str = "sqr",
+                      W0: tuple | None = None, dead_threshold: float = 0.01, activation: str = THEORY,
                       li2: dict | None = None) -> dict:
     """Every progress measure of :data:`MEASURES` for a stack of snapshots (module docstring), over the snapshots.
 

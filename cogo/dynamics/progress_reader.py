@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, THEORY
 from cogo.algebra.spec import parse_group
 from cogo.dynamics.families import KEY_FRACTION, family_basis, key_epochs
 from cogo.dynamics.progress import MEASURES, SECTIONS, fall_epoch, progress_measures
@@ -84,8 +84,8 @@ class ProgressReader:
         self.train_idx = None if tr is None else as_array(tr, dtype=np.int64).reshape(-1)
         self.loss = meta.get("loss") if meta.get("loss") in ("mse", "ce") else "mse"
         self.weight_decay = meta.get("weight_decay") if isinstance(meta.get("weight_decay"), (int, float)) else 0.0
-        act = meta.get("activation", "sqr")
-        self.activation = act if act in ACTIVATIONS else "sqr"
+        act = meta.get("activation", THEORY)
+        self.activation = act if act in ACTIVATIONS else THEORY
         self.epochs = [int(e) for e in snaps.epochs]
         self.recorded = recorded_li2(meta, self.epochs)
         self.eta = self.recorded["eta"] if self.recorded is not None else None

@@ -53,6 +53,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS
 from cogo.algebra.spec import parse_group
@@ -292,7 +293,7 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
     prog = ProgressReader(snaps, G, cache_dir=cache_dir, extra=PEERS)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation
-    read_blocks = abelian and prog.activation == "sqr"
+    read_blocks = abelian and prog.activation == THEORY
     records, pots, ks, hits = _read_snapshots(path, snaps, st, prog, read_blocks, workers, chunk, cache_dir,
                                               max_order, log, progress)
     hist = _history_at(snaps.meta, snaps.epochs)

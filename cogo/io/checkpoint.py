@@ -31,9 +31,10 @@ from cogo.io.arrays import weights_dtype
 from cogo.io import formats as F
 from cogo.io.formats import CheckpointError, WEIGHT_KEYS
 from cogo.io.layouts import current_options, read_state, unwrap_state
+from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import require
 
-__all__ = ["Checkpoint", "read_checkpoint", "header_shapes", "peek_shapes", "as_checkpoint"]
+__all__ = ["Checkpoint", "read_checkpoint", "header_shapes", "peek_shapes", "as_checkpoint", "check_given_group"]
 
 
 @dataclass
@@ -102,6 +103,7 @@ def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int],
         if G.order != source.Wa.shape[1]:
             raise CheckpointError(f"{source.path}: group {G} has order {G.order} but the weights have "
                                   f"{source.Wa.shape[1]} columns")
+        check_given_group(G, source.meta, source.path)
         return Checkpoint(source.Wa, source.Wb, source.Wc, G, source.meta, source.path, source.dtype)
     return read_checkpoint(source, group=group, estimate=estimate)
 
@@ -245,7 +247,44 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
                                                                      meta.get("group_table"))
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
+    if group is not None:
+        check_given_group(G, meta, where)
     return Checkpoint(Wa, Wb, Wc, G, meta, where, weights_dtype(*raw))
+
+
+def check_given_group(G: Any, meta: dict, where: str) -> None:
+    """Refuse a group given for a file (``--group``) that contradicts the group the file records.
+
+    Two groups of one order that differ (``Z_15`` and ``Z_3 x Z_5``, ``Z_16`` and ``Z_4 x Z_4``) number the
+    weight columns differently: reading a file with the other one misreads every column.  A file that records
+    no group (or a record that cannot be read) takes the group given; ``read_options(force_group=True)``
+    (``--force-group``) takes it whatever the file records.  (Orders that differ are refused before this.)
+
+    Raises
+    ------
+    CheckpointError
+        One line naming both groups, when they differ and the reading is not forced.
+
+    Examples
+    --------
+    >>> check_given_group(parse_group("3x5"), {"group": "3x5"}, "f.npz")       # the same group: nothing to say
+    >>> check_given_group(parse_group("3x5"), {}, "f.npz")                     # nothing recorded: the group given
+    >>> check_given_group(parse_group(15), {"group": "3x5"}, "f.npz")
+    Traceback (most recent call last):
+    ...
+    cogo.io.formats.CheckpointError: f.npz: the file records the group Z_3 x Z_5, not the Z_15 given (the same order, ...
+    """
+    recorded = meta.get("group")
+    if recorded is None or current_options().force_group:
+        return
+    try:
+        R = F._group_from(recorded, G.order, where, meta.get("group_table"))
+    except (ValueError, CogoError):  # an unreadable record contradicts nothing: the group given decides
+        return
+    if R != G:
+        raise CheckpointError(f"{where}: the file records the group {R}, not the {G} given (the same order, "
+                              "another numbering of the weight columns): give the recorded group, or read it as "
+                              "the one given with --force-group (read_options(force_group=True))")
 
 
 def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:

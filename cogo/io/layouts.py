@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 
 from cogo.io.arrays import as_array
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, unknown_message
 from cogo.runtime.errors import CogoError
 
 __all__ = ["LAYOUTS", "Layout", "ReadOptions", "read_options", "current_options", "parse_key_map",
@@ -66,6 +66,8 @@ class ReadOptions:
     keys: Mapping[str, str] | None = None
     shared_embedding: bool = False
     activation: str | None = None
+    #: read with the group given even where it contradicts the group the file records (``--force-group``)
+    force_group: bool = False
 
 
 #: ``read(state, where, name, options, n_hint) -> ([Wa, Wb, Wc], the layout name recorded)``.
@@ -103,7 +105,7 @@ def current_options() -> ReadOptions:
 
 @contextlib.contextmanager
 def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: bool = False,
-                 activation: str | None = None) -> Iterator[ReadOptions]:
+                 activation: str | None = None, force_group: bool = False) -> Iterator[ReadOptions]:
     """Read every checkpoint inside the block with these options (what ``--keys`` etc. set).
 
     Yields
@@ -125,8 +127,8 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
     if isinstance(keys, str):
         keys = parse_key_map(keys, shared_embedding)
     if activation is not None and activation not in ACTIVATIONS:
-        raise CogoError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
-    opts = ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation)
+        raise CogoError(unknown_message(activation))
+    opts = ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation, bool(force_group))
     token = _OPTIONS.set(opts)
     try:
         yield opts

@@ -54,7 +54,7 @@ def control_node_counts(group: Any, method: str = "exact", nets: dict | None = N
     with Timer() as t:
         if nets is None:
             net = constructions.z_F6(G, exact=method == "exact")
-            nets = {"f6": Network(G, net.z[:, :, 1:], exact=net.exact)}
+            nets = {"z_F6": Network(G, net.z[:, :, 1:], exact=net.exact)}
         r = node_counts(G, method, nets=nets)
         v = r.details["constructions"]
         others = [ok for name, ok in v.items() if name != "z_F6" and not name.startswith("z_F6:")]
@@ -150,7 +150,7 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
             E = Ua.E.copy()
             E[0, :, 0] = E[0, :, 1]
             factors = (RootOfUnityNetwork(G, E, Ua.L), Ub)
-        r = optimality(G, "mem", "exact", factors=factors)
+        r = optimality(G, "z_M", "exact", factors=factors)
         failing = list(r.details.get("failing_conditions", []))
         agree = r.details.get("routes agree", True)  # up to order 31 the row decides z_M by two routes
         caught = not r.passed and "R_g" in failing and agree
@@ -254,11 +254,11 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
             net = BlockDesign(G, "z_F6, c of one block doubled", [Block(blk.k, part)] + list(d.blocks[1:]),
                               True).to_network()
         if method == "exact":
-            r = optimality(G, "f6", "exact", net=net)
+            r = optimality(G, "z_F6", "exact", net=net)
             got = r.details.get("loss_exact")
             loss_ok = got is not None and decide_zero(sympy.sympify(got) - sympy.Rational(2, G.order)) is True
         else:
-            r = optimality(G, "f6", "numeric", net=net.to_numeric())
+            r = optimality(G, "z_F6", "numeric", net=net.to_numeric())
             got = r.details["real_space_loss"].get("given")
             loss_ok = got is not None and abs(got - float(want)) <= 1e-9
         caught = not r.passed and loss_ok

@@ -48,6 +48,7 @@ import numpy as np
 import sympy
 
 from cogo.algebra.network import Network
+from cogo.catalogue.constructions import CONSTRUCTIONS, construction, resolve
 from cogo.catalogue.partial import PartialSolution, unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.solvers import constructions as C
 from cogo.solvers import designs
@@ -116,7 +117,7 @@ def _instance(kind: str) -> Callable:
 
 def _net_instance(build: Callable) -> Callable:
     def run(d: int) -> tuple:
-        r = optimality(d, "f6", "exact", net=build(d))
+        r = optimality(d, "z_F6", "exact", net=build(d))
         return r.passed, f"per-order proof optimality({d}, net=...)"
 
     return run
@@ -140,9 +141,9 @@ def _f6(bracket: bool = False) -> BlockModel:
 
         return _design_problems(des, exp)
 
-    title = "z_F6, c doubled where 3k = 0 (mod d)" if bracket else "z_F6 (SPEC 7.1)"
-    return BlockModel("f6", title, [fam], _free_conj, "nu any nonzero number (nu_bar independent)",
-                      check=check, instance=_instance("f6"))
+    title = "z_F6, c doubled where 3k = 0 (mod d)" if bracket else construction("z_F6").title
+    return BlockModel("z_F6", title, [fam], _free_conj, "nu any nonzero number (nu_bar independent)",
+                      check=check, instance=_instance("z_F6"))
 
 
 def _f6ab() -> BlockModel:
@@ -158,8 +159,8 @@ def _f6ab() -> BlockModel:
 
         return _design_problems(des, exp)
 
-    return BlockModel("f6-ab", "z_F6 with z_{nu=i} * z_syn,ab blocks (SPEC 7.2)", [fam], unit_conjugate(_AL, _BE),
-                      "|alpha| = |beta| = 1", check=check, instance=_instance("f6-ab"))
+    return BlockModel("z_F6_ab", construction("z_F6_ab").title, [fam], unit_conjugate(_AL, _BE),
+                      "|alpha| = |beta| = 1", check=check, instance=_instance("z_F6_ab"))
 
 
 def _f46(hat: bool = True) -> BlockModel:
@@ -194,9 +195,9 @@ def _f46(hat: bool = True) -> BlockModel:
 
         return _design_problems(des, exp)
 
-    title = "z_F4/6 with the hat correction (SPEC 7.3)" if hat else "z_F4/6 without the hat correction"
-    inst = _instance("f46") if hat else _net_instance(lambda d: C.z_F46(d, seed=1, exact=True, corrected=False))
-    return BlockModel("f46", title, [six] + fours, conj, "|nu| = |xi| = 1, s = +-1 per frequency, k0 any",
+    title = construction("z_F46").title if hat else "z_F4/6 without the hat correction"
+    inst = _instance("z_F46") if hat else _net_instance(lambda d: C.z_F46(d, seed=1, exact=True, corrected=False))
+    return BlockModel("z_F46", title, [six] + fours, conj, "|nu| = |xi| = 1, s = +-1 per frequency, k0 any",
                       gamma=gamma if hat else None, check=check, instance=inst)
 
 
@@ -228,8 +229,9 @@ def _hat_tripled() -> BlockModel:
 
 
 def constructions() -> list:
-    """The models (BlockModel) of the theorem: z_F6, its SPEC 7.2 variant, z_F4/6 with the hat correction."""
-    return [_f6(), _f6ab(), _f46()]
+    """The models (BlockModel) of the theorem: each construction's of the catalogue that has one (z_F6, its SPEC 7.2
+    variant, z_F4/6 with the hat correction; :mod:`cogo.catalogue.constructions`)."""
+    return [resolve(c.every_order)() for c in CONSTRUCTIONS if c.every_order]
 
 
 def controls() -> list:

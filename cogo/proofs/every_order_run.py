@@ -19,6 +19,7 @@ from typing import Any
 
 import sympy
 
+from cogo.catalogue.constructions import construction
 from cogo.io.formatting import dumps_json, render_table
 from cogo.io.outputs import atomic_write_text, check_output_file
 from cogo.proofs import every_order_models as M
@@ -28,11 +29,11 @@ from cogo.proofs.every_order_mem import MEM_CONTROLS, mem_exponents, mem_loss
 
 __all__ = ["run_every_order", "format_every_order", "cli_every_order", "MEM_TITLE"]
 
-MEM_TITLE = "z_M memorization (SPEC 7.4)"
+MEM_TITLE = construction("z_M").title
 
 
 def _admissible(kind: str):
-    return (lambda d: d >= 2) if kind == "mem" else (lambda d: d >= 3 and d % 2 == 1)
+    return (lambda d: d >= 2) if kind == "z_M" else (lambda d: d >= 3 and d % 2 == 1)
 
 
 def _coverage(cases: list, kind: str) -> dict:
@@ -41,7 +42,7 @@ def _coverage(cases: list, kind: str) -> dict:
     adm = _admissible(kind)
     bad = [d for d in range(2, VERIFY_RANGE + 1) if adm(d) and sum(1 for c in cases if c.member(d)) != 1]
     extra = [d for d in range(2, VERIFY_RANGE + 1) if not adm(d) and any(c.member(d) for c in cases)]
-    orders = "every d >= 2" if kind == "mem" else "every odd d >= 3"
+    orders = "every d >= 2" if kind == "z_M" else "every odd d >= 3"
     parts = " + ".join(f"[{c.covers}]" for c in cases)
     return {"covers": orders, "ok": not bad and not extra,
             "argument": f"{parts} = {orders}, each order in exactly one case" + ("" if not bad and not extra
@@ -126,7 +127,7 @@ def run_every_order() -> dict:
     for model in M.constructions():
         cases = prove_block_model(model)
         theorems.append(_theorem(model.title, model.kind, model.parameters, cases))
-    theorems.append(_theorem(MEM_TITLE, "mem", "none", _mem_cases(MEM_TITLE)))
+    theorems.append(_theorem(MEM_TITLE, "z_M", "none", _mem_cases(MEM_TITLE)))
     for model in M.controls():
         fail, loss, conds = M.CONTROL_EXPECT[model.title]
         cases = prove_block_model(model)
@@ -134,20 +135,20 @@ def run_every_order() -> dict:
                          **_caught(cases, model.kind, fail, loss, conds)})
     for name, (scale, drop, loss) in MEM_CONTROLS.items():
         cases = _mem_cases(name, scale, drop)
-        controls.append({"control": name, "cases": _control_rows(cases, "mem", lambda d: d >= 2),
-                         **_caught(cases, "mem", lambda d: d >= 2, loss)})
+        controls.append({"control": name, "cases": _control_rows(cases, "z_M", lambda d: d >= 2),
+                         **_caught(cases, "z_M", lambda d: d >= 2, loss)})
     ok = all(t["proven"] for t in theorems) and all(c["caught"] for c in controls)
     return {"theorems": theorems, "controls": controls, "ok": ok, "seconds": time.perf_counter() - t0}
 
 
 def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
     cov = _coverage(cases, kind)
-    if kind != "mem":
+    if kind != "z_M":
         even = relation_set(form(k=2), odd=False)
         cov["argument"] += (f"; even d are not admissible: a block's two frequencies meet (2k = 0) iff "
                             f"{even.describe()}")
     proven = cov["ok"] and all(c.status == "PASS" for c in cases)
-    what = "every d >= 2" if kind == "mem" else "every odd d >= 3"
+    what = "every d >= 2" if kind == "z_M" else "every odd d >= 3"
     stmt = f"{title} is a global optimizer (loss exactly 0) for {what}" + \
         (f", parameters: {parameters}" if parameters != "none" else "")
     return {"construction": title, "statement": stmt, "proven": proven, "coverage": cov,

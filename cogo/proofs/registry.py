@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.spec import parse_group
+from cogo.catalogue.constructions import CONSTRUCTIONS
 from cogo.proofs.controls_block_route import BLOCK_CONTROLS
 from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
 from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, NODE_CONTROL,
@@ -54,12 +55,9 @@ THEOREMS: tuple[Row, ...] = (
     Row(3, "exact loss decomposition", "SPEC 5", "loss_decomposition", module=_LOSS),
     Row(4, "composition of zero sets", "SPEC 6", "composition", module=_ZERO_SETS),
     Row(5, "membership table of SPEC 7", "SPEC 7", "membership_table", module=_ZERO_SETS),
-    Row(6, "optimality of z_F6", "SPEC 7.1", "optimality", {"construction": "f6"}, _NEED_ODD, module=_OPTIMALITY),
-    Row(6, "optimality of z_F6 with z_{nu=i} * z_syn,ab blocks", "SPEC 7.2", "optimality",
-        {"construction": "f6-ab"}, _NEED_ODD, module=_OPTIMALITY),
-    Row(6, "optimality of z_F4/6 with the hat correction", "SPEC 7.3", "optimality", {"construction": "f46"},
-        _NEED_ODD, module=_OPTIMALITY),
-    Row(6, "optimality of z_M memorization", "SPEC 7.4", "optimality", {"construction": "mem"}, module=_OPTIMALITY),
+    # theorem 6: one row per construction of the catalogue (cogo.catalogue.constructions)
+    *(Row(6, f"optimality of {c.short_title}", c.section, "optimality", {"construction": c.name},
+          _NEED_ODD if c.odd_only else (), module=_OPTIMALITY) for c in CONSTRUCTIONS),
     Row(7, "node counts", "SPEC 7", "node_counts", module=_COUNTS),
     Row(8, "Occam's razor", "SPEC 7", "occam", module=_OCCAM),
 )

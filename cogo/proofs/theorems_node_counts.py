@@ -17,26 +17,19 @@ from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
 from cogo.solvers import constructions as C
-from cogo.solvers import designs
+from cogo.catalogue.constructions import CONSTRUCTIONS, construction, resolve
 from cogo.solvers.constructions import RootOfUnityNetwork, _phase
 from cogo.analysis.blocks import extract_blocks
 from cogo.proofs.mem_certificate import character_sum_onehot
 from cogo.proofs.results import TheoremResult, Timer, check_method, make_result
-from cogo.proofs.theorems_optimality import CONSTRUCTIONS
 
 __all__ = ["node_counts"]
 
 
 # --------------------------------------------------------------------------- 7. node counts
 def _expected_counts(kind: str, G: FiniteAbelianGroup, k0: int | None = None) -> tuple[int, dict]:
-    """Node counts stated by SPEC 7 (total, per positive frequency)."""
-    n = G.order
-    keys = [int(k) for k in G.positive_frequencies]
-    if kind in ("f6", "f6-ab"):
-        return 3 * (n - 1), {k: 6 for k in keys}
-    if kind == "f46":
-        return 6 + 4 * ((n - 1) // 2 - 1), {k: (6 if k == k0 else 4) for k in keys}
-    return n * n, {}
+    """Node counts stated by SPEC 7 (total, per positive frequency): the construction's record."""
+    return construction(kind).node_counts(G.order, [int(k) for k in G.positive_frequencies], k0)
 
 
 def _mem_onehot_exact(G: FiniteAbelianGroup, Ua: RootOfUnityNetwork, Ub: RootOfUnityNetwork) -> tuple[bool, int]:
@@ -104,7 +97,7 @@ def _mem_count(G: Any, C: Any, method: str, nets: dict | None, mem: tuple | None
     Ua, Ub = mem if mem is not None else C.mem_factors(G)
     if method == "exact":
         return _mem_onehot_exact(G, Ua, Ub)
-    nt = (nets or {}).get("mem") or C.z_M(G)
+    nt = (nets or {}).get("z_M") or C.z_M(G)
     Wa, Wb, Wc = nt.to_weights(real=True)
     q = nt.q
 
@@ -146,19 +139,20 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
     """
     method = check_method(method)
     G = parse_group(group)
-    kinds = ["f6", "f6-ab", "f46", "mem"] if G.is_odd else ["mem"]
+    kinds = [c for c in CONSTRUCTIONS if G.is_odd or not c.odd_only]
     verdict: dict = {}
     counts: dict = {}
     with Timer() as t:
-        for kind in kinds:
-            if kind == "mem":
+        for rec in kinds:
+            kind = rec.name
+            if rec.design is None:
                 ok, q = _mem_count(G, C, method, nets, mem)
                 verdict["z_M"] = bool(ok)
                 counts["z_M"] = {"total": q}
                 continue
-            dname, nname, title = CONSTRUCTIONS[kind]
+            title = rec.title
             if method == "exact":
-                d = getattr(designs, dname)(G, exact=True)
+                d = resolve(rec.design)(G, exact=True)
                 nt = (nets or {}).get(kind) or d.to_network()
                 if not nt.exact:
                     raise ValueError("node_counts(method='exact') needs exact networks")
@@ -167,11 +161,11 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
                 if per != d.node_counts() or total != d.q:
                     verdict[title.split(" (")[0] + ": design and network agree"] = False
             else:
-                nt = (nets or {}).get(kind) or getattr(C, nname)(G)
+                nt = (nets or {}).get(kind) or resolve(rec.builder)(G)
                 split = extract_blocks(nt.to_numeric() if nt.exact else nt)  # SPEC 8.2-8.3, the one extraction
                 per = split.counts()
                 total = split.live_nodes
-                k0 = max(per, key=per.get) if kind == "f46" else None
+                k0 = max(per, key=per.get) if per else None   # the hat's frequency (z_F46; the others ignore it)
             exp_total, exp_per = _expected_counts(kind, G, k0)
             verdict[title.split(" (")[0]] = bool(total == exp_total and per == exp_per)
             counts[title.split(" (")[0]] = {"total": total, "expected": exp_total,

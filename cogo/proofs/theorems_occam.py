@@ -81,7 +81,7 @@ def _occam_exact(G: FiniteAbelianGroup, kind: str, zprime_design: BlockDesign | 
     trip = [(k1, k1, k1), (0, 0, 0), (k1, 0, int(G.neg[k1]))]
     checks["r, r_a, r_b of the prefactor = t + (1-t) = 1 identically in t (library potential)"] = all(
         Z(potential(pref, *tr, p) - 1) for tr in trip for p in (None, "a", "b"))
-    if kind == "f6":
+    if kind == "z_F6":
         d = zprime_design if zprime_design is not None else designs.f6_design(G, exact=True)
         cert = block_certificate(d)
         checks["z' = z_F6 certified optimal (exact loss 0)"] = cert.optimal
@@ -99,7 +99,7 @@ def _occam_numeric(G: FiniteAbelianGroup, kind: str, zprime: Network | None, poi
                    seed: int) -> tuple[dict, float]:
     """Row 8, numeric: real-space loss along the path, its endpoints, the norm ratio and 40 random ``y``."""
     checks: dict = {}
-    zp = zprime if zprime is not None else (C.z_F6(G) if kind == "f6" else C.z_M(G))
+    zp = zprime if zprime is not None else (C.z_F6(G) if kind == "z_F6" else C.z_M(G))
     zp = zp.to_numeric() if zp.exact else zp
     y = Network(G, np.full((3, G.order, 2), abc_normalizer(2), dtype=np.complex128))
     one = Network.one(G)
@@ -164,7 +164,7 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
     """
     method = check_method(method)
     G = parse_group(group)
-    kind = "f6" if G.is_odd else "mem"
+    kind = "z_F6" if G.is_odd else "z_M"
     with Timer() as t_:
         checks, worst = _occam_exact(G, kind, zprime_design) if method == "exact" else \
             _occam_numeric(G, kind, zprime, points, seed)
@@ -173,4 +173,4 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
             "y*z' to z', and ||z'|| <= ||y*z'|| for balanced z'"
             + ("" if method == "exact" else f"; real-space loss < 1e-20 at {points} points, float64"))
     return make_result("8. Occam's razor", stmt, method, passed, worst, t_, checks=checks,
-                       zprime="z_F6" if kind == "f6" else "z_M")
+                       zprime=kind)

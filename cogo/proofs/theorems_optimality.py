@@ -20,6 +20,8 @@ from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.loss import condition_residuals, real_loss
 from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
+from cogo.catalogue.constructions import CHARACTER_SUMS, FAMILY, resolve
+from cogo.catalogue.constructions import construction as record
 from cogo.catalogue.partial import unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.solvers import constructions as C
 from cogo.solvers.designs import abc_normalizer, BlockDesign
@@ -34,28 +36,21 @@ from cogo.proofs.theorems_zero_sets import MONOMIAL_NAMES
 from cogo.proofs.zero import is_nonzero_proven
 from cogo.proofs.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.proofs.zero)
 
-__all__ = ["optimality", "family_certificate", "CONSTRUCTIONS", "FAMILY_STATEMENTS", "GENERAL_LOSS_MAX_ORDER", "clear_caches"]
+__all__ = ["optimality", "family_certificate", "FAMILY_STATEMENTS", "GENERAL_LOSS_MAX_ORDER", "clear_caches"]
 
 
 # --------------------------------------------------------------------------- 6. global optimality
-CONSTRUCTIONS = {
-    "f6": ("f6_design", "z_F6", "z_F6 (SPEC 7.1)"),
-    "f6-ab": ("f6ab_design", "z_F6_ab", "z_F6 with z_{nu=i} * z_syn,ab blocks (SPEC 7.2)"),
-    "f46": ("f46_design", "z_F46", "z_F4/6 with the hat correction (SPEC 7.3)"),
-    "mem": (None, "z_M", "z_M memorization (SPEC 7.4)"),
-}
 
 
 #: The sums of SPEC 6 the family certificates name, by condition (:data:`cogo.proofs.certificates.CONDITION_MONOMIALS`).
 _RC, _RS, (_RN,) = CONDITION_MONOMIALS["R_c"], CONDITION_MONOMIALS["R_*"], CONDITION_MONOMIALS["R_n"]
 _FAMILY_CACHE: dict = {}
-_FAMILY_KINDS = ("f6", "f6-ab", "f46")
 #: What the family certificate of each construction must prove (written from SPEC 7.1-7.3, not by the code that
 #: proves it): row 6 fails when the certificate returns other statements (e.g. another construction's).
 FAMILY_STATEMENTS = {
-    "f6": ("abc = 1", "all other sums 0 (any nu != 0)"),
-    "f6-ab": ("abc = 1", "all other sums 0 (|alpha| = |beta| = 1)"),
-    "f46": tuple(f"order-4 block s={s}: {x}" for s in ("+1", "-1")
+    "z_F6": ("abc = 1", "all other sums 0 (any nu != 0)"),
+    "z_F6_ab": ("abc = 1", "all other sums 0 (|alpha| = |beta| = 1)"),
+    "z_F46": tuple(f"order-4 block s={s}: {x}" for s in ("+1", "-1")
                  for x in ("abc = 1", "R_c, R_* sums 0", "R_n sum = 1 + s i"))
     + ("order-6 block (|nu|=1): constant-vector sums 0", "order-6 block: sum |a|^2 + |b|^2 = 12 * 6^(-2/3)",
        "order-6 block with nu=2: sum conj(a) b != 0 (hat needs |nu|=1)"),
@@ -65,10 +60,10 @@ FAMILY_STATEMENTS = {
 def family_certificate(kind: str) -> dict:
     """Symbolic proof that the block family of a construction is optimal for every admissible parameter.
 
-    ``f6``: ``6^(-1/3) . (z_syn * z_nu(nu))`` for every nonzero ``nu``
+    ``z_F6``: ``6^(-1/3) . (z_syn * z_nu(nu))`` for every nonzero ``nu``
     (independent conjugate): all eleven sums vanish except ``abc = 1``.
-    ``f6-ab``: ``6^(-1/3) . (z_{nu=i} * z_syn,ab(alpha, beta))``, ``|alpha| = |beta| = 1``.
-    ``f46``: the order-4 block ``4^(-1/3) . (z_{nu=i} * z_xi(xi, s))``
+    ``z_F6_ab``: ``6^(-1/3) . (z_{nu=i} * z_syn,ab(alpha, beta))``, ``|alpha| = |beta| = 1``.
+    ``z_F46``: the order-4 block ``4^(-1/3) . (z_{nu=i} * z_xi(xi, s))``
     (``|xi| = 1``, both signs) satisfies everything but R_n, whose sum is
     ``1 + s i``; the six nodes of the order-6 block (``|nu| = 1``) have every
     constant-vector sum 0 (SPEC 7.3), so ``gamma_k`` cancels R_n and
@@ -82,14 +77,14 @@ def family_certificate(kind: str) -> dict:
 
     Examples
     --------
-    >>> family_certificate("f6")                            # for every nonzero nu, symbolically
+    >>> family_certificate("z_F6")                          # for every nonzero nu, symbolically
     {'abc = 1': True, 'all other sums 0 (any nu != 0)': True}
     """
     if kind in _FAMILY_CACHE:
         return _FAMILY_CACHE[kind]
     six, four = abc_normalizer(6, exact=True), abc_normalizer(4, exact=True)
     out: dict = {}
-    if kind == "f6":
+    if kind == "z_F6":
         nu, nub = sympy.symbols("nu nu_bar")
 
         def cj(e):
@@ -99,13 +94,13 @@ def family_certificate(kind: str) -> dict:
         out["abc = 1"] = is_zero_exact(S["abc"] - 1)
         out["all other sums 0 (any nu != 0)"] = all(is_zero_exact(S[m]) for m in MONOMIAL_NAMES[1:]) and \
             is_zero_exact(S[_RN])
-    elif kind == "f6-ab":
+    elif kind == "z_F6_ab":
         al, be = sympy.symbols("alpha beta")
         S = ((z_nu_i(exact=True) * z_syn_ab(al, be)) * six).sums(conj=unit_conjugate(al, be))
         out["abc = 1"] = is_zero_exact(S["abc"] - 1)
         out["all other sums 0 (|alpha| = |beta| = 1)"] = all(is_zero_exact(S[m]) for m in MONOMIAL_NAMES[1:]) and \
             is_zero_exact(S[_RN])
-    elif kind == "f46":
+    elif kind == "z_F46":
         xi, nu = sympy.symbols("xi nu")
         for s in (1, -1):
             S = ((z_nu_i(exact=True) * z_xi(xi, s)) * four).sums(conj=unit_conjugate(xi))
@@ -195,12 +190,12 @@ def _optimality_network(G: FiniteAbelianGroup, nt: Network, label: str, full_los
                                         "(blocks do not interact), exact block certificate")
 
 
-def _optimality_numeric(G: FiniteAbelianGroup, construction: str, nname: str, net: Network | None,
-                        seed: int | None, details: dict) -> tuple:
+def _optimality_numeric(G: FiniteAbelianGroup, rec: Any, net: Network | None, seed: int | None,
+                        details: dict) -> tuple:
     """Row 6, numeric: the real-space loss of the real weights (default parameters and those of ``seed``)."""
+    build = resolve(rec.builder)
     nets = [("given", net)] if net is not None else \
-        [("default", getattr(C, nname)(G))] + \
-        ([(f"seed {seed}", getattr(C, nname)(G, seed=seed))] if construction != "mem" and seed is not None else [])
+        [("default", build(G))] + ([(f"seed {seed}", build(G, seed=seed))] if rec.design and seed is not None else [])
     losses, reals, conds = {}, {}, {}
     for label, nt in nets:
         nt = nt.to_numeric() if nt.exact else nt
@@ -214,12 +209,12 @@ def _optimality_numeric(G: FiniteAbelianGroup, construction: str, nname: str, ne
     return all(reals.values()) and residual < LOSS_TOL, residual
 
 
-def optimality(group: Any, construction: str = "f6", method: str = "exact", net: Network | None = None,
+def optimality(group: Any, construction: str = "z_F6", method: str = "exact", net: Network | None = None,
                design: BlockDesign | None = None, factors: tuple | None = None, seed: int | None = 1,
                full_loss: bool = False) -> TheoremResult:
     """Theorem 6 (SPEC 7.1-7.4): global optimality (loss exactly 0) of a construction on the group named.
 
-    Exact, block constructions (f6, f6-ab, f46): the actual network built by
+    Exact, block constructions (z_F6, z_F6_ab, z_F46; :mod:`cogo.catalogue.constructions`): the actual network built by
     :mod:`cogo.solvers.constructions` with the parameters drawn from ``seed``
     (exact rational points of the unit circle).  For ``n <= 31``
     (:data:`GENERAL_LOSS_MAX_ORDER`, or any ``n`` with ``full_loss=True``)
@@ -249,22 +244,21 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
 
     Examples
     --------
-    >>> r = optimality(7, "f46")                            # z_F4/6 on Z_7: the general loss, exactly 0
+    >>> r = optimality(7, "z_F46")                          # z_F4/6 on Z_7: the general loss, exactly 0
     >>> r.name, r.method, r.passed, r.residual
     ('6. optimality of z_F4/6 with the hat correction', 'exact', True, 0.0)
-    >>> optimality(3, "mem").passed                         # z_M: the character-sum certificate
+    >>> optimality(3, "z_M").passed                         # z_M: the character-sum certificate
     True
     """
     method = check_method(method)
     G = parse_group(group)
-    if construction not in CONSTRUCTIONS:
-        raise ValueError(f"unknown construction {construction!r}; choose one of {', '.join(CONSTRUCTIONS)}")
-    dname, nname, title = CONSTRUCTIONS[construction]
+    rec = record(construction)   # ValueError naming the construction for an unknown name or an old spelling
+    title = rec.title
     details: dict = {"construction": title, "group": G.label}
     route = ""
     with Timer() as t:
         if method == "exact":
-            if construction == "mem" and net is None and design is None:
+            if rec.certificate == CHARACTER_SUMS and net is None and design is None:
                 passed, residual, route = _optimality_mem(G, factors, full_loss, details)
             else:
                 if net is not None:
@@ -272,17 +266,18 @@ def optimality(group: Any, construction: str = "f6", method: str = "exact", net:
                 elif design is not None:
                     nt, label = design.to_network(), "given design"
                 else:
-                    nt = getattr(C, nname)(G, seed=seed, exact=True) if construction != "mem" else C.z_M(G, exact=True)
+                    build = resolve(rec.builder)
+                    nt = build(G, seed=seed, exact=True) if rec.design else build(G, exact=True)
                     label = f"seed {seed}" if seed is not None else "default parameters"
                 details["parameters"] = label
                 passed, residual, route = _optimality_network(G, nt, label, full_loss, details)
-                if construction in _FAMILY_KINDS and net is None and design is None:
-                    fam = family_certificate(construction)
+                if rec.certificate == FAMILY and net is None and design is None:
+                    fam = family_certificate(rec.name)
                     details["family (every parameter value)"] = fam
-                    passed = passed and all(fam.values()) and tuple(fam) == FAMILY_STATEMENTS[construction]
+                    passed = passed and all(fam.values()) and tuple(fam) == FAMILY_STATEMENTS[rec.name]
             details["route"] = route
         else:
-            passed, residual = _optimality_numeric(G, construction, nname, net, seed, details)
+            passed, residual = _optimality_numeric(G, rec, net, seed, details)
     stmt = (f"{title} is a global optimizer on {G}: "
             + (f"exact loss 0 by {route}" if method == "exact"
                else "its real weights (default parameters and seed {seed}) have real-space loss < 1e-20 on all "

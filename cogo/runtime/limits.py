@@ -234,7 +234,7 @@ def models_per_batch(per_model: float, free: float | None, what: str, device: st
 
 
 def construct_estimate(kind: str, n: int, exact: bool = False, loss: bool = True) -> Estimate:
-    """Estimate for ``cogo construct KIND`` on a group of order ``n`` (see the module docstring).
+    """Estimate for ``cogo construct NAME`` (``kind``: the construction's name) on a group of order ``n`` (see the module docstring).
 
     ``exact``: z_M with sympy entries (``z_M(n, exact=True)``): the same memory (the
     ``3 n^3`` entries are references to shared roots of unity; measured 100-200 bytes
@@ -250,15 +250,15 @@ def construct_estimate(kind: str, n: int, exact: bool = False, loss: bool = True
 
     Examples
     --------
-    >>> e = construct_estimate("mem", 23)                # z_M: about 200 n^3 bytes
+    >>> e = construct_estimate("z_M", 23)                # z_M: about 200 n^3 bytes
     >>> e.bytes == 200 * 23**3, e.what
     (True, 'z_M on a group of order 23 (529 nodes)')
-    >>> construct_estimate("mem", 23, exact=True).bytes == e.bytes
+    >>> construct_estimate("z_M", 23, exact=True).bytes == e.bytes
     True
-    >>> construct_estimate("mem", 64).seconds > 2 > construct_estimate("mem", 64, loss=False).seconds
+    >>> construct_estimate("z_M", 64).seconds > 2 > construct_estimate("z_M", 64, loss=False).seconds
     True
     """
-    if kind == "mem":
+    if kind == "z_M":
         # building z_M touches its 3 n^3 coordinates a few dozen times; the CLI's loss costs at most 2e9 flops
         per_entry = 4e4 if exact else 50.0
         return Estimate(200.0 * n**3, (per_entry * n**3 + (min(2.0 * n**5, 2e9) if loss else 0.0)) / FLOPS,

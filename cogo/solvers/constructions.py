@@ -23,6 +23,8 @@ from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.network import Network
 from cogo.algebra.spec import parse_group
+from cogo.catalogue.constructions import NAMES as CATALOGUE_NAMES
+from cogo.catalogue.constructions import construction, resolve
 from cogo.io.weights import save_checkpoint
 from cogo.runtime.limits import construct_estimate, require
 from cogo.solvers.designs import BlockDesign, _check_exact_flag, f6_design, f6ab_design, f46_design
@@ -37,45 +39,32 @@ __all__ = [
     "z_M",
     "mem_factors",
     "RootOfUnityNetwork",
-    "KINDS",
     "NAMES",
-    "KIND_OF",
     "construction_name",
     "construct",
     "to_checkpoint",
     "parameters_meta",
 ]
 
-#: The names of the constructions: the functions that build them (``cogo.z_F6``, ...), also the names
-#: ``construct`` and ``cogo construct`` take.
-NAMES = ("z_F6", "z_F6_ab", "z_F46", "z_M")
-#: What a checkpoint records in ``meta["construction"]`` for each name (the file format: unchanged, so every
-#: checkpoint written before reads the same).
-KIND_OF = {"z_F6": "f6", "z_F6_ab": "f6-ab", "z_F46": "f46", "z_M": "mem"}
-#: The recorded kinds (``meta["construction"]``).
-KINDS = tuple(KIND_OF.values())
+#: The names of the constructions (the records of :mod:`cogo.catalogue.constructions`): the functions that build
+#: them (``cogo.z_F6``, ...), the names ``construct`` and ``cogo construct`` take and checkpoints record.
+NAMES = CATALOGUE_NAMES
 
 
 def construction_name(name: str) -> str:
-    """The construction's name (:data:`NAMES`) for ``name``; a recorded kind (:data:`KINDS`) is refused with its name.
+    """The construction's name (:data:`NAMES`) for ``name``; an older spelling is refused with the name to use.
 
     Raises
     ------
     ValueError
-        An unknown name, or a recorded kind such as ``"f6-ab"`` (the message names ``z_F6_ab``).
+        An unknown name, or an older spelling such as ``"f6-ab"`` (the message names ``z_F6_ab``).
 
     Examples
     --------
     >>> construction_name("z_F6_ab")
     'z_F6_ab'
     """
-    if name in KIND_OF:
-        return name
-    old = {k: n for n, k in KIND_OF.items()}
-    if name in old:
-        raise ValueError(f"unknown construction {name!r}: {name!r} is what a checkpoint records for "
-                         f"{old[name]!r}; pass {old[name]!r}")
-    raise ValueError(f"unknown construction {name!r}; choose one of {', '.join(NAMES)}")
+    return construction(name).name
 
 
 def z_F6(group: Any, nu: Any = None, seed: int | None = None, exact: bool = False) -> Network:
@@ -237,7 +226,7 @@ def z_M(group: Any, exact: bool = False) -> Network:
     """
     exact = _check_exact_flag(exact)
     G = parse_group(group)
-    require(construct_estimate("mem", G.order, exact=exact, loss=False))  # CogoError before allocating
+    require(construct_estimate("z_M", G.order, exact=exact, loss=False))  # CogoError before allocating
     Ua, Ub = mem_factors(G)
     net = Ua.to_network(exact) * Ub.to_network(exact)
     s = sympy.Integer(G.order) ** sympy.Rational(-2, 3) if exact else float(G.order) ** (-2.0 / 3.0)
@@ -273,8 +262,8 @@ def parameters_meta(design: BlockDesign) -> dict:
 def construct(kind: str, group: Any, seed: int | None = None, exact: bool = False) -> tuple[Network, dict]:
     """Build a construction by its name, the name of its function (``z_F6``, ``z_F6_ab``, ``z_F46``, ``z_M``).
 
-    The short kinds (``f6``, ``f6-ab``, ``f46``, ``mem``) are what a checkpoint records
-    (``meta["construction"]``, :data:`KIND_OF`); as names they are refused with a ValueError naming the function.
+    The older spellings (``f6``, ``f6-ab``, ``f46``, ``mem``: what checkpoints recorded before the one vocabulary)
+    are refused with a ValueError naming the function (:mod:`cogo.catalogue.constructions`).
 
     Returns the network and its metadata (group label, construction name,
     parameters as ``[re, im]`` lists, seed, cogo version).
@@ -284,8 +273,8 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
     net : Network
         The construction (exact when ``exact=True``).
     meta : dict
-        ``group``, ``construction``, ``seed``, ``cogo_version``, ``name`` and ``parameters``
-        (:func:`parameters_meta`; ``{}`` for ``mem``).
+        ``group``, ``construction`` (the name), ``seed``, ``cogo_version``, ``name`` (as reports print it) and
+        ``parameters`` (:func:`parameters_meta`; ``{}`` for ``z_M``).
 
     Raises
     ------
@@ -296,16 +285,16 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
     --------
     >>> net, meta = construct("z_F46", 7)
     >>> net.q, meta["name"], meta["group"], meta["construction"]
-    (14, 'z_F4/6', '7', 'f46')
+    (14, 'z_F4/6', '7', 'z_F46')
     """
     G = parse_group(group)
-    kind = KIND_OF[construction_name(kind)]
-    meta = {"group": G.label, "construction": kind, "seed": seed, "cogo_version": __version__}
-    if kind == "mem":
-        net = z_M(G, exact=exact)
-        meta.update(name="z_M", parameters={})
+    rec = construction(kind)
+    meta = {"group": G.label, "construction": rec.name, "seed": seed, "cogo_version": __version__}
+    if rec.design is None:
+        net = resolve(rec.builder)(G, exact=exact)
+        meta.update(name=rec.name, parameters={})
         return net, meta
-    design = {"f6": f6_design, "f6-ab": f6ab_design, "f46": f46_design}[kind](G, seed=seed, exact=exact)
+    design = resolve(rec.design)(G, seed=seed, exact=exact)
     meta.update(name=design.name, parameters=parameters_meta(design))
     return design.to_network(), meta
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
 from cogo.algebra.spec import pair_tables, parse_group
 from cogo.io.arrays import as_stack
 
@@ -132,7 +132,7 @@ GRAM_RCOND = 1e-12
 LI2_STATS = ("FtF_diag", "FtF_offdiag", "FFt_diag", "FFt_offdiag", "G_F_norm", "G_F_cos")
 
 
-def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, activation: str = "sqr") -> dict:
+def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, activation: str = THEORY) -> dict:
     """:func:`li2_statistics` of a network's hidden features on its training pairs (SPEC 9).
 
     ``Wa``, ``Wb``: (S, q, M) or (q, M); ``train_idx``: the training pairs
@@ -162,7 +162,7 @@ def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, 
     """
     G = parse_group(group)
     if activation not in ACTIVATIONS:
-        raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+        raise ValueError(unknown_message(activation))
     Wa, Wb = as_stack(Wa), as_stack(Wb)
     M = Wa.shape[2]
     a, b, ab, _ = pair_tables(G)

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import parse_group
 from cogo.io.snapshots import SPACINGS
@@ -112,7 +113,7 @@ class TrainConfig:
     log_every: int = 10
     snapshot_every: int = 0
     # options beyond the reference setting (cogo.solvers.training_options)
-    activation: str = "sqr"
+    activation: str = THEORY
     batch_size: int = 0
     label_noise: float = 0.0
     top: str = "trained"

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from cogo.algebra.activations import activation
+from cogo.algebra.activations import THEORY, activation
 from cogo.solvers.batch import _Batch, _derived_seed, _loss_and_correct
 
 __all__ = ["TOPS", "uses_options", "validate_options", "OptionsBatch", "ridge_readout",
@@ -70,7 +70,7 @@ def uses_options(cfg: Any) -> bool:
         True when the activation is not ``sqr``, the optimizer is ``muon``, or a batch size, label
         noise or the ridge top layer is asked for.
     """
-    return (getattr(cfg, "activation", "sqr") != "sqr" or cfg.optimizer == "muon"
+    return (getattr(cfg, "activation", THEORY) != THEORY or cfg.optimizer == "muon"
             or bool(getattr(cfg, "batch_size", 0)) or bool(getattr(cfg, "label_noise", 0.0))
             or getattr(cfg, "top", "trained") != "trained")
 

@@ -153,7 +153,7 @@ def test_inversion_declines_rows_that_are_not_characters_and_the_row_falls_back(
     E[2, 3, :] = (E[2, 3, :] + 1) % 7  # c at one frequency rotated: no longer a character in any node
     bad = RootOfUnityNetwork(Ua.group, E, 7)
     assert character_rows(bad) is None and mem_certificate_inversion(bad, Ub) is None
-    r = TO.optimality(7, "mem", "exact", factors=(bad, Ub))
+    r = TO.optimality(7, "z_M", "exact", factors=(bad, Ub))
     assert not r.passed and "R_g" in r.details["failing_conditions"] and "Z[zeta_L]" in r.details["route"]
     assert "routes agree" not in r.details
 
@@ -172,9 +172,9 @@ def test_phase_table_premises_are_checked():
 
 
 def test_routes_cross_checked_up_to_31_and_a_disagreement_fails(monkeypatch):
-    r = TO.optimality(23, "mem", "exact")
+    r = TO.optimality(23, "z_M", "exact")
     assert r.passed and r.details["routes agree"] is True
-    above = TO.optimality(37, "mem", "exact")
+    above = TO.optimality(37, "z_M", "exact")
     assert above.passed and "routes agree" not in above.details and "inversion" in above.details["route"]
     assert KR.control_mem_certificate(37).status == "CAUGHT"
     # a reference route that certifies everything: the row and its control must both fail

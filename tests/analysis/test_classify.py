@@ -302,7 +302,7 @@ def test_summary_mean_and_standard_error(tmp_path):
     td = s["type_distribution"]
     assert td["z_nu=i * z_xi"]["mean"] == pytest.approx(0.5)
     assert td["z_nu=i * z_xi"]["se"] == pytest.approx(np.std([2 / 3, 1 / 3], ddof=1) / np.sqrt(2))
-    assert s["mean_error_order_4"]["mean"] < 5e-3
+    assert s["mean_relative_error_order_4"]["mean"] < 5e-3
     # rendering
     text = render_text(res)
     assert "z_nu=i * z_xi" in text and "mean +- s.e." in text

@@ -36,11 +36,11 @@ def one_line_error(capsys):
     (["experiment", "--device", "tpu", "--out", "x"], "argument --device"),
     (["demo", "--test-fraction", "1"], "argument --test-fraction"),
     (["classify", "f.pt", "--dead-threshold", "0"], "argument --dead-threshold"),
-    (["construct", "f7", "--out", "x.pt"], "argument NAME: invalid choice: 'f7'"),
+    (["construct", "f7", "--out", "x.pt"], "argument NAME: unknown construction 'f7'; choose one of z_F6, z_F6_ab, z_F46, z_M"),
     # the previous release's spellings are refused, each naming what to write instead
     (["construct", "f6-ab", "--out", "x.pt"],
-     "argument NAME: invalid choice: 'f6-ab' ('f6-ab' is what a checkpoint records for z_F6_ab: use z_F6_ab)"),
-    (["construct", "mem", "--out", "x.pt"], "'mem' is what a checkpoint records for z_M: use z_M"),
+     "argument NAME: unknown construction 'f6-ab': 'f6-ab' is the old name of z_F6_ab: use z_F6_ab"),
+    (["construct", "mem", "--out", "x.pt"], "'mem' is the old name of z_M: use z_M"),
     (["construct", "z_F6", "-o", "x.pt"], "the following arguments are required: --out"),
     (["construct", "z_F6", "--out", "x.pt", "--output", "y.pt"], "unrecognized arguments: --output y.pt"),
     (["construct", "z_F6", "--seed", "-1", "--out", "x.pt"], "argument --seed"),
@@ -99,9 +99,10 @@ def test_choices_match_the_library():
     assert _args.OPTIMIZERS == training_config.OPTIMIZERS
     assert _args.DTYPES == tuple(training_config.DTYPES)
     assert _args.KERNELS == batch.KERNELS
+    from cogo.catalogue.constructions import NAMES
     from cogo.solvers import constructions
 
-    assert construct.CONSTRUCTIONS == constructions.KIND_OF
+    assert constructions.NAMES == NAMES
 
 
 def test_every_option_with_a_value_is_typed_or_has_choices():

@@ -162,9 +162,9 @@ def test_a_support_collision_without_certificate_is_unproven():
 
 def test_coverage_finds_a_missing_order():
     cases = E.prove_block_model(M.controls()[1])                       # z_F4/6 without the hat: d = 3 apart
-    assert R._coverage(cases, "f46")["ok"]
-    assert not R._coverage(cases[:1], "f46")["ok"]                     # without the d = 3 case
-    assert R._coverage(cases[:1], "f46")["uncovered or twice"] == [3]
+    assert R._coverage(cases, "z_F46")["ok"]
+    assert not R._coverage(cases[:1], "z_F46")["ok"]                     # without the d = 3 case
+    assert R._coverage(cases[:1], "z_F46")["uncovered or twice"] == [3]
 
 
 def test_block_control_closed_forms_agree_with_the_controls_module():
@@ -210,10 +210,10 @@ def test_every_order_run_proves_each_construction_and_catches_each_control(every
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind,title,d", [("f6", "z_F6 (", 5), ("f6", "z_F6 (", 9), ("f6-ab", "z_F6 with", 7),
-                                          ("f46", "z_F4/6", 3), ("f46", "z_F4/6", 5), ("f46", "z_F4/6", 9),
-                                          ("mem", "z_M", 4), ("mem", "z_M", 5), ("f6", "z_F6 (", 45),
-                                          ("f46", "z_F4/6", 47)])
+@pytest.mark.parametrize("kind,title,d", [("z_F6", "z_F6 (", 5), ("z_F6", "z_F6 (", 9), ("z_F6_ab", "z_F6 with", 7),
+                                          ("z_F46", "z_F4/6", 3), ("z_F46", "z_F4/6", 5), ("z_F46", "z_F4/6", 9),
+                                          ("z_M", "z_M", 4), ("z_M", "z_M", 5), ("z_F6", "z_F6 (", 45),
+                                          ("z_F46", "z_F4/6", 47)])
 def test_instance_route_agrees_with_the_every_order_verdict(every, kind, title, d):
     assert _verdict(every, title, d) == "PASS"
     assert optimality(d, kind, "exact").passed
@@ -222,7 +222,7 @@ def test_instance_route_agrees_with_the_every_order_verdict(every, kind, title, 
 @pytest.mark.parametrize("d", [3, 5, 7, 9, pytest.param(15, marks=pytest.mark.slow)])
 def test_control_broken_where_3_divides_d_agrees_with_the_instance_route(d):
     net = M.bracket_control_network(d)
-    assert optimality(d, "f6", "exact", net=net).passed == (d % 3 != 0)
+    assert optimality(d, "z_F6", "exact", net=net).passed == (d % 3 != 0)
     loss = real_loss(*net.to_numeric().to_weights(real=True), group=d)      # float64, all pairs
     assert abs(loss - (2 / d if d % 3 == 0 else 0.0)) < 1e-12
 

@@ -56,7 +56,7 @@ def test_noisy_z_F6_is_near_a_certified_optimizer(f6_noisy, tmp_path, capsys):
     assert no["certificate"]["families_hold_for_every_parameter_value"]
     assert no["name"] == "11 x z_nu * z_syn" and no["loss_snapped_exact"] == "0"
     assert no["loss_trained"] > 1e-10 > no["loss_snapped"]         # both losses: the trained one is not 0
-    assert "family certificates for every value of the free parameters: f6: holds" in capsys.readouterr().out
+    assert "family certificates for every value of the free parameters: z_F6: holds" in capsys.readouterr().out
 
 
 def test_a_checkpoint_verdict_is_computed_even_with_settings_that_skip_it(f6_noisy):
@@ -106,7 +106,7 @@ def test_a_far_network_is_not_near_and_names_its_blocks(tmp_path):
     W[0][:6] *= 1.2            # one block of z_F4/6 pushed away (its nodes are the first ones)
     rc, rep = _verify_json(tmp_path, _save(tmp_path / "far.npz", W), "--max-distance", "1e-3")
     assert rc == 1 and rep["verdict"] == "not near one"
-    assert any("at distance" in x for x in rep["nearest_optimum"]["blocks_away"])
+    assert "blocks farther than 0.001 (--max-distance): k=6 at 0.0" in rep["nearest_optimum"]["blocks_away"][0]
     rc, rep = _verify_json(tmp_path, _save(tmp_path / "rand.npz", [np.random.default_rng(0).normal(size=s)
                                                                     for s in ((40, N), (40, N), (N, 40))]))
     assert rc == 1 and rep["verdict"] == "not near one" and rep["nearest_optimum"]["certified"] is None

@@ -16,6 +16,7 @@ from cogo.cli import main
 from cogo.algebra.block import Block
 from cogo.solvers import constructions as C
 from cogo.solvers import designs
+from cogo.catalogue.constructions import construction
 from cogo.catalogue.partial import PartialSolution, z_nu
 from cogo.algebra.cyclotomic import Cyclotomic
 from cogo.proofs import certificates as CE
@@ -95,7 +96,7 @@ def test_run_all_rejects_bad_method():
     with pytest.raises(ValueError):
         R.run_all(5, "fuzzy")
     with pytest.raises(ValueError):
-        TO.optimality(5, "f6", "approx")
+        TO.optimality(5, "z_F6", "approx")
     with pytest.raises(ValueError):
         TO.optimality(5, "f8", "exact")
 
@@ -306,30 +307,31 @@ def _perturbed_exact_f6(g):
 
 
 def test_optimality_exact_catches_perturbed_network():
-    good = TO.optimality(7, "f6", "exact", net=C.z_F6(7, exact=True))
+    good = TO.optimality(7, "z_F6", "exact", net=C.z_F6(7, exact=True))
     assert good.passed
-    bad = TO.optimality(7, "f6", "exact", net=_perturbed_exact_f6(7))
+    bad = TO.optimality(7, "z_F6", "exact", net=_perturbed_exact_f6(7))
     assert not bad.passed and bad.details["loss_exact"] != "0"
 
 
 def test_optimality_block_route_catches_non_hermitian_and_bad_structure(monkeypatch):
     monkeypatch.setattr(TO, "GENERAL_LOSS_MAX_ORDER", 3)  # force the block route at n = 7
     net = C.z_F6(7, exact=True)
-    assert TO.optimality(7, "f6", "exact", net=net).passed
+    assert TO.optimality(7, "z_F6", "exact", net=net).passed
     z = net.z.copy()
     z[0, 1, 0] = z[0, 1, 0] + sympy.I / 7  # -k entry no longer the conjugate
-    r = TO.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
+    r = TO.optimality(7, "z_F6", "exact", net=Network(7, z, exact=True))
     assert not r.passed and r.details["structure"]
     z = net.z.copy()
     z[0, 2, 0] = sympy.Integer(1)  # node 0 (a block at k=1) gets an input at k=2
     z[0, 5, 0] = sympy.Integer(1)
-    r = TO.optimality(7, "f6", "exact", net=Network(7, z, exact=True))
+    r = TO.optimality(7, "z_F6", "exact", net=Network(7, z, exact=True))
     assert not r.passed and any("not on one pair" in s for s in r.details["structure"])
 
 
-@pytest.mark.parametrize("kind", ["f6", "f6-ab", "f46"])
+@pytest.mark.parametrize("kind", ["z_F6", "z_F6_ab", "z_F46"])
 def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
-    dname, nname, _ = TO.CONSTRUCTIONS[kind]
+    rec = construction(kind)
+    dname, nname = rec.design.split(":")[1], rec.builder.split(":")[1]
     orig_d, orig_n = getattr(designs, dname), getattr(C, nname)
 
     def bad_design(G, exact=False, **kw):
@@ -351,7 +353,7 @@ def test_optimality_catches_monkeypatched_construction(kind, monkeypatch):
 
 
 def test_optimality_catches_uncorrected_design():
-    r = TO.optimality(11, "f46", "exact", design=designs.f46_design(11, exact=True, corrected=False))
+    r = TO.optimality(11, "z_F46", "exact", design=designs.f46_design(11, exact=True, corrected=False))
     assert not r.passed and r.details["loss_exact"] == "16/11"
 
 
@@ -360,24 +362,24 @@ def test_optimality_numeric_catches_perturbed_network():
     z = net.z.copy()
     z[0, 1, 2] *= 1.001
     z[0, 8, 2] = np.conj(z[0, 1, 2])
-    r = TO.optimality(9, "f6", "numeric", net=Network(9, z))
+    r = TO.optimality(9, "z_F6", "numeric", net=Network(9, z))
     assert not r.passed and r.residual > 1e-12
     nonreal = Network(9, net.z * np.exp(0.3j))
-    assert not TO.optimality(9, "f6", "numeric", net=nonreal).passed
+    assert not TO.optimality(9, "z_F6", "numeric", net=nonreal).passed
 
 
 def test_mem_certificate_catches_broken_factors():
     Ua, Ub = C.mem_factors(7)
-    assert TO.optimality(7, "mem", "exact", factors=(Ua, Ub)).passed
+    assert TO.optimality(7, "z_M", "exact", factors=(Ua, Ub)).passed
     E = Ua.E.copy()
     E[2, 3, :] = (E[2, 3, :] + 1) % 7  # c at frequency 3 rotated by a 7th root of unity
-    r = TO.optimality(7, "mem", "exact", factors=(C.RootOfUnityNetwork(Ua.group, E, 7), Ub))
+    r = TO.optimality(7, "z_M", "exact", factors=(C.RootOfUnityNetwork(Ua.group, E, 7), Ub))
     assert not r.passed and "R_g" in r.details["failing_conditions"]
 
 
 def test_mem_certificate_even_and_product_groups():
     for g in [2, 4, 6, "2x2", "3x5", "3x3"]:
-        r = TO.optimality(g, "mem", "exact")
+        r = TO.optimality(g, "z_M", "exact")
         assert r.passed, g
 
 
@@ -418,7 +420,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             if "Hermitian" in fn.__name__ or "outside" in fn.__name__:  # these break a sound base themselves:
                 handed = KC._z_nu_blocks(parse_group(7), True)  # handed a base that is not sound, they must miss
         if fn is KR.control_node_counts:
-            r = fn(7, method, nets={"f6": C.z_F6(7, exact=method == "exact")})  # intact: nothing to catch
+            r = fn(7, method, nets={"z_F6": C.z_F6(7, exact=method == "exact")})  # intact: nothing to catch
         elif fn is KR.control_mem_node_counts:
             r = fn(7, method, factors=[("intact", C.mem_factors(7))])
         elif fn is KR.control_mem_certificate:
@@ -566,7 +568,7 @@ def test_design_from_network_roundtrip():
 
 
 def test_family_certificates():
-    for kind in ("f6", "f6-ab", "f46"):
+    for kind in ("z_F6", "z_F6_ab", "z_F46"):
         fam = TO.family_certificate(kind)
         assert fam and all(fam.values()), (kind, fam)
 
@@ -821,7 +823,7 @@ def test_checkpoint_scaled_block_is_not_optimal_at_the_default_float64_tolerance
     assert v["block_failures"] == {"1": ["R_g"]}
     assert main(["verify", "--checkpoint", str(path), "--max-distance", f"{delta / 10:g}"]) == 1
     text = capsys.readouterr().out
-    assert "verdict: not near one (k=1: z_nu * z_syn at distance" in text
+    assert f"verdict: not near one: blocks farther than {delta / 10:g} (--max-distance): k=1 at " in text
     assert main(["verify", "--checkpoint", str(path), "--tol", "1e-12"]) == 0
     assert "not optimal within tolerance 1e-12" in capsys.readouterr().out
     assert main(["verify", "--checkpoint", str(path), "--tol", "1e-5"]) == 0  # a stated, looser tolerance
@@ -940,9 +942,9 @@ def test_numeric_block_control_checks_which_condition_fails(group):
 
 def test_row6_refuses_a_family_proof_of_other_statements(monkeypatch):
     """Row 6 requires the family certificate to prove its construction's statements (SPEC 7.3 for f46), not another's."""
-    good = TO.family_certificate("f6-ab")
+    good = TO.family_certificate("z_F6_ab")
     monkeypatch.setattr(TO, "family_certificate", lambda kind: good)
-    r = TO.optimality(7, "f46", "exact")
+    r = TO.optimality(7, "z_F46", "exact")
     assert not r.passed and r.details["family (every parameter value)"] == good
 
 
@@ -1026,5 +1028,5 @@ def test_irrational_exact_loss_is_reported_in_one_readable_form():
     assert r.status == "CAUGHT"
     assert r.details["loss"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial x**2 - 18*x/7 + 9/49")
     assert "CycNumber" not in r.details["loss"]
-    out = TO.optimality(7, "f6", "exact", net=U._irrational(parse_group(7)).to_network())
+    out = TO.optimality(7, "z_F6", "exact", net=U._irrational(parse_group(7)).to_network())
     assert not out.passed and out.details["loss_exact"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial")

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.spec import parse_group
 from cogo.io.outputs import check_output_file
 from cogo.runtime.errors import CogoError
@@ -22,7 +23,7 @@ from cogo.runtime.limits import require, verify_estimate
 __all__ = ["ExperimentConfig", "DEMO_CONFIG", "fresh_directory", "check_resume"]
 
 #: The training options of cogo.solvers.training_options and their defaults (named in the report when changed).
-OPTION_DEFAULTS = {"activation": "sqr", "batch_size": 0, "label_noise": 0.0, "top": "trained", "ridge": 1e-3}
+OPTION_DEFAULTS = {"activation": THEORY, "batch_size": 0, "label_noise": 0.0, "top": "trained", "ridge": 1e-3}
 #: Hyperparameters whose recorded value must match for a checkpoint to be reused.
 #: (The label-noise fraction is not among them: the checkpoint records the corrupted pairs under that key; the
 #: report's grid check, :data:`_GRID_KEYS`, holds the fraction.)
@@ -50,7 +51,7 @@ class ExperimentConfig:
     dynamics: int = 0  # > 0: snapshot every N epochs and read each run over time (cogo.dynamics.runs)
     threads: int | None = None  # CPU threads; None: the policy of cogo.runtime.threads (results do not depend on it)
     #: the training options of cogo.solvers.training_options (cogo train's flags of the same names)
-    activation: str = "sqr"
+    activation: str = THEORY
     batch_size: int = 0
     label_noise: float = 0.0
     top: str = "trained"

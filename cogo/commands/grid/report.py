@@ -147,18 +147,29 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: The reference's error columns (cogo.analysis.paper_measures), unscaled fractions and ``err``.
+_REFERENCE_LABELS = (("1nonfact_4", "reference (factorize_sol.py): non-factorable, order 4 [1nonfact_4]"),
+                     ("1nonfact_6", "reference (factorize_sol.py): non-factorable, order 6 [1nonfact_6]"),
+                     ("err_4", "reference (factorize_sol.py): mean factorization error, order 4 [err_4]"),
+                     ("err_6", "reference (factorize_sol.py): mean factorization error, order 6 [err_6]"))
+
+
 def summary_md(summary: dict) -> str:
     """The aggregate classification table (mean +- standard error over models) as Markdown."""
     rows = []
     labels = [("frac_blocks_not_order_4_or_6", "blocks not of order 4 or 6 (fraction)", ".3f"),
-              ("frac_nonfactorable_order_4", "non-factorable among order-4 blocks", ".3f"),
-              ("frac_nonfactorable_order_6", "non-factorable among order-6 blocks", ".3f"),
-              ("mean_error_order_4", "mean factorization error, order 4", ".1e"),
-              ("mean_error_order_6", "mean factorization error, order 6", ".1e"),
+              ("frac_nonfactorable_order_4", "cogo: non-factorable among order-4 blocks (factor-tol)", ".3f"),
+              ("frac_nonfactorable_order_6", "cogo: non-factorable among order-6 blocks (factor-tol)", ".3f"),
+              ("mean_relative_error_order_4", "cogo: mean relative reconstruction error, order 4", ".1e"),
+              ("mean_relative_error_order_6", "cogo: mean relative reconstruction error, order 6", ".1e"),
               ("frac_blocks_optimal", "blocks optimal on their own (fraction)", ".3f")]
     for key, label, fmt in labels:
         d = summary[key]
         rows.append([label, f"{_fmt(d['mean'], fmt)} ± {_fmt(d['se'], fmt)}", str(d["n"])])
+    for key, label in _REFERENCE_LABELS:  # the paper table's, by the reference's definitions (unscaled)
+        d = (summary.get("reference_table") or {}).get(key)
+        if d is not None:
+            rows.append([label, f"{_fmt(d['mean'], '.2e')} ± {_fmt(d['se'], '.2e')}", str(d["n"])])
     for t, d in summary["type_distribution"].items():
         rows.append([f"type `{t}` (fraction of factorable)", f"{_fmt(d['mean'], '.3f')} ± {_fmt(d['se'], '.3f')}",
                      str(d["n"])])
@@ -205,10 +216,10 @@ def summary_text(report: dict) -> str:
                      + ", ".join(f"{k}: {v}" for k, v in g["order_histogram"].items()))
         trows = []
         for key, label, fmt in (("frac_blocks_not_order_4_or_6", "not order 4 or 6", ".3f"),
-                                ("frac_nonfactorable_order_4", "non-factorable, order 4", ".3f"),
-                                ("frac_nonfactorable_order_6", "non-factorable, order 6", ".3f"),
-                                ("mean_error_order_4", "mean error, order 4", ".1e"),
-                                ("mean_error_order_6", "mean error, order 6", ".1e")):
+                                ("frac_nonfactorable_order_4", "cogo: non-factorable, order 4", ".3f"),
+                                ("frac_nonfactorable_order_6", "cogo: non-factorable, order 6", ".3f"),
+                                ("mean_relative_error_order_4", "cogo: mean relative error, order 4", ".1e"),
+                                ("mean_relative_error_order_6", "cogo: mean relative error, order 6", ".1e")):
             d = s[key]
             trows.append([label, f"{_fmt(d['mean'], fmt)} +- {_fmt(d['se'], fmt)}", str(d["n"])])
         for t, d in s["type_distribution"].items():

@@ -36,6 +36,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.spec import display_name, parse_group
 from cogo.analysis.classify import classify_many
 from cogo.analysis.nodes import activation_reports, catalogue_refusal
@@ -161,7 +162,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
         paths = _train_group(cfg, label, run_dir, progress, log, force=force)
         metas = [load_weights(p).meta for p in paths]
         training += _training_entries(label, paths, metas, out)
-        if cfg.activation != "sqr":  # no catalogue form for another activation: the per-node report (SPEC 8.3)
+        if cfg.activation != THEORY:  # no catalogue form for another activation: the per-node report (SPEC 8.3)
             groups_out.append(_node_reading(cfg, label, paths, run_dir, out, metas, class_md, log))
         else:
             groups_out.append(_classify_group(cfg, label, paths, run_dir, out, metas, class_md, progress, log))

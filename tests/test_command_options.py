@@ -1,5 +1,6 @@
-"""Every path a newcomer walks (issue #21): one output policy, groups read as written, the thread policy
-from Python, one meaning per common option, a flat table of blocks.
+"""The options every command shares, enumerated from the parser: one output policy (no output onto an input or over
+a result), groups read as written by every command, the thread policy from Python, one meaning per common option,
+a flat table of blocks (issue #21).
 
 Each test here fails on the code before issue #21 (checked against its parent commit)."""
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A newcomer's second hour (issue #36): the install, the Python API, interrupting, threads, flags, outputs.
+"""The install, the curated Python API, interrupting (Ctrl-C), threads restored, common flags, outputs never
+silently replaced (issue #36).
 
 Each test here fails on the code before issue #36 (checked against its parent commit)."""
 from __future__ import annotations
@@ -155,15 +156,15 @@ def test_construct_takes_the_function_names(tmp_path, capsys):
             warnings.simplefilter("error")                                 # the names themselves never warn
             net, meta = construct(name, 7)
         assert np.allclose(net.to_weights(real=True)[0], fn(7).to_weights(real=True)[0]), name
-    with pytest.raises(ValueError, match="pass 'z_F6_ab'"):               # a recorded kind is not a name
+    with pytest.raises(ValueError, match="use z_F6_ab"):                  # an old spelling is not a name
         construct("f6-ab", 7)
-    assert construct("z_F6_ab", 7)[1]["construction"] == "f6-ab"           # the file format is unchanged
+    assert construct("z_F6_ab", 7)[1]["construction"] == "z_F6_ab"        # one vocabulary: the file records the name
     assert main(["construct", "z_F6_ab", "--group", "7", "--out", str(tmp_path / "a.pt")]) == 0
     assert np.allclose(cogo.load(tmp_path / "a.pt").Wa, cogo.z_F6_ab(7).to_weights(real=True)[0])
     capsys.readouterr()
     assert main(["construct", "f6-ab", "--group", "7", "--out", str(tmp_path / "b.pt")]) == 2  # the old name: refused
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "'f6-ab' is what a checkpoint records for z_F6_ab: use z_F6_ab" in err, err
+    assert err.count("\n") == 1 and "'f6-ab' is the old name of z_F6_ab: use z_F6_ab" in err, err
     assert not (tmp_path / "b.pt").exists()
     assert main(["verify", "--checkpoint", str(tmp_path / "a.pt")]) == 0   # still certified exactly
     assert "certified global optimizer (exact)" in capsys.readouterr().out
