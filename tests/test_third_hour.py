@@ -56,6 +56,16 @@ def _interrupt_then_resume(argv, monkeypatch, capsys, owner, name, after) -> str
     return out
 
 
+#: the long commands whose interruption and printed resume line the tests below run (a new one needs its test)
+RESUME_TESTED = {"train", "experiment", "dynamics", "li2-sweep"}
+
+
+def test_every_resumable_command_has_its_interrupt_test():
+    from cogo.commands import attribute, names
+
+    assert {n for n in names() if attribute(n, "RESUME")} == RESUME_TESTED
+
+
 @pytest.fixture(scope="module")
 def snapshot_run(tmp_path_factory):
     d = tmp_path_factory.mktemp("snaps")
