@@ -29,7 +29,7 @@ DTYPES = ("float32", "float64")
 KERNELS = ("auto", "grid", "gather")
 
 #: the verdicts of ``cogo verify --checkpoint`` (cogo.proofs.trained.VERDICTS, in order of strength), repeated
-#: here so that building the parser does not import sympy; tests/test_third_hour.py checks that they agree
+#: here so that building the parser does not import sympy; tests/test_user_contracts.py checks that they agree
 VERDICTS = ("certified optimizer", "near a certified optimizer", "not near one")
 #: the checkpoint files cogo reads (cogo.io.formats: by the file's suffix)
 CHECKPOINT_SUFFIXES = (".pt", ".safetensors", ".npz")
