@@ -2,8 +2,9 @@
 reading has one table, every help line that lists choices is made from its registry, messages point the right
 way, figures keep their series apart.
 
-Each test here fails on the code before issue #54 (checked against its parent commit), but the resume tests of
-train (before any saved state), experiment and li2-sweep, which pin a contract that already held."""
+Each test here fails on the code before issue #54 (checked against its parent commit), but these resume tests,
+which pin a contract that already held there: train interrupted before any saved state, experiment, li2-sweep,
+and dynamics interrupted while reading its snapshots (the figures' interruption is the one that failed)."""
 from __future__ import annotations
 
 import os
