@@ -232,14 +232,17 @@ def test_li2_control_lines_state_nothing_unknown(capsys):
     assert "expected ?" not in out and "loss None" not in out
 
 
-def test_classify_plots_and_csv_refused_for_the_irreps_reading(tmp_path, capsys):
+def test_classify_plots_refused_for_the_irreps_reading_and_its_csv_written(tmp_path, capsys):
     run = tmp_path / "run"
     assert main(["train", "--group", "S3", "--epochs", "2", "--hidden", "8", "--out", str(run), "--no-progress"]) == 0
     ckpt = next(run.glob("*.pt"))
-    for flag, target in (("--plots", tmp_path / "plots"), ("--csv", tmp_path / "b.csv")):
-        assert main(["classify", str(ckpt), flag, str(target)]) == 2
-        assert flag in _one_line_error(capsys)
-        assert not target.exists()
+    target = tmp_path / "plots"
+    assert main(["classify", str(ckpt), "--plots", str(target)]) == 2
+    assert "--plots" in _one_line_error(capsys)
+    assert not target.exists()
+    # the irreps reading has its table (issue #54): one row per irrep family of S3 (trivial, sign, standard)
+    assert main(["classify", str(ckpt), "--csv", str(tmp_path / "b.csv"), "--no-progress"]) == 0
+    assert len((tmp_path / "b.csv").read_text().splitlines()) == 1 + 3
 
 
 # ---------------------------------------------------------------- groups read as written

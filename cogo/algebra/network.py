@@ -293,6 +293,12 @@ class Network:
             return cls(G, z, exact=True)
         F = G.characters
         s = G.scale / G.order
+        # each coordinate is a sum of n_G weights times characters of modulus 1: at most n_G max|W|.  Weights that
+        # large are refused before the products, which would overflow (never a RuntimeWarning, never inf computed)
+        big = max((float(np.abs(W).max()) for W in (Wa, Wb, Wc) if W.size), default=0.0)
+        if big > np.finfo(np.float64).max / (4.0 * G.order):
+            raise ValueError("network entries: contains NaN or infinite values (the weights are too large: "
+                             f"|W| up to {big:.3g} over {G.order} elements)")
         z = np.empty((3, G.order, Wa.shape[0]), dtype=np.complex128)   # the products written in place
         Fc = np.conj(F)
         np.matmul(Fc, Wa.T, out=z[0])

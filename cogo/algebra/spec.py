@@ -30,7 +30,7 @@ from cogo.algebra.smallgroups import from_spec as _smallgroup_from_spec  # GAP i
 from cogo.algebra.smallgroups import is_smallgroup_spec
 from cogo.runtime.errors import CogoError
 
-__all__ = ["pair_tables", "parse_group", "group_from_spec", "as_finite_group"]
+__all__ = ["pair_tables", "parse_group", "group_from_spec", "as_finite_group", "display_name"]
 
 
 _GROUP_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
@@ -72,6 +72,21 @@ def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") ->
         return FiniteAbelianGroup(tuple(spec))
     except TypeError:
         raise CogoError(f"cannot interpret {spec!r} as a group") from None
+
+
+def display_name(label: Any) -> str:
+    """The one display name of a group's label, as ``str(parse_group(label))`` prints it (every report and figure).
+
+    ``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label itself otherwise.
+
+    >>> display_name("23"), display_name("S3"), display_name("3x5"), display_name(7)
+    ('Z_23', 'S3', 'Z_3 x Z_5', 'Z_7')
+    """
+    s = str(label)
+    parts = s.split("x")
+    if all(p.isdigit() for p in parts):
+        return " x ".join(f"Z_{p}" for p in parts)
+    return s
 
 
 def group_from_spec(spec: str) -> FiniteGroup:

@@ -51,6 +51,7 @@ from cogo.algebra.spec import parse_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
 from cogo.io.formatting import dumps_json, render_table, to_plain
 from cogo.io.outputs import atomic_write_text
+from cogo.analysis.records import Records
 from cogo.analysis.report import check_output_paths
 from cogo.runtime.errors import CogoError
 
@@ -205,6 +206,11 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
 
 
 # --------------------------------------------------------------------------- many checkpoints
+#: the columns of the irreps reading's table (:meth:`IrrepsResult.to_records`), in this order
+IRREP_COLUMNS = ("checkpoint", "group", "seed", "weight_decay", "irrep", "dim", "kind", "nodes", "mixing",
+                 "energy_share", "theorem3_nodes")
+
+
 @dataclass
 class IrrepsResult:
     """Irreducible-representation readings of several checkpoints, with text/JSON/Markdown rendering.
@@ -299,6 +305,38 @@ class IrrepsResult:
                                         markdown=markdown, indent="" if markdown else "  "))
                 out.append("")
         return "\n".join(out)
+
+    def to_records(self) -> Records:
+        """One row per checkpoint and irrep family (the table of the text output; ``cogo classify --csv``).
+
+        Columns (:data:`IRREP_COLUMNS`): ``checkpoint``, ``group``, ``seed``, ``weight_decay`` (from the
+        checkpoint's metadata, None when absent), ``irrep`` (the family's name), ``dim``, ``kind``, ``nodes``
+        (live nodes living in it), ``mixing`` (of those, nodes with energy in another family too),
+        ``energy_share`` (its share of the live nodes' energy) and ``theorem3_nodes`` (Theorem 3's count, m_k = 1).
+
+        >>> from cogo.algebra.representations import isotypic_projectors
+        >>> W = isotypic_projectors("S3").real[2][:4]       # 4 nodes living in the 2-dimensional irrep of S3
+        >>> rows = IrrepsResult([read_irreps(W, W, W.T, "S3")]).to_records()
+        >>> [(r["dim"], r["nodes"]) for r in rows]
+        [(1, 0), (1, 0), (2, 4)]
+        """
+        rows = []
+        for r in self.reports:
+            ct = character_table(r.group)
+            meta = getattr(r, "meta", None) or {}
+            fe = r.family_energy
+            share = fe[:, r.live].sum(1) / max(fe[:, r.live].sum(), 1e-300)
+            for f, m in enumerate(r.families):
+                rows.append({"checkpoint": r.path, "group": r.group.label, "seed": meta.get("seed"),
+                             "weight_decay": meta.get("weight_decay"), "irrep": _family_name(ct, m),
+                             "dim": int(ct.dims[m[0]]), "kind": ct.kind(m[0]), "nodes": int(r.counts[f]),
+                             "mixing": int(r.mixed[r.node_family == f].sum()), "energy_share": float(share[f]),
+                             "theorem3_nodes": int(r.theory[f])})
+        return Records(rows, fixed=IRREP_COLUMNS)
+
+    def to_pandas(self):
+        """The table of :meth:`to_records` as a pandas DataFrame (needs pandas; not a dependency of cogo)."""
+        return self.to_records().to_pandas()
 
     def render_text(self) -> str:
         return self._tables(markdown=False)

@@ -16,6 +16,11 @@ one it holds:
 * ``write_outputs(json_path, markdown_path, plots_dir, force=False)``: checks
   every path first (:mod:`cogo.io.outputs`), renders in memory, writes
   atomically, returns the paths written.
+* ``to_records()``: the reading as one flat table (a list of dicts: one row per
+  block for the block reading, one per checkpoint and irrep family for the irreps
+  reading), ``to_pandas()`` the same table as a ``pandas.DataFrame`` (pandas is
+  optional) and ``cogo classify --csv`` the same table as CSV
+  (:func:`cogo.analysis.records.to_csv_text`).
 
 ``tests/analysis/test_reading.py`` holds both readings to this contract.
 
@@ -64,3 +69,7 @@ class Reading(Protocol):
 
     def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
                       force: bool = False) -> list[str]: ...
+
+    def to_records(self) -> list: ...
+
+    def to_pandas(self) -> Any: ...

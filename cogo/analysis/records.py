@@ -171,13 +171,23 @@ def to_csv_text(result: Any) -> str:
     >>> len(text.splitlines())                       # header + the two blocks of z_F6 on Z_5
     3
     """
-    rows = to_records(result)
+    rows, cols = _table(result)
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=columns(rows) if rows else list(FIXED_COLUMNS), lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
     w.writeheader()
     for r in rows:
         w.writerow({k: ("" if v is None else v) for k, v in r.items()})
     return buf.getvalue()
+
+
+def _table(result: Any) -> tuple[list[dict], list[str]]:
+    """The rows and columns of ``result``'s one table: its own :class:`Records` (the irreps reading, one row per
+    checkpoint and irrep family) or the block table of :func:`to_records`."""
+    own = getattr(result, "to_records", None)
+    rows = own() if callable(own) else to_records(result)
+    if isinstance(rows, Records):
+        return list(rows), rows.columns
+    return rows, columns(rows) if rows else list(FIXED_COLUMNS)
 
 
 def write_csv(result: Any, path: str | os.PathLike) -> str:
@@ -192,13 +202,21 @@ class Records(list):
     Used by :func:`cogo.dynamics.progress.progress_table` (one record per snapshot); the
     block table of :func:`to_records` is a plain list of the same kind of dicts.
 
+    ``fixed``: the columns every table of this kind has, first and in this order (also those of an empty table).
+
     >>> Records([{"epoch": 0, "x": 1.0}]).columns
     ['epoch', 'x']
+    >>> Records([], fixed=("checkpoint", "irrep")).columns
+    ['checkpoint', 'irrep']
     """
+
+    def __init__(self, rows: Any = (), fixed: Any = ()) -> None:
+        super().__init__(rows)
+        self.fixed = tuple(fixed)
 
     @property
     def columns(self) -> list:
-        cols: list = []
+        cols: list = list(self.fixed)
         for r in self:
             for k in r:
                 if k not in cols:

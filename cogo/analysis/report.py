@@ -38,6 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
+from cogo.algebra.spec import display_name
 from cogo.io.formatting import RenderedJSON, dumps_json, dumps_json_at, render_table, to_plain
 from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, check_outputs
 
@@ -297,7 +298,7 @@ NO_VERDICT = ("not computed (--no-verdict: the block reading only; no loss on al
 
 def _header(r: NetworkReport, verdict: bool = True) -> str:
     meta = ", ".join(f"{k}={v}" for k, v in r.meta.items() if k != "final")
-    s = (f"{r.path or '(network)'}  [Z_{r.group.label}, {r.hidden} hidden nodes: {r.live_nodes} live, "
+    s = (f"{r.path or '(network)'}  [{display_name(r.group.label)}, {r.hidden} hidden nodes: {r.live_nodes} live, "
          f"{r.dead_nodes} dead, {r.mixed_nodes} mixed-frequency, {r.zero_frequency_nodes} zero-frequency; "
          f"{len(r.blocks)} blocks]")
     s = s + (f"  {meta}" if meta else "")

@@ -11,7 +11,7 @@ import math
 import sys
 from typing import Callable
 
-from cogo.algebra.activations import NAMES as ACTIVATION_NAMES
+from cogo.algebra.activations import ACTIVATIONS, NAMES as ACTIVATION_NAMES
 from cogo.algebra.activations import THEORY
 from cogo.algebra.smallgroups import expand_collection, is_collection_spec
 from cogo.algebra.spec import parse_group
@@ -21,9 +21,45 @@ from cogo.runtime.threads import POLICY_HELP
 # the choices of cogo.solvers.training (LOSSES, OPTIMIZERS, DTYPES, KERNELS), repeated here so that
 # building the parser does not import torch; tests/commands/test_cli.py checks that they agree
 LOSSES = ("mse", "ce")
-OPTIMIZERS = ("adam", "adamw", "sgd", "muon")
+#: what each optimizer of cogo.solvers.training_config.OPTIMIZERS is: --optimizer's help is made from it
+OPTIMIZER_NOTES = {"adam": "L2 weight decay", "adamw": "decoupled weight decay", "sgd": "with --momentum",
+                   "muon": "Muon on the hidden layer, Adam on the output layer"}
+OPTIMIZERS = tuple(OPTIMIZER_NOTES)
 DTYPES = ("float32", "float64")
 KERNELS = ("auto", "grid", "gather")
+
+#: the verdicts of ``cogo verify --checkpoint`` (cogo.proofs.trained.VERDICTS, in order of strength), repeated
+#: here so that building the parser does not import sympy; tests/test_user_contracts.py checks that they agree
+VERDICTS = ("certified optimizer", "near a certified optimizer", "not near one")
+#: the checkpoint files cogo reads (cogo.io.formats: by the file's suffix)
+CHECKPOINT_SUFFIXES = (".pt", ".safetensors", ".npz")
+
+
+def optimizer_help(default: str = "adam") -> str:
+    """--optimizer's help: every choice of :data:`OPTIMIZERS` with what it is (so none can be left out)."""
+    return "; ".join(f"{k}{' (default)' if k == default else ''}: {v}" for k, v in OPTIMIZER_NOTES.items())
+
+
+def activation_help() -> str:
+    """The activations cogo trains and reads (cogo.algebra.activations.ACTIVATIONS), each with its formula."""
+    return ", ".join(f"{a.name} = {a.formula}" for a in ACTIVATIONS.values())
+
+
+def checkpoint_files_help() -> str:
+    """What a checkpoint file may be: every suffix and every layout of cogo.io.layouts.LAYOUTS (read from it)."""
+    from cogo.io.layouts import LAYOUTS  # late: start-up (numpy only; cogo --help builds one command's parser)
+
+    names = [lay.name for lay in LAYOUTS if lay.name not in ("keys", "npz")]
+    return (f"{CHECKPOINT_SUFFIXES[0]} (read without torch where it can be: tensors and plain containers only, as "
+            "torch.load(weights_only=True) allows), {', '.join(CHECKPOINT_SUFFIXES[1:-1])} or "
+            f"{CHECKPOINT_SUFFIXES[-1]} files in any layout cogo reads: {', '.join(names)}, npz (arrays Wa, Wb, "
+            "Wc), or any state dict through --keys (docs/cli.md#layouts)")
+
+
+def verdicts_help() -> str:
+    """The three verdicts of ``cogo verify --checkpoint``, in order (exit 0 for the first two)."""
+    return f"'{VERDICTS[0]}', '{VERDICTS[1]}' (exit 0) or '{VERDICTS[2]}' (exit 1)"
+
 
 #: the one meaning of --force for a command that writes named output files (cogo.io.outputs)
 FORCE_HELP = ("replace an output that already exists (a file, or a symbolic link, FIFO or device, replaced by a "
@@ -177,8 +213,9 @@ def reader_flags(p) -> None:
     p.add_argument("--shared-embedding", action="store_true",
                    help="one embedding for both operands (W_a = W_b): --keys Wa=KEY,Wc=KEY")
     p.add_argument("--activation", default=None, choices=ACTIVATION_NAMES,
-                   help="the network's activation (default: the file's record, else sqr); the catalogue and "
-                        "theorems hold for sqr only, other activations get the per-node frequency report")
+                   help=f"the network's activation: {activation_help()} (default: the file's record, else sqr); "
+                        "the catalogue and theorems hold for sqr only, other activations get the per-node "
+                        "frequency report")
     p.add_argument("--force-group", action="store_true",
                    help="read the files with --group even where it contradicts the group a file records (same "
                         "order, another numbering of the columns: refused without this flag)")
@@ -188,8 +225,8 @@ def training_option_flags(p) -> None:
     """The training options beyond the reference setting (cogo.solvers.training_options), one definition for
     cogo train, cogo experiment and cogo demo."""
     p.add_argument("--activation", default=THEORY, choices=ACTIVATION_NAMES,
-                   help="sigma of the hidden layer (default sqr = x^2; recorded in the checkpoint; other activations "
-                        "get the per-node frequency report, never a catalogue name)")
+                   help=f"sigma of the hidden layer: {activation_help()} (default {THEORY}; recorded in the "
+                        "checkpoint; other activations get the per-node frequency report, never a catalogue name)")
     p.add_argument("--batch-size", type=int_type("batch size", 0), default=0, metavar="B",
                    help="minibatches of B training pairs, a fresh order every epoch (default 0: full batch)")
     p.add_argument("--label-noise", type=float_type("label noise", 0.0, 1.0), default=0.0, metavar="P",

@@ -5,8 +5,8 @@ import sys
 
 from cogo.algebra.activations import THEORY
 from cogo.algebra.spec import parse_group
-from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, float_type, group_inputs, group_type,
-                                 int_type, reader_flags)
+from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, checkpoint_files_help, float_type,
+                                 group_inputs, group_type, int_type, reader_flags)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime.errors import CogoError
@@ -24,14 +24,14 @@ def add(subparsers) -> None:
                     "against the catalogue of SPEC 7 and aggregate over the checkpoints (mean +- standard "
                     "error). Prints a text table; every input is read and checked before any output is written.")
     mark_input(p.add_argument("files", nargs="+", metavar="FILE",
-                              help="checkpoints: .pt in the reference layout (read without torch; any object but "
-                                   "tensors and plain containers refused, as weights_only=True does) or .npz with "
-                                   "Wa, Wb, Wc"))
+                              help=f"checkpoints: {checkpoint_files_help()}"))
     mark_output(p.add_argument("--json", metavar="FILE", help="also write the full results as JSON"))
     mark_output(p.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown"))
     mark_output(p.add_argument("--csv", metavar="FILE",
                                help="also write one row per block (checkpoint, group, k, order, type, factors' "
-                                    "parameters, nearest form and distance, conditions) as CSV"))
+                                    "parameters, nearest form and distance, conditions) as CSV; for the irreps "
+                                    "reading one row per checkpoint and irrep family (nodes, mixing, energy share, "
+                                    "Theorem 3's count)"))
     mark_output(p.add_argument("--plots", metavar="DIR",
                                help="also write histograms of the angles of xi, nu, alpha, beta (PNG; Abelian "
                                     "groups only: refused for the irreps reading of a non-Abelian group)"), "dir")
@@ -74,11 +74,9 @@ def run(args) -> int:
 
     def abelian_only(loaded) -> None:  # before any analysis: what the irreps reading (SPEC 9) cannot give
         other = next((w.group for w in loaded if w.group.abelian is None), None)
-        for flag, given in (("--plots", args.plots), ("--csv", args.csv)):
-            if other is not None and given is not None:
-                raise CogoError(f"{flag} needs the block reading of an Abelian group (SPEC 8); {other} is read "
-                                f"through its irreducible representations (SPEC 9), which has no {flag[2:]}: "
-                                f"drop {flag}")
+        if other is not None and args.plots is not None:
+            raise CogoError(f"--plots needs the block reading of an Abelian group (SPEC 8); {other} is read "
+                            "through its irreducible representations (SPEC 9), which has no plots: drop --plots")
 
     # each file read once (cogo.io), one at a time (in the workers too): a sweep holds one network per process.  The
     # first decides the reading; every file is refused from its header when the work cannot fit (classify_many)
@@ -105,7 +103,7 @@ def run(args) -> int:
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading
     text = result.render_text()
     written = result.write_outputs(args.json, args.markdown, args.plots, force=args.force)
-    if args.csv is not None:  # Abelian only (refused above for the irreps reading)
+    if args.csv is not None:  # either reading's one table (result.to_records()): blocks, or irrep families
         written.append(write_csv(result, args.csv))
     sys.stdout.write(text)
     for rep in getattr(result, "reports", None) or []:

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from cogo.algebra.activations import NAMES as ACTIVATION_NAMES
-from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, float_type, group_type, int_type
+from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, activation_help, add_threads, float_type, group_type,
+                                 int_type)
 from cogo.commands._run import remove_stale, user_input
 from cogo.io.outputs import check_output_file, mark_input, mark_output
 from cogo.runtime.limits import dynamics_estimate, require
@@ -46,13 +47,14 @@ def add(subparsers) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write OUT/cache")
     p.add_argument("--no-figures", action="store_true", help="write only dynamics.json")
     p.add_argument("--activation", default=None, choices=ACTIVATION_NAMES,
-                   help="the network's activation (default: the file's record, else sqr); non-sqr runs get the "
-                        "per-node frequency report per snapshot")
+                   help=f"the network's activation: {activation_help()} (default: the file's record, else sqr); "
+                        "non-sqr runs get the per-node frequency report per snapshot")
     add_threads(p)
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     p.add_argument("--force", action="store_true",
                    help="replace the analysis already in OUT (dynamics.json and its figures; figures of runs not "
-                        "read this time are removed); default: refuse. " + FORCE_HELP)
+                        "read this time are removed); default: refuse a finished analysis (an interrupted one has "
+                        "no dynamics.json yet and resumes without --force); for each output: " + FORCE_HELP)
     p.set_defaults(keys=None, shared_embedding=False)
 
 

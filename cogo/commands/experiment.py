@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cogo.commands._args import (DEVICE_HELP, LOSSES, NO_PROGRESS_HELP, OPTIMIZERS, add_threads, device_type,
-                                 flat_groups, float_type, groups_type, int_type, parse_seeds, training_option_flags)
+                                 flat_groups, float_type, groups_type, int_type, optimizer_help, parse_seeds,
+                                 training_option_flags)
 from cogo.commands._run import command_line, user_input
 from cogo.commands.grid.config import DEMO_CONFIG, ExperimentConfig
 from cogo.io.outputs import mark_input, mark_output
@@ -58,13 +59,13 @@ def grid_flags(p, demo: bool) -> None:
                    help=f"learning rate (default {d.lr})")
     p.add_argument("--test-fraction", type=float_type("test fraction", 0.0, 1.0, lo_open=True),
                    default=d.test_fraction, help="held-out pairs, in (0, 1) (default 0.1)")
-    p.add_argument("--loss", choices=LOSSES, default=d.loss, help="training loss (default mse)")
+    p.add_argument("--loss", choices=LOSSES, default=d.loss, help="training loss: %(choices)s (default mse)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer,
-                   help="adam (default), adamw, sgd or muon (Muon on the hidden layer, Adam on the output layer)")
+                   help=optimizer_help(d.optimizer))
     training_option_flags(p)
     p.add_argument("--device", type=device_type, default=d.device, help=DEVICE_HELP)
     p.add_argument("--verify", choices=["exact", "numeric", "both", "none"], default=d.verify,
-                   help="which theorem checks to run per group (default both)")
+                   help="which theorem checks to run per group: %(choices)s (default both)")
     p.add_argument("--dynamics", type=int_type("dynamics", 0), default=0, metavar="N",
                    help="snapshot every N epochs and read each run over time (as cogo dynamics) into "
                         "OUT/dG/dynamics/ (default 0: off)")

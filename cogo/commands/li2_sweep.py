@@ -46,7 +46,7 @@ def add(subparsers) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace the sweep already in OUT (sweep.json of other settings, fit.json, the phase "
                         "diagrams; its cells are not reused); default: resume a sweep of the same settings, refuse "
-                        "one of other settings. " + FORCE_HELP)
+                        "one of other settings; for each output: " + FORCE_HELP)
     executors.add_arguments(p)  # --executor {inprocess,local,slurm} and the Slurm options (cogo/runtime/executors.py)
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from cogo.commands._args import (DEVICE_HELP, DTYPES, FORCE_HELP, KERNELS, LOSSES, NO_PROGRESS_HELP, OPTIMIZERS,
-                                 add_threads, device_type, float_type, group_type, int_type, parse_seeds,
-                                 training_option_flags)
+                                 add_threads, device_type, float_type, group_type, int_type, optimizer_help,
+                                 parse_seeds, training_option_flags)
 from cogo.commands._run import user_input
 from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime.errors import CogoError
@@ -56,7 +56,7 @@ def _model_flags(p) -> None:
     p.add_argument("--loss", default="mse", choices=LOSSES,
                    help="mse: MSE on zero-mean outputs (SPEC 1, default); ce: cross-entropy")
     p.add_argument("--optimizer", default="adam", choices=OPTIMIZERS,
-                   help="adam (L2 weight decay, default), adamw (decoupled decay) or sgd")
+                   help=optimizer_help())
     p.add_argument("--momentum", type=float_type("momentum", 0.0, 1.0), default=0.0,
                    help="SGD momentum in [0, 1) (default 0)")
     p.add_argument("--seeds", type=parse_seeds, default="1",
@@ -66,7 +66,8 @@ def _model_flags(p) -> None:
 def _run_flags(p) -> None:
     """Where and how the run computes and what it keeps: --device ... --threads."""
     p.add_argument("--device", type=device_type, default="cpu", help=DEVICE_HELP)
-    p.add_argument("--dtype", default="float32", choices=DTYPES, help="training precision (default float32)")
+    p.add_argument("--dtype", default="float32", choices=DTYPES,
+                   help="training precision: %(choices)s (default float32)")
     p.add_argument("--log-every", type=int_type("log-every", 1), default=10, metavar="N",
                    help="record full-data loss and accuracy every N epochs (default 10)")
     p.add_argument("--snapshot-every", type=int_type("snapshot-every", 0), default=0, metavar="N",

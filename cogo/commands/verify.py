@@ -6,9 +6,10 @@ import sys
 
 from cogo.algebra.spec import parse_group
 from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, reader_flags
+from cogo.commands._args import checkpoint_files_help, verdicts_help  # the help of --checkpoint (issue #54)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.formatting import dumps_json
-from cogo.io.outputs import atomic_write_text, check_output_file, mark_input, mark_output
+from cogo.io.outputs import atomic_write_text, check_output_file, mark_input, mark_output, parent_made
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import progress_callback, require, verify_checkpoint_estimate, verify_estimate
 from cogo.runtime.threads import threads
@@ -40,9 +41,10 @@ def add(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     add_threads(p)
     mark_input(p.add_argument("--checkpoint", metavar="FILE", default=None,
-                              help="instead of the theorems: is the network in FILE (.pt or .npz) a global "
-                                   "optimizer? numeric verdict for any network, exact certificate for a `cogo "
-                                   "construct` checkpoint"))
+                              help="instead of the theorems: is the network in FILE a global optimizer? "
+                                   f"FILE: {checkpoint_files_help()}. One of three verdicts: {verdicts_help()}; "
+                                   "numeric for any network, an exact certificate for a `cogo construct` "
+                                   "checkpoint"))
     reader_flags(p)
     p.add_argument("--tol", type=tol_type, default=None, metavar="T",
                    help="with --checkpoint: the numeric verdict is 'optimal within tolerance T' iff the float64 "
@@ -59,7 +61,8 @@ def add(subparsers) -> None:
                         "zero network's loss 1 - 1/n (default 0.01; docs/verify.md)")
     mark_output(p.add_argument("--snap", metavar="OUT.pt", default=None,
                                help="with --checkpoint: write the nearest certified optimizer (the snapped network) "
-                                    "as a checkpoint, its exact parameters in its meta"))
+                                    "as a checkpoint, its exact parameters in its meta (a missing folder is "
+                                    "created)"))
     mark_output(p.add_argument("--certificates", metavar="DIR", default=None,
                                help="also write one certificate (JSON) per exact claim into DIR, with DIR/index.json, "
                                     "for the independent checker `cogo-check DIR` (docs/verify.md); written only "
@@ -160,8 +163,8 @@ def _verify_checkpoint(args) -> int:
     with user_input():
         inputs = [args.checkpoint, *group_inputs(args.group)]
         for flag, out in (("--json", args.json), ("--snap", args.snap)):  # never onto the checkpoint itself
-            if out:
-                check_output_file(out, inputs=inputs, force=args.force, label=flag)
+            if out:   # --snap's folder is created when missing, as the commands' --out folders are
+                check_output_file(out, inputs=inputs, force=args.force, label=flag, parents=flag == "--snap")
         if getattr(args, "certificates", None):
             from cogo.proofs.export import check_target  # late: only with --certificates
             check_target(args.certificates, args.force)
@@ -179,8 +182,8 @@ def _verify_checkpoint(args) -> int:
                                                  else args.max_relative_loss))
     sys.stdout.write(v.render_text())
     if args.snap:
-        with user_input():
-            write_snapped(v, args.snap)
+        with user_input(), parent_made(args.snap) as snap:   # a missing folder is created (removed on failure)
+            write_snapped(v, snap)
         print(f"wrote {args.snap}")
     if args.json:
         atomic_write_text(args.json, dumps_json(v.to_dict()))

@@ -24,28 +24,61 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cogo.algebra.spec import display_name
 from cogo.dynamics.peers import CHUGHTAI_KEY_SIMILARITY
 from cogo.dynamics.progress import MEASURES, PANELS, grok_epoch
 from cogo.io.outputs import atomic_write
 
-__all__ = ["group_title", "figure_run", "figure_seeds", "figure_progress", "figure_progress_seeds", "save_png"]
+__all__ = ["PALETTE", "LINE_STYLES", "MARKER_COLOR", "series_color", "series_style", "group_title", "run_name",
+           "figure_run", "figure_seeds", "figure_progress", "figure_progress_seeds", "save_png"]
+
+
+# --------------------------------------------------------------------------- the colour policy (one place)
+#: The colours of every line series of cogo's figures, in order: matplotlib's tab10 without its grey, then
+#: tab20's light partners of the same nine hues (18 colours, so 11 irrep families never share one).
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+           "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5")
+#: Past :data:`PALETTE`, the colours repeat with the next of these line styles (no two series look the same).
+LINE_STYLES = ("-", "--", "-.", ":")
+#: Reference markers (the epoch test accuracy reaches 0.99, thresholds): a grey no series is drawn in.
+MARKER_COLOR = "#555555"
+
+
+def series_color(i: int) -> str:
+    """The colour of series ``i`` (:data:`PALETTE`, repeating past its length)."""
+    return PALETTE[i % len(PALETTE)]
+
+
+def series_style(i: int) -> dict:
+    """``color`` and ``ls`` of series ``i``: :func:`series_color`, with the next line style each time the palette
+    repeats, so that no two of ``len(PALETTE) * len(LINE_STYLES)`` series share both.
+
+    >>> series_style(0), series_style(len(PALETTE))
+    ({'color': '#1f77b4', 'ls': '-'}, {'color': '#1f77b4', 'ls': '--'})
+    """
+    return {"color": series_color(i), "ls": LINE_STYLES[(i // len(PALETTE)) % len(LINE_STYLES)]}
 
 
 def group_title(label: Any) -> str:
-    """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise.
+    """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise
+    (:func:`cogo.algebra.spec.display_name`, the one display name).
 
     Examples
     --------
     >>> group_title("23"), group_title("S3"), group_title("3x5")
     ('Z_23', 'S3', 'Z_3 x Z_5')
     """
-    s = str(label)
-    if s.isdigit():
-        return f"Z_{s}"
-    parts = s.split("x")
-    if len(parts) > 1 and all(p.isdigit() for p in parts):
-        return " x ".join(f"Z_{p}" for p in parts)
-    return s
+    return display_name(label)
+
+
+def run_name(run: dict) -> str:
+    """``seed N`` for a run that records its seed, else its file's name (a foreign series records none).
+
+    >>> run_name({"seed": 3, "path": "a/m.pt"}), run_name({"seed": None, "path": "a/m.pt"})
+    ('seed 3', 'm')
+    """
+    seed = run.get("seed")
+    return f"seed {seed}" if seed is not None else Path(str(run.get("path", "run"))).stem
 
 
 
@@ -86,7 +119,7 @@ def figure_run(run: dict):
     ks = fr["k"]
     fig = Figure(figsize=(10, 11), layout="constrained")
     ax = fig.subplots(4, 1, sharex=True)
-    title = f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: structure over training"
+    title = f"{group_title(run['group'])}, q={run['hidden']}, {run_name(run)}: structure over training"
     fig.suptitle(title)
     _panel_training(ax[0], run)
     _panel_r_kkk(ax[1], ep, fr["r_kkk"], ks)
@@ -119,7 +152,7 @@ def _panel_training(ax, run: dict) -> None:
                 label="fraction of final blocks settled")
         for i, t in enumerate(types):
             xs = [f["settled"] for f in form if f["type"] == t]
-            tw.plot(xs, np.full(len(xs), -0.04 - 0.03 * i), "|", color=f"C{3 + i}", ms=9, mew=1.5,
+            tw.plot(xs, np.full(len(xs), -0.04 - 0.03 * i), "|", color=series_color(3 + i), ms=9, mew=1.5,
                     label=f"settles: {t}")
     tw.set_ylim(-0.06 - 0.03 * len(types), 1.05)
     tw.set_ylabel("accuracy / fraction")
@@ -158,8 +191,9 @@ def _panel_conditions(ax, ep: np.ndarray, fr: dict) -> None:
             v = np.asarray(fr[c], dtype=float)
             w = np.where(four, np.nan, v) if c == "R_n" else v
             note = " (no order-4 block)" if c == "R_n" else ""
-            ax.plot(ep, np.nanmax(w, axis=1), color=f"C{j}", lw=1.2, label=f"{c}: max over k{note}")
-            ax.plot(ep, np.nanmedian(w, axis=1), color=f"C{j}", lw=0.9, ls="--", label=f"{c}: median over k{note}")
+            ax.plot(ep, np.nanmax(w, axis=1), color=series_color(j), lw=1.2, label=f"{c}: max over k{note}")
+            ax.plot(ep, np.nanmedian(w, axis=1), color=series_color(j), lw=0.9, ls="--",
+                    label=f"{c}: median over k{note}")
         if four.any():
             v4 = np.where(four, np.asarray(fr["R_n"], dtype=float), np.nan)
             ax.plot(ep, np.nanmax(v4, axis=1), color="0.5", lw=1.0, ls=":",
@@ -218,7 +252,7 @@ def figure_seeds(agg: dict, runs: Sequence[dict] | None = None):
         ax.errorbar(mm, y + off, xerr=s, fmt="o", color=col, capsize=3, label=f"{lab} (mean ± s.e.)")
     g = agg["grokking_epoch"]
     if g["mean"] is not None:
-        ax.axvline(g["mean"], color="C2", ls="--", label="test accuracy >= 0.99 (mean)")
+        ax.axvline(g["mean"], color=MARKER_COLOR, ls="--", label="test accuracy >= 0.99 (mean)")
     ax.set_yticks(y)
     ax.set_yticklabels(types)
     ax.set_xlabel("epoch")
@@ -252,13 +286,24 @@ def _figure_key_order(runs: Sequence[dict]):
     ax.set_yticks(range(len(shown)))
     ax.set_yticklabels(shown)
     ax.set_ylabel("irrep family")
-    ax.set_xscale("symlog", linthresh=1.0)
-    ax.set_xlabel("epoch its logit similarity first exceeds 0.05 (log scale; 0 linear)")
+    ax.set_ylim(-0.6, max(len(shown), 1) - 0.4)
+    hits = [e for nm in shown for e in first[nm]]
+    if hits and max(hits) > 10 * max(min(hits), 1):   # epochs over decades: a log axis
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_xlabel("epoch its logit similarity first exceeds 0.05 (log scale; 0 linear)")
+    else:   # a narrow range (one snapshot): a linear axis with several ticks, not one lone decade
+        from matplotlib.ticker import MaxNLocator  # late: matplotlib
+
+        lo, hi = (min(hits), max(hits)) if hits else (0, 1)
+        pad = max(1.0, 0.25 * (hi - lo))
+        ax.set_xlim(max(0.0, lo - pad) if lo >= 0 else lo - pad, hi + pad)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, min_n_ticks=3))
+        ax.set_xlabel("epoch its logit similarity first exceeds 0.05")
     group = group_title(runs[0]["group"]) if runs else "?"
     ax.set_title(f"{group}: when each irrep becomes key (Chughtai et al.), {len(runs)} run(s); "
                  "no block types (the block reading of SPEC 5-8 is for Abelian groups)", fontsize=8)
-    if shown:
-        ax.legend(fontsize=7, loc="lower right")
+    if shown:   # outside the axes: it covers no bar
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig
 
 
@@ -308,11 +353,30 @@ def _decorate(ax, title: str, ylabel: str, logy: Any, grok: float | None, grok_l
     elif logy:
         ax.set_yscale("log")
     if grok is not None:
-        ax.axvline(grok, color="C2", lw=1.0, ls="--", label=grok_label)
+        ax.axvline(grok, color=MARKER_COLOR, lw=1.0, ls="--", label=grok_label)
     ax.set_title(title, fontsize=9)
     ax.set_ylabel(ylabel, fontsize=8)
     ax.set_xlim(left=0)
     ax.legend(fontsize=6, loc="best")
+
+
+def _line(i: int, key: str, ls: str) -> dict:
+    """How series ``i`` of a panel is drawn: a palette colour and its line style; the categorical stage (0, 1, 2)
+    as black steps with a marker at each snapshot (a value held until the next, never interpolated)."""
+    if key == "stage":
+        return {"color": "k", "ls": "-", "drawstyle": "steps-post", "marker": "o", "ms": 3}
+    return {"color": series_color(i), "ls": ls}
+
+
+def _on_epochs(x: np.ndarray, xs: np.ndarray, ys: np.ndarray, categorical: bool = False) -> np.ndarray:
+    """``ys`` (at log epochs ``xs``) on the log epochs ``x``: linear interpolation, or for a categorical series
+    the value of the last snapshot at or before (NaN before the first); NaN everywhere with fewer than 2 points."""
+    if len(xs) < 2:
+        return np.full(len(x), np.nan)
+    if not categorical:
+        return np.interp(x, xs, ys)
+    i = np.searchsorted(xs, x, side="right") - 1
+    return np.where(i >= 0, ys[np.clip(i, 0, None)], np.nan)
 
 
 def figure_progress(run: dict):
@@ -327,7 +391,7 @@ def figure_progress(run: dict):
     fig = Figure(figsize=(12, 16), layout="constrained")
     kn = run["progress"]["key_names"]
     keys = ", ".join(kn) if len(kn) <= 4 else f"{len(kn)} of {len(run['progress']['families']) - 1} families"
-    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: progress measures "
+    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, {run_name(run)}: progress measures "
                  f"(cogo's key families: {keys or 'none'})", fontsize=10)
     panels = _panels()
     axes = _panel_axes(fig, len(panels) + 1)
@@ -335,15 +399,15 @@ def figure_progress(run: dict):
         for i, (k, lab, ls) in enumerate(lines):
             y = s[k]
             ok = np.isfinite(y) & ((y > 0) if logy is True else True)
-            ax.plot(s["epoch"][ok], y[ok], ls=ls, color=f"C{i}" if k != "stage" else "k", lw=1.2, label=lab,
-                    drawstyle="steps-post" if k == "stage" else "default")
+            ax.plot(s["epoch"][ok], y[ok], **_line(i, k, ls), lw=1.2, label=lab)
         _decorate(ax, title, ylabel, logy, grok, "test acc >= 0.99")
     ax = axes[-1]
     pr = run["progress"]
     A = np.asarray(pr["fve"]["logits"], dtype=float)
     for f, fam in enumerate(pr["families"]):
         if f in pr["key"] or A[:, f].max() > 0.05:
-            ax.plot(s["epoch"], A[:, f], lw=1.0, label=fam["name"] if len(pr["families"]) <= 13 else None)
+            ax.plot(s["epoch"], A[:, f], lw=1.0, **series_style(f), label=fam["name"] if len(pr["families"]) <= 13
+                    else None)
     _decorate(ax, "FVE of the centred logits per irrep family (key and > 0.05)", "fraction of variance", False, grok,
               "test acc >= 0.99")
     return fig
@@ -373,14 +437,16 @@ def figure_progress_seeds(runs: Sequence[dict]):
             for s in S:
                 y = s[k]
                 ok = np.isfinite(y)
-                Y.append(np.interp(x, np.log1p(s["epoch"][ok]), y[ok]) if ok.sum() >= 2 else np.full(len(x), np.nan))
+                Y.append(_on_epochs(x, np.log1p(s["epoch"][ok]), y[ok], categorical=k == "stage"))
             Y = np.asarray(Y)
             with np.errstate(all="ignore"):
                 med, lo, hi = np.nanmedian(Y, 0), np.nanmin(Y, 0), np.nanmax(Y, 0)
             ok = np.isfinite(med) & ((med > 0) if logy is True else True)
-            col = f"C{i}" if k != "stage" else "k"
-            ax.plot(ep[ok], med[ok], ls=ls, color=col, lw=1.2, label=f"{lab} (median)")
+            style = _line(i, k, ls)
+            col = style["color"]
+            ax.plot(ep[ok], med[ok], **style, lw=1.2, label=f"{lab} (median)")
             if len(runs) > 1:
-                ax.fill_between(ep[ok], lo[ok], hi[ok], color=col, alpha=0.15, lw=0)
+                ax.fill_between(ep[ok], lo[ok], hi[ok], color=col, alpha=0.15, lw=0,
+                                step="post" if k == "stage" else None)
         _decorate(ax, title, ylabel, logy, grok, "test acc >= 0.99 (median)")
     return fig

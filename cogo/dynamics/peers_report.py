@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.dynamics.figures import group_title
+from cogo.dynamics.figures import group_title, run_name, series_color
 from cogo.dynamics.peers import PEER_ARRAYS, peer_keys, peer_measures
 
 __all__ = ["NANDA_DEFINITION", "CHUGHTAI_DEFINITION", "DOSHI_DEFINITION", "peers_result", "summary_lines",
@@ -154,8 +154,8 @@ def _panel_losses(ax, run: dict, ep: np.ndarray) -> None:
 def _panel_per_family(ax, ep: np.ndarray, A: np.ndarray, names: list, key: list, ylabel: str, title: str) -> None:
     for f, nm in enumerate(names):
         if f in key or np.nanmax(np.abs(A[:, f])) > 0.05:
-            ax.plot(ep, A[:, f], lw=1.5 if f in key else 0.8, ls="-" if f in key else ":", color=f"C{f % 10}",
-                    label=nm if len(names) <= 14 else None)     # one colour per irrep in every panel
+            ax.plot(ep, A[:, f], lw=1.5 if f in key else 0.8, ls="-" if f in key else ":", color=series_color(f),
+                    label=nm if len(names) <= 14 else None)     # one colour per irrep in every panel (18 kept apart)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
 
@@ -196,7 +196,7 @@ def figure_peers(run: dict):
     cyclic = pr.get("nanda") is not None
     fig = Figure(figsize=(13, 17), layout="constrained")
     keys = f"key frequencies {pr['nanda']['key_frequencies']}" if cyclic else f"key irreps {', '.join(c['key_names'])}"
-    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, seed {run.get('seed')}: the peers' measures "
+    fig.suptitle(f"{group_title(run['group'])}, q={run['hidden']}, {run_name(run)}: the peers' measures "
                  f"({keys})", fontsize=10)
     axes = fig.subplots(4, 2).ravel()
     _panel_losses(axes[0], run, ep)

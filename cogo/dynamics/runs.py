@@ -476,6 +476,10 @@ def aggregate(runs: Sequence[dict]) -> dict:
 def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool = True) -> list[str]:
     """Write ``OUT/dynamics.json`` (runs and aggregate) and, with ``figures``, ``OUT/figures/*.png``; returns the paths, in that order.
 
+    The figures are written first and ``dynamics.json`` last: it marks a finished analysis, so an analysis
+    interrupted while drawing leaves none and the same command resumes it (``cogo dynamics`` refuses to
+    replace a finished one without ``--force``).
+
     Examples
     --------
     >>> import json, os, tempfile
@@ -491,10 +495,8 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     agg = aggregate(runs)
-    paths = []
     p = out / "dynamics.json"
-    atomic_write_text(p, dumps_json({"format": DYNAMICS_FORMAT, "runs": list(runs), "aggregate": agg}))
-    paths.append(str(p))
+    paths = [str(p)]
     if figures:
         fd = out / "figures"
         fd.mkdir(exist_ok=True)
@@ -508,6 +510,7 @@ def write_dynamics(runs: Sequence[dict], out: str | os.PathLike, figures: bool =
         paths.append(save_png(figure_seeds(agg, runs), fd / "dynamics_types.png"))
         if any(r.get("progress") for r in runs):
             paths.append(save_png(figure_progress_seeds(runs), fd / "progress_seeds.png"))
+    atomic_write_text(p, dumps_json({"format": DYNAMICS_FORMAT, "runs": list(runs), "aggregate": agg}))
     return paths
 
 
@@ -535,7 +538,15 @@ def render_text(runs: Sequence[dict]) -> str:
     grok = "-" if g is None else f"{g:.0f}"
     lines = [f"{len(runs)} run(s), {sum(len(r['snapshots']) for r in runs)} snapshots; "
              f"test accuracy >= 0.99 from epoch {grok} (mean over runs)"]
-    lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"], rows))
+    if rows:
+        lines.append(render_table(["block type", "final blocks", "first appears (epoch)", "settles (epoch)", "runs"],
+                                  rows))
+    else:   # no table of nothing: say why there is no block type
+        blockless = sorted({str(r.get("group")) for r in runs if not r["frequencies"]["k"]})
+        lines.append(f"no block types: {', '.join(blockless)} "
+                     + ("is" if len(blockless) == 1 else "are") + " read through irreducible representations "
+                     "(SPEC 9), not per-frequency blocks (SPEC 8); the progress measures follow"
+                     if blockless else "no block types: no snapshot has a block of live nodes")
     for r in runs:
         lines.extend(summary_lines(r))
     return "\n".join(lines) + "\n"

@@ -332,14 +332,41 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
     cogo.runtime.errors.CogoError: f.pt: refused: the head network also has bias terms V.bias (outside the model of SPEC 1: o = W_c sigma(W_a[:, a] + W_b[:, b]), no bias, no other layer)
     """
     opts = options if options is not None else current_options()
+    state = _flatten(state)   # a state dict nested under names of the user's own: dotted keys (net.W.weight)
     layout = _detect(set(state), meta, opts)
+    if layout is None and not opts.keys and (inner := _common_prefix_stripped(state)) is not None:
+        layout = _detect(set(inner), meta, opts)   # one name around everything ({'net': {...}}): what is inside
+        state = inner if layout is not None else state
     if layout is not None:
         if opts.shared_embedding and not layout.one_embedding:
             raise CogoError(f"{where}: --shared-embedding given but the file is in the {layout.name} layout "
                             "(two embeddings); leave the flag out")
         return layout.read(state, where, layout.name, opts, n_hint)
     raise CogoError(f"{where}: no known checkpoint layout; found {_listing(state) or 'no keys'}; pass "
-                    "--keys Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY; add --shared-embedding for one embedding)")
+                    "--keys Wa=KEY,Wb=KEY,Wc=KEY (or W=KEY,Wc=KEY; add --shared-embedding for one embedding), "
+                    "each KEY as listed here (a nested entry by its dotted path, e.g. net.W.weight)")
+
+
+def _flatten(state: Mapping[str, Any], prefix: str = "") -> Mapping[str, Any]:
+    """``state`` with every nested dict's entries as dotted keys (``{'net': {'W.weight': w}}``: ``net.W.weight``);
+    ``state`` itself when nothing is nested."""
+    if not prefix and not any(isinstance(v, Mapping) for v in state.values()):
+        return state
+    out: dict = {}
+    for k, v in state.items():
+        if isinstance(v, Mapping):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _common_prefix_stripped(state: Mapping[str, Any]) -> dict | None:
+    """The state without the first component shared by every (dotted) key, or None when there is none."""
+    heads = {k.split(".", 1)[0] for k in state}
+    if len(heads) != 1 or not all("." in k for k in state):
+        return None
+    return {k.split(".", 1)[1]: v for k, v in state.items()}
 
 
 # ---------------------------------------------------------------- the readers (Layout.read)
@@ -443,6 +470,10 @@ def _read_keys(state: Mapping[str, Any], where: str, layout: str, opts: ReadOpti
         # a reading with fewer hidden nodes than group elements is the transposed file's (as for files read
         # without --keys): when exactly one reading has q >= n, it is the one
         plausible = [c for c in cand if c[2] >= c[3]]
+        if len(plausible) != 1 and n_hint is not None:   # square matrices: the group order fits both readings
+            raise CogoError(f"{where}: --keys: the orientation of {found} is ambiguous even with the group order "
+                            f"{n_hint} (the matrices are square: q = n); end a key with :T (transpose) or :N (as "
+                            "stored)")
         if len(plausible) != 1:
             raise CogoError(f"{where}: --keys: the orientation of {found} is ambiguous; pass --group with the "
                             "group order, or end a key with :T (transpose) or :N (as stored)")

@@ -9,11 +9,12 @@ References
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cogo.algebra.spec import parse_group
 
-__all__ = ["checkpoint_name"]
+__all__ = ["checkpoint_name", "file_label"]
 
 
 def _fmt_wd(wd: float) -> str:
@@ -34,4 +35,14 @@ def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> 
     >>> checkpoint_name(23, 512, 5e-5, 1)
     'd23_q512_wd5e-05_seed1.pt'
     """
-    return f"d{parse_group(group).label}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
+    return f"d{file_label(parse_group(group).label)}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
+
+
+def file_label(label: str) -> str:
+    """A group's label as a shell-safe piece of a file name: every run of characters a shell would need quoted
+    (the parentheses and comma of ``SmallGroup(n,i)``) becomes one ``-``; the other labels are unchanged.
+
+    >>> file_label("SmallGroup(24,12)"), file_label("3x5"), file_label("S3x3")
+    ('SmallGroup-24-12', '3x5', 'S3x3')
+    """
+    return re.sub(r"[^A-Za-z0-9._+-]+", "-", str(label)).strip("-")

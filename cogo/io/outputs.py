@@ -34,7 +34,8 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from cogo.runtime.errors import CogoError
 
-__all__ = ["atomic_write", "atomic_write_text", "check_output_file", "check_output_dir", "check_outputs", "same_file", "file_identities", "mark_output", "mark_input",
+__all__ = ["atomic_write", "atomic_write_text", "check_output_file", "check_output_dir", "check_outputs", "parent_made",
+           "same_file", "file_identities", "mark_output", "mark_input",
            "OUTPUT_ATTR", "INPUT_ATTR"]
 
 #: attribute set on an argparse action that names an output (value: ``'file'`` or ``'dir'``); the tests enumerate
@@ -133,8 +134,11 @@ def _check_writable_dir(d: Path, what: str) -> None:
 
 
 def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = (), force: bool = False,
-                      label: str = "output", existing_ok: bool = False) -> Path:
+                      label: str = "output", existing_ok: bool = False, parents: bool = False) -> Path:
     """Check that a file can be written at ``path`` under the policy above; write nothing; return the Path.
+
+    ``parents``: a missing directory is accepted when its nearest existing ancestor is a writable directory
+    (the writer creates it, :func:`make_parent`, as the commands create their ``--out`` folders).
 
     ``inputs``: the command's input files (never overwritten).  ``force``:
     allow replacing an existing file, FIFO, device, socket or symbolic link.
@@ -199,10 +203,45 @@ def check_output_file(path: str | os.PathLike, inputs: Iterable[str | os.PathLik
             if kind is None and not force and not existing_ok:
                 raise CogoError(f"{label} {out} already exists; use --force to replace it")
     parent = out.parent if str(out.parent) else Path(".")
+    if parents:
+        while not os.path.lexists(parent) and parent != parent.parent:
+            parent = parent.parent   # the nearest existing ancestor: a directory the folders are created in
     if not parent.is_dir():
-        raise CogoError(f"cannot write {label} {out}: directory {parent} does not exist")
+        raise CogoError(f"cannot write {label} {out}: directory {parent} does not exist"
+                        if not os.path.lexists(parent) else f"cannot write {label} {out}: {parent} is not a directory")
     _check_writable_dir(parent, f"{label} {out}")
     return out
+
+
+@contextlib.contextmanager
+def parent_made(path: str | os.PathLike) -> Iterator[Path]:
+    """Create the folders above ``path`` that are missing (checked by ``check_output_file(..., parents=True)``) for
+    the write inside the block; when the write fails they are removed again (nothing stays behind).
+
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> with parent_made(os.path.join(tmp.name, "a", "b", "x.txt")) as out:
+    ...     _ = out.write_text("x")
+    >>> sorted(os.listdir(os.path.join(tmp.name, "a", "b")))
+    ['x.txt']
+    >>> tmp.cleanup()
+    """
+    out = Path(path)
+    made, d = [], out.parent
+    while not os.path.lexists(d) and d != d.parent:
+        made.append(d)
+        d = d.parent
+    for d in reversed(made):
+        d.mkdir()
+    try:
+        yield out
+    except BaseException:
+        for d in made:   # the innermost first; one that is not empty stays
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        raise
 
 
 def check_output_dir(path: str | os.PathLike, create: bool = True, label: str = "output directory") -> Path:

@@ -41,7 +41,7 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.executors import run_jobs
 from cogo.runtime.limits import progress_callback
 from cogo.algebra.representations import character_table
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import display_name, parse_group
 from cogo.io.formatting import render_table
 from cogo.io.outputs import atomic_write
 from cogo.analysis.irreps import read_irreps
@@ -314,7 +314,7 @@ def _groups(rows: list[dict]) -> list[dict]:
         g = str(r.get("group", r["M"]))
         if g not in out:
             d = int(r.get("d_max", 1))
-            name = f"Z_{g}" if g.isdigit() else g
+            name = display_name(g)
             out[g] = {"group": g, "name": name, "M": int(r["M"]), "d_max": d, "theory": theory_boundary(d)}
     return list(out.values())
 

@@ -86,6 +86,33 @@ def _caught(cases: list, kind: str, expect_fail, expect_loss, expect_conds: list
             "expected conditions": expect_conds}
 
 
+def control_reading(status: str, expected_to_fail: bool) -> str:
+    """What one case of a negative control says, for a first reader: ``CAUGHT`` (the defect breaks optimality
+    on these orders, as predicted), ``unaffected`` (it does not touch them, as predicted), else ``MISSED: ...``.
+
+    >>> control_reading("FAIL", True), control_reading("PASS", False), control_reading("PASS", True)
+    ('CAUGHT', 'unaffected', 'MISSED: optimal, predicted to fail')
+    """
+    if status == "FAIL" and expected_to_fail:
+        return "CAUGHT"
+    if status == "PASS" and not expected_to_fail:
+        return "unaffected"
+    if status == "UNPROVEN":
+        return "MISSED: unproven"
+    return "MISSED: " + ("fails, predicted optimal" if status == "FAIL" else "optimal, predicted to fail")
+
+
+def _control_rows(cases: list, kind: str, expect_fail) -> list[dict]:
+    """The rows of a control's cases, each with its ``reading`` (:func:`control_reading`): a case is predicted to
+    fail when the control fails on one of its admissible orders up to VERIFY_RANGE."""
+    adm = _admissible(kind)
+    rows = []
+    for c in cases:
+        predicted = any(adm(d) and c.member(d) and expect_fail(d) for d in range(2, VERIFY_RANGE + 1))
+        rows.append({**c.row(), "reading": control_reading(c.status, predicted)})
+    return rows
+
+
 def run_every_order() -> dict:
     """The every-order proofs and controls.
 
@@ -104,11 +131,11 @@ def run_every_order() -> dict:
     for model in M.controls():
         fail, loss, conds = M.CONTROL_EXPECT[model.title]
         cases = prove_block_model(model)
-        controls.append({"control": model.title, "cases": [c.row() for c in cases],
+        controls.append({"control": model.title, "cases": _control_rows(cases, model.kind, fail),
                          **_caught(cases, model.kind, fail, loss, conds)})
     for name, (scale, drop, loss) in MEM_CONTROLS.items():
         cases = _mem_cases(name, scale, drop)
-        controls.append({"control": name, "cases": [c.row() for c in cases],
+        controls.append({"control": name, "cases": _control_rows(cases, "z_M", lambda d: d >= 2),
                          **_caught(cases, "z_M", lambda d: d >= 2, loss)})
     ok = all(t["proven"] for t in theorems) and all(c["caught"] for c in controls)
     return {"theorems": theorems, "controls": controls, "ok": ok, "seconds": time.perf_counter() - t0}
@@ -146,10 +173,12 @@ def format_every_order(out: dict) -> str:
                              f"brackets the sums leave: {', '.join(case['brackets']) or 'none'}")
             for where, forms in case.get("relations by where they hold", {}).items():
                 lines.append(f"  relations L = 0 (mod d) the loss meets, {where}: {', '.join(forms)}")
-    lines += ["", "negative controls (must fail exactly on the orders predicted, with the predicted loss):"]
-    crow = [[c["control"], r["case"], r["d"], r["status"], r["loss"] or "-"] for c in out["controls"]
+    lines += ["", "negative controls (must fail exactly on the orders predicted, with the predicted loss): each case "
+              "reads CAUGHT (the defect breaks optimality there, as predicted) or unaffected (it leaves those orders "
+              "optimal, as predicted); MISSED otherwise"]
+    crow = [[c["control"], r["case"], r["d"], r.get("reading", r["status"]), r["loss"] or "-"] for c in out["controls"]
             for r in c["cases"]]
-    lines.append(render_table(["control", "case", "d covered", "status", "loss"], crow))
+    lines.append(render_table(["control", "case", "d covered", "reading", "loss"], crow))
     for c in out["controls"]:
         fails = (f"fails {', '.join(c['failing conditions'])} (expected {', '.join(c['expected conditions'])}); "
                  if c["expected conditions"] is not None else "")

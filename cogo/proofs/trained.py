@@ -142,7 +142,8 @@ def _construction(ckpt: Any) -> dict | None:
     except ValueError as exc:
         return {"construction": kind, "seed": seed, "same_as_file": False, "certified": False,
                 "reason": f"cannot rebuild {kind} on {G}: {exc}"}
-    out = {"construction": kind, "seed": seed, "label": f"{kind}, seed {seed}", **_same_weights(W, ckpt)}
+    drawn = "default parameters" if seed is None else f"seed {seed}"   # never "seed None" (issue #54)
+    out = {"construction": kind, "seed": seed, "label": f"{kind}, {drawn}", **_same_weights(W, ckpt)}
     if not out["same_as_file"]:
         out.update(certified=False, reason=f"the weights differ from {kind} rebuilt with seed {seed} "
                                            f"(relative {out['max_difference']:.2g}): the file is not that construction")

@@ -223,12 +223,16 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     # The flag is per thread: set on every pool thread, else results depend on the thread count.
     with thread_limit(threads):
         threads, denormals = flush_denormals(threads)
+        finished: list = []   # the states of the programs done, removed once every program is (a resume reuses them)
         try:
             for start in range(0, len(models), size):
                 results.extend(_train_batch(config, models[start:start + size], device, progress, kernel,
-                                            snapshot_dir, resume_every=resume_every, resume=resume, log=log))
+                                            snapshot_dir, resume_every=resume_every, resume=resume, log=log,
+                                            finished=finished))
         finally:
             set_flush_denormal_all(False, threads)
+        for saver in finished:
+            saver.done()
     for r in results:
         r.threads, r.denormals = threads, denormals
     return results
@@ -236,8 +240,13 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
 
 def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torch.device,
                  progress: bool, kernel: str, snapshot_dir: str | os.PathLike | None = None,
-                 resume_every: int = 0, resume: bool = False, log: Any = None) -> list[TrainResult]:
-    """Train one batched program of ``models`` (see :func:`train`); one :class:`cogo.solvers.training_results.TrainResult` per model."""
+                 resume_every: int = 0, resume: bool = False, log: Any = None,
+                 finished: list | None = None) -> list[TrainResult]:
+    """Train one batched program of ``models`` (see :func:`train`); one :class:`cogo.solvers.training_results.TrainResult` per model.
+
+    ``finished``: the program's resume state is appended there, to be removed by the caller once every program
+    is done (an interruption in a later program leaves it, so that ``--resume`` continues this one from it);
+    None: removed at once."""
     t0 = time.perf_counter()
     batch = (OptionsBatch if uses_options(cfg) else _Batch)(cfg, models, device, kernel)
     M = batch.M
@@ -263,7 +272,10 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     wall = time.perf_counter() - t0
     if saver is not None:
         wall += saver.elapsed_before
-        saver.done()
+        if finished is None:
+            saver.done()
+        else:
+            finished.append(saver)
     results = _batch_results(cfg, models, batch, history, snaps, snap_epochs, snap_at, writers, wall)
     if hasattr(batch, "finish"):
         batch.finish(results)

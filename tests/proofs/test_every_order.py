@@ -244,3 +244,21 @@ def test_cli_every_order_exits_0_names_its_cases_and_writes_json(tmp_path, capsy
     data = json.loads(out.read_text())
     assert data["ok"] is True and len(data["theorems"]) == 4
     assert np.all([c["caught"] for c in data["controls"]])
+
+
+def test_control_rows_read_caught_or_unaffected(every):
+    """Issue #54: a first reader of the control table sees CAUGHT / unaffected per case, not FAIL / PASS."""
+    readings = [r["reading"] for c in every["controls"] for r in c["cases"]]
+    assert set(readings) == {"CAUGHT", "unaffected"}
+    # the two cases predicted unaffected: z_F6's orders without collision, and d = 3 of the two hat controls
+    assert readings.count("unaffected") == 3
+    text = R.format_every_order(every)
+    table = text.split("negative controls")[1].split("\n  ")[0]
+    assert "CAUGHT" in table and "unaffected" in table
+    assert " FAIL " not in table and " PASS " not in table
+
+
+def test_control_reading_names_a_miss():
+    assert R.control_reading("FAIL", True) == "CAUGHT" and R.control_reading("PASS", False) == "unaffected"
+    assert R.control_reading("PASS", True).startswith("MISSED") and R.control_reading("FAIL", False).startswith("MISSED")
+    assert R.control_reading("UNPROVEN", True).startswith("MISSED")

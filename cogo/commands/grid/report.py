@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from cogo._version import __version__
+from cogo.algebra.spec import display_name
 from cogo.commands.grid.config import OPTION_DEFAULTS, ExperimentConfig
 from cogo.io.formatting import dumps_json, render_table
 from cogo.io.outputs import atomic_write_text
@@ -33,7 +34,7 @@ def order_histogram(reports, label: str) -> bytes | None:
     ax.set_xlabel("block order (live nodes per frequency)")
     ax.set_ylabel("blocks (all frequencies, all seeds)")
     total = sum(counts.values())
-    ax.set_title(f"Z_{label}: {total} blocks in {len(reports)} model(s)")
+    ax.set_title(f"{display_name(label)}: {total} blocks in {len(reports)} model(s)")
     if any(k in (4, 6) for k in keys) and any(k not in (4, 6) for k in keys):  # two colours: say which is which
         ax.legend(handles=[Patch(color="C0", label="order 4 or 6"), Patch(color="C3", label="other orders")],
                   fontsize=8)
@@ -71,7 +72,7 @@ def md_table(head: list[str], rows: list[list[str]]) -> str:
 
 
 def _training_rows(training: list[dict]) -> list[list[str]]:
-    return [[f"Z_{t['group']}", str(t["seed"]), f"{t['weight_decay']:g}", _fmt(t["train_loss"], ".3e"),
+    return [[f"{display_name(t['group'])}", str(t["seed"]), f"{t['weight_decay']:g}", _fmt(t["train_loss"], ".3e"),
              _fmt(t["test_loss"], ".3e"), _fmt(t["train_acc"], ".4f"), _fmt(t["test_acc"], ".4f"),
              _fmt(t.get("wall_time_s"), ".1f")] for t in training]
 
@@ -104,17 +105,17 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
                          _training_rows(report["training"])))
     for g in report["groups"]:
         out.append("")
-        out.append(f"![training curves Z_{g['group']}]({g['figures']['curves']})")
+        out.append(f"![training curves {display_name(g['group'])}]({g['figures']['curves']})")
     out.append("")
     out.append("## Classification (SPEC 8)")
     for g in report["groups"]:
         if g.get("nodes"):  # another activation: the per-node reading
-            out += ["", f"### Z_{g['group']}", "", class_md[g["group"]], "",
+            out += ["", f"### {display_name(g['group'])}", "", class_md[g["group"]], "",
                     f"Per-node tables: [`{g['classification_markdown']}`]({g['classification_markdown']})."]
             continue
         s = g["classification"]["summary"]
         out.append("")
-        out.append(f"### Z_{g['group']}")
+        out.append(f"### {display_name(g['group'])}")
         out.append("")
         orders = g["order_histogram"]
         total = sum(orders.values())
@@ -126,9 +127,9 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
         out.append(class_md[g["group"]])
         out.append("")
         if g["figures"]["orders"]:
-            out.append(f"![block orders Z_{g['group']}]({g['figures']['orders']})")
+            out.append(f"![block orders {display_name(g['group'])}]({g['figures']['orders']})")
         for name, fig in g["figures"]["angles"].items():
-            out.append(f"![{name} Z_{g['group']}]({fig})")
+            out.append(f"![{name} {display_name(g['group'])}]({fig})")
         out.append("")
         out.append(f"Per-block tables: [`{g['classification_markdown']}`]({g['classification_markdown']}).")
     if report["verification"]:
@@ -136,7 +137,7 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
         out.append("## Verification of the constructions (SPEC 3-7)")
         for g, res in report["verification"].items():
             out.append("")
-            out.append(f"### Z_{g}")
+            out.append(f"### {display_name(g)}")
             out.append("")
             out.append(md_table(["theorem", "method", "status", "residual", "seconds"], _verification_rows(res)))
             ok = all(r["passed"] for r in res)
@@ -203,7 +204,7 @@ def summary_text(report: dict) -> str:
     lines += _plain_table(head, rows)
     for g in report["groups"]:
         if g.get("nodes"):  # another activation: no catalogue name, the per-node reading
-            lines += ["", f"Z_{g['group']}: {g['nodes']['note']}"]
+            lines += ["", f"{display_name(g['group'])}: {g['nodes']['note']}"]
             lines += _plain_table(["checkpoint", "live", "single-frequency", "accuracy"],
                                   [[os.path.basename(d["path"]), str(d["live"]),
                                     f"{d['single_frequency_fraction']:.3f}", f"{d['accuracy']:.4f}"]
@@ -211,7 +212,7 @@ def summary_text(report: dict) -> str:
             continue
         s = g["classification"]["summary"]
         lines.append("")
-        lines.append(f"Z_{g['group']}: {s['blocks']} blocks, orders "
+        lines.append(f"{display_name(g['group'])}: {s['blocks']} blocks, orders "
                      + ", ".join(f"{k}: {v}" for k, v in g["order_histogram"].items()))
         trows = []
         for key, label, fmt in (("frac_blocks_not_order_4_or_6", "not order 4 or 6", ".3f"),
@@ -226,7 +227,7 @@ def summary_text(report: dict) -> str:
         lines += _plain_table(["statistic / block type", "mean +- s.e.", "n"], trows)
     for g, res in report["verification"].items():
         lines.append("")
-        lines.append(f"Verification, Z_{g}:")
+        lines.append(f"Verification, {display_name(g)}:")
         lines += _plain_table(["theorem", "method", "status", "residual", "seconds"], _verification_rows(res))
     return "\n".join(lines) + "\n"
 

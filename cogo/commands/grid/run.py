@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from cogo.algebra.activations import THEORY
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import display_name, parse_group
 from cogo.analysis.classify import classify_many
 from cogo.analysis.nodes import activation_reports, catalogue_refusal
 from cogo.analysis.report import angle_histograms, render_markdown, to_json_dict
@@ -70,9 +70,9 @@ def _train_group(cfg: ExperimentConfig, label: str, run_dir: Path, progress: boo
                 todo.append(seed)
         done = len(cfg.seeds) - len(todo)
         if done:
-            log(f"  Z_{label}, wd {wd:g}: reusing {done} trained model(s) in {run_dir}")
+            log(f"  {display_name(label)}, wd {wd:g}: reusing {done} trained model(s) in {run_dir}")
         if todo:
-            log(f"  Z_{label}, wd {wd:g}: training seeds {todo} as one batched program "
+            log(f"  {display_name(label)}, wd {wd:g}: training seeds {todo} as one batched program "
                 f"(q={cfg.hidden}, {cfg.epochs} epochs, {cfg.device})")
             for r in train(tc, todo, [wd], progress=progress, snapshot_dir=run_dir if cfg.dynamics else None,
                            threads=cfg.threads):
@@ -111,7 +111,7 @@ def _train_on_executor(cfg: ExperimentConfig, labels: list[str], out: Path, exec
                     if not reusable(run_dir / checkpoint_name(label, cfg.hidden, wd, s), tc, wd, s, force=force)]
             if todo:
                 calls.append((tc, todo, float(wd), str(run_dir), bool(cfg.dynamics), cfg.threads))
-                names.append(f"Z_{label} wd {wd:g} seeds {todo}")
+                names.append(f"{display_name(label)} wd {wd:g} seeds {todo}")
     if calls:
         log(f"[train] {len(calls)} job(s) on the {executor.kind} executor (job files in {executor.folder})")
 
@@ -158,7 +158,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
     groups_out, training, verification, class_md = [], [], {}, {}
     for label in labels:
         run_dir = check_output_dir(out / f"d{label}")
-        log(f"[train] Z_{label}")
+        log(f"[train] {display_name(label)}")
         paths = _train_group(cfg, label, run_dir, progress, log, force=force)
         metas = [load_weights(p).meta for p in paths]
         training += _training_entries(label, paths, metas, out)
@@ -188,7 +188,7 @@ def _classify_group(cfg: ExperimentConfig, label: str, paths: list, run_dir: Pat
                     class_md: dict, progress: bool, log: Callable) -> dict:
     """Classify one group's checkpoints (SPEC 8), write their reports and figures; the report's group entry."""
 
-    log(f"[classify] Z_{label}: {len(paths)} checkpoint(s)")
+    log(f"[classify] {display_name(label)}: {len(paths)} checkpoint(s)")
 
     with thread_limit(cfg.threads or choose_threads("classify")):
         result = classify_many([str(p) for p in paths], progress=progress)
@@ -226,7 +226,7 @@ def _classify_group(cfg: ExperimentConfig, label: str, paths: list, run_dir: Pat
 def _dynamics(paths: list, run_dir: Path, out: Path, label: str, log: Callable) -> dict:
     """Read every run over time (cogo dynamics) into ``run_dir/dynamics``; the report's entry."""
 
-    log(f"[dynamics] Z_{label}: reading the snapshots of {len(paths)} run(s)")
+    log(f"[dynamics] {display_name(label)}: reading the snapshots of {len(paths)} run(s)")
     runs = [analyse_run(p, cache_dir=run_dir / "dynamics" / "cache") for p in paths]
     written = write_dynamics(runs, run_dir / "dynamics")
     return {"json": os.path.relpath(written[0], out), "figures": [os.path.relpath(w, out) for w in written[1:]],
@@ -237,7 +237,7 @@ def _verify(label: str, cfg: ExperimentConfig, progress: bool, log: Callable) ->
     """The theorem verifier on one group (SPEC 3-7), as plain dicts."""
     from cogo.proofs.registry import run_all, theorem_list  # late: sympy (--verify none needs no exact arithmetic)
 
-    log(f"[verify] Z_{label} ({cfg.verify})")
+    log(f"[verify] {display_name(label)} ({cfg.verify})")
     G = parse_group(label)
     tick = progress_callback(len(theorem_list(G)) * (2 if cfg.verify == "both" else 1), f"verify {G}",
                              off=not progress)
@@ -248,7 +248,7 @@ def _node_reading(cfg: ExperimentConfig, label: str, paths: list, run_dir: Path,
                   class_md: dict, log: Callable) -> dict:
     """The per-node frequency reading of a non-``sqr`` group (:mod:`cogo.analysis.nodes`): no catalogue name."""
 
-    log(f"[nodes] Z_{label}: {len(paths)} checkpoint(s), activation {cfg.activation}")
+    log(f"[nodes] {display_name(label)}: {len(paths)} checkpoint(s), activation {cfg.activation}")
     text, dicts = activation_reports([str(p) for p in paths], "experiment")
     note = catalogue_refusal(cfg.activation, "experiment").rsplit(".", 1)[0] + "."
     cmd_path = run_dir / "classification.md"
