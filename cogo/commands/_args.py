@@ -51,7 +51,7 @@ def checkpoint_files_help() -> str:
 
     names = [lay.name for lay in LAYOUTS if lay.name not in ("keys", "npz")]
     return (f"{CHECKPOINT_SUFFIXES[0]} (read without torch where it can be: tensors and plain containers only, as "
-            "torch.load(weights_only=True) allows), {', '.join(CHECKPOINT_SUFFIXES[1:-1])} or "
+            f"torch.load(weights_only=True) allows), {', '.join(CHECKPOINT_SUFFIXES[1:-1])} or "
             f"{CHECKPOINT_SUFFIXES[-1]} files in any layout cogo reads: {', '.join(names)}, npz (arrays Wa, Wb, "
             "Wc), or any state dict through --keys (docs/cli.md#layouts)")
 
