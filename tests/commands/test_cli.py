@@ -107,7 +107,8 @@ def test_choices_match_the_library():
 
 def test_every_option_with_a_value_is_typed_or_has_choices():
     """No option reaches the command as a raw string that could fail late, except paths and free text."""
-    free = {"--out", "--json", "--markdown", "--csv", "--plots", "files", "--checkpoint", "--snap", "--certificates",  # paths
+    free = {"--out", "--json", "--markdown", "--csv", "--plots", "files", "--checkpoint", "--snap",  # paths
+            "--certificates",
             "--slurm-partition"}  # a name only the cluster knows
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
