@@ -97,7 +97,7 @@ def _loss_value(loss: Any) -> dict:
 
 def _construction_certs(G: Any, r: Any) -> dict | None:
     """Row 6 for a block construction or z_M: its network as the row built it."""
-    from cogo.catalogue.constructions import CONSTRUCTIONS, resolve
+    from cogo.catalogue.constructions import CONSTRUCTIONS, resolve  # late: the records name modules that import sympy
 
     for rec in CONSTRUCTIONS:
         title = rec.title
