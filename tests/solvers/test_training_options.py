@@ -178,7 +178,8 @@ def test_label_noise_recorded_and_reported_apart(tmp_path):
     assert f["clean_train_acc"] > 0.9
     path = save_run(r, tmp_path)[0]
     w = load_weights(path)
-    assert torch.equal(w.meta["label_noise"]["pairs"], pairs) and w.meta["label_noise"] == w.meta["label_noise"]
+    # the .pt is read without torch (cogo.io.ptzip): the recorded tensors come back as arrays of the same values
+    assert w.meta["label_noise"]["pairs"].tolist() == pairs.tolist()
     assert w.meta["label_noise"]["labels"].tolist() == labels.tolist()
 
 
