@@ -28,6 +28,7 @@ from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.spec import parse_group
 from cogo.proofs.controls_block_route import BLOCK_CONTROLS
 from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
+from cogo.proofs.controls_trained import TRAINED_CONTROLS, TRAINED_WHY, trained_applies
 from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, NODE_CONTROL,
                                        OCCAM_CONTROL)
 from cogo.proofs.results import METHODS, TheoremResult
@@ -121,6 +122,8 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _unseen("z_M, U_b node 0 reading b = -1 at frequency 0", "control_mem_zero_frequency", (), section="SPEC 5, 7.4"),
     _unseen("exact zero test and route comparison: undecidable and conflicting inputs", "control_zero_test_unseen",
             (), ("exact",), "SPEC 5-7"),
+    *(_control_row("controls_trained", name, control_name(name), ((trained_applies, TRAINED_WHY),), ("exact",),
+                   "SPEC 5-7.3") for name in TRAINED_CONTROLS),
 )
 
 
