@@ -29,8 +29,9 @@ from cogo.algebra.spec import parse_group
 from cogo.proofs.controls_block_route import BLOCK_CONTROLS
 from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
 from cogo.proofs.controls_trained import TRAINED_CONTROLS, TRAINED_WHY, trained_applies
-from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, NODE_CONTROL,
-                                       OCCAM_CONTROL)
+from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, MEM_ROUTES_CONTROL,
+                                       NODE_CONTROL, OCCAM_CONTROL)
+from cogo.proofs.theorems_optimality import MEM_CROSSCHECK_MAX_ORDER
 from cogo.proofs.results import METHODS, TheoremResult
 from cogo.proofs.rows import Row, methods_of, skipped_rows
 
@@ -110,6 +111,10 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _control_row("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
     _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
     _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
+    _control_row("controls_rows", MEM_ROUTES_CONTROL, "control_mem_routes",
+                 ((lambda G: G.order <= MEM_CROSSCHECK_MAX_ORDER,
+                   f"needs order <= {MEM_CROSSCHECK_MAX_ORDER}: z_M's second route runs up to there"),), ("exact",),
+                 "SPEC 7.4"),
     _control_row("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
     _control_row("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
              (_ODD_F6,), METHODS, "SPEC 7.1"),
