@@ -109,6 +109,8 @@ CONTROL_ROWS: tuple[Row, ...] = (
     *(_block_route(name) for name in BLOCK_CONTROLS),
     _control_row("controls_exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
     _control_row("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
+    _control_row("controls_exact_tools", "exact equality: Network.equals and the unit-circle check", "control_equality",
+                 (), ("exact",), "SPEC 3, 7.2"),
     _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
     _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
     _control_row("controls_rows", MEM_ROUTES_CONTROL, "control_mem_routes",
