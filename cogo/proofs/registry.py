@@ -150,11 +150,11 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
 
     Examples
     --------
-    >>> [f.__name__ for f in controls_for(2)][2:7]         # Z_2: no pair k != -k: the z_M controls, then
-    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate', 'control_membership']
-    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8, + 6
-    27
-    >>> [f.__name__ for f in controls_for(2)][7:]          # and those of cogo.proofs.controls_unseen
+    >>> [f.__name__ for f in controls_for(2)][2:9]         # Z_2: no pair k != -k: the z_M controls, then
+    ['control_exact_zero_test', 'control_formal', 'control_equality', 'control_mem_node_counts', 'control_mem_certificate', 'control_mem_routes', 'control_membership']
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + equality + three z_M rows + row 5 + rows 6, 7, 8, + 6 + 7 verdicts
+    36
+    >>> [f.__name__ for f in controls_for(2)][9:]          # and those of cogo.proofs.controls_unseen
     ['control_mem_zero_frequency', 'control_zero_test_unseen']
     """
     G = parse_group(group)
@@ -174,8 +174,8 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     --------
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows + row 5 + 4 unseen
-    19
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + equality + three z_M rows + row 5 + 4 unseen
+    21
     """
     G = parse_group(group)
     out = []
@@ -198,8 +198,10 @@ def skipped(group: Any, method: str = "both") -> list[str]:
     []
     >>> skipped(4)[0]
     '6. optimality of z_F6 (needs odd order: every k != 0 distinct from -k)'
-    >>> skipped(37)                   # z_M above order 31 is not built twice more for its two controls
+    >>> skipped(37)[:2]               # z_M above order 31 is not built twice more for its two controls
     ['control: z_M, output weights doubled (needs order <= 31 or no pair k != -k: z_M is built in full, with n^2 nodes)', 'control: z_M without node (0, 0) (needs order <= 31 or no pair k != -k: z_M is built in full, with n^2 nodes)']
+    >>> skipped(37)[2]                # nor is its second route above there
+    "control: optimality row: z_M's two routes disagree, exact (needs order <= 31: z_M's second route runs up to there)"
     """
     G = parse_group(group)
     return skipped_rows(THEOREMS, G, method) + skipped_rows(CONTROL_ROWS, G, method)

@@ -509,7 +509,8 @@ def _control_applies_by_hand(body: str, G) -> bool:
             "control_mem_doubled": G.order <= 31 or pairs == 0, "control_mem_dropped": G.order <= 31 or pairs == 0,
             "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd,
             "control_hat_per_node": pairs >= 2, "control_hat_nu2": pairs >= 2, "control_unbalanced": pairs >= 1,
-            "control_irrational_loss": pairs >= 1}.get(body, True)
+            "control_irrational_loss": pairs >= 1, "control_mem_routes": G.order <= 31}.get(
+        body, (odd and pairs >= 2 and G.order <= 101) if body.startswith("control_verdict") else True)
 
 
 @pytest.mark.parametrize("group", [2, 3, 4, 7, 24, 37, "2x2", "3x5"])
@@ -518,7 +519,7 @@ def test_each_control_runs_or_is_skipped_with_its_reason(group):
     G = parse_group(group)
     ran = [f.__name__ for f in R.controls_for(G)]
     lines = R.skipped(G)
-    assert len(R.CONTROL_ROWS) == 27
+    assert len(R.CONTROL_ROWS) == 36   # 27 + equality, z_M's two routes, seven verdicts (issue 52)
     for row in R.CONTROL_ROWS:
         listed = [line for line in lines if line.startswith(row.label + " (") or line.startswith(row.label + ", ")]
         runs = row.fn.__name__ in ran
