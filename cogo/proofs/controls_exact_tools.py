@@ -55,9 +55,10 @@ def _modular_cases() -> list:
     With ``M`` the field's modulus (the product of its primes) and ``maxR`` its reduction bound, an element whose
     proven 1-norm bound is ``b`` is decided from zero residues iff ``2 maxR b < M`` (the symmetric lift of its
     coordinates ``|c_i| <= maxR b``).  So ``b0 = (M - 1) // (2 maxR)`` is the largest bound decided and ``b0 + 1``
-    the smallest refused.  The integer ``M`` itself (built three ways: a rational, a sum ``M//2 + (M - M//2)``, a
-    product ``p_1 (M / p_1)``) is nonzero with every residue 0 and bound exactly ``M``: it must be undecided
-    (ModulusTooSmall), never zero; a bound tracked several times too small would call it zero.
+    the smallest refused.  The integer ``M`` itself (built five ways: a rational, a sum of four quarters, products
+    ``p_1 (M / p_1)`` of two elements and of an element and an integer, ``M zeta`` from a vector) is nonzero with
+    every residue 0 and bound exactly ``M``: it must be undecided (ModulusTooSmall), never zero; a bound tracked
+    several times too small would call it zero.
     """
     from cogo.algebra.modular import ModCyc, ModulusTooSmall, modular_field  # late: the modular route
 
@@ -69,7 +70,9 @@ def _modular_cases() -> list:
         out.append((f"L = {L}: bound (M - 1) // (2 maxR) decided", F.decidable(b0), True))
         out.append((f"L = {L}: bound (M - 1) // (2 maxR) + 1 refused", F.decidable(b0 + 1), False))
         built = {"M as a rational": lambda: ModCyc.rational(F, M),
-                 "M as a sum M//2 + (M - M//2)": lambda: ModCyc.rational(F, M // 2) + ModCyc.rational(F, M - M // 2),
+                 "M as a sum 3 (M//4) + (M - 3 (M//4))": lambda: (ModCyc.rational(F, M // 4) + ModCyc.rational(F, M // 4)
+                                                                + ModCyc.rational(F, M // 4)
+                                                                + ModCyc.rational(F, M - 3 * (M // 4))),
                  "M as a product p_1 (M / p_1)": lambda: ModCyc.rational(F, p1) * ModCyc.rational(F, M // p1),
                  "M as p_1 times the integer M / p_1": lambda: ModCyc.rational(F, p1) * (M // p1),
                  "M zeta as a vector": lambda: ModCyc.from_vector(F, [0, M] + [0] * (L - 2))}

@@ -79,8 +79,10 @@ def _caught(cases: list, kind: str, expect_fail, expect_loss, expect_conds: list
     covered = _coverage(cases, kind)["ok"]
     conds = sorted({x for c in cases if c.status == "FAIL" for x in c.details.get("failing", [])})
     conds_ok = expect_conds is None or conds == sorted(expect_conds)
-    ok = failing == want and loss_ok and not unproven and covered and conds_ok
-    return {"caught": ok, "fails on": sorted(failing)[:8], "expected": sorted(want)[:8],
+    both = _both_signs(cases)   # a collision case judged at +k and -k (two l_k), never one sign only
+    ok = failing == want and loss_ok and not unproven and covered and conds_ok and both and recount(cases, kind)[
+        "twice"] == []
+    return {"caught": ok, "collisions judged at both signs": both, "fails on": sorted(failing)[:8], "expected": sorted(want)[:8],
             "same orders": failing == want, "loss": [str(x) for x in losses], "expected loss": str(expect_loss),
             "unproven": unproven, "cases cover each order once": covered, "failing conditions": conds,
             "expected conditions": expect_conds}
@@ -115,6 +117,12 @@ def run_every_order() -> dict:
     return {"theorems": theorems, "controls": controls, "ok": ok, "seconds": time.perf_counter() - t0}
 
 
+def _both_signs(cases: list) -> bool:
+    """Every collision case with the relation imposed holds the ``l_k`` of both outputs ``+k`` and ``-k``."""
+    return all(len(c.details.get("l_k", [])) == 2 for c in cases
+               if c.method == "symbolic block certificate with the relation imposed")
+
+
 def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
     cov = _coverage(cases, kind)
     if kind != "mem":
@@ -123,8 +131,7 @@ def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
                             f"{even.describe()}")
     mine = recount(cases, kind)   # the cover counted afresh (cogo.proofs.every_order_checks): both must hold
     cov["recount"] = mine
-    both_signs = all(len(c.details.get("l_k", [])) == 2 for c in cases
-                     if c.method == "symbolic block certificate with the relation imposed")
+    both_signs = _both_signs(cases)
     cov["collisions judged at both signs"] = both_signs
     proven = cov["ok"] and all(c.status == "PASS" for c in cases) and mine["proven"] and both_signs
     what = "every d >= 2" if kind == "mem" else "every odd d >= 3"
