@@ -170,11 +170,11 @@ def run_trained_control(name: str, group: Any, method: str = "exact", files: Cal
             path = os.path.join(tmp, "control.pt")
             save_checkpoint(path, *W, meta={"group": str(G), **meta})
         v = _read(path, G)
-        if build is None and files is None:  # the record is the input's, not the verdict's
-            import torch  # late: torch
+        if build is None and files is None:  # the record is the input's (the file's meta), not the verdict's
+            from cogo.io.checkpoint import as_checkpoint  # late: torch
 
-            rec = torch.load(path, map_location="cpu", weights_only=True).get("meta", {}) or {}
-            want = CERTIFIED if isinstance(rec, dict) and isinstance(rec.get("exact_point"), dict) else NEAR
+            rec = as_checkpoint(path, group=G).meta or {}
+            want = CERTIFIED if isinstance(rec.get("exact_point"), dict) else NEAR
         dist = float(v.nearest_optimum["distance"])
         loss = float(v.nearest_optimum["loss_trained"])
         el = float(want_loss(n))
