@@ -13,7 +13,9 @@ import sympy
 from cogo.algebra.spec import parse_group
 from cogo.catalogue.partial import PartialSolution
 from cogo.algebra.block import Block
-from cogo.solvers.designs import BlockDesign
+from cogo.algebra.network import Network
+from cogo.solvers import constructions
+from cogo.solvers.designs import BlockDesign, _is_unit, f6ab_design
 from cogo.proofs.certificates import block_certificate
 from cogo.proofs.controls_block_route import _sound_block
 from cogo.proofs.formal import FormalVariables
@@ -171,10 +173,6 @@ def _equality_cases() -> list:
     Node order does not matter (SPEC 3).  ``(3 + 4 i)/5`` is on the unit circle exactly, ``(10^7 + 1)/10^7`` is not;
     the floats ``1 + 10^-7`` and ``1 + 10^-12`` are off by ``10^-7 > 1e-9`` and ``10^-12 <= 1e-9``.
     """
-    from cogo.algebra.network import Network
-    from cogo.solvers import constructions
-    from cogo.solvers.designs import _is_unit, f6ab_design
-
     e = sympy.Rational(10**7 + 1, 10**7)
     zx, zn = constructions.z_F6(5, exact=True), constructions.z_F6(5)
     bent = zx.z.copy()
