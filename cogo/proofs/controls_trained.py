@@ -186,7 +186,8 @@ def run_trained_control(name: str, group: Any, method: str = "exact", files: Cal
                        abs(loss - el), t, negative_control=True, verdict=v.verdict, expected_verdict=want,
                        distance=dist, expected_distance=want_dist, loss=loss, expected_loss=el,
                        blocks_away=list(v.nearest_optimum.get("blocks_away", []))[:3],
-                       failing_conditions=[v.verdict], expected_failing=[want])
+                       failing_conditions=[f"verdict '{v.verdict}', distance {dist:.3g}"],
+                       expected_failing=[f"verdict '{want}'" + ("" if want_dist is None else f", distance {want_dist:.3g}")])
 
 
 def _control(name: str) -> Callable:
