@@ -19,7 +19,7 @@ from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
 from cogo.algebra.block import Block
 from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.proofs.certificates import block_certificate
-from cogo.proofs.controls_constructions import _control, _counts
+from cogo.proofs.controls_constructions import _control, _counts, equals_by_evaluation
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.results import COND_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import decide_zero
@@ -215,7 +215,8 @@ def run_block_control(name: str, group: Any, method: str = "exact", design: Any 
             for route, c in certs.items():
                 c.structure.extend(problems)  # as in optimality(): the reader's problems belong to the certificate
                 nonzero = [cond for cond, ok in c.zero.items() if not ok]
-                loss_ok = decide_zero(c.loss - sympy.Rational(want_loss.numerator, want_loss.denominator)) is True
+                loss_ok = (decide_zero(c.loss - sympy.Rational(want_loss.numerator, want_loss.denominator)) is True
+                           and equals_by_evaluation(c.loss, want_loss))  # beside the zero test: an evaluation to 40 digits
                 per_route[route] = {"nonzero": nonzero, "loss": str(c.loss), "undecided": list(c.undecided),
                                     "structure": list(c.structure), "certified": c.optimal,
                                     "computed_by": sorted(c.routes),

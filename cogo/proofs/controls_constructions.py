@@ -82,7 +82,7 @@ from cogo.proofs.results import COND_TOL, TheoremResult, Timer, check_method, ma
 from cogo.proofs.zero import decide_zero
 from cogo.solvers import designs
 
-__all__ = ["CONTROLS", "run_control", "EXACT_LOSS_MAX_ORDER", "MEM_CONTROL_MAX_ORDER", "control_name", "control_z_nu_blocks",
+__all__ = ["equals_by_evaluation", "CONTROLS", "run_control", "EXACT_LOSS_MAX_ORDER", "MEM_CONTROL_MAX_ORDER", "control_name", "control_z_nu_blocks",
            "control_order4_blocks", "control_uncorrected_f46", "control_perturbed_f6", "control_mem_doubled",
            "control_mem_dropped", "MemControl"]
 
@@ -90,6 +90,22 @@ __all__ = ["CONTROLS", "run_control", "EXACT_LOSS_MAX_ORDER", "MEM_CONTROL_MAX_O
 #: the block certificate and even groups the general loss all the same (the controls are sparse).
 EXACT_LOSS_MAX_ORDER = 31
 CONDITIONS = ("R_g", "R_c", "R_n", "R_*")
+
+
+def equals_by_evaluation(x: Any, want: Any, digits: int = 40) -> bool:
+    """``x`` (an exact expression from the code under test) and the hand-derived ``want`` agree to ``10^-(digits-10)``
+    when both are evaluated to ``digits`` significant digits (sympy's ``N``; never the project's zero test), a check
+    beside :func:`cogo.proofs.zero.decide_zero` so that an expected value cannot be matched by the zero test alone.
+
+    >>> equals_by_evaluation(sympy.Rational(1, 3) + sympy.sqrt(2) - sympy.sqrt(2), Fraction(1, 3))
+    True
+    >>> equals_by_evaluation(sympy.Rational(1, 3) + sympy.Rational(1, 10**25), Fraction(1, 3))
+    False
+    """
+    to = (lambda v: sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sympy.sympify(v))
+    diff = sympy.N(to(x) - to(want), digits)
+    scale = max(1.0, abs(complex(sympy.N(to(want), 17))))
+    return bool(abs(complex(diff)) <= scale * 10.0 ** (10 - digits))
 
 
 def _counts(G: FiniteAbelianGroup) -> tuple[int, int]:
@@ -279,12 +295,15 @@ def run_control(name: str, group: Any, method: str = "exact", design: Any = None
                 cert = general_loss_certificate(net)
                 loss = cert["loss"]
                 route = f"general loss of SPEC 5 (fourier_loss) in exact Q(zeta_{cert['L']})"
+                loss_ok = loss is not None and loss == want_loss   # two rationals, compared exactly
             else:
                 bc = block_certificate(d)
-                same = decide_zero(bc.loss - sympy.Rational(want_loss.numerator, want_loss.denominator)) is True
-                loss = want_loss if same else bc.loss  # exactly the closed form, or the exact value found
+                # the value found is reported, never the closed form; both the exact zero test and an evaluation
+                # to 40 digits (independent of it) must find it equal to the closed form
+                loss = bc.loss
+                loss_ok = (decide_zero(bc.loss - sympy.Rational(want_loss.numerator, want_loss.denominator)) is True
+                           and equals_by_evaluation(bc.loss, want_loss))
                 route = "exact block certificate (blocks read from the design)"
-            loss_ok = loss is not None and loss == want_loss
             details.update(loss=str(loss), route=route)
         else:
             loss = real_loss(*num.to_weights(real=True), group=G)

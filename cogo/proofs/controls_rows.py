@@ -27,8 +27,8 @@ from cogo.proofs.zero import decide_zero
 from cogo.solvers import designs
 
 __all__ = ["control_node_counts", "control_mem_node_counts", "control_mem_certificate", "control_membership",
-           "control_occam", "control_optimality_row", "NODE_CONTROL", "OCCAM_CONTROL", "MEM_COUNT_CONTROL",
-           "MEM_CERT_CONTROL", "MEMBERSHIP_CONTROL"]
+           "control_occam", "control_optimality_row", "control_mem_routes", "NODE_CONTROL", "OCCAM_CONTROL", "MEM_COUNT_CONTROL",
+           "MEM_CERT_CONTROL", "MEMBERSHIP_CONTROL", "MEM_ROUTES_CONTROL"]
 
 
 # =========================================================================== consistency-row controls
@@ -159,6 +159,48 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
                        "row fails with R_g among its failing conditions (and, up to order 31, its Fourier-inversion "
                        "and Z[zeta_L] routes agree)", "exact", caught, 0.0, t, routes_agree=agree,
                        negative_control=True, failing_conditions=failing, expected_failing=["R_g (at least)"],
+                       loss="n/a", expected_loss="n/a")
+
+
+# * row 6's two z_M routes made to disagree: Fourier inversion reads z_M itself (optimal: every condition sum 0, row 6
+#   proves it), the reference route (character sums in Z[zeta_L], up to order 31) reads the z_M of the control above
+#   (node 0 of U_a reading a at 1: R_g fails by hand there).  One route says optimal, the other not: the row must FAIL
+#   with "routes agree" False, whatever the inversion route's own verdict.
+MEM_ROUTES_CONTROL = "optimality row: z_M's two routes disagree"
+
+
+def _mem_broken_factors(G: Any) -> tuple:
+    """z_M's ``(U_a, U_b)`` with node 0 of U_a reading a at element 1 (its c row unchanged)."""
+    Ua, Ub = constructions.mem_factors(G)
+    E = Ua.E.copy()
+    E[0, :, 0] = E[0, :, 1]
+    return RootOfUnityNetwork(G, E, Ua.L), Ub
+
+
+def control_mem_routes(group: Any, method: str = "exact", reference: tuple | None = None) -> TheoremResult:
+    """Row 6 (z_M) with its reference route handed a broken z_M (see above): CAUGHT iff the row fails, its routes
+    reported disagreeing and the reference route failing R_g.
+
+    ``reference`` (``(U_a, U_b)``) replaces what the reference route reads (testing the control).
+
+    Examples
+    --------
+    >>> r = control_mem_routes(5)
+    >>> r.status, r.details["routes_agree"]
+    ('CAUGHT', False)
+    """
+    G = parse_group(group)
+    with Timer() as t:
+        r = optimality(G, "z_M", "exact", reference_factors=reference if reference is not None
+                       else _mem_broken_factors(G))
+        agree = r.details.get("routes agree")
+        ref_failing = list(r.details.get("reference route failing_conditions", []))
+        caught = not r.passed and agree is False and "R_g" in ref_failing
+    return make_result(MEM_ROUTES_CONTROL, "row 6 for z_M, its Fourier-inversion route reading z_M (optimal) and its "
+                       "Z[zeta_L] reference route reading z_M with node 0 of U_a at element 1 (R_g fails by hand): "
+                       "CAUGHT iff the row FAILS with its routes reported disagreeing (reference failing R_g)",
+                       "exact", caught, 0.0, t, negative_control=True, routes_agree=agree, row_passed=r.passed,
+                       failing_conditions=ref_failing, expected_failing=["R_g (at least), reference route only"],
                        loss="n/a", expected_loss="n/a")
 
 

@@ -75,7 +75,7 @@ from cogo.solvers.designs import abc_normalizer, BlockDesign
 from cogo.analysis.optimality import largest_residuals
 from cogo.proofs.certificates import block_certificate, general_loss_certificate
 from cogo.proofs.controls_block_route import _numeric_block_control, _sound_block
-from cogo.proofs.controls_constructions import EXACT_LOSS_MAX_ORDER
+from cogo.proofs.controls_constructions import EXACT_LOSS_MAX_ORDER, equals_by_evaluation
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.mem_certificate import mem_certificate
 from cogo.proofs.mem_points import POINTS_ROUTE, mem_points, points_certificate, points_loss
@@ -211,7 +211,8 @@ def _exact_block_outcome(G, d: BlockDesign, want_loss, want_nonzero: list, detai
         per_route[route] = {"nonzero": nonzero, "loss": str(c.loss), "undecided": list(c.undecided),
                             "structure": list(c.structure), "computed_by": sorted(c.routes),
                             "ok": (nonzero == want_nonzero and not c.undecided and not c.optimal
-                                   and decide_zero(c.loss - want_loss) is True and list(c.structure) == even
+                                   and decide_zero(c.loss - want_loss) is True
+                                   and equals_by_evaluation(c.loss, want_loss) and list(c.structure) == even
                                    and c.routes == {route})}
     verdict = compare_routes(certs["Q(zeta_L)"], certs["sympy"])
     details.update(loss=per_route["sympy"]["loss"], nonzero_conditions=per_route["sympy"]["nonzero"],
@@ -241,8 +242,11 @@ def _irrational_general_loss(G, d: BlockDesign, want_loss, details: dict) -> boo
                    expected_minimal_polynomial=[str(c) for c in want_poly], loss=text,
                    expected_loss=f"{want_loss} (minimal polynomial {hand})")
     printed = sympy.sympify(text.split(" (minimal polynomial")[0])  # the expression printed is the loss itself
+    # each comparison with the closed form twice: the exact zero test and an evaluation to 40 digits beside it
     return (gl["loss"] is None and decide_zero(gl["value"].to_sympy() - want_loss) is True and poly == want_poly
-            and "sqrt(2)" in text and decide_zero(printed - want_loss) is True)
+            and equals_by_evaluation(gl["value"].to_sympy(), want_loss)
+            and "sqrt(2)" in text and decide_zero(printed - want_loss) is True
+            and equals_by_evaluation(printed, want_loss))
 
 
 def run_unseen_block_control(name: str, group: Any, method: str = "exact", design: Any = None) -> TheoremResult:

@@ -35,6 +35,19 @@ losses are derived by hand:
   frequency): ``l_k = -1 + |1 + i|^2 = 1``: loss ``2 (d - 1)/d``.
 * ``z_nu(1) * z_xi(1, +1) blocks`` (scale ``4^(-1/3)``): only ``conj(a) b c = 1``,
   ``l_k = -2 + 1 + 1 = 0``: loss ``(d - 1)/d`` (``block route: R_c only``).
+* ``unbalanced order-4 blocks`` (the R_n term's form): the order-4 block above with ``a`` of nodes 0, 2 doubled
+  and their ``b`` halved (``cogo.proofs.controls_unseen``, ``unbalanced nodes``): ``abc``, R_c and R_* do not
+  move, ``R_n = sum |a|^2 c + sum |b|^2 c = (8 + 2 i)/4 + (1/2 + 2 i)/4 = 17/8 + i``, ``l_k = -1 + 353/64 = 289/64``
+  at every ``k != 0``: loss ``(d - 1)/d (289/64 + 1) = 353 (d - 1)/(64 d)``; only R_n fails.  A form that reads
+  ``|a|^2`` for ``|b|^2`` (equal on balanced nodes) gives another loss.
+* ``z_F4/6 with the hat on a z_syn block`` (the cross terms): the order-6 block at ``k0`` replaced by
+  ``t z_syn`` (``t = 3^(-1/3)``, ``a = b = c = t w^j``, ``j = 0, 1, 2``) carrying the hat ``gamma = -R/(6 t^2)``
+  that cancels R_n (``R = 1 + s i`` the order-4 block's R_n term ``sum (|a|^2 + |b|^2) c``, the self sums at
+  ``m = 0`` counting ``(k, -k)`` and ``(-k, k)``).  At an order-4 output the hat nodes add the cross terms
+  ``r[k0, -k0] = r[-k0, k0] = sum a conj(b) gamma = 3 t^2 gamma = -(1 + s i)/2`` (``sum a b = sum a^2 = 0``
+  over ``w^(2j)``): ``l_k = -1 + 2 |1 + s i|^2/4 = 0`` there, R_c fails; at ``+-k0`` the z_syn block alone,
+  ``l = -1/2`` (R_* fails): loss ``(2 (-1/2) + 0 (d - 3))/d + (d - 1)/d = (d - 2)/d`` for every odd ``d``
+  (``d = 3``: z_syn alone, ``(2 (-1/2))/3 + 2/3 = 1/3``; the per-order case fails, its z_syn class not ``-1``).
 
 References
 ----------
@@ -73,6 +86,8 @@ CONTROL_EXPECT = {
     "z_syn blocks": (lambda d: d % 2 == 1, (D - 1) / (2 * D), ["R_*"]),
     "order-4 blocks without hat": (lambda d: d % 2 == 1, 2 * (D - 1) / D, ["R_n"]),
     "z_nu(1) * z_xi(1, +1) blocks": (lambda d: d % 2 == 1, (D - 1) / D, ["R_c"]),
+    "unbalanced order-4 blocks": (lambda d: d % 2 == 1, 353 * (D - 1) / (64 * D), ["R_n"]),
+    "z_F4/6 with the hat on a z_syn block": (lambda d: d % 2 == 1, (D - 2) / D, ["R_c", "R_*"]),
 }
 
 
@@ -228,6 +243,25 @@ def _hat_tripled() -> BlockModel:
     return model
 
 
+def _unbalanced() -> PartialSolution:
+    """``4^(-1/3) z_{nu=i} * z_xi(1, +1)`` with ``a`` of nodes 0, 2 doubled and their ``b`` halved (docstring)."""
+    four = _four(1, 1)
+    f = [2, 1, 2, 1]
+    return PartialSolution("unbalanced order-4 block", np.asarray([sympy.expand(x * g) for x, g in zip(four.a, f)],
+                           dtype=object), np.asarray([sympy.expand(x / g) for x, g in zip(four.b, f)], dtype=object),
+                           four.c)
+
+
+def _hat_on_zsyn() -> BlockModel:
+    """z_F4/6 with its order-6 block at ``k0`` replaced by ``3^(-1/3) z_syn`` carrying the hat (docstring)."""
+    model = _f46()
+    h = model.families[0]
+    model.families[0] = Family("z_syn block at k0 with the hat", h.var,
+                               z_syn(exact=True) * designs.abc_normalizer(3, True), False, hat=True)
+    model.title, model.check = "z_F4/6 with the hat on a z_syn block", None
+    return model
+
+
 def constructions() -> list:
     """The models (BlockModel) of the theorem: each construction's of the catalogue that has one (z_F6, its SPEC 7.2
     variant, z_F4/6 with the hat correction; :mod:`cogo.catalogue.constructions`)."""
@@ -241,12 +275,14 @@ def controls() -> list:
     -------
     list of BlockModel
         z_F6 broken where ``3 | d``, z_F4/6 without the hat correction and with it tripled, z_nu blocks, z_syn
-        blocks, order-4 blocks without the hat, ``z_nu(1) * z_xi(1, +1)`` blocks (R_c only).
+        blocks, order-4 blocks without the hat, ``z_nu(1) * z_xi(1, +1)`` blocks (R_c only), unbalanced order-4
+        blocks (the R_n form: ``|a|^2`` and ``|b|^2`` differ), z_F4/6 with the hat on a z_syn block (cross terms).
     """
     four = (z_nu_i(exact=True) * z_xi(1, 1, exact=True)) * designs.abc_normalizer(4, True)
     rc_only = (z_nu(1, exact=True) * z_xi(1, 1, exact=True)) * designs.abc_normalizer(4, True)
     return [_f6(bracket=True), _f46(hat=False), _hat_tripled(), _znu(), _zsyn(),
-            _plain("order-4 blocks without hat", four), _plain("z_nu(1) * z_xi(1, +1) blocks", rc_only)]
+            _plain("order-4 blocks without hat", four), _plain("z_nu(1) * z_xi(1, +1) blocks", rc_only),
+            _plain("unbalanced order-4 blocks", _unbalanced()), _hat_on_zsyn()]
 
 
 # --------------------------------------------------------------------------- the control broken where 3 | d

@@ -25,6 +25,7 @@ from cogo.io.outputs import atomic_write_text, check_output_file
 from cogo.proofs import every_order_models as M
 from cogo.proofs.collisions import form, relation_set
 from cogo.proofs.every_order import Case, VERIFY_RANGE, prove_block_model
+from cogo.proofs.every_order_checks import recount, run_self_checks
 from cogo.proofs.every_order_mem import MEM_CONTROLS, mem_exponents, mem_loss
 
 __all__ = ["run_every_order", "format_every_order", "cli_every_order", "MEM_TITLE"]
@@ -79,8 +80,10 @@ def _caught(cases: list, kind: str, expect_fail, expect_loss, expect_conds: list
     covered = _coverage(cases, kind)["ok"]
     conds = sorted({x for c in cases if c.status == "FAIL" for x in c.details.get("failing", [])})
     conds_ok = expect_conds is None or conds == sorted(expect_conds)
-    ok = failing == want and loss_ok and not unproven and covered and conds_ok
-    return {"caught": ok, "fails on": sorted(failing)[:8], "expected": sorted(want)[:8],
+    both = _both_signs(cases)   # a collision case judged at +k and -k (two l_k), never one sign only
+    ok = failing == want and loss_ok and not unproven and covered and conds_ok and both and recount(cases, kind)[
+        "twice"] == []
+    return {"caught": ok, "collisions judged at both signs": both, "fails on": sorted(failing)[:8], "expected": sorted(want)[:8],
             "same orders": failing == want, "loss": [str(x) for x in losses], "expected loss": str(expect_loss),
             "unproven": unproven, "cases cover each order once": covered, "failing conditions": conds,
             "expected conditions": expect_conds}
@@ -137,8 +140,15 @@ def run_every_order() -> dict:
         cases = _mem_cases(name, scale, drop)
         controls.append({"control": name, "cases": _control_rows(cases, "z_M", lambda d: d >= 2),
                          **_caught(cases, "z_M", lambda d: d >= 2, loss)})
+    controls += run_self_checks(_coverage, _theorem)   # the coverage argument tried on covers built by hand
     ok = all(t["proven"] for t in theorems) and all(c["caught"] for c in controls)
     return {"theorems": theorems, "controls": controls, "ok": ok, "seconds": time.perf_counter() - t0}
+
+
+def _both_signs(cases: list) -> bool:
+    """Every collision case with the relation imposed holds the ``l_k`` of both outputs ``+k`` and ``-k``."""
+    return all(len(c.details.get("l_k", [])) == 2 for c in cases
+               if c.method == "symbolic block certificate with the relation imposed")
 
 
 def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
@@ -147,7 +157,11 @@ def _theorem(title: str, kind: str, parameters: str, cases: list) -> dict:
         even = relation_set(form(k=2), odd=False)
         cov["argument"] += (f"; even d are not admissible: a block's two frequencies meet (2k = 0) iff "
                             f"{even.describe()}")
-    proven = cov["ok"] and all(c.status == "PASS" for c in cases)
+    mine = recount(cases, kind)   # the cover counted afresh (cogo.proofs.every_order_checks): both must hold
+    cov["recount"] = mine
+    both_signs = _both_signs(cases)
+    cov["collisions judged at both signs"] = both_signs
+    proven = cov["ok"] and all(c.status == "PASS" for c in cases) and mine["proven"] and both_signs
     what = "every d >= 2" if kind == "z_M" else "every odd d >= 3"
     stmt = f"{title} is a global optimizer (loss exactly 0) for {what}" + \
         (f", parameters: {parameters}" if parameters != "none" else "")
@@ -176,10 +190,15 @@ def format_every_order(out: dict) -> str:
     lines += ["", "negative controls (must fail exactly on the orders predicted, with the predicted loss): each case "
               "reads CAUGHT (the defect breaks optimality there, as predicted) or unaffected (it leaves those orders "
               "optimal, as predicted); MISSED otherwise"]
-    crow = [[c["control"], r["case"], r["d"], r.get("reading", r["status"]), r["loss"] or "-"] for c in out["controls"]
-            for r in c["cases"]]
+    crow = [[c["control"], r["case"], r["d"],   # a self-check's rows are the cases of its hand-built cover
+             f"case {r['status']}" if c.get("self_check") else r.get("reading", r["status"]), r["loss"] or "-"]
+            for c in out["controls"] for r in c["cases"]]
     lines.append(render_table(["control", "case", "d covered", "reading", "loss"], crow))
     for c in out["controls"]:
+        if c.get("self_check"):
+            lines.append(f"  {c['control']}: {'CAUGHT' if c['caught'] else 'MISSED'} ({c['loss'][0]}; expected "
+                         f"{c['expected loss']})")
+            continue
         fails = (f"fails {', '.join(c['failing conditions'])} (expected {', '.join(c['expected conditions'])}); "
                  if c["expected conditions"] is not None else "")
         lines.append(f"  {c['control']}: {'CAUGHT' if c['caught'] else 'MISSED'} ({fails}fails at d = "

@@ -29,8 +29,10 @@ from cogo.algebra.spec import parse_group
 from cogo.catalogue.constructions import CONSTRUCTIONS
 from cogo.proofs.controls_block_route import BLOCK_CONTROLS
 from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
-from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, NODE_CONTROL,
-                                       OCCAM_CONTROL)
+from cogo.proofs.controls_trained import TRAINED_CONTROLS, TRAINED_WHY, trained_applies
+from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, MEM_ROUTES_CONTROL,
+                                       NODE_CONTROL, OCCAM_CONTROL)
+from cogo.proofs.theorems_optimality import MEM_CROSSCHECK_MAX_ORDER
 from cogo.proofs.results import METHODS, TheoremResult
 from cogo.proofs.rows import Row, methods_of, skipped_rows
 
@@ -105,8 +107,14 @@ CONTROL_ROWS: tuple[Row, ...] = (
     *(_block_route(name) for name in BLOCK_CONTROLS),
     _control_row("controls_exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
     _control_row("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
+    _control_row("controls_exact_tools", "exact equality: Network.equals and the unit-circle check", "control_equality",
+                 (), ("exact",), "SPEC 3, 7.2"),
     _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
     _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
+    _control_row("controls_rows", MEM_ROUTES_CONTROL, "control_mem_routes",
+                 ((lambda G: G.order <= MEM_CROSSCHECK_MAX_ORDER,
+                   f"needs order <= {MEM_CROSSCHECK_MAX_ORDER}: z_M's second route runs up to there"),), ("exact",),
+                 "SPEC 7.4"),
     _control_row("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
     _control_row("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
              (_ODD_F6,), METHODS, "SPEC 7.1"),
@@ -119,6 +127,8 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _unseen("z_M, U_b node 0 reading b = -1 at frequency 0", "control_mem_zero_frequency", (), section="SPEC 5, 7.4"),
     _unseen("exact zero test and route comparison: undecidable and conflicting inputs", "control_zero_test_unseen",
             (), ("exact",), "SPEC 5-7"),
+    *(_control_row("controls_trained", name, control_name(name), ((trained_applies, TRAINED_WHY),), ("exact",),
+                   "SPEC 5-7.3") for name in TRAINED_CONTROLS),
 )
 
 
@@ -138,11 +148,11 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
 
     Examples
     --------
-    >>> [f.__name__ for f in controls_for(2)][2:7]         # Z_2: no pair k != -k: the z_M controls, then
-    ['control_exact_zero_test', 'control_formal', 'control_mem_node_counts', 'control_mem_certificate', 'control_membership']
-    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + two z_M rows + row 5 + rows 6, 7, 8, + 6
-    27
-    >>> [f.__name__ for f in controls_for(2)][7:]          # and those of cogo.proofs.controls_unseen
+    >>> [f.__name__ for f in controls_for(2)][2:9]         # Z_2: no pair k != -k: the z_M controls, then
+    ['control_exact_zero_test', 'control_formal', 'control_equality', 'control_mem_node_counts', 'control_mem_certificate', 'control_mem_routes', 'control_membership']
+    >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + equality + three z_M rows + row 5 + rows 6, 7, 8, + 6 + 7 verdicts
+    36
+    >>> [f.__name__ for f in controls_for(2)][9:]          # and those of cogo.proofs.controls_unseen
     ['control_mem_zero_frequency', 'control_zero_test_unseen']
     """
     G = parse_group(group)
@@ -162,8 +172,8 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     --------
     >>> [f.__name__ for f, kwargs in theorem_list(4)][:5]   # theorems first, then the controls
     ['semiring_laws', 'homomorphism', 'loss_decomposition', 'composition', 'membership_table']
-    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + two z_M rows + row 5 + 4 unseen
-    19
+    >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + equality + three z_M rows + row 5 + 4 unseen
+    21
     """
     G = parse_group(group)
     out = []

@@ -132,16 +132,19 @@ MEM_GENERAL_LOSS_MAX_ORDER = 5
 MEM_CROSSCHECK_MAX_ORDER = 31
 
 
-def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict) -> tuple:
+def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict, reference: tuple | None = None) -> tuple:
     """``(certificate, routes agree, route)`` of z_M's factors: Fourier inversion where every row is a character
-    (:mod:`cogo.proofs.character_sums`), with the reference route beside it up to order 31; else the reference."""
+    (:mod:`cogo.proofs.character_sums`), with the reference route beside it up to order 31; else the reference.
+
+    ``reference`` (``(U_a, U_b)``, a control's) replaces the factors the reference route reads: the routes then
+    disagree, and the row must fail."""
     cert = mem_certificate_inversion(Ua, Ub)
     if cert is None:
         return mem_certificate(Ua, Ub), True, "homomorphism + exact character sums in Z[zeta_L]"
     route = INVERSION_ROUTE
     agree = True
     if G.order <= MEM_CROSSCHECK_MAX_ORDER:
-        ref = mem_certificate(Ua, Ub)
+        ref = mem_certificate(*(reference if reference is not None else (Ua, Ub)))
         agree = ref.zero == cert.zero
         details["routes agree"] = agree
         if not agree:
@@ -150,10 +153,11 @@ def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict) -> 
     return cert, agree, route
 
 
-def _optimality_mem(G: FiniteAbelianGroup, factors: tuple | None, full_loss: bool, details: dict) -> tuple:
+def _optimality_mem(G: FiniteAbelianGroup, factors: tuple | None, full_loss: bool, details: dict,
+                    reference: tuple | None = None) -> tuple:
     """Row 6, exact, z_M: the character-sum certificate, and the general loss of the exact network for small n."""
     Ua, Ub = factors if factors is not None else C.mem_factors(G)
-    cert, agree, route = _mem_certificate(G, Ua, Ub, details)
+    cert, agree, route = _mem_certificate(G, Ua, Ub, details, reference)
     passed, residual = cert.optimal and agree, cert.largest
     details.update(failing_conditions=cert.failing, max_abs=cert.max_abs, **cert.details)
     if G.order <= MEM_GENERAL_LOSS_MAX_ORDER or full_loss:
@@ -211,7 +215,7 @@ def _optimality_numeric(G: FiniteAbelianGroup, rec: Any, net: Network | None, se
 
 def optimality(group: Any, construction: str = "z_F6", method: str = "exact", net: Network | None = None,
                design: BlockDesign | None = None, factors: tuple | None = None, seed: int | None = 1,
-               full_loss: bool = False) -> TheoremResult:
+               full_loss: bool = False, reference_factors: tuple | None = None) -> TheoremResult:
     """Theorem 6 (SPEC 7.1-7.4): global optimality (loss exactly 0) of a construction on the group named.
 
     Exact, block constructions (z_F6, z_F6_ab, z_F46; :mod:`cogo.catalogue.constructions`): the actual network built by
@@ -234,7 +238,8 @@ def optimality(group: Any, construction: str = "z_F6", method: str = "exact", ne
     real-space loss below 1e-20 on all pairs.
 
     ``net`` (an exact network for ``exact``, any network for ``numeric``),
-    ``design`` or ``factors`` (z_M's ``(U_a, U_b)``) replace the construction.
+    ``design`` or ``factors`` (z_M's ``(U_a, U_b)``) replace the construction; ``reference_factors`` replaces
+    what z_M's reference route alone reads (a control: routes that disagree fail the row).
 
     Returns
     -------
@@ -259,7 +264,7 @@ def optimality(group: Any, construction: str = "z_F6", method: str = "exact", ne
     with Timer() as t:
         if method == "exact":
             if rec.certificate == CHARACTER_SUMS and net is None and design is None:
-                passed, residual, route = _optimality_mem(G, factors, full_loss, details)
+                passed, residual, route = _optimality_mem(G, factors, full_loss, details, reference_factors)
             else:
                 if net is not None:
                     nt, label = net, "given network"
