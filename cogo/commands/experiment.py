@@ -13,7 +13,7 @@ from cogo.commands._args import (ACTIVATION_NAMES, DEVICE_HELP, LOSSES, NO_PROGR
                                  parse_seeds, training_option_flags)
 from cogo.commands._run import command_line, user_input
 from cogo.commands.grid.config import DEMO_CONFIG, ExperimentConfig
-from cogo.commands.grid.sweep import load_toml
+from cogo.commands.grid.sweep import SweepConfig, load_toml
 from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime import executors
 
@@ -84,8 +84,6 @@ def sweep_flags(p) -> None:
 
 def _sweep_config(args, toml: dict):
     """The wide grid of the flags over the TOML file over the defaults (not yet validated)."""
-    from cogo.commands.grid.sweep import SweepConfig
-
     d = ExperimentConfig()
     given = {"groups": flat_groups(args.groups) if args.groups else None, "hidden": args.hidden,
              "activations": args.activation, "optimizers": args.optimizer, "lrs": args.lr,

@@ -40,7 +40,10 @@ from typing import Any, Callable, Sequence
 
 from cogo.algebra.spec import parse_group
 from cogo.commands.grid import laws as L
+from cogo.io.formatting import dumps_json
+from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir
 from cogo.runtime.errors import CogoError
+from cogo.runtime.executors import run_jobs
 
 __all__ = ["SweepConfig", "load_toml", "RUN_COLUMNS", "run_sweep", "dry_run", "read_table", "write_aggregates"]
 
@@ -196,7 +199,6 @@ def train_cell(tc, seeds: Sequence[int], wds: Sequence[float], paths: dict, thre
 
 def _train(cfg: SweepConfig, out: Path, executor: Any, log: Callable) -> None:
     from cogo.commands.grid.config import reusable  # late: torch
-    from cogo.runtime.executors import run_jobs
 
     calls, names = [], []
     for cell in cfg.cells():
@@ -265,7 +267,6 @@ def read_run(path: str | os.PathLike, nearest: bool = False) -> dict:
     """The reading of one final checkpoint (the columns of :data:`RUN_COLUMNS` it determines), cached beside it."""
     from cogo.dynamics.peers import is_cyclic, peer_keys  # late: numpy-heavy
     from cogo.dynamics.runs import snapshot_record  # late: the classifier
-    from cogo.io.outputs import atomic_write_text
     from cogo.io.weights import load_weights  # late: torch
 
     path = Path(path)
@@ -334,8 +335,6 @@ def read_table(path: str | os.PathLike) -> list[dict]:
 
 def write_aggregates(rows: Sequence[dict], out: Path, meta: dict) -> dict:
     """Write OUT/keysets.json and the figures from the table's rows; return the JSON written."""
-    from cogo.io.formatting import dumps_json
-    from cogo.io.outputs import atomic_write, atomic_write_text
 
     configs = L.laws(rows)
     figs = {}
@@ -365,7 +364,6 @@ def write_aggregates(rows: Sequence[dict], out: Path, meta: dict) -> dict:
 def run_sweep(cfg: SweepConfig, out: str | os.PathLike, executor: Any = None, log: Callable = print,
               command: str = "") -> list[dict]:
     """Train what is missing, read every run, write runs.csv, keysets.json and the figures; return the rows."""
-    from cogo.io.outputs import atomic_write_text, check_output_dir
 
     cfg.validate()
     out = check_output_dir(out)
