@@ -5,6 +5,7 @@ Its flags, the grid they make and the run with its terminal summary are shared w
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cogo.algebra.spec import parse_group
@@ -102,7 +103,7 @@ def _sweep_config(args, toml: dict):
 
 
 def _run_sweep(cfg, args) -> int:
-    from cogo.commands.grid.sweep import dry_run, run_sweep  # late: torch
+    from cogo.commands.grid.sweep import dry_run, run_sweep, verification_ok  # late: torch
 
     with user_input():
         cfg.validate()
@@ -111,7 +112,8 @@ def _run_sweep(cfg, args) -> int:
             return 0
         executor = executors.settings_from_args(args, args.out)
     run_sweep(cfg, args.out, executor=executor, log=lambda s: print(s, flush=True), command=command_line(args))
-    return 0
+    doc = json.loads((Path(args.out) / "keysets.json").read_text())
+    return 0 if verification_ok(doc) else 1
 
 
 def grid_flags(p, demo: bool) -> None:

@@ -183,3 +183,25 @@ def test_bad_input_one_line_exit_2(tmp_path, capsys, bad, says):
     assert rc == 2
     assert len(err.strip().splitlines()) == 1 and err.startswith("cogo: error:") and says in err
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------- --verify certifies the catalogue
+def test_verify_failure_is_exit_1(tmp_path, monkeypatch):
+    import cogo.proofs.registry as registry
+
+    args = ["experiment", "--groups", "5", "--hidden", "2", "4", "--seeds", "1", "--epochs", "20", "--verify",
+            "numeric", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "ok")]) == 0
+    doc = json.loads((tmp_path / "ok" / "keysets.json").read_text())
+    assert doc["verification"]["5"]["failed"] == 0 and doc["verification"]["5"]["passed"] > 0
+    real = registry.run_all
+
+    def one_broken(G, mode, **k):                     # inject a defect: the first check fails
+        res = real(G, mode, **k)
+        res[0].passed = False
+        return res
+
+    monkeypatch.setattr(registry, "run_all", one_broken)
+    assert main([*args, "--out", str(tmp_path / "bad")]) == 1
+    doc = json.loads((tmp_path / "bad" / "keysets.json").read_text())
+    assert doc["verification"]["5"]["failed"] == 1

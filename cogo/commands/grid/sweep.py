@@ -45,7 +45,7 @@ from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir
 from cogo.runtime.errors import CogoError
 from cogo.runtime.executors import run_jobs
 
-__all__ = ["SweepConfig", "load_toml", "RUN_COLUMNS", "run_sweep", "dry_run", "read_table", "write_aggregates"]
+__all__ = ["SweepConfig", "load_toml", "RUN_COLUMNS", "run_sweep", "dry_run", "read_table", "write_aggregates", "verification_ok"]
 
 #: Bumped whenever a cached reading would change meaning.
 READING_VERSION = "1"
@@ -363,7 +363,8 @@ def write_aggregates(rows: Sequence[dict], out: Path, meta: dict) -> dict:
 
 def run_sweep(cfg: SweepConfig, out: str | os.PathLike, executor: Any = None, log: Callable = print,
               command: str = "") -> list[dict]:
-    """Train what is missing, read every run, write runs.csv, keysets.json and the figures; return the rows."""
+    """Train what is missing, read every run, verify the groups (``cfg.verify``), write runs.csv, keysets.json and
+    the figures; return the rows."""
 
     cfg.validate()
     out = check_output_dir(out)
@@ -385,11 +386,37 @@ def run_sweep(cfg: SweepConfig, out: str | os.PathLike, executor: Any = None, lo
         pass
     else:
         pd.read_csv(out / "runs.csv").to_parquet(out / "runs.parquet", index=False)
+    verification = _verify(cfg, log)
     write_aggregates(read_table(out / "runs.csv"), out,
-                     {"command": command, "runs": len(rows), "converged_rule": f"train_acc >= {cfg.converged_acc:g}"})
+                     {"command": command, "runs": len(rows), "converged_rule": f"train_acc >= {cfg.converged_acc:g}",
+                      "verification": verification})
     log(f"[done] {len(rows)} run(s) in {time.perf_counter() - t0:.1f} s: {out / 'runs.csv'}, "
         f"{out / 'keysets.json'}, {out / 'figures'}")
     return rows
+
+
+def _verify(cfg: SweepConfig, log: Callable) -> dict:
+    """With ``--verify`` other than none: the theorem checks (SPEC 3-7) of each Abelian group, which certify the
+    catalogue whose nearest forms the table names; ``{group: {"passed", "failed", "failures"}}``."""
+    if cfg.verify == "none":
+        return {}
+    from cogo.proofs.registry import run_all  # late: sympy (--verify none needs no exact arithmetic)
+
+    out = {}
+    for g in cfg.groups:
+        G = parse_group(g)
+        if G.abelian is None:
+            continue
+        log(f"[verify] {G.label} ({cfg.verify})")
+        res = [r.to_dict() for r in run_all(G, cfg.verify)]
+        bad = [str(r.get("name", r.get("theorem", "?"))) for r in res if not r["passed"]]
+        out[G.label] = {"passed": len(res) - len(bad), "failed": len(bad), "failures": bad}
+    return out
+
+
+def verification_ok(doc: dict) -> bool:
+    """True when every theorem check of ``keysets.json`` passed (or none was run)."""
+    return all(not v["failed"] for v in (doc.get("verification") or {}).values())
 
 
 # --------------------------------------------------------------------------- dry run
