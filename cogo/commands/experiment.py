@@ -5,6 +5,7 @@ Its flags, the grid they make and the run with its terminal summary are shared w
 """
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from cogo.commands._run import command_line, user_input
 from cogo.commands.grid.config import DEMO_CONFIG, ExperimentConfig
 from cogo.commands.grid.sweep import SweepConfig, load_toml
 from cogo.io.outputs import mark_input, mark_output
+from cogo.runtime.errors import CogoError
 from cogo.runtime import executors
 
 ORDER = 6
@@ -39,7 +41,7 @@ def add(subparsers) -> None:
 
 def run(args) -> int:
     with user_input():
-        toml = load_toml(args.config) if args.config else {}
+        toml = args.config or {}
         sweep = _sweep_config(args, toml)
     wide = (args.config or args.dry_run or args.sweep or len(sweep.hidden) > 1 or len(sweep.activations) > 1
             or len(sweep.optimizers) > 1 or len(sweep.lrs) > 1 or any(parse_group(g).abelian is None
@@ -59,6 +61,11 @@ def sweep_flags(p) -> None:
     """The axes that make ``cogo experiment`` a wide grid (:mod:`cogo.commands.grid.sweep`): several widths,
     activations, optimizers and learning rates, a TOML grid, the convergence rule, the dry run."""
     d = ExperimentConfig()
+    mark_input(p.add_argument("--groups", type=groups_type, nargs="+", default=None, metavar="G",
+                              help=f"groups, e.g. 23 71 127, 3x5, a Cayley-table .json or a collection "
+                                   f"'smallgroups(order<=16)' (GAP) (default {' '.join(d.groups)}); non-Abelian groups "
+                                   "(S3, D5, a non-commutative table) make a wide grid: the key irreps and the law of "
+                                   "key sets, no SPEC 8 blocks"))
     p.add_argument("--hidden", type=int_type("hidden size", 1), nargs="+", default=None, metavar="Q",
                    help=f"hidden nodes q, one or several (default {d.hidden})")
     p.add_argument("--activation", nargs="+", default=None, choices=ACTIVATION_NAMES, metavar="ACT",
@@ -68,9 +75,10 @@ def sweep_flags(p) -> None:
     p.add_argument("--lr", type=float_type("learning rate", 0.0, lo_open=True), nargs="+", default=None,
                    metavar="LR", help=f"learning rate(s) (default {d.lr})")
     p.add_argument("--seeds", type=parse_seeds, default=None, help="seeds, e.g. 1-20 or 1,3,7 (default 1-5)")
-    p.add_argument("--config", metavar="FILE.toml", default=None,
-                   help="the grid from a TOML file (keys as the flags: groups, hidden, activation, optimizer, lr, wd, "
-                        "seeds, epochs, verify, converged_acc); flags given on the command line win")
+    mark_input(p.add_argument("--config", metavar="FILE.toml", default=None, type=toml_type,
+                              help="the grid from a TOML file (keys as the flags: groups, hidden, activation, "
+                                   "optimizer, lr, wd, seeds, epochs, verify, converged_acc); flags given on the "
+                                   "command line win"))
     p.add_argument("--converged-acc", type=float_type("converged accuracy", 0.0, 1.0), default=None, metavar="A",
                    help="convergence rule of a wide grid: a run enters the laws iff its final train accuracy >= A "
                         "(default 0: every run)")
@@ -79,8 +87,16 @@ def sweep_flags(p) -> None:
     p.add_argument("--sweep", action="store_true",
                    help="run even a one-width grid as a wide grid: OUT/runs.csv, OUT/keysets.json (implied by several "
                         "--hidden/--activation/--optimizer/--lr values, a non-Abelian group, --config or --dry-run)")
-    for name in ("groups", "wd", "epochs", "verify"):  # None: not given (a TOML value or the default fills it)
+    for name in ("wd", "epochs", "verify"):  # None: not given (a TOML value or the default fills it)
         p.set_defaults(**{name: None})
+
+
+def toml_type(path: str) -> dict:
+    """``--config``: the grid of a TOML file (:func:`cogo.commands.grid.sweep.load_toml`), read and checked now."""
+    try:
+        return load_toml(path)
+    except CogoError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _sweep_config(args, toml: dict):
