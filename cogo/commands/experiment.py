@@ -82,6 +82,9 @@ def sweep_flags(p) -> None:
     p.add_argument("--converged-acc", type=float_type("converged accuracy", 0.0, 1.0), default=None, metavar="A",
                    help="convergence rule of a wide grid: a run enters the laws iff its final train accuracy >= A "
                         "(default 0: every run)")
+    p.add_argument("--preset", choices=("default", "paper"), default=None,
+                   help="the block reading of a wide grid, as cogo classify --preset: default, or paper (the reference "
+                        "classifier's tolerances, for the paper's table)")
     p.add_argument("--dry-run", action="store_true",
                    help="list the runs and predict the training time from a short probe; write nothing")
     p.add_argument("--sweep", action="store_true",
@@ -105,10 +108,11 @@ def _sweep_config(args, toml: dict):
     given = {"groups": flat_groups(args.groups) if args.groups else None, "hidden": args.hidden,
              "activations": args.activation, "optimizers": args.optimizer, "lrs": args.lr,
              "weight_decays": args.wd, "seeds": args.seeds, "epochs": args.epochs, "verify": args.verify,
-             "converged_acc": args.converged_acc}
+             "converged_acc": args.converged_acc, "preset": args.preset}
     defaults = {"groups": list(d.groups), "hidden": [d.hidden], "activations": ["sqr"],
                 "optimizers": [d.optimizer], "lrs": [d.lr], "weight_decays": list(d.weight_decays),
-                "seeds": list(d.seeds), "epochs": d.epochs, "verify": "both", "converged_acc": 0.0}
+                "seeds": list(d.seeds), "epochs": d.epochs, "verify": "both", "converged_acc": 0.0,
+                "preset": "default"}
     vals = {k: (given[k] if given[k] is not None else toml.get(k, defaults[k])) for k in given}
     vals["groups"] = [str(g) for g in vals["groups"]]
     extra = {"batch_size": args.batch_size, "label_noise": args.label_noise, "top": args.top, "ridge": args.ridge}

@@ -60,7 +60,7 @@ TOML_KEYS = {"groups": "groups", "hidden": "hidden", "activation": "activations"
              "optimizer": "optimizers", "optimizers": "optimizers", "lr": "lrs", "wd": "weight_decays",
              "weight_decays": "weight_decays", "seeds": "seeds", "epochs": "epochs", "verify": "verify",
              "converged_acc": "converged_acc", "test_fraction": "test_fraction", "loss": "loss", "device": "device",
-             "probe_epochs": "probe_epochs"}
+             "probe_epochs": "probe_epochs", "preset": "preset"}
 
 
 @dataclass
@@ -82,6 +82,7 @@ class SweepConfig:
     converged_acc: float = 0.0  # a run counts in the laws iff its final train accuracy >= this (0: every run)
     threads: int | None = None
     probe_epochs: int = 3
+    preset: str = "default"  # the block reading: "default" or "paper" (cogo.analysis.classify.Settings.preset_named)
     extra: dict = field(default_factory=dict)  # further TrainConfig fields (batch_size, label_noise, top, ridge)
 
     def cells(self) -> list[tuple[str, int, str, str, float]]:
@@ -121,6 +122,8 @@ class SweepConfig:
                 raise CogoError(f"duplicate values of {name}: {list(v)}")
         if self.verify not in ("exact", "numeric", "both", "none"):
             raise CogoError(f"verify must be exact, numeric, both or none; got {self.verify!r}")
+        if self.preset not in ("default", "paper"):
+            raise CogoError(f"preset must be default or paper; got {self.preset!r}")
         if not 0.0 <= float(self.converged_acc) <= 1.0:
             raise CogoError(f"converged_acc must be in [0, 1], got {self.converged_acc!r}")
         for cell in self.cells():
@@ -263,8 +266,10 @@ def _block_columns(blocks: list, nearest: bool) -> dict:
     return out
 
 
-def read_run(path: str | os.PathLike, nearest: bool = False) -> dict:
-    """The reading of one final checkpoint (the columns of :data:`RUN_COLUMNS` it determines), cached beside it."""
+def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "default") -> dict:
+    """The reading of one final checkpoint (the columns of :data:`RUN_COLUMNS` it determines), cached beside it;
+    ``preset``: the block reading's settings (``"paper"``: the reference classifier's tolerances)."""
+    from cogo.analysis.classify import Settings  # late: the classifier
     from cogo.dynamics.peers import is_cyclic, peer_keys  # late: numpy-heavy
     from cogo.dynamics.runs import snapshot_record  # late: the classifier
     from cogo.io.weights import load_weights  # late: torch
@@ -272,7 +277,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False) -> dict:
     path = Path(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     cache = path.with_suffix(".reading.json")
-    key = f"{READING_VERSION}|{digest}|{nearest}"
+    key = f"{READING_VERSION}|{digest}|{nearest}|{preset}"
     if cache.is_file():
         try:
             c = json.loads(cache.read_text())
@@ -299,7 +304,8 @@ def read_run(path: str | os.PathLike, nearest: bool = False) -> dict:
         ";".join(f"{k}:{v}" for k, v in keys["nanda_neurons"].items()),
     }
     if act == "sqr" and G.abelian is not None:
-        rec = snapshot_record(w.Wa, w.Wb, w.Wc, group=m["group"])  # SPEC 8 blocks, threshold 0.05 (MIX_THRESHOLD)
+        rec = snapshot_record(w.Wa, w.Wb, w.Wc, group=m["group"],  # SPEC 8 blocks, threshold 0.05 (MIX_THRESHOLD)
+                              settings=Settings.preset_named(preset))
         row["live_nodes"] = rec["live_nodes"]
         row.update(_block_columns(rec["blocks"], nearest))
     atomic_write_text(cache, json.dumps({"key": key, "row": row}) + "\n")
@@ -377,7 +383,7 @@ def run_sweep(cfg: SweepConfig, out: str | os.PathLike, executor: Any = None, lo
         for wd in cfg.weight_decays:
             for s in cfg.seeds:
                 p = _ckpt(out, cell, float(wd), int(s))
-                rows.append(_row(read_run(p, nearest=cfg.verify != "none"), cfg, out, p))
+                rows.append(_row(read_run(p, nearest=cfg.verify != "none", preset=cfg.preset), cfg, out, p))
     atomic_write_text(out / "runs.csv", table_text(rows))
     try:
         import pandas as pd  # late, optional: Parquet beside the CSV
@@ -389,6 +395,7 @@ def run_sweep(cfg: SweepConfig, out: str | os.PathLike, executor: Any = None, lo
     verification = _verify(cfg, log)
     write_aggregates(read_table(out / "runs.csv"), out,
                      {"command": command, "runs": len(rows), "converged_rule": f"train_acc >= {cfg.converged_acc:g}",
+                      "preset": cfg.preset,
                       "verification": verification})
     log(f"[done] {len(rows)} run(s) in {time.perf_counter() - t0:.1f} s: {out / 'runs.csv'}, "
         f"{out / 'keysets.json'}, {out / 'figures'}")
