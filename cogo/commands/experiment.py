@@ -43,7 +43,8 @@ def run(args) -> int:
     with user_input():
         toml = args.config or {}
         sweep = _sweep_config(args, toml)
-    wide = (args.config or args.dry_run or args.sweep or len(sweep.hidden) > 1 or len(sweep.activations) > 1
+    wide = (args.config is not None or args.dry_run or args.sweep or args.preset or args.converged_acc is not None
+            or len(sweep.hidden) > 1 or len(sweep.activations) > 1
             or len(sweep.optimizers) > 1 or len(sweep.lrs) > 1 or any(parse_group(g).abelian is None
                                                                          for g in sweep.groups))
     if wide:
@@ -89,7 +90,8 @@ def sweep_flags(p) -> None:
                    help="list the runs and predict the training time from a short probe; write nothing")
     p.add_argument("--sweep", action="store_true",
                    help="run even a one-width grid as a wide grid: OUT/runs.csv, OUT/keysets.json (implied by several "
-                        "--hidden/--activation/--optimizer/--lr values, a non-Abelian group, --config or --dry-run)")
+                        "--hidden/--activation/--optimizer/--lr values, a non-Abelian group, --config, --preset, "
+                        "--converged-acc or --dry-run)")
     for name in ("wd", "epochs", "verify"):  # None: not given (a TOML value or the default fills it)
         p.set_defaults(**{name: None})
 

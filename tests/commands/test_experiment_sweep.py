@@ -132,6 +132,8 @@ def test_resume_after_interruption_same_table(tmp_path, monkeypatch):
     assert main(["experiment", *TINY, "--out", str(part)]) == 0
     assert len(calls) == 1                               # only the interrupted program trained again
     assert (part / "runs.csv").read_text() == table      # checkpoints are named relative to --out
+    laws = json.loads((part / "keysets.json").read_text())
+    assert laws["configurations"] == law["configurations"] and laws["paper_table"] == law["paper_table"]
     assert main(["experiment", *TINY, "--out", str(part)]) == 0   # a third run reuses all: the same table
     assert (part / "runs.csv").read_text() == table
 
@@ -174,7 +176,8 @@ def test_toml_grid_and_flags_win(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("bad, says", [(["--groups", "Q7"], "Q7"), (["--seeds", "5-1"], "seeds"),
-                                       (["--hidden", "2", "2"], "duplicate")])
+                                       (["--hidden", "2", "2"], "duplicate"), (["--preset", "loose"], "--preset"),
+                                       (["--converged-acc", "1.5"], "converged")])
 def test_bad_input_one_line_exit_2(tmp_path, capsys, bad, says):
     out = tmp_path / "D"
     args = ["experiment", "--groups", "5", "--hidden", "2", "8", "--seeds", "1-2", "--epochs", "5", "--verify", "none"]
