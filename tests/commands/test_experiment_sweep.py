@@ -208,3 +208,13 @@ def test_verify_failure_is_exit_1(tmp_path, monkeypatch):
     assert main([*args, "--out", str(tmp_path / "bad")]) == 1
     doc = json.loads((tmp_path / "bad" / "keysets.json").read_text())
     assert doc["verification"]["5"]["failed"] == 1
+
+
+@pytest.mark.slow  # a subprocess per job imports torch
+def test_local_executor_gives_the_in_process_table(tmp_path):
+    pytest.importorskip("submitit")
+    args = ["experiment", "--groups", "5", "S3", "--hidden", "4", "--seeds", "1-2", "--epochs", "50", "--verify", "none",
+            "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b"), "--executor", "local"]) == 0
+    assert (tmp_path / "a" / "runs.csv").read_text() == (tmp_path / "b" / "runs.csv").read_text()
