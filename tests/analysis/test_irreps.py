@@ -194,9 +194,10 @@ def test_cli_bad_groups(tmp_path, capsys):
     assert not (tmp_path / "c.pt").exists()
 
 
-def test_experiment_refuses_non_abelian_in_one_line(tmp_path, capsys):
+def test_demo_refuses_non_abelian_in_one_line(tmp_path, capsys):
+    # cogo demo's report reads SPEC 8 blocks; cogo experiment takes S3 as a wide grid (test_experiment_sweep.py)
     out = tmp_path / "exp"
-    assert main(["experiment", "--groups", "23", "S3", "--seeds", "1", "--epochs", "1", "--hidden", "4",
+    assert main(["demo", "--groups", "23", "S3", "--seeds", "1", "--epochs", "1", "--hidden", "4",
                  "--verify", "none", "--no-progress", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs Abelian groups" in err
