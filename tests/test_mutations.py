@@ -227,10 +227,10 @@ pot_mod = importlib.import_module("cogo.algebra.potentials")  # (cogo.algebra.po
 # Issue 52 (the verifier, round 4): the defect classes the fourth held-out round left alive, each caught by a control of
 # `cogo verify` (tests/proofs/test_round4_controls.py shows each control MISSED with its defect; here the whole run).
 ROUND4_MUTANTS = [
-    ("verdict: a file 1e-10 from its construction read as the construction", trained_mod, "_construction",
+    ("verdict: a file 1e-10 from its construction read as the construction", trained_mod, "_same_weights",
      [("bool(diff <= SAME_AS_CONSTRUCTION * scale)", "bool(diff <= 1e-9 * scale)")]),
     ("verdict: near without the snapped network's certificate", trained_mod, "verify_checkpoint",
-     [('elif cert is not None and cert["certified"] and snap.distance <= max_distance:',
+     [('elif cert is not None and cert["certified"] and not away:',
        "elif snap.distance <= max_distance:")]),
     ("row 6: z_M passes when its two routes disagree", TO, "_optimality_mem",
      [("passed, residual = cert.optimal and agree, cert.largest", "passed, residual = cert.optimal, cert.largest")]),

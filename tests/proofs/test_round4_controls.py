@@ -61,8 +61,8 @@ def test_loosened_construction_tolerance_is_missed(monkeypatch):
 
 def test_near_without_a_certificate_is_missed(monkeypatch):
     _mutate(monkeypatch, trained_mod, "verify_checkpoint",
-            [('elif cert is not None and cert["certified"] and snap.distance <= max_distance:',
-              "elif snap.distance <= max_distance:")])
+            [('elif cert is not None and cert["certified"] and not away:',   # the verdict by the network distance
+              "elif snap.distance <= max_distance:")])                       # alone, no certificate, no bound
     r = CT.run_trained_control(REMOVED, 7)
     assert r.status == "MISSED" and r.details["verdict"] == "near a certified optimizer"
 
