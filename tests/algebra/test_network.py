@@ -161,3 +161,23 @@ def test_to_exact_array_keeps_sympy_entries_and_converts_the_rest():
     src = np.array([r], dtype=object)
     to_exact_array(src)[0] = 0
     assert src[0] is r                                       # the input is never written to
+
+
+def test_to_numeric_evaluates_every_entry_as_it_would_alone():
+    """to_numeric evaluates each distinct entry once: the result must be each entry's own value (bit for bit),
+    for repeated values, exact zeros, and entries that are equal as numbers but written differently."""
+    import sympy
+
+    from cogo.solvers.constructions import z_F46
+
+    w = sympy.exp(2 * sympy.pi * sympy.I / 7)
+    entries = [0, 1, w, w, sympy.Rational(1, 3), sympy.sqrt(2), w ** 2, 1 + w + w ** 2, -w, sympy.Integer(0)]
+    z = np.array(entries * 3, dtype=object).reshape(3, 1, 10)
+    z = np.concatenate([z] * 7, axis=1)          # (3, 7, 10): every entry at each of the 7 group elements
+    net = Network(7, z, exact=True)
+    got = net.to_numeric().z
+    want = np.array([[[complex(sympy.N(e, 30)) for e in row] for row in plane] for plane in z])
+    assert got.dtype == np.complex128 and np.array_equal(got, want)
+    big = z_F46(13, exact=True)
+    want = np.vectorize(lambda e: complex(sympy.N(e, 30)), otypes=[np.complex128])(big.z)
+    assert np.array_equal(big.to_numeric().z, want)
