@@ -67,22 +67,25 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
     M = Ga * Gb
     sq = (zc.dot(M) * _conj(zc)).sum(axis=1)
     half = sympy.Rational(1, 2) if exact else 0.5
-    if exact and za.dtype == object:
-        # exact scalars can be large (the residues of cogo.algebra.modular): the terms over m stream in rows,
-        # so no (n, n) array of them is ever alive (the same sums, exactly)
-        return _loss_terms_streamed(z, published, rkkk, sq, half)
-    Ca = self_potential_sums(z, "a")
-    Cb = self_potential_sums(z, "b")
+    # exact scalars can be large (the residues of cogo.algebra.modular): an exact network's sums over m != 0 stream
+    # in rows (_star_streamed), so no (n, n) array of them is ever alive; row m = 0 is kept (the same sums, exactly)
+    streamed = bool(exact and za.dtype == object)
+    Ca = self_potential_sums(z, "a", [0] if streamed else None)
+    Cb = self_potential_sums(z, "b", [0] if streamed else None)
     if published:
         quarter = sympy.Rational(1, 4) if exact else 0.25
         dc = quarter * _abs2(Ca[0] + Cb[0], exact)
-        star = quarter * (_abs2(Ca[nz], exact).sum(axis=0) + _abs2(Cb[nz], exact).sum(axis=0))
+        star = _star_streamed(z, published, half) if streamed else \
+            quarter * (_abs2(Ca[nz], exact).sum(axis=0) + _abs2(Cb[nz], exact).sum(axis=0))
     else:
         r00k = zc.dot(za[0] * zb[0])  # r[0,0,k]
         dc = _abs2(r00k + half * (Ca[0] + Cb[0]), exact)
-        rm0k = (za[nz] * zb[0][None, :]).dot(zc.T)  # r[m,0,k], m != 0
-        r0mk = (za[0][None, :] * zb[nz]).dot(zc.T)  # r[0,m,k]
-        star = _abs2(rm0k + half * Ca[nz], exact).sum(axis=0) + _abs2(r0mk + half * Cb[nz], exact).sum(axis=0)
+        if streamed:
+            star = _star_streamed(z, published, half)
+        else:
+            rm0k = (za[nz] * zb[0][None, :]).dot(zc.T)  # r[m,0,k], m != 0
+            r0mk = (za[0][None, :] * zb[nz]).dot(zc.T)  # r[0,m,k]
+            star = _abs2(rm0k + half * Ca[nz], exact).sum(axis=0) + _abs2(r0mk + half * Cb[nz], exact).sum(axis=0)
     if exact:
         re2 = np.vectorize(lambda e: _expand1(e + e.conjugate()), otypes=[object])(rkkk)
         lk = -re2 + sq + dc + star
@@ -94,18 +97,11 @@ def _loss_terms(z: Network, published: bool = False) -> np.ndarray:
     return lk
 
 
-def _loss_terms_streamed(z: Network, published: bool, rkkk: np.ndarray, sq: np.ndarray, half: Any,
-                         rows: int = 8) -> np.ndarray:
-    """:func:`_loss_terms` of an exact network with the ``m`` sums taken ``rows`` rows at a time (memory
-    ``O(rows n)`` scalars instead of ``O(n^2)``)."""
+def _star_streamed(z: Network, published: bool, half: Any, rows: int = 8) -> np.ndarray:
+    """The R_* sum of :func:`_loss_terms` (over ``m != 0``) of an exact network, its ``m`` sums taken ``rows`` rows
+    at a time (memory ``O(rows n)`` scalars instead of ``O(n^2)``)."""
     n = z.n
     za, zb, zc = z.a, z.b, z.c
-    Ca0, Cb0 = self_potential_sums(z, "a", [0])[0], self_potential_sums(z, "b", [0])[0]
-    if published:
-        quarter = sympy.Rational(1, 4)
-        dc = quarter * _abs2(Ca0 + Cb0, True)
-    else:
-        dc = _abs2(zc.dot(za[0] * zb[0]) + half * (Ca0 + Cb0), True)  # r[0,0,k] + (C_a + C_b)[0, k] / 2
     star = None
     for s in range(1, n, rows):
         ms = np.arange(s, min(n, s + rows))
@@ -117,13 +113,7 @@ def _loss_terms_streamed(z: Network, published: bool, rkkk: np.ndarray, sq: np.n
             r0mk = (za[0][None, :] * zb[ms]).dot(zc.T)  # r[0,m,k]
             part = _abs2(rm0k + half * Ca, True).sum(axis=0) + _abs2(r0mk + half * Cb, True).sum(axis=0)
         star = part if star is None else star + part
-    if star is None:
-        star = np.zeros(n, dtype=object)
-    re2 = np.vectorize(lambda e: _expand1(e + e.conjugate()), otypes=[object])(rkkk)
-    lk = -re2 + sq + dc + star
-    lk = np.vectorize(_expand1, otypes=[object])(lk)
-    lk[0] = sympy.Integer(0)
-    return lk
+    return np.zeros(n, dtype=object) if star is None else star
 
 
 def per_frequency_loss(z: Network) -> np.ndarray:
