@@ -191,7 +191,8 @@ def format_every_order(out: dict) -> str:
               "reads CAUGHT (the defect breaks optimality there, as predicted) or unaffected (it leaves those orders "
               "optimal, as predicted); MISSED otherwise"]
     crow = [[c["control"], r["case"], r["d"],   # a self-check's rows are the cases of its hand-built cover
-             f"case {r['status']}" if c.get("self_check") else r.get("reading", r["status"]), r["loss"] or "-"]
+             ("cover case" if r["status"] == "PASS" else f"cover case, {r['status']}") if c.get("self_check")
+             else r.get("reading", r["status"]), r["loss"] or "-"]
             for c in out["controls"] for r in c["cases"]]
     lines.append(render_table(["control", "case", "d covered", "reading", "loss"], crow))
     for c in out["controls"]:
