@@ -196,8 +196,8 @@ def skipped(group: Any, method: str = "both") -> list[str]:
     []
     >>> skipped(4)[0]
     '6. optimality of z_F6 (needs odd order: every k != 0 distinct from -k)'
-    >>> skipped(127)                  # the z_M controls run at every order (integer point counts above 31)
-    []
+    >>> skipped(127)                  # every z_M control runs (point counts above 31); row 6 has one route there
+    ["control: optimality row: z_M's two routes disagree, exact (needs order <= 31: z_M's second route runs up to there)"]
     """
     G = parse_group(group)
     return skipped_rows(THEOREMS, G, method) + skipped_rows(CONTROL_ROWS, G, method)
