@@ -320,11 +320,11 @@ def test_cli_experiment_expands_a_collection(capsys, tmp_path):
     """Abelian members are products of cyclic groups (the experiment's path); non-Abelian ones keep the demo's refusal
     (cogo experiment runs them as a wide grid)."""
     from cogo.cli import build_parser
-    from cogo.commands.experiment import grid_config
+    from cogo.commands.experiment import _sweep_config
 
     args = build_parser().parse_args(["experiment", "--groups", "smallgroups(order=8, abelian)", "11",
                                       "--out", str(tmp_path / "e")])
-    assert grid_config(args).groups == ("8", "2x4", "2x2x2", "11")
+    assert tuple(_sweep_config(args, {}).groups) == ("8", "2x4", "2x2x2", "11")   # the grid the command runs
     assert main(["demo", "--groups", "smallgroups(order<=6, nonabelian)", "--out", str(tmp_path / "f")]) == 2
     assert "needs Abelian groups" in capsys.readouterr().err
 
