@@ -198,6 +198,7 @@ def snapshot_runs(tmp_path_factory):
     return sorted(d.glob("*.pt"))
 
 
+@pytest.mark.slow  # 10-45 s of training and dynamics: CI's slow step runs it
 def test_dynamics_refuses_an_earlier_analysis_and_force_leaves_no_stale_figure(snapshot_runs, tmp_path, capsys):
     out = tmp_path / "dyn"
     assert main(["dynamics", *map(str, snapshot_runs), "--out", str(out), "--workers", "1", "--no-progress"]) == 0

@@ -237,6 +237,7 @@ def _trained(group, hidden, lr, wd, epochs, snapshots=6):
     return progress_measures(*W, group, train_idx=r.train_idx.numpy(), weight_decay=wd)
 
 
+@pytest.mark.slow  # 10-45 s of training and dynamics: CI's slow step runs it
 def test_stage_of_runs_built_to_sit_in_each_stage():
     """eta = 0, very wide, small steps: lazy throughout; large weight decay (eta >> the kernel): the
     backpropagated gradient is Y~Y~^T F~ (Lemma 1), independent; small weight decay, trained: interactive."""
