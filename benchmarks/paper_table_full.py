@@ -156,7 +156,9 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "paper_table_full.json"))
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    out = {"command": "python benchmarks/paper_table_full.py " + " ".join(sys.argv[1:] if argv is None else argv),
+    words = [("ROOT" if args.runs is not None and w == args.runs else w)  # no machine's folder in the record
+             for w in (sys.argv[1:] if argv is None else argv)]
+    out = {"command": "python benchmarks/paper_table_full.py " + " ".join(words),
            "reference": "facebookresearch/luckmatters 625b5f7 ssl/real-dataset/cogo/factorize_sol.py",
            "machine": machine_info(), "units": "percent; err_4, err_6 in 1e-2; not_4_6: count per network "
                                                 "(the reference code's 0_non_4_6_0)",

@@ -24,6 +24,7 @@ import numpy as np
 
 from cogo.io.arrays import as_array
 from cogo.io.outputs import atomic_write
+from cogo.io.ptzip import write_pt_bytes
 from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
 from cogo.io.formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
                              _check_shapes, _pt_shapes_without_torch, max_weight_magnitude)
@@ -44,6 +45,8 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
     ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q); numpy arrays or torch tensors.
     ``meta`` must hold only plain Python values (str, int, float, bool, None,
     lists, dicts, and tensors) so that ``weights_only=True`` can read it back.
+    Numpy weights with a meta of plain values are written without importing torch
+    (:func:`cogo.io.ptzip.write_pt_bytes`, the same file format); torch tensors go through ``torch.save``.
 
     >>> import os, tempfile
     >>> import numpy as np
@@ -56,6 +59,17 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
     >>> bool(np.array_equal(w.Wa, Wa)), w.meta["name"], real_loss(w.Wa, w.Wb, w.Wc, group=w.group) < 1e-20
     (True, 'z_M', True)
     """
+    if not any(type(x).__module__.startswith("torch") for x in (Wa, Wb, Wc)):
+        arrays = [np.asarray(x) for x in (Wa, Wb, Wc)]
+        _check_shapes(*(a.shape for a in arrays), where=str(path))
+        try:  # numpy weights and a plain meta: written as torch.save would, without importing torch
+            data = write_pt_bytes({"model": dict(zip(WEIGHT_KEYS, arrays)), "meta": dict(meta or {})})
+        except TypeError:
+            data = None  # a tensor or another torch object in the meta: torch writes it
+        if data is not None:
+            with atomic_write(path, "wb") as fh:
+                fh.write(data)
+            return
     import torch  # late: torch
 
     def as_tensor(x):

@@ -152,18 +152,19 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
             factors = (RootOfUnityNetwork(G, E, Ua.L), Ub)
         r = optimality(G, "z_M", "exact", factors=factors)
         failing = list(r.details.get("failing_conditions", []))
-        agree = r.details.get("routes agree", True)  # up to order 31 the row decides z_M by two routes
+        agree = r.details.get("routes agree", True)  # the row decides z_M by two routes
         caught = not r.passed and "R_g" in failing and agree
     return make_result(MEM_CERT_CONTROL, "the z_M certificate (homomorphism route) handed U_a * U_b with node 0 of "
                        "U_a reading a at element 1: by hand r[k,k,k] = 1 + (conj chi(k,1) - 1)/n, so CAUGHT iff the "
-                       "row fails with R_g among its failing conditions (and, up to order 31, its Fourier-inversion "
-                       "and Z[zeta_L] routes agree)", "exact", caught, 0.0, t, routes_agree=agree,
+                       "row fails with R_g among its failing conditions (and its two routes agree: Fourier inversion "
+                       "and, up to order 31, Z[zeta_L] character sums, above it the exact loss by Parseval)", "exact", caught, 0.0, t, routes_agree=agree,
                        negative_control=True, failing_conditions=failing, expected_failing=["R_g (at least)"],
                        loss="n/a", expected_loss="n/a")
 
 
 # * row 6's two z_M routes made to disagree: Fourier inversion reads z_M itself (optimal: every condition sum 0, row 6
-#   proves it), the reference route (character sums in Z[zeta_L], up to order 31) reads the z_M of the control above
+#   proves it), the second route (character sums in Z[zeta_L] up to order 31; above it the exact loss of SPEC 5 by
+#   Parseval on integer point counts, nonzero for a network failing R_g) reads the z_M of the control above
 #   (node 0 of U_a reading a at 1: R_g fails by hand there).  One route says optimal, the other not: the row must FAIL
 #   with "routes agree" False, whatever the inversion route's own verdict.
 MEM_ROUTES_CONTROL = "optimality row: z_M's two routes disagree"
@@ -197,7 +198,8 @@ def control_mem_routes(group: Any, method: str = "exact", reference: tuple | Non
         ref_failing = list(r.details.get("reference route failing_conditions", []))
         caught = not r.passed and agree is False and "R_g" in ref_failing
     return make_result(MEM_ROUTES_CONTROL, "row 6 for z_M, its Fourier-inversion route reading z_M (optimal) and its "
-                       "Z[zeta_L] reference route reading z_M with node 0 of U_a at element 1 (R_g fails by hand): "
+                       "second route (Z[zeta_L] character sums up to order 31, the exact loss by Parseval above) reading z_M "
+                       "with node 0 of U_a at element 1 (R_g fails by hand): "
                        "CAUGHT iff the row FAILS with its routes reported disagreeing (reference failing R_g)",
                        "exact", caught, 0.0, t, negative_control=True, routes_agree=agree, row_passed=r.passed,
                        failing_conditions=ref_failing, expected_failing=["R_g (at least), reference route only"],

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ from cogo.solvers.constructions import mem_factors
 from cogo.proofs.character_sums import _magnitudes, _separable_defect, character_rows, character_table_ok
 from cogo.proofs.mem_certificate import MemCertificate
 
-__all__ = ["Points", "mem_points", "points_certificate", "points_loss", "POINTS_ROUTE"]
+__all__ = ["Points", "mem_points", "factor_points", "points_certificate", "points_loss", "POINTS_ROUTE"]
 
 #: One line for reports: how the broken z_M networks are decided at every order.
 POINTS_ROUTE = ("weighted character nodes: conditions by Fourier inversion, loss by Parseval on exact integer "
@@ -89,12 +90,13 @@ def mem_points(G: FiniteAbelianGroup, defect: str = "") -> Points | None:
     (1, 24)
     """
     Ua, Ub = mem_factors(G)
-    xa, xb = character_rows(Ua), character_rows(Ub)
-    if xa is None or xb is None or not character_table_ok(G):
+    P = factor_points(Ua, Ub)
+    if P is None:
         return None
-    n, A = G.order, G.add_table
-    g = [A[xa[c][:, None], xb[c][None, :]].ravel() for c in range(3)]  # node (j1, j2) at index j1 q_b + j2
-    w = np.ones(len(g[0]), dtype=np.int64)
+    n, (g0, g1, g2, w) = G.order, P.r
+    xb = character_rows(Ub)
+    g = [g0, g1, g2]
+    w = w.copy()
     if defect == "doubled":
         w = 2 * w
     elif defect == "dropped":
@@ -116,6 +118,30 @@ def mem_points(G: FiniteAbelianGroup, defect: str = "") -> Points | None:
     sb = (np.concatenate([g[1], h]), np.concatenate([g[2], g[2][rep]]),
           np.concatenate([wb, np.full(len(rep), 4, dtype=np.int64)]))
     return Points(G, r, n, sa, sb, n * n)
+
+
+def factor_points(Ua: Any, Ub: Any) -> Points | None:
+    """``n^(-2/3) U_a * U_b`` (SPEC 7.4's product of two root-of-unity factors) as :class:`Points`, each node of
+    weight 1; None when some row of a factor is not a character (or the phase table is not a character table).
+
+    The node ``(j1, j2)`` of the product reads, in each channel ``c``, the character at ``x_a[c, j1] + x_b[c, j2]``.
+
+    Examples
+    --------
+    >>> from cogo.algebra.spec import parse_group
+    >>> Ua, Ub = mem_factors(parse_group(5))
+    >>> P = factor_points(Ua, Ub)
+    >>> P.scale, len(P.r[3]), points_loss(P)              # z_M: 25 nodes, loss 0
+    (1, 25, Fraction(0, 1))
+    """
+    G = Ua.group
+    xa, xb = character_rows(Ua), character_rows(Ub)
+    if xa is None or xb is None or not character_table_ok(G) or Ub.group != G:
+        return None
+    A = G.add_table
+    g = [A[xa[c][:, None], xb[c][None, :]].ravel() for c in range(3)]  # node (j1, j2) at index j1 q_b + j2
+    w = np.ones(len(g[0]), dtype=np.int64)
+    return Points(G, (g[0], g[1], g[2], w), 1, (g[0], g[2], w), (g[1], g[2], w), 1)
 
 
 def points_certificate(P: Points) -> MemCertificate:

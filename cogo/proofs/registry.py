@@ -32,7 +32,6 @@ from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_nam
 from cogo.proofs.controls_trained import TRAINED_CONTROLS, TRAINED_WHY, trained_applies
 from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, MEM_ROUTES_CONTROL,
                                        NODE_CONTROL, OCCAM_CONTROL)
-from cogo.proofs.theorems_optimality import MEM_CROSSCHECK_MAX_ORDER
 from cogo.proofs.results import METHODS, TheoremResult
 from cogo.proofs.rows import Row, methods_of, skipped_rows
 
@@ -111,10 +110,7 @@ CONTROL_ROWS: tuple[Row, ...] = (
                  (), ("exact",), "SPEC 3, 7.2"),
     _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
     _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
-    _control_row("controls_rows", MEM_ROUTES_CONTROL, "control_mem_routes",
-                 ((lambda G: G.order <= MEM_CROSSCHECK_MAX_ORDER,
-                   f"needs order <= {MEM_CROSSCHECK_MAX_ORDER}: z_M's second route runs up to there"),), ("exact",),
-                 "SPEC 7.4"),
+    _control_row("controls_rows", MEM_ROUTES_CONTROL, "control_mem_routes", (), ("exact",), "SPEC 7.4"),
     _control_row("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
     _control_row("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
              (_ODD_F6,), METHODS, "SPEC 7.1"),
@@ -196,8 +192,8 @@ def skipped(group: Any, method: str = "both") -> list[str]:
     []
     >>> skipped(4)[0]
     '6. optimality of z_F6 (needs odd order: every k != 0 distinct from -k)'
-    >>> skipped(127)                  # every z_M control runs (point counts above 31); row 6 has one route there
-    ["control: optimality row: z_M's two routes disagree, exact (needs order <= 31: z_M's second route runs up to there)"]
+    >>> skipped(127)                  # every control runs (z_M's: point counts and Parseval above 31)
+    []
     """
     G = parse_group(group)
     return skipped_rows(THEOREMS, G, method) + skipped_rows(CONTROL_ROWS, G, method)

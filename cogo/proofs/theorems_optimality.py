@@ -31,6 +31,7 @@ from cogo.proofs.certificates import clear_caches as clear_certificate_caches
 from cogo.proofs.character_sums import INVERSION_ROUTE, mem_certificate_inversion
 from cogo.proofs.design_reader import design_from_network
 from cogo.proofs.mem_certificate import mem_certificate
+from cogo.proofs.mem_points import factor_points, points_certificate, points_loss
 from cogo.proofs.results import LOSS_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.theorems_zero_sets import MONOMIAL_NAMES
 from cogo.proofs.zero import is_nonzero_proven
@@ -128,13 +129,16 @@ MEM_GENERAL_LOSS_MAX_ORDER = 5
 
 
 #: Up to this order the z_M certificate by Fourier inversion is cross-checked, condition by condition, against the
-#: reference route (character sums in Z[zeta_L], ``O(n^5)``); a disagreement fails the row.
+#: reference route (character sums in Z[zeta_L], ``O(n^5)``); above it, against the exact loss of SPEC 5 by
+#: Parseval on integer point counts (:func:`cogo.proofs.mem_points.points_loss`, ``O(n^3)``).  A disagreement
+#: fails the row.
 MEM_CROSSCHECK_MAX_ORDER = 31
 
 
 def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict, reference: tuple | None = None) -> tuple:
     """``(certificate, routes agree, route)`` of z_M's factors: Fourier inversion where every row is a character
-    (:mod:`cogo.proofs.character_sums`), with the reference route beside it up to order 31; else the reference.
+    (:mod:`cogo.proofs.character_sums`), with a second route beside it (character sums up to order 31, the exact
+    loss by Parseval above); where a row is not a character, the reference route alone.
 
     ``reference`` (``(U_a, U_b)``, a control's) replaces the factors the reference route reads: the routes then
     disagree, and the row must fail."""
@@ -143,13 +147,26 @@ def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict, ref
         return mem_certificate(Ua, Ub), True, "homomorphism + exact character sums in Z[zeta_L]"
     route = INVERSION_ROUTE
     agree = True
+    read = reference if reference is not None else (Ua, Ub)
     if G.order <= MEM_CROSSCHECK_MAX_ORDER:
-        ref = mem_certificate(*(reference if reference is not None else (Ua, Ub)))
+        ref = mem_certificate(*read)
         agree = ref.zero == cert.zero
         details["routes agree"] = agree
         if not agree:
             details["reference route failing_conditions"] = ref.failing
         route += "; the same conditions as character sums in Z[zeta_L]: " + ("agree" if agree else "DISAGREE")
+        return cert, agree, route
+    # above order 31 (character sums cost O(n^5)): the exact loss of SPEC 5 by Parseval on integer point counts
+    # (cogo.proofs.mem_points, O(n^3)), 0 exactly when every condition holds
+    P = factor_points(*read)
+    loss = points_loss(P) if P is not None else None
+    agree = loss is not None and (loss == 0) == cert.optimal
+    details["routes agree"] = agree
+    details["reference route loss"] = str(loss)
+    if not agree:
+        details["reference route failing_conditions"] = points_certificate(P).failing if P is not None else []
+    route += ("; the exact loss by Parseval on integer point counts, 0 exactly when the conditions hold: "
+              + ("agree" if agree else "DISAGREE"))
     return cert, agree, route
 
 

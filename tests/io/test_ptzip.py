@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from cogo.io.formats import CheckpointError
-from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays
+from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays, write_pt_bytes
 from cogo.io.weights import load_weights
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -217,3 +217,41 @@ def test_classify_and_verify_of_a_pt_do_not_import_torch(tmp_path):
         out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT,
                              timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
         assert json.loads(out.stdout.splitlines()[-1]) == {"rc": 0, "torch": False}, out.stdout + out.stderr
+
+
+# --------------------------------------------------------------------------- the writer (write_pt_bytes)
+def test_written_files_read_back_equal_through_torch_and_here(tmp_path):
+    """write_pt_bytes writes what torch.save would: torch.load(weights_only=True) and read_pt_arrays both read it."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    obj = {"model": {"a": rng.normal(size=(12, 23)), "b": rng.normal(size=(12, 23)).astype(np.float32),
+                     "c": rng.normal(size=(23, 12))[:, ::2], "i": np.arange(5, dtype=np.int32),
+                     "z": np.zeros((0, 3)), "x": np.array([1 + 2j, 3j])},
+           "meta": {"group": "23", "exact_point": [{"k": 1, "p": ["3/5", "4/5"]}], "d": 1e-3, "n": None,
+                    "b": True, "t": (1, 2)}}
+    path = tmp_path / "w.pt"
+    path.write_bytes(write_pt_bytes(obj))
+    ref = torch.load(path, weights_only=True)
+    got = read_pt_arrays(path, str(path))
+    for k, a in obj["model"].items():
+        assert ref["model"][k].numpy().dtype == a.dtype and np.array_equal(ref["model"][k].numpy(), a), k
+        assert got["model"][k].dtype == a.dtype and np.array_equal(got["model"][k], a), k
+    assert ref["meta"] == obj["meta"] and got["meta"] == obj["meta"]
+
+
+@pytest.mark.parametrize("bad", [{"f": lambda: 0}, {"s": {1, 2}}, {"o": object()}, {"u": np.array(["a"])},
+                                 {"n": np.float64(1.0)}])
+def test_the_writer_refuses_what_it_cannot_write_plainly(bad):
+    with pytest.raises(TypeError):
+        write_pt_bytes({"meta": bad})
+
+
+def test_numpy_checkpoints_are_written_and_read_without_torch(tmp_path):
+    """save_checkpoint of numpy weights (the files cogo verify's controls write) never imports torch."""
+    code = ("import sys, json, numpy as np\nfrom cogo.io.weights import save_checkpoint, load_weights\n"
+            "W = np.arange(15.0).reshape(5, 3)\n"
+            f"save_checkpoint({str(tmp_path / 'n.pt')!r}, W, W, W.T, meta={{'group': '3', 'x': [1, '2/3']}})\n"
+            f"w = load_weights({str(tmp_path / 'n.pt')!r})\n"
+            "print(json.dumps({'ok': bool((w.Wc == W.T).all()), 'meta': w.meta.get('x'), 'torch': 'torch' in sys.modules}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert json.loads(out.stdout.splitlines()[-1]) == {"ok": True, "meta": [1, "2/3"], "torch": False}, out.stderr

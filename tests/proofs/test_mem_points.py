@@ -44,10 +44,9 @@ def test_points_agree_with_the_full_network_where_it_is_built():
 
 @pytest.mark.parametrize("method", ["exact", "numeric"])
 def test_every_z_m_control_runs_and_is_caught_at_127(method):
-    # the one row skipped at 127 is row 6's two-route control: z_M's second (reference) route runs up to order 31,
-    # so above it there are no two routes to disagree; every z_M control of the loss runs
-    assert R.skipped(127) == ["control: optimality row: z_M's two routes disagree, exact (needs order <= 31: "
-                              "z_M's second route runs up to there)"]
+    # nothing is skipped at 127 (row 6's two-route control included: above order 31 z_M's second route is the
+    # exact loss by Parseval); every z_M control of the loss runs
+    assert R.skipped(127) == []
     for fn in (KC.control_mem_doubled, KC.control_mem_dropped, control_mem_zero_frequency):
         r = fn(127, method)
         assert r.status == "CAUGHT" and "point counts" in r.details["route"], (fn.__name__, r.details)

@@ -89,6 +89,23 @@ def test_row6_fails_when_its_routes_disagree(monkeypatch):
     assert r.status == "MISSED" and r.details["row_passed"] is True and r.details["routes_agree"] is False
 
 
+def test_row6_has_two_routes_above_31_and_the_control_runs_there(monkeypatch):
+    # above order 31 the second route is the exact loss by Parseval (cogo.proofs.mem_points): z_M's loss is 0, and
+    # the broken z_M handed to it (node 0 of U_a reading a at 1) has a nonzero loss, so the routes disagree
+    TO.clear_caches()
+    r = TO.optimality(33, "z_M", "exact")
+    assert r.passed and r.details["routes agree"] is True and r.details["reference route loss"] == "0"
+    c = control_mem_routes(33)
+    assert c.status == "CAUGHT" and c.details["routes_agree"] is False and "R_g" in c.details["failing_conditions"]
+    # a second route that calls every network optimal (its loss forced to 0) cannot see the broken z_M: MISSED
+    monkeypatch.setattr(TO, "points_loss", lambda P: 0)
+    assert control_mem_routes(33).status == "MISSED"
+    # a second route that calls every network broken makes z_M's own row fail (the routes disagree)
+    monkeypatch.setattr(TO, "points_loss", lambda P: 1)
+    r = TO.optimality(33, "z_M", "exact")
+    assert not r.passed and r.details["routes agree"] is False
+
+
 # --------------------------------------------------------------------------- expected values not from the code
 def test_perturbed_f6_above_31_does_not_take_its_loss_from_the_zero_test(monkeypatch):
     # z_F6 unperturbed (loss 0) handed to the perturbed control (loss 1/(200 n) by hand) with the zero test
@@ -223,3 +240,18 @@ def test_equality_tolerance_defects_are_missed(owner, attr, edits, monkeypatch):
     assert control_equality().status == "CAUGHT"
     _mutate(monkeypatch, owner, attr, edits)
     assert control_equality().status == "MISSED"
+
+
+def test_the_verdict_controls_write_their_files_without_torch():
+    """The seven verdict controls write .pt files torch-free (torch's import alone is about 290 MB at d = 127)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, json\nfrom cogo.proofs import controls_trained as CT\n"
+            "st = [CT.run_trained_control(n, 7).status for n in CT.TRAINED_CONTROLS]\n"
+            "print(json.dumps({'status': sorted(set(st)), 'torch': 'torch' in sys.modules}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert json.loads(out.stdout.splitlines()[-1]) == {"status": ["CAUGHT"], "torch": False}, out.stderr

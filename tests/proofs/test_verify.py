@@ -517,7 +517,7 @@ def _control_applies_by_hand(body: str, G) -> bool:
             "control_mem_doubled": True, "control_mem_dropped": True,  # every order (cogo.proofs.mem_points above 31)
             "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd,
             "control_hat_per_node": pairs >= 2, "control_hat_nu2": pairs >= 2, "control_unbalanced": pairs >= 1,
-            "control_irrational_loss": pairs >= 1, "control_mem_routes": G.order <= 31}.get(
+            "control_irrational_loss": pairs >= 1, "control_mem_routes": True}.get(
         body, (odd and pairs >= 2 and G.order <= 101) if body.startswith("control_verdict") else True)
 
 
