@@ -40,3 +40,18 @@ def test_stored_readings_d127():
     assert c["nonfact_4"]["mean"] == 0.0 and c["nonfact_6"]["mean"] == 0.0   # no non-factorable block in any seed
     assert c["err_4"] is None and c["err_6"] is None and set(row["not_computed"]) == {"err_4", "err_6"}
     assert c["nu=i*xi"] == {"mean": 83.65, "se": 0.78, "n": 5}
+
+
+def test_committed_table_has_every_column_at_every_d():
+    """benchmarks/results/paper_table_full.json: every column of the paper at d = 23, 71, 127 has cogo's value
+    from cogo's own checkpoints beside the published one (issue 57), and the recorded command names no folder."""
+    import json
+
+    j = json.loads((_DIR / "results" / "paper_table_full.json").read_text())
+    assert j["command"] == "python benchmarks/paper_table_full.py --runs ROOT"
+    for d in ("23", "71", "127"):
+        row = j["rows"][d]
+        assert "checkpoints" in row and len(row["checkpoints"]) == 5, d
+        for c in T.COLUMNS:
+            assert row["cogo"][c]["mean"] is not None and row["cogo"][c]["n"] == 5, (d, c)
+            assert (row["published"][c]["mean"], row["published"][c]["se"]) == dict(zip(T.COLUMNS, T.PUBLISHED[int(d)]))[c]
