@@ -43,7 +43,7 @@ import sympy
 
 from cogo.algebra.exact_scalar import ExactScalar, as_fraction
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 
 __all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "fourier_counts", "exact_real_loss"]
 
@@ -399,7 +399,7 @@ def fourier_counts(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple:
         The group, integer arrays ``V[k, j, e]`` (``z[a,k,j] = sum_e Va[k,j,e] zeta^e``, the same for ``b``;
         ``z[c,k,j] = cs sum_e Vc[k,j,e] zeta^e``) and the rational output scale ``cs = lam^3 / n^3``.
     """
-    G = parse_group(group)
+    G = as_group(group)
     lam3 = sympy.expand(G.exact_scale ** 3)
     if not isinstance(lam3, sympy.Rational):
         raise ValueError(f"the Fourier scale cubed is {lam3}, not rational: no exact cyclotomic form")
@@ -444,7 +444,7 @@ def exact_real_loss(Wa: Any, Wb: Any, Wc: Any, group: Any) -> Fraction:
     >>> exact_real_loss(0 * A, 0 * B, 0 * C, 3)         # the zero network: 1 - 1/n
     Fraction(2, 3)
     """
-    G = parse_group(group)
+    G = as_group(group)
 
     def as_int(Ws):
         F = [np.vectorize(lambda x: Fraction(as_fraction(x)) if as_fraction(x) is not None else _bad(x),

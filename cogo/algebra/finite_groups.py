@@ -56,7 +56,7 @@ NAMED_GROUPS_HELP = ("an order like 23, a product like 3x5, a name (S3, S4, A4, 
                      "or a product with cyclic or named factors (S3x3, Q8x2), a Cayley-table .json file, "
                      "or SmallGroup(n,i) from GAP's library (the gap extra)")
 
-# groups built from tables given at run time, by label, so that parse_group(label) finds them again
+# groups built from tables given at run time, by label, so that as_group(label) finds them again
 _REGISTRY: dict[str, "FiniteGroup"] = {}
 
 
@@ -208,7 +208,7 @@ class FiniteGroup:
 
         The file size is checked before it is read; the table then goes
         through :meth:`from_table`.  The group is registered under its label
-        (``name``, else the file's stem) so that ``parse_group(label)`` finds it.
+        (``name``, else the file's stem) so that ``as_group(label)`` finds it.
 
         >>> import json, os, tempfile
         >>> with tempfile.TemporaryDirectory() as d:

@@ -30,7 +30,7 @@ import numpy as np
 
 from cogo.algebra._lazy import lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.algebra.network import Network, _conj, is_zero_exact
 from cogo.algebra.potentials import potentials, self_potential_sums
 
@@ -226,7 +226,7 @@ def real_loss(Wa: Any, Wb: Any, Wc: Any, pairs: Any = None, group: Any = None,
     if Wa.ndim != 2 or Wb.shape != Wa.shape or Wc.shape != Wa.shape[::-1]:
         raise ValueError(f"weights must have shapes (q, n), (q, n), (n, q); got {Wa.shape}, {Wb.shape}, {Wc.shape}")
     q, n = Wa.shape
-    G: FiniteAbelianGroup = parse_group(group if group is not None else n)
+    G: FiniteAbelianGroup = as_group(group if group is not None else n)
     if G.order != n:
         raise ValueError(f"weights have {n} columns but {G} has order {G.order}")
     if pairs is None:
@@ -294,7 +294,7 @@ def real_loss_by_frequency(Wa: Any, Wb: Any, Wc: Any, group: Any = None, chunk_e
     if Wa.ndim != 2 or Wb.shape != Wa.shape or Wc.shape != Wa.shape[::-1]:
         raise ValueError(f"weights must have shapes (q, n), (q, n), (n, q); got {Wa.shape}, {Wb.shape}, {Wc.shape}")
     n = Wa.shape[1]
-    G: FiniteAbelianGroup = parse_group(group if group is not None else n)
+    G: FiniteAbelianGroup = as_group(group if group is not None else n)
     if G.order != n or getattr(G, "abelian", G) is None:
         raise ValueError(f"weights have {n} columns; {G} is not an Abelian group of that order")
     axes = tuple(int(d) for d in G.orders)

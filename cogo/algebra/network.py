@@ -22,7 +22,7 @@ import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -158,7 +158,7 @@ class Network:
     __array_priority__ = 1000  # so that numpy scalars defer to Network.__rmul__
 
     def __init__(self, group: Any, z: Any, exact: bool | None = None):
-        self.group: FiniteAbelianGroup = parse_group(group)
+        self.group: FiniteAbelianGroup = as_group(group)
         if exact is None:
             exact = isinstance(z, np.ndarray) and z.dtype == object
         self.exact: bool = bool(exact)
@@ -213,13 +213,13 @@ class Network:
     @classmethod
     def zero(cls, group: Any, exact: bool = False) -> "Network":
         """The additive identity ``0``: no nodes."""
-        G = parse_group(group)
+        G = as_group(group)
         return cls(G, np.zeros((3, G.order, 0), dtype=object if exact else np.complex128), exact=exact)
 
     @classmethod
     def one(cls, group: Any, exact: bool = False) -> "Network":
         """The multiplicative identity ``1``: one node with ``z[p, k] = 1`` for all p, k."""
-        G = parse_group(group)
+        G = as_group(group)
         if exact:
             return cls(G, np.full((3, G.order, 1), sympy.Integer(1), dtype=object), exact=True)
         return cls(G, np.ones((3, G.order, 1), dtype=np.complex128))
@@ -234,7 +234,7 @@ class Network:
         Exactness follows the entries (any entry that :func:`is_exact_entry`
         calls exact makes the block exact) unless ``exact`` is given.
         """
-        G = parse_group(group)
+        G = as_group(group)
         ki = G.index(k)
         if ki == G.neg[ki]:
             raise ValueError(f"a block needs k != -k; frequency {G.coords(ki)} of {G} equals its negative")
@@ -277,7 +277,7 @@ class Network:
             raise ValueError(
                 f"weights must have shapes (q, n), (q, n), (n, q); got {Wa.shape}, {Wb.shape}, {Wc.shape}"
             )
-        G = parse_group(group if group is not None else Wa.shape[1])
+        G = as_group(group if group is not None else Wa.shape[1])
         if G.order != Wa.shape[1]:
             raise ValueError(f"weights have {Wa.shape[1]} columns but {G} has order {G.order}")
         if exact:
@@ -314,7 +314,7 @@ class Network:
         """A numeric network on ``z`` itself (no copy): for ``z`` (3, n_G, q) complex128, finite, that no one else
         will change (a new array, or the entries of another network)."""
         net = cls.__new__(cls)
-        net.group, net.exact, net.z = parse_group(group), False, z
+        net.group, net.exact, net.z = as_group(group), False, z
         return net
 
     def to_weights(self, real: bool = True, tol: float = 1e-9):

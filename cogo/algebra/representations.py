@@ -60,7 +60,7 @@ from cogo.algebra._lazy import lazy_module
 from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.spec import as_finite_group
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.runtime.errors import CogoError
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
@@ -78,7 +78,7 @@ ROUND_TOL = 1e-6
 def _group(G: Any) -> FiniteGroup | FiniteAbelianGroup:
     if isinstance(G, (FiniteGroup, FiniteAbelianGroup)):
         return G
-    return parse_group(G)
+    return as_group(G)
 
 
 # ------------------------------------------------------------------------- classes

@@ -19,7 +19,7 @@ References
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -30,7 +30,14 @@ from cogo.algebra.smallgroups import from_spec as _smallgroup_from_spec  # GAP i
 from cogo.algebra.smallgroups import is_smallgroup_spec
 from cogo.runtime.errors import CogoError
 
-__all__ = ["pair_tables", "parse_group", "group_from_spec", "as_finite_group", "display_name"]
+__all__ = ["pair_tables", "parse_group", "as_group", "Group", "GroupLike", "group_from_spec", "as_finite_group",
+           "display_name"]
+
+#: The one group type below the edge: what :func:`parse_group` returns (the Abelian path's group or a table's).
+Group = Union[FiniteAbelianGroup, FiniteGroup]
+#: What a user may write for a group, accepted at the edge only (:mod:`cogo.api`, the commands, public
+#: constructors such as ``Network(..., group=23)``): an order, a product, a name, a path or a parsed group.
+GroupLike = Union[str, int, Sequence[int], FiniteAbelianGroup, FiniteGroup]
 
 
 _GROUP_RE = re.compile(r"^\s*\d+\s*(?:[xX*]\s*\d+\s*)*$")
@@ -72,6 +79,21 @@ def parse_group(spec: "str | int | Sequence[int] | FiniteAbelianGroup | Any") ->
         return FiniteAbelianGroup(tuple(spec))
     except TypeError:
         raise CogoError(f"cannot interpret {spec!r} as a group") from None
+
+
+def as_group(group: "GroupLike") -> "Group":
+    """``group`` itself when it is already a parsed :data:`Group`, else :func:`parse_group` of it.
+
+    The coercion every function below the edge applies to its ``group`` parameter: a group the edge parsed
+    passes through untouched (no parsing, no copy); only a value a user wrote is parsed, once.
+
+    >>> G = parse_group(23)
+    >>> as_group(G) is G, as_group("3x5")
+    (True, FiniteAbelianGroup((3, 5)))
+    """
+    if isinstance(group, (FiniteAbelianGroup, FiniteGroup)):
+        return group
+    return parse_group(group)
 
 
 def display_name(label: Any) -> str:

@@ -47,7 +47,7 @@ import numpy as np
 
 from cogo.io.arrays import as_array
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
 from cogo.io.formatting import dumps_json, render_table, to_plain
 from cogo.io.outputs import atomic_write_text
@@ -175,7 +175,7 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     ([2, 2, 2, 2], [0, 0, 4], [0, 2, 8], 10)
     """
     t0 = time.perf_counter()
-    G = parse_group(group)
+    G = as_group(group)
     Wa, Wb, Wc = (as_array(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     q, M = Wa.shape
     if M != G.order or Wb.shape != (q, M) or Wc.shape != (M, q):

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra.activations import THEORY, activation
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.algebra.representations import isotypic_energy
 from cogo.analysis.irreps import irrep_families
 from cogo.io.snapshots import open_snapshots
@@ -87,7 +87,7 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
     >>> [names[i] for i in E.argmax(0)], [round(float(e), 9) for e in E.sum(0)]
     (['2', '3'], [10.5, 10.5])
     """
-    G = parse_group(group)
+    G = as_group(group)
     Wa, Wb, Wc = (np.asarray(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     E = isotypic_energy(G, Wa.T) + isotypic_energy(G, Wb.T) + isotypic_energy(G, Wc)   # (K, q)
     fam = irrep_families(G)
@@ -144,7 +144,7 @@ def network_metrics(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = THE
     >>> m["accuracy"], m["loss"] < 1e-20
     (1.0, True)
     """
-    G = parse_group(group)
+    G = as_group(group)
     n = G.order
     Wa, Wb, Wc = (np.asarray(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     table = np.asarray(G.add_table, dtype=np.int64)
@@ -235,7 +235,7 @@ def node_report(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = THEORY,
     >>> rep.dominant, [round(float(s), 3) for s in rep.share], rep.single_fraction
     (['2', '1'], [1.0, 0.5], 0.5)
     """
-    G = parse_group(group)
+    G = as_group(group)
     Wa, Wb, Wc = (np.asarray(x, dtype=np.float64) for x in (Wa, Wb, Wc))
     na, nb, nc = np.linalg.norm(Wa, axis=1), np.linalg.norm(Wb, axis=1), np.linalg.norm(Wc, axis=0)
     strength = np.cbrt(np.maximum(na, nb) ** 2 * nc)

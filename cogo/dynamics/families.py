@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.algebra.representations import character_table, isotypic_projectors
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.analysis.irreps import irrep_families
 from cogo.analysis.nodes import inverse_participation_ratio
 
@@ -97,7 +97,7 @@ def family_basis(group: Any) -> FamilyBasis:
     >>> family_basis("S3").dims.tolist()                    # S3: trivial, sign, the 2-dimensional irrep
     [1, 1, 4]
     """
-    return _basis(parse_group(group))
+    return _basis(as_group(group))
 
 
 def family_energy(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, basis: FamilyBasis) -> tuple:

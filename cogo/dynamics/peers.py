@@ -70,7 +70,7 @@ import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY
 from cogo.algebra.representations import character_table
-from cogo.algebra.spec import as_finite_group, pair_tables, parse_group
+from cogo.algebra.spec import as_finite_group, pair_tables, as_group
 from cogo.dynamics.families import family_basis, family_energy, node_ipr
 from cogo.dynamics.logits import features_and_logits, fibre_mean, pair_losses, substack_step
 from cogo.dynamics.measures import Measure, Part, compute_measures
@@ -218,7 +218,7 @@ def peer_keys(Wa: Any, Wb: Any, Wc: Any, group: Any, activation: str = THEORY, d
         (the live nodes grouped by their main family, and ``||Q_f^T w||^2`` of their ``W_a``, ``W_b``, ``W_c``
         weights per family: the neuron x frequency maps).
     """
-    G = parse_group(group)
+    G = as_group(group)
     Wa, Wb, Wc = as_stack(Wa)[-1:], as_stack(Wb)[-1:], as_stack(Wc)[-1:]
     Fh, L = features_and_logits(Wa, Wb, Wc, slice(0, 1), ACTIVATIONS[activation].numpy_)
     sim = _chughtai_similarity(L, G)[0]
@@ -270,7 +270,7 @@ def chughtai_hidden_fve(H: np.ndarray, group: Any) -> dict:
     >>> np.round(chughtai_hidden_fve(h, 5)["ab"], 12).tolist()           # Z_5: families {0}, {1, 4}, {2, 3}
     [[0.0, 1.0, 0.0]]
     """
-    G = parse_group(group)
+    G = as_group(group)
     B, M = family_basis(G), G.order
     S, P, q = H.shape
     Hc = H - H.mean(1, keepdims=True)
@@ -358,7 +358,7 @@ class _PeerStack:
 
     def __init__(self, Wa: Any, Wb: Any, Wc: Any, group: Any, keys: dict, train_idx: Any, activation: str,
                  dead_threshold: float):
-        self.G = parse_group(group)
+        self.G = as_group(group)
         self.B = family_basis(self.G)
         self.Wa, self.Wb, self.Wc = as_stack(Wa), as_stack(Wb), as_stack(Wc)
         self.S, q, M = self.Wa.shape

@@ -61,7 +61,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
-from cogo.algebra.spec import pair_tables, parse_group
+from cogo.algebra.spec import pair_tables, as_group
 from cogo.analysis.records import Records
 from cogo.dynamics.families import family_basis, family_energy, key_families, node_ipr
 from cogo.dynamics.logits import at_x, features_and_logits, fibre_mean, pair_losses, substack_step
@@ -125,7 +125,7 @@ class Stack:
     def __init__(self, Wa: Any, Wb: Any, Wc: Any, group: Any, train_idx: Any, loss: str, key: Sequence[int] | None,
                  eta: float | None, weight_decay: float | None, W0: tuple | None, dead_threshold: float,
                  activation: str, li2: dict | None):
-        self.G = parse_group(group)
+        self.G = as_group(group)
         self.B = family_basis(self.G)
         self.Wa_all, self.Wb_all, Wc = as_stack(Wa), as_stack(Wb), as_stack(Wc)
         self.S, self.q_all, self.M = self.Wa_all.shape

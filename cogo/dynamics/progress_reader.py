@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.dynamics.families import KEY_FRACTION, family_basis, key_epochs
 from cogo.dynamics.progress import MEASURES, SECTIONS, fall_epoch, progress_measures
 from cogo.dynamics.progress_cache import ProgressCache
@@ -77,7 +77,7 @@ class ProgressReader:
     """
 
     def __init__(self, snaps: Any, group: Any, cache_dir: Any = None, extra: Any = None):
-        self.G = parse_group(group)
+        self.G = as_group(group)
         self.basis = family_basis(self.G)
         meta = snaps.meta if isinstance(snaps.meta, dict) else {}
         tr = meta.get("train_idx")

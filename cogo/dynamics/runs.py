@@ -56,7 +56,7 @@ import numpy as np
 from cogo.algebra.activations import THEORY
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.analysis.blocks import extract_blocks
 from cogo.analysis.classify import Settings, classify_block
 from cogo.analysis.optimality import block_scale, block_tolerance
@@ -210,7 +210,7 @@ def frequency_potentials(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, group: 
     >>> fp["k"].tolist(), np.round(fp["r_kkk"].real, 9).tolist(), float(np.abs(fp["R_n"]).max()) < 1e-12   # R_g: r = 1
     ([1, 2], [[1.0, 1.0]], True)
     """
-    G = parse_group(group)
+    G = as_group(group)
     n = G.order
     F = G.characters
     s = G.scale / n

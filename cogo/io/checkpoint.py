@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group, parse_group
 from cogo.io.arrays import weights_dtype
 from cogo.io import formats as F
 from cogo.io.formats import CheckpointError, WEIGHT_KEYS
@@ -97,7 +97,7 @@ def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int],
     if isinstance(source, Checkpoint):
         if group is None:
             return source
-        G = parse_group(group)
+        G = as_group(group)
         if G == source.group:
             return source
         if G.order != source.Wa.shape[1]:
@@ -111,7 +111,7 @@ def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int],
 def _n_hint(meta: dict, group: Any) -> int | None:
     try:
         if group is not None:
-            return parse_group(group).order
+            return as_group(group).order
         if isinstance(meta.get("n"), int):
             return int(meta["n"])
     except (ValueError, TypeError):
@@ -243,7 +243,7 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
         check(shapes[0][0], shapes[0][1])
     Wa, Wb, Wc = (F._to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
     F._check_magnitude(Wa, Wb, Wc, where)
-    G = parse_group(group) if group is not None else F._group_from(meta.get("group"), Wa.shape[1], where,
+    G = as_group(group) if group is not None else F._group_from(meta.get("group"), Wa.shape[1], where,
                                                                      meta.get("group_table"))
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
@@ -277,6 +277,8 @@ def check_given_group(G: Any, meta: dict, where: str) -> None:
     recorded = meta.get("group")
     if recorded is None or current_options().force_group:
         return
+    if isinstance(recorded, str) and recorded == str(G) and meta.get("group_table") is None:
+        return  # the group's own printed name, which parses back to the group itself: nothing to parse
     try:
         R = F._group_from(recorded, G.order, where, meta.get("group_table"))
     except (ValueError, CogoError):  # an unreadable record contradicts nothing: the group given decides

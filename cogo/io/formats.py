@@ -29,7 +29,7 @@ from numpy.lib import format as npf
 from cogo.algebra.activations import ACTIVATIONS
 from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.io.arrays import as_array
 from cogo.io.layouts import current_options, read_state, unwrap_state
 from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays
@@ -206,7 +206,7 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list,
     n_hint = None
     try:
         if group is not None:
-            n_hint = parse_group(group).order
+            n_hint = as_group(group).order
         elif isinstance(meta.get("n"), int):
             n_hint = int(meta["n"])
     except (ValueError, TypeError):
@@ -384,12 +384,12 @@ def _pt_shapes_without_torch(p: Path) -> list | None:
 
 def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> FiniteAbelianGroup:
     if meta_group is None:
-        return parse_group(n)
+        return as_group(n)
     try:
         if table is not None:  # a non-Abelian group: its Cayley table travels with it (SPEC 9)
             t = as_array(table)
             try:  # never read a file named by untrusted metadata
-                named = None if str(meta_group).lower().endswith(".json") else parse_group(str(meta_group))
+                named = None if str(meta_group).lower().endswith(".json") else as_group(str(meta_group))
             except ValueError:
                 named = None
             G = FiniteGroup.from_table(t, str(meta_group), register=named is None)
@@ -398,7 +398,7 @@ def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> Finit
                     raise CogoError(f"the stored Cayley table is not the table of {meta_group}")
                 G = named
         else:
-            G = parse_group(meta_group if not isinstance(meta_group, (list, tuple)) else tuple(meta_group))
+            G = as_group(meta_group if not isinstance(meta_group, (list, tuple)) else tuple(meta_group))
     except (ValueError, TypeError) as exc:
         raise CheckpointError(f"{where}: bad group in metadata: {exc}") from None
     if G.order != n:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 
 __all__ = ["checkpoint_name", "file_label"]
 
@@ -35,7 +35,7 @@ def checkpoint_name(group: Any, hidden: int, weight_decay: float, seed: int) -> 
     >>> checkpoint_name(23, 512, 5e-5, 1)
     'd23_q512_wd5e-05_seed1.pt'
     """
-    return f"d{file_label(parse_group(group).label)}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
+    return f"d{file_label(as_group(group).label)}_q{hidden}_wd{_fmt_wd(weight_decay)}_seed{seed}.pt"
 
 
 def file_label(label: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.io.naming import checkpoint_name
 from cogo.runtime.errors import CogoError
 
@@ -86,7 +86,7 @@ def weights_and_meta(obj: Any) -> tuple:
     """
     if hasattr(obj, "config") and hasattr(obj, "meta") and callable(obj.meta):  # a TrainResult
         return obj.Wa, obj.Wb, obj.Wc, obj.meta()
-    G = parse_group(obj.group)
+    G = as_group(obj.group)
     given = getattr(obj, "meta", None)
     given = given if isinstance(given, dict) else {}
     meta = {k: v for k, v in given.items()

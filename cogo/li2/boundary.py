@@ -41,7 +41,7 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.executors import run_jobs
 from cogo.runtime.limits import progress_callback
 from cogo.algebra.representations import character_table
-from cogo.algebra.spec import display_name, parse_group
+from cogo.algebra.spec import display_name, as_group
 from cogo.io.formatting import render_table
 from cogo.io.outputs import atomic_write
 from cogo.analysis.irreps import read_irreps
@@ -72,7 +72,7 @@ def group_info(spec) -> dict:
     ({'group': 'S3', 'name': 'S3', 'M': 6, 'd_max': 2}, {'group': '7', 'name': 'Z_7', 'M': 7, 'd_max': 1})
     """
     try:
-        G = parse_group(str(spec))
+        G = as_group(str(spec))
     except CogoError:
         raise
     except ValueError as exc:

@@ -56,7 +56,7 @@ import numpy as np
 from cogo.runtime.errors import CogoError
 from cogo.algebra import representations
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import group_from_spec, parse_group
+from cogo.algebra.spec import group_from_spec, as_group
 
 __all__ = [
     "INPUT_SCALE",
@@ -190,7 +190,7 @@ def li2_group(spec: Any) -> Li2Group:
     if isinstance(spec, FiniteAbelianGroup) or isinstance(spec, (int, np.integer)) or (
             isinstance(spec, str) and _ABELIAN_RE.match(spec)):
         try:
-            A = parse_group(spec)
+            A = as_group(spec)
         except ValueError as exc:
             raise CogoError(str(exc)) from None
         if A.order > 512:

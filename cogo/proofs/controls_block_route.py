@@ -14,7 +14,7 @@ import sympy
 
 from cogo.algebra.loss import condition_residuals, real_loss
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
 from cogo.algebra.block import Block
 from cogo.solvers.designs import abc_normalizer, BlockDesign
@@ -195,7 +195,7 @@ def run_block_control(name: str, group: Any, method: str = "exact", design: Any 
     (True, '34/35', ['R_c'])
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     statement, build, l_k, want_nonzero, kind = BLOCK_CONTROLS[name]
     want_loss = l_k(G) if callable(l_k) else _hand_loss(G, l_k)
     details: dict = {"expected_loss": str(want_loss), "expected_nonzero": want_nonzero}

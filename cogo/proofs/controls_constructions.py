@@ -68,7 +68,7 @@ from cogo.algebra.cyclotomic import exact_real_loss
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.loss import real_loss
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_xi
 from cogo.solvers import constructions
 from cogo.algebra.block import Block
@@ -268,7 +268,7 @@ def run_control(name: str, group: Any, method: str = "exact", design: Any = None
     (True, True, ['R_g', 'R_c', 'R_n', 'R_*'], '1/1400')
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     statement, build, expect = CONTROLS[name][:3]
     exact = method == "exact"
     want_loss, want_fail = expect(G)

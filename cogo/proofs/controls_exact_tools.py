@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution
 from cogo.algebra.block import Block
 from cogo.algebra.network import Network
@@ -114,7 +114,7 @@ def run_zero_control(group: Any = None, method: str = "exact", cases: list | Non
                 got[label] = word_m.get(d, repr(d))
                 if d is not want:
                     wrong.append(label)
-        G = parse_group(group) if group is not None else None
+        G = as_group(group) if group is not None else None
         if cases is None and G is not None and len(G.positive_frequencies) >= 1:
             # a block certificate with an undecided residual: sound blocks at every pair, c of node 0 of the
             # first times sin(1)^2 + cos(1)^2 (= 1, outside the fields decided exactly): "undecided", never certified
@@ -174,7 +174,8 @@ def _equality_cases() -> list:
     the floats ``1 + 10^-7`` and ``1 + 10^-12`` are off by ``10^-7 > 1e-9`` and ``10^-12 <= 1e-9``.
     """
     e = sympy.Rational(10**7 + 1, 10**7)
-    zx, zn = constructions.z_F6(5, exact=True), constructions.z_F6(5)
+    Z5 = as_group(5)  # the cases' group, parsed once
+    zx, zn = constructions.z_F6(Z5, exact=True), constructions.z_F6(Z5)
     bent = zx.z.copy()
     bent[0, 1, 0] = sympy.expand(bent[0, 1, 0] * e)
     flip = zx.z[:, :, ::-1].copy()
@@ -195,9 +196,9 @@ def _equality_cases() -> list:
         ("unit circle, exact (10^7 + 1)/10^7", _is_unit(e, True), False),
         ("unit circle, float 1 + 1e-7", _is_unit(1 + 1e-7, False), False),
         ("unit circle, float 1 + 1e-12", _is_unit(1 + 1e-12, False), True),
-        ("f6ab_design refuses alpha = 1 + 1e-7 (float)", _rejects(lambda: f6ab_design(5, alpha={k: 1 + 1e-7})), True),
+        ("f6ab_design refuses alpha = 1 + 1e-7 (float)", _rejects(lambda: f6ab_design(Z5, alpha={k: 1 + 1e-7})), True),
         ("f6ab_design refuses alpha = (10^7 + 1)/10^7 (exact)",
-         _rejects(lambda: f6ab_design(5, alpha={k: e}, exact=True)), True),
+         _rejects(lambda: f6ab_design(Z5, alpha={k: e}, exact=True)), True),
     ]
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution
 from cogo.solvers import constructions
 from cogo.algebra.block import Block
@@ -50,7 +50,7 @@ def control_node_counts(group: Any, method: str = "exact", nets: dict | None = N
     ('CAUGHT', False)
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     with Timer() as t:
         if nets is None:
             net = constructions.z_F6(G, exact=method == "exact")
@@ -98,7 +98,7 @@ def control_mem_node_counts(group: Any, method: str = "exact", factors: list | N
     >>> sorted(r.details["z_M entry"])[0]
     "U_a node 0's a row moved to node 1's"
     """
-    G = parse_group(group)
+    G = as_group(group)
     with Timer() as t:
         if factors is None:
             Ua, Ub = constructions.mem_factors(G)
@@ -143,7 +143,7 @@ def control_mem_certificate(group: Any, method: str = "exact", factors: tuple | 
     >>> r.status, "R_g" in r.details["failing_conditions"]
     ('CAUGHT', True)
     """
-    G = parse_group(group)
+    G = as_group(group)
     with Timer() as t:
         if factors is None:
             Ua, Ub = constructions.mem_factors(G)
@@ -190,7 +190,7 @@ def control_mem_routes(group: Any, method: str = "exact", reference: tuple | Non
     >>> r.status, r.details["routes_agree"]
     ('CAUGHT', False)
     """
-    G = parse_group(group)
+    G = as_group(group)
     with Timer() as t:
         r = optimality(G, "z_M", "exact", reference_factors=reference if reference is not None
                        else _mem_broken_factors(G))
@@ -225,7 +225,7 @@ def control_membership(group: Any, method: str = "exact", factors: list | None =
     'CAUGHT'
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     with Timer() as t:
         if factors is None:
             factors = []
@@ -253,7 +253,7 @@ def control_occam(group: Any, method: str = "exact", design: Any = None) -> Theo
     ('CAUGHT', ["z' = z_F6 certified optimal (exact loss 0)", "z' balanced (exact)"])
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     with Timer() as t:
         if design is None:
             d = designs.f6_design(G, exact=True)
@@ -287,7 +287,7 @@ def control_optimality_row(group: Any, method: str = "exact", net: Any = None) -
     ('CAUGHT', '2/7')
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     want = Fraction(2, G.order)
     with Timer() as t:
         if net is None:

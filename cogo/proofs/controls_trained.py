@@ -50,7 +50,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.proofs.controls_constructions import control_name
 from cogo.proofs.results import TheoremResult, Timer, check_method, make_result
 from cogo.solvers import designs
@@ -151,7 +151,7 @@ def run_trained_control(name: str, group: Any, method: str = "exact", files: Cal
     from cogo.io.weights import save_checkpoint  # late: torch
 
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     statement, build, want, want_dist, want_loss = TRAINED_CONTROLS[name]
     n = G.order
     with Timer() as t, tempfile.TemporaryDirectory(prefix="cogo-verdict-") as tmp:

@@ -66,7 +66,7 @@ from cogo.algebra.cyc_format import format_exact, minimal_polynomial
 from cogo.algebra.cyclotomic import exact_real_loss
 from cogo.algebra.loss import fourier_loss, real_loss
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_xi
 from cogo.solvers import constructions
 from cogo.algebra.block import Block
@@ -266,7 +266,7 @@ def run_unseen_block_control(name: str, group: Any, method: str = "exact", desig
         A negative control: ``passed`` when the outcome is the one derived by hand.
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     statement, build, loss_of, want_nonzero = UNSEEN_CONTROLS[name]
     want_loss = loss_of(G)
     details: dict = {"expected_loss": str(want_loss), "expected_nonzero": want_nonzero,
@@ -360,7 +360,7 @@ def control_mem_zero_frequency(group: Any, method: str = "exact", factors: tuple
     ('CAUGHT', ['R_c'], '16/125')
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     n = G.order
     want = Fraction(4 * (n - 1), n ** 3)
     details: dict = {"expected_failing": ["R_c"], "expected_loss": str(want)}
@@ -496,7 +496,7 @@ def control_zero_test_unseen(group: Any = None, method: str = "exact", cases: li
     ('CAUGHT', 'undecided')
     """
     word = {True: "zero", False: "nonzero", None: "undecided"}
-    G = parse_group(group) if group is not None else None
+    G = as_group(group) if group is not None else None
     with Timer() as t:
         got, wrong = {}, []
         for label, value, want in (_unseen_zero_cases() if cases is None else cases):

@@ -209,10 +209,10 @@ _BLOCK_NAMES = ("z_F6", "z_F6_ab", "z_F46")
 
 def _instance(kind: str, d: int, claim: str) -> dict:
     """The actual construction at order ``d`` (seed 1, as row 6 builds it), its loss claimed 0."""
-    from cogo.algebra.spec import parse_group  # late: start-up
+    from cogo.algebra.spec import as_group  # late: start-up
     from cogo.solvers import constructions as C  # late: sympy
 
-    G = parse_group(str(d))
+    G = as_group(str(d))
     if kind == "z_M":
         from cogo.proofs.controls_constructions import MemControl  # late: sympy
 

@@ -37,7 +37,7 @@ import numpy as np
 import sympy
 
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 
 __all__ = ["Formal", "FormalVariables", "formal_network"]
 
@@ -241,6 +241,6 @@ def formal_network(group: Any, q: int, variables: FormalVariables):
     >>> all(u == v * v for u, v in zip(rr.ravel(), r.ravel()))
     True
     """
-    G = parse_group(group)
+    G = as_group(group)
     codes, vals = variables.new((3, G.order, q))
     return Network(G, vals, exact=True), codes

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from cogo.runtime.threads import thread_policy as _thread_policy
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.constructions import CONSTRUCTIONS
 from cogo.proofs.controls_block_route import BLOCK_CONTROLS
 from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
@@ -151,7 +151,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     >>> [f.__name__ for f in controls_for(2)][9:]          # and those of cogo.proofs.controls_unseen
     ['control_mem_zero_frequency', 'control_zero_test_unseen']
     """
-    G = parse_group(group)
+    G = as_group(group)
     out = [(row.fn, {} if row.methods == METHODS else {"methods": row.methods})
            for row in CONTROL_ROWS if row.applies(G)]
     return out if with_kwargs else [fn for fn, _ in out]
@@ -171,7 +171,7 @@ def theorem_list(group: Any, full_loss: bool = False) -> list:
     >>> sum(f.__name__.startswith("control") for f, kwargs in theorem_list(4))   # 4 + 6 block-route + zero + formal + equality + three z_M rows + row 5 + 4 unseen
     21
     """
-    G = parse_group(group)
+    G = as_group(group)
     out = []
     for row in THEOREMS:
         if row.applies(G):
@@ -195,7 +195,7 @@ def skipped(group: Any, method: str = "both") -> list[str]:
     >>> skipped(127)                  # every control runs (z_M's: point counts and Parseval above 31)
     []
     """
-    G = parse_group(group)
+    G = as_group(group)
     return skipped_rows(THEOREMS, G, method) + skipped_rows(CONTROL_ROWS, G, method)
 
 
@@ -216,7 +216,7 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     (12, True, 4)
     """
     methods = methods_of(method)
-    G = parse_group(group)
+    G = as_group(group)
     results = []
     for fn, kw in theorem_list(G, full_loss=full_loss):
         kw = dict(kw)

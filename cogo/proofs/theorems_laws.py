@@ -16,7 +16,7 @@ import sympy
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import potential, potentials, self_potentials
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.proofs.formal import Formal, FormalVariables, formal_network
 from cogo.proofs.results import NUM_TOL, TheoremResult, Timer, check_method, make_result
 from cogo.proofs.zero import is_zero_proven as is_zero_exact  # exact, undecided is not zero (cogo.proofs.zero)
@@ -233,7 +233,7 @@ def semiring_laws(group: Any, method: str = "exact", seed: int = 0) -> TheoremRe
     ('1. semiring laws', 'exact', True, 0.0)
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     exact = method == "exact"
     with Timer() as t:
         outcome, worst = (_semiring_exact(G), 0.0) if exact else _semiring_numeric(G, seed)
@@ -389,7 +389,7 @@ def homomorphism(group: Any, method: str = "exact", seed: int = 0) -> TheoremRes
     ('exact', True, 0.0)
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     rng = np.random.default_rng(seed)
     n = G.order
     all_triples = n <= HOMOMORPHISM_ALL_TRIPLES_MAX

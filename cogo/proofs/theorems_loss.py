@@ -16,7 +16,7 @@ from cogo.algebra.cyclotomic import exact_real_loss
 from cogo.algebra.loss import fourier_loss, published_loss, real_loss
 from cogo.algebra.modular import DEFAULT_BITS, ModulusTooSmall, fourier_network_modular, modular_field
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.proofs.results import NUM_TOL, TheoremResult, Timer, check_method, make_result
 
 __all__ = ["loss_decomposition"]
@@ -61,7 +61,7 @@ def loss_decomposition(group: Any, method: str = "exact", seed: int = 0, q: int 
     ('exact-instances', True, 0.0)
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     rng = np.random.default_rng(seed)
     with Timer() as t:
         if method == "exact":

@@ -15,7 +15,7 @@ import sympy
 
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.solvers import constructions as C
 from cogo.catalogue.constructions import CONSTRUCTIONS, construction, resolve
 from cogo.solvers.constructions import RootOfUnityNetwork, _phase
@@ -138,7 +138,7 @@ def node_counts(group: Any, method: str = "exact", nets: dict | None = None,
     ('7. node counts', True)
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     kinds = [c for c in CONSTRUCTIONS if G.is_odd or not c.odd_only]
     verdict: dict = {}
     counts: dict = {}

@@ -17,7 +17,7 @@ from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.loss import real_loss
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import potential
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution
 from cogo.solvers import constructions as C
 from cogo.algebra.block import Block
@@ -163,7 +163,7 @@ def occam(group: Any, method: str = "exact", zprime: Network | None = None, poin
     ("8. Occam's razor", 'exact', True)
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     kind = "z_F6" if G.is_odd else "z_M"
     with Timer() as t_:
         checks, worst = _occam_exact(G, kind, zprime_design) if method == "exact" else \

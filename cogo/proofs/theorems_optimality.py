@@ -19,7 +19,7 @@ from cogo.algebra.cyc_format import format_exact
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.loss import condition_residuals, real_loss
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.constructions import CHARACTER_SUMS, FAMILY, resolve
 from cogo.catalogue.constructions import construction as record
 from cogo.catalogue.partial import unit_conjugate, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
@@ -273,7 +273,7 @@ def optimality(group: Any, construction: str = "z_F6", method: str = "exact", ne
     True
     """
     method = check_method(method)
-    G = parse_group(group)
+    G = as_group(group)
     rec = record(construction)   # ValueError naming the construction for an unknown name or an old spelling
     title = rec.title
     details: dict = {"construction": title, "group": G.label}

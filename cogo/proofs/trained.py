@@ -50,7 +50,7 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.loss import real_loss, real_loss_by_frequency
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.io.checkpoint import as_checkpoint
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.constructions import from_record
@@ -216,7 +216,7 @@ def zero_network_loss(G: Any) -> float:
     >>> round(zero_network_loss(23) * 23, 12)
     22.0
     """
-    n = parse_group(G).order
+    n = as_group(G).order
     z = np.zeros((1, n))
     return float(real_loss(z, z, z.T, group=G))
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 
 
 # ---------------------------------------------------------------- data and initialization
@@ -55,7 +55,7 @@ def split_pairs(group: Any, test_fraction: float, seed: int) -> tuple[torch.Tens
     >>> bool((split_pairs(5, 0.2, seed=1)[1] == test_idx).all())   # the seed alone fixes the split
     True
     """
-    G = parse_group(group)
+    G = as_group(group)
     n_train, _ = split_sizes(G.order, test_fraction)
     gen = torch.Generator(device="cpu").manual_seed(_derived_seed(seed, 1))
     perm = torch.randperm(G.order * G.order, generator=gen)
@@ -95,7 +95,7 @@ def pair_targets(group: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     For a non-Abelian :class:`cogo.algebra.finite_groups.FiniteGroup` ``c = a * b``: its ``add_table``
     is the Cayley table (SPEC 9).
     """
-    G = parse_group(group)
+    G = as_group(group)
     n = G.order
     p = torch.arange(n * n)
     a, b = p // n, p % n
@@ -195,7 +195,7 @@ class _Batch:
     """
 
     def __init__(self, cfg: Any, models: list[tuple[float, int]], device: torch.device, kernel: str):
-        G = parse_group(cfg.group)
+        G = as_group(cfg.group)
         self.cfg, self.models, self.device = cfg, models, device
         self.n = n = G.order
         self.q = q = cfg.hidden

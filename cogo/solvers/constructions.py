@@ -22,7 +22,7 @@ from cogo._version import __version__
 from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.network import Network
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.constructions import NAMES as CATALOGUE_NAMES
 from cogo.catalogue.constructions import construction, resolve
 from cogo.io.weights import save_checkpoint
@@ -179,7 +179,7 @@ def mem_factors(group: Any) -> tuple[RootOfUnityNetwork, RootOfUnityNetwork]:
     U_a, U_b : RootOfUnityNetwork
         The two factors, ``n_G`` nodes each.
     """
-    G = parse_group(group)
+    G = as_group(group)
     L = G.exponent
     ph = _phase(G)  # [k, j]
     zero = np.zeros_like(ph)
@@ -225,7 +225,7 @@ def z_M(group: Any, exact: bool = False) -> Network:
     array([0, 1, 0, 0])
     """
     exact = _check_exact_flag(exact)
-    G = parse_group(group)
+    G = as_group(group)
     require(construct_estimate("z_M", G.order, exact=exact, loss=False))  # CogoError before allocating
     Ua, Ub = mem_factors(G)
     net = Ua.to_network(exact) * Ub.to_network(exact)
@@ -287,7 +287,7 @@ def construct(kind: str, group: Any, seed: int | None = None, exact: bool = Fals
     >>> net.q, meta["name"], meta["group"], meta["construction"]
     (14, 'z_F4/6', '7', 'z_F46')
     """
-    G = parse_group(group)
+    G = as_group(group)
     rec = construction(kind)
     meta = {"group": G.label, "construction": rec.name, "seed": seed, "cogo_version": __version__}
     if rec.design is None:

@@ -57,7 +57,7 @@ from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.block import Block
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network, is_zero_exact
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.catalogue.partial import clear_caches as _partial_clear_caches
 
@@ -264,7 +264,7 @@ def _design_setup(group: Any, exact: Any, seed: Any, what: str) -> tuple:
     """What every per-frequency design starts from: the checked ``exact`` flag, the group (odd order, else a
     one-line error naming ``what``), the parameter generator of ``seed`` and the positive frequencies."""
     exact = _check_exact_flag(exact)
-    G = parse_group(group)
+    G = as_group(group)
     G.require_odd(what)
     rng = _rng(seed)
     return exact, G, rng, _keys(G)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
-from cogo.algebra.spec import pair_tables, parse_group
+from cogo.algebra.spec import pair_tables, as_group
 from cogo.io.arrays import as_stack
 
 __all__ = ["LI2_STATS", "li2_statistics", "li2_statistics_of", "ridge_eta", "GRAM_RCOND"]
@@ -160,7 +160,7 @@ def li2_statistics_of(Wa: Any, Wb: Any, group: Any, train_idx: Any, eta: float, 
     >>> sorted(st) == sorted(LI2_STATS), st["FtF_diag"].shape
     (True, (1,))
     """
-    G = parse_group(group)
+    G = as_group(group)
     if activation not in ACTIVATIONS:
         raise ValueError(unknown_message(activation))
     Wa, Wb = as_stack(Wa), as_stack(Wb)

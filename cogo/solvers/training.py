@@ -64,7 +64,7 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.io.formats import WEIGHT_KEYS
 from cogo.io.naming import _fmt_wd, checkpoint_name
 from cogo.io.snapshots import SnapshotWriter, snapshot_dir_name, snapshot_epochs
@@ -156,7 +156,7 @@ def validate_run(config: TrainConfig, seeds: Iterable[int], weight_decays: Seque
     if max_batch is not None and (isinstance(max_batch, bool) or int(max_batch) != max_batch or max_batch < 1):
         raise ValueError(f"max batch must be a positive integer, got {max_batch!r}")
     device = check_device(config.device)
-    n = parse_group(config.group).order
+    n = as_group(config.group).order
     n_train, _ = split_sizes(n, config.test_fraction)
     kernel = choose_kernel(n, n_train, kernel)
     per_model = _work_elements(n, config.hidden, n_train, kernel) * config.torch_dtype.itemsize
@@ -214,7 +214,7 @@ def train(config: TrainConfig, seeds: Iterable[int], weight_decays: Sequence[flo
     size = int(max_batch or len(models))
     results: list[TrainResult] = []
     if threads is None:
-        n = parse_group(config.group).order
+        n = as_group(config.group).order
         rows = n * n if kernel == "grid" else split_sizes(n, config.test_fraction)[0]
         threads = 1 if device.type != "cpu" else choose_threads("train", training_elements(n, config.hidden, size, rows))
     # Weight decay drives dead nodes to ~1e-39 (SPEC 8.2), below float32's smallest normal
@@ -264,7 +264,7 @@ def _train_batch(cfg: TrainConfig, models: list[tuple[float, int]], device: torc
     if progress:
         from tqdm.auto import tqdm  # late: tqdm
 
-        bar = tqdm(total=cfg.epochs, initial=start_epoch, desc=f"train {parse_group(cfg.group)} q={cfg.hidden} x{M}",
+        bar = tqdm(total=cfg.epochs, initial=start_epoch, desc=f"train {as_group(cfg.group)} q={cfg.hidden} x{M}",
                    unit="epoch", dynamic_ncols=True)
     _run_epochs(cfg, batch, models, history, snaps, snap_epochs, snap_at, writers, saver, bar, start_epoch)
     if bar is not None:

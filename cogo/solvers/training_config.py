@@ -22,7 +22,7 @@ import torch
 
 from cogo.algebra.activations import THEORY
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.io.snapshots import SPACINGS
 from cogo.solvers.batch import split_sizes
 from cogo.solvers.training_options import validate_options
@@ -71,7 +71,7 @@ def default_hyperparameters(group: Any) -> dict:
     >>> default_hyperparameters("S3")
     {'lr': 0.003, 'weight_decay': 0.002}
     """
-    family = "abelian" if parse_group(group).abelian is not None else "non-abelian"
+    family = "abelian" if as_group(group).abelian is not None else "non-abelian"
     return dict(DEFAULT_HYPERPARAMETERS[family])
 
 
@@ -125,7 +125,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         # normalise an int, tuple or group to its label ('23', '3x5'); bad values are left to validate()
         try:
-            object.__setattr__(self, "group", parse_group(self.group).label)
+            object.__setattr__(self, "group", as_group(self.group).label)
             defaults = default_hyperparameters(self.group)
         except (ValueError, TypeError):
             defaults = DEFAULT_HYPERPARAMETERS["abelian"]  # validate() reports the bad group
@@ -138,7 +138,7 @@ class TrainConfig:
     # -- derived ----------------------------------------------------------
     @property
     def group_obj(self) -> FiniteAbelianGroup:
-        return parse_group(self.group)
+        return as_group(self.group)
 
     @property
     def torch_dtype(self) -> torch.dtype:
@@ -150,7 +150,7 @@ class TrainConfig:
         Also checks that the device exists (``cuda`` needs
         ``torch.cuda.is_available()``).  Returns ``self`` for chaining.
         """
-        G = parse_group(self.group)  # raises ValueError on a bad label
+        G = as_group(self.group)  # raises ValueError on a bad label
         n = G.order
         if isinstance(self.hidden, bool) or not isinstance(self.hidden, (int, np.integer)) or self.hidden < 1:
             raise ValueError(f"hidden size must be a positive integer, got {self.hidden!r}")

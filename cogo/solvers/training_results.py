@@ -57,7 +57,7 @@ import numpy as np
 import torch
 
 from cogo._version import __version__
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group
 from cogo.io.naming import _fmt_wd, checkpoint_name
 from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, check_output_file
 from cogo.io.weights import save_checkpoint
@@ -102,13 +102,13 @@ class TrainResult:
 
     @property
     def group(self) -> str:
-        return parse_group(self.config.group).label
+        return as_group(self.config.group).label
 
     def meta(self) -> dict:
         """Checkpoint metadata: plain Python values and tensors only (see module docstring)."""
         hp = self.config.hyperparameters()
         hp["weight_decay"] = float(self.weight_decay)
-        G = parse_group(self.config.group)
+        G = as_group(self.config.group)
         meta = {
             "format": FORMAT,
             "cogo_version": __version__,
@@ -169,7 +169,7 @@ MERGE_FREE = ("weight_decay", "device")
 def _same_settings(summary: dict, config: TrainConfig) -> bool:
     mine = json.loads(json.dumps(config.hyperparameters()))
     theirs = summary.get("config")
-    return (isinstance(theirs, dict) and summary.get("group") == parse_group(config.group).label
+    return (isinstance(theirs, dict) and summary.get("group") == as_group(config.group).label
             and {k: v for k, v in theirs.items() if k not in MERGE_FREE}
             == {k: v for k, v in mine.items() if k not in MERGE_FREE})
 
@@ -226,7 +226,7 @@ def summary_dict(results: Sequence[TrainResult], paths: Sequence[str] | None = N
         "cogo_version": __version__,
         "torch_version": str(torch.__version__),
         "platform": platform.platform(),
-        "group": parse_group(cfg.group).label,
+        "group": as_group(cfg.group).label,
         "config": cfg.hyperparameters(),
         "weight_decays": sorted({r.weight_decay for r in results}),
         "seeds": sorted({r.seed for r in results}),
@@ -312,7 +312,7 @@ def plot_history(results: Sequence[TrainResult], path: str | os.PathLike) -> str
                     ax.fill_between(ep[cols], np.nanmin(Yf, axis=0), np.nanmax(Yf, axis=0), color=color,
                                     alpha=0.15 if ls == "-" else 0.08, lw=0)
     cfg = results[0].config
-    title = f"{parse_group(cfg.group)}, q={cfg.hidden}, {cfg.optimizer} lr={cfg.lr}, {cfg.loss}"
+    title = f"{as_group(cfg.group)}, q={cfg.hidden}, {cfg.optimizer} lr={cfg.lr}, {cfg.loss}"
     for ax in (ax_l, ax_a):
         ax.set_xscale("log")
         ax.set_xlabel("epoch + 1 (log scale)")

@@ -5,7 +5,7 @@ import pytest
 
 from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.spec import as_group, parse_group
 
 FORMS = ["23", "3x5", "2x2x3", "S3", "S4", "A4", "D5", "Q8", "Dic3", "S3x3", "Q8x2"]
 
@@ -36,3 +36,42 @@ def test_the_library_uses_no_moved_name():
 
         li2_group("S3")
         parse_group("Q8x2")
+
+
+def test_a_group_is_parsed_once_at_the_edge(monkeypatch):
+    """`cogo verify --group 7 --exact` parses its group at the edge only (issue 50's rule; the benchmark
+    benchmarks/parse_group_calls.py counts the same at 23: 3 calls): at most 5 parse_group calls in the whole run,
+    every module that holds the name wrapped, as_group's parse included."""
+    import contextlib
+    import io
+    import pkgutil
+    import importlib
+
+    import cogo
+    from cogo.algebra import spec
+    from cogo.cli import main
+
+    original, calls = spec.parse_group, []
+
+    def counting(group, *a, **k):
+        calls.append(type(group).__name__)
+        return original(group, *a, **k)
+
+    for m in pkgutil.walk_packages(cogo.__path__, "cogo."):
+        try:
+            mod = importlib.import_module(m.name)
+        except Exception:  # an optional extra (gap, cluster) not installed
+            continue
+        if getattr(mod, "parse_group", None) is original:
+            monkeypatch.setattr(mod, "parse_group", counting)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["verify", "--group", "7", "--exact", "--no-progress"]) == 0
+    assert 1 <= len(calls) <= 5, calls
+
+
+def test_as_group_passes_a_parsed_group_through_and_parses_the_rest():
+    G = parse_group("3x5")
+    assert as_group(G) is G
+    assert as_group("3x5") == G and as_group(15) != G
+    with pytest.raises(ValueError):
+        as_group("no such group")
