@@ -171,11 +171,13 @@ def test_phase_table_premises_are_checked():
     assert not _table_ok.__wrapped__(degenerate)
 
 
-def test_routes_cross_checked_up_to_31_and_a_disagreement_fails(monkeypatch):
+def test_routes_cross_checked_at_every_order_and_a_disagreement_fails(monkeypatch):
     r = TO.optimality(23, "z_M", "exact")
-    assert r.passed and r.details["routes agree"] is True
+    assert r.passed and r.details["routes agree"] is True and "reference route loss" not in r.details
+    # above 31 the second route is the exact loss by Parseval (0 for z_M), not the O(n^5) character sums
     above = TO.optimality(37, "z_M", "exact")
-    assert above.passed and "routes agree" not in above.details and "inversion" in above.details["route"]
+    assert above.passed and above.details["routes agree"] is True and above.details["reference route loss"] == "0"
+    assert "inversion" in above.details["route"] and "Parseval" in above.details["route"]
     assert KR.control_mem_certificate(37).status == "CAUGHT"
     # a reference route that certifies everything: the row and its control must both fail
     monkeypatch.setattr(TO, "mem_certificate", lambda a, b: mem_certificate_inversion(*mem_factors(a.group)))

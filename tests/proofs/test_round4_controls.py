@@ -122,7 +122,7 @@ def test_irrational_loss_does_not_take_its_value_from_the_zero_test(monkeypatch)
     x = unseen_mod._sound_block(True)
     part = unseen_mod.PartialSolution("c / sqrt 3", x.a, x.b, np.asarray(
         [sympy.expand(v * sympy.sqrt(3) / 3) for v in x.c], dtype=object))
-    r = unseen_mod.control_irrational_loss(7, design=unseen_mod._every_pair(unseen_mod.parse_group(7), part, "c/sqrt3"))
+    r = unseen_mod.control_irrational_loss(7, design=unseen_mod._every_pair(unseen_mod.as_group(7), part, "c/sqrt3"))
     assert r.status == "MISSED"
 
 
