@@ -25,13 +25,15 @@ from cogo.solvers.constructions import to_checkpoint
 __all__ = ["train", "load", "save", "classify", "verify"]
 
 
-def load(path: Any, group: Any = None):
+def load(path: Any, group: Any = None, *, keys: Any = None, shared_embedding: bool = False,
+         activation: str | None = None, force_group: bool = False):
     """Read a checkpoint (``.pt``, ``.npz`` or ``.safetensors``, weights only) once into a checkpoint object.
 
     The same validated reader every command uses (:func:`cogo.io.checkpoint.read_checkpoint`): a
     malformed, hostile or inconsistent file raises :class:`cogo.io.formats.CheckpointError`
     (one line). ``group``: the file's group (one that contradicts the group the file records is refused, unless
-    read inside ``cogo.io.layouts.read_options(force_group=True)``). The object can be handed to
+    ``force_group``); ``keys``, ``shared_embedding``, ``activation``: as ``cogo classify``'s flags (a foreign
+    file's key map, docs/cli.md#layouts). The object can be handed to
     :func:`classify` and :func:`verify` in place of the path (the file is not read again).
 
     Returns
@@ -40,7 +42,8 @@ def load(path: Any, group: Any = None):
         ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``, ``.layout``,
         ``.activation``, ``.dtype``, ``.snapshots``.
     """
-    return load_weights(path, group=group)
+    return load_weights(path, group=group, options=read_options(keys=keys, shared_embedding=shared_embedding,
+                                                                 activation=activation, force_group=force_group))
 
 
 def train(group: Any = 23, seeds: Any = (1,), *, weight_decays: Any = None, progress: bool = False,
@@ -163,12 +166,12 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
 
         if certificates is not None:
             raise ValueError("certificates: for a checkpoint use `cogo verify --checkpoint FILE --certificates DIR`")
-        with read_options(keys=keys, shared_embedding=shared_embedding, activation=activation,
-                          force_group=force_group):
-            return verify_checkpoint(checkpoint, group=group, tol=tol,
-                                     max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance,
-                                     max_relative_loss=(DEFAULT_MAX_RELATIVE_LOSS if max_relative_loss is None
-                                                        else max_relative_loss))
+        options = read_options(keys=keys, shared_embedding=shared_embedding, activation=activation,
+                               force_group=force_group)
+        return verify_checkpoint(checkpoint, group=group, tol=tol,
+                                 max_distance=DEFAULT_MAX_DISTANCE if max_distance is None else max_distance,
+                                 max_relative_loss=(DEFAULT_MAX_RELATIVE_LOSS if max_relative_loss is None
+                                                    else max_relative_loss), options=options)
     from cogo.proofs.registry import run_all  # late: sympy
 
     if certificates is None:

@@ -10,7 +10,6 @@ file is written.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shlex
 import sys
@@ -54,16 +53,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _reading(args):
-    """The reading options of cogo.io.layouts for this command (a context manager)."""
-    if not hasattr(args, "shared_embedding"):
-        return contextlib.nullcontext()
-    from cogo.io.layouts import read_options  # late: start-up (cogo --help reads no checkpoint)
-
-    return read_options(keys=args.keys, shared_embedding=args.shared_embedding, activation=args.activation,
-                        force_group=getattr(args, "force_group", False))
-
-
 def _error(message: str) -> int:
     print(f"cogo: error: {' '.join(str(message).split())}", file=sys.stderr)
     return EXIT_USAGE
@@ -105,7 +94,7 @@ def _main(argv: list) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        with preserved(), _reading(args):
+        with preserved():
             return int(command_module(args.command).run(args) or 0)
     except CogoError as exc:
         return _error(str(exc))

@@ -174,6 +174,5 @@ def test_an_unknown_activation_is_one_message_everywhere():
             call()
         assert str(exc.value) == msg
     with pytest.raises(CogoError) as exc:
-        with read_options(activation="tanh"):
-            pass
+        read_options(activation="tanh")
     assert str(exc.value) == msg

@@ -66,6 +66,7 @@ References
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -93,6 +94,7 @@ from cogo.analysis.snap import attach_snap
 from cogo.analysis.summary import summarize
 from cogo.analysis.sweep import Readers, check_paths, load_one, load_sqr, read_many
 from cogo.io.arrays import weights_dtype
+from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.weights import inert_nodes
 from cogo.runtime.errors import CogoError
 from cogo.runtime.threads import thread_policy as _thread_policy
@@ -511,7 +513,7 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
                   settings: Settings | None = None, progress: bool = False,
                   on_loaded: Any = None, workers: int = 1,
                   keep_weights: bool = True, sqr_only: bool = False,
-                  render_json: bool = False) -> "ClassifyResult | IrrepsResult":
+                  render_json: bool = False, options: ReadOptions = DEFAULT_OPTIONS) -> "ClassifyResult | IrrepsResult":
     """Check every path, then load and analyse the checkpoints one at a time, and aggregate.
 
     Returns a :class:`ClassifyResult` (Abelian groups, SPEC 8) or a
@@ -536,7 +538,8 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     :class:`cogo.analysis.sweep.OtherActivation` when it is read (``cogo classify``
     then gives the per-node report of every file).  ``render_json``: each
     checkpoint's JSON entry is rendered where it is read (in its worker), so
-    :meth:`ClassifyResult.render_json` only splices (the reports are final once read).
+    :meth:`ClassifyResult.render_json` only splices (the reports are final once read).  ``options``: how every
+    file is read (:func:`cogo.io.layouts.read_options`: ``--keys`` and the like), in the workers too.
 
     Examples
     --------
@@ -557,10 +560,10 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     paths = list(paths)
-    check_paths(paths, group)
-    io = Readers(load_sqr if sqr_only else load_one, _read_loaded, _result, _irreps,
-                 render_json_entry if render_json else None)
-    return read_many(paths, group, st, io, progress=progress,
+    check_paths(paths, group, options)
+    readers = Readers(functools.partial(load_sqr if sqr_only else load_one, options=options), _read_loaded, _result,
+                      _irreps, render_json_entry if render_json else None)
+    return read_many(paths, group, st, readers, progress=progress,
                      on_loaded=on_loaded, workers=workers, keep_weights=keep_weights)
 
 

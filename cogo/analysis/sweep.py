@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from cogo.algebra.activations import THEORY
 from cogo.io.checkpoint import Checkpoint, header_shapes
+from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.outputs import file_identities
 from cogo.io.weights import load_weights
 from cogo.runtime.errors import CogoError
@@ -31,7 +32,7 @@ from cogo.runtime.limits import classify_estimate, require
 __all__ = ["Readers", "OtherActivation", "check_paths", "load_one", "load_sqr", "read_many"]
 
 
-def check_paths(paths: list, group: Any) -> None:
+def check_paths(paths: list, group: Any, options: ReadOptions = DEFAULT_OPTIONS) -> None:
     """Refuse duplicates, and what cannot fit (:mod:`cogo.runtime.limits`) where a file's header tells its shapes.
 
     No array is read here: a file whose header cannot tell its shapes is checked when it is read
@@ -49,15 +50,16 @@ def check_paths(paths: list, group: Any) -> None:
         seen.update({k: p for k in keys})
     for p in paths:
         if not isinstance(p, Checkpoint) and isinstance(p, (str, os.PathLike)) and os.path.isfile(p):
-            head = header_shapes(p, group=group)
+            head = header_shapes(p, group=group, options=options)
             if head is not None:
                 q_, n_ = head[0]
                 require(classify_estimate(n_, q_))
 
 
-def load_one(path: Any, group: Any) -> Any:
-    """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`), refused from its header if it cannot fit."""
-    return load_weights(path, group=group, estimate=classify_estimate)
+def load_one(path: Any, group: Any, options: ReadOptions = DEFAULT_OPTIONS) -> Any:
+    """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`) with the reading ``options``, refused from
+    its header if it cannot fit."""
+    return load_weights(path, group=group, estimate=classify_estimate, options=options)
 
 
 class OtherActivation(CogoError):
@@ -69,9 +71,9 @@ class OtherActivation(CogoError):
     """
 
 
-def load_sqr(path: Any, group: Any) -> Any:
+def load_sqr(path: Any, group: Any, options: ReadOptions = DEFAULT_OPTIONS) -> Any:
     """:func:`load_one` for a reading that holds ``sqr`` networks only: another activation raises :class:`OtherActivation`."""
-    w = load_one(path, group)
+    w = load_one(path, group, options)
     if w.activation != THEORY:
         raise OtherActivation(f"{w.path}: the activation is {w.activation}, not sqr")
     return w
@@ -105,33 +107,33 @@ def _read_path(task: tuple) -> tuple:
     """Worker: load one checkpoint and read it; returns ``(group label, report or None, weights or None, JSON entry
     or None)``.
 
-    ``task``: ``(source, path, group, settings, keep_weights, io)``; ``source`` is the path, or the checkpoint
+    ``task``: ``(source, path, group, settings, keep_weights, readers)``; ``source`` is the path, or the checkpoint
     already read (the first one, read by the caller to decide the reading: it is not read again).
     """
-    source, path, group, st, keep_weights, io = task
-    w = io.load(source, group)
+    source, path, group, st, keep_weights, readers = task
+    w = readers.load(source, group)
     if w.group.abelian is None:  # cannot join a block reading: refused by the caller
         return str(w.group), None, None, None
-    rep = io.read(w, path, st)
-    entry = io.render(rep) if io.render is not None else None
+    rep = readers.read(w, path, st)
+    entry = readers.render(rep) if readers.render is not None else None
     rep.group = None  # the caller puts back the first checkpoint's (equal) group: its cached tables stay here
     return str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None), entry
 
 
 def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, keep_weights: bool,
-             io: "Readers") -> Iterator[tuple]:
+             readers: "Readers") -> Iterator[tuple]:
     """``(group label, report, weights, JSON entry)`` per checkpoint, in order: here, or in ``workers`` processes."""
     if workers <= 1 or len(paths) <= 1:
         for i, p in enumerate(paths):
-            w = first if i == 0 else io.load(p, group)
+            w = first if i == 0 else readers.load(p, group)
             if w.group.abelian is None or (i and str(w.group) != str(first.group)):
                 yield str(w.group), None, None, None  # the caller refuses before reading it
                 return
-            rep = io.read(w, str(p), st)
+            rep = readers.read(w, str(p), st)
             yield (str(w.group), rep, ((w.Wa, w.Wb, w.Wc, w.group) if keep_weights else None),
-                   io.render(rep) if io.render is not None else None)
+                   readers.render(rep) if readers.render is not None else None)
         return
-    tasks = [(first if i == 0 else str(p), str(p), group, st, keep_weights, io) for i, p in enumerate(paths)]
+    tasks = [(first if i == 0 else str(p), str(p), group, st, keep_weights, readers) for i, p in enumerate(paths)]
     with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
         try:
             yield from pool.map(_read_path, tasks)
@@ -139,11 +141,12 @@ def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, kee
             pool.shutdown(cancel_futures=True)
 
 
-def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Readers, progress: bool = False,
+def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, readers: Readers, progress: bool = False,
               on_loaded: Callable | None = None, workers: int = 1, keep_weights: bool = True) -> Any:
     """Read checkpoints one at a time (module docstring); the paths were checked by the caller.
 
-    ``io``: how one checkpoint is loaded and read (:class:`Readers`).  ``on_loaded(loaded)``:
+    ``readers``: how one checkpoint is loaded and read (:class:`Readers`; its ``load`` carries the reading
+    options, so worker processes read with them too).  ``on_loaded(loaded)``:
     called before any analysis with the checkpoints that decide the reading (every one for the
     irreps reading; the first for the block reading, whose group every other must share).
     ``keep_weights``: keep each network's ``(Wa, Wb, Wc, group)`` in the result (for
@@ -156,9 +159,9 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     """
     items = list(paths)          # paths, or checkpoints already read (cogo.io.checkpoint.Checkpoint): not read again
     paths = [str(p) for p in items]
-    first = io.load(items[0], group)
+    first = readers.load(items[0], group)
     if first.group.abelian is None:  # the irreps reading (SPEC 9) of every checkpoint, loaded first as before
-        loaded = [first] + [io.load(p, group) for p in items[1:]]
+        loaded = [first] + [readers.load(p, group) for p in items[1:]]
         seen: dict = {}
         for w, p in zip(loaded, paths):
             seen.setdefault(str(w.group), []).append(p)
@@ -166,7 +169,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
             raise CogoError(_mixed_groups(seen))
         if on_loaded is not None:
             on_loaded(loaded)
-        return io.irreps(loaded, paths, st)
+        return readers.irreps(loaded, paths, st)
     if on_loaded is not None:
         on_loaded([first])
     label = str(first.group)
@@ -180,7 +183,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
                    disable=None)
     reports, weights, entries = [], [], []
     try:
-        for p, (g, rep, w, entry) in zip(paths, _results(items, first, group, st, workers, keep_weights, io)):
+        for p, (g, rep, w, entry) in zip(paths, _results(items, first, group, st, workers, keep_weights, readers)):
             if g != label or rep is None:
                 raise CogoError(_mixed_groups({label: paths[:1], g: [p]}))
             rep.group = first.group  # one group object (and its cached tables) for every report
@@ -193,7 +196,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, io: Reade
     finally:
         if bar is not None:
             bar.close()
-    result = io.result(reports, st, weights)
-    if io.render is not None:
+    result = readers.result(reports, st, weights)
+    if readers.render is not None:
         result.json_entries = entries
     return result

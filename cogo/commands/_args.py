@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from cogo.algebra.activations import ACTIVATIONS, NAMES as ACTIVATION_NAMES
 from cogo.algebra.activations import THEORY
@@ -219,6 +219,14 @@ def reader_flags(p) -> None:
     p.add_argument("--force-group", action="store_true",
                    help="read the files with --group even where it contradicts the group a file records (same "
                         "order, another numbering of the columns: refused without this flag)")
+
+
+def reading_options(args) -> Any:
+    """The :class:`cogo.io.layouts.ReadOptions` of :func:`reader_flags` (the defaults for a command without them)."""
+    from cogo.io.layouts import read_options  # late: start-up (cogo --help reads no checkpoint)
+
+    return read_options(keys=getattr(args, "keys", None), shared_embedding=getattr(args, "shared_embedding", False),
+                        activation=getattr(args, "activation", None), force_group=getattr(args, "force_group", False))
 
 
 def training_option_flags(p) -> None:

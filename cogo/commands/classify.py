@@ -6,7 +6,7 @@ import sys
 from cogo.algebra.activations import THEORY
 from cogo.algebra.spec import parse_group
 from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, checkpoint_files_help, float_type,
-                                 group_inputs, group_type, int_type, reader_flags)
+                                 group_inputs, group_type, int_type, reader_flags, reading_options)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.outputs import mark_input, mark_output
 from cogo.runtime.errors import CogoError
@@ -67,6 +67,7 @@ def run(args) -> int:
     from cogo.io.checkpoint import read_checkpoint  # late: start-up
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold
+    options = reading_options(args)  # --keys, --shared-embedding, --activation, --force-group
     group = parse_group(args.group) if args.group is not None else None
     inputs = [*args.files, *group_inputs(args.group)]
     with user_input():
@@ -81,11 +82,11 @@ def run(args) -> int:
     # each file read once (cogo.io), one at a time (in the workers too): a sweep holds one network per process.  The
     # first decides the reading; every file is refused from its header when the work cannot fit (classify_many)
     with user_input():
-        first = read_checkpoint(args.files[0], group=group, estimate=classify_estimate)
+        first = read_checkpoint(args.files[0], group=group, estimate=classify_estimate, options=options)
 
     def node_reports() -> int:  # not sqr networks: every file's per-node report, each read under the memory estimate
         with user_input():
-            rest = [read_checkpoint(f, group=group, estimate=classify_estimate) for f in args.files[1:]]
+            rest = [read_checkpoint(f, group=group, estimate=classify_estimate, options=options) for f in args.files[1:]]
         return other_activation(args, [first, *rest], "classify")
 
     if first.activation != THEORY:
@@ -97,7 +98,7 @@ def run(args) -> int:
                                                                   dead_threshold=thr, verdict=not args.no_verdict),
                                    progress=not args.no_progress, on_loaded=abelian_only,
                                    workers=args.workers, keep_weights=args.plots is not None, sqr_only=True,
-                                   render_json=args.json is not None)
+                                   render_json=args.json is not None, options=options)
     except OtherActivation:  # a later file is not an sqr network: the per-node report of every file, as for the first
         return node_reports()   # (the files analysed before it are read a second time: a rare path)
     # either reading (blocks, SPEC 8; irreps, SPEC 9) honours one contract: cogo.analysis.reading.Reading

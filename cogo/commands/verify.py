@@ -5,7 +5,8 @@ import argparse
 import sys
 
 from cogo.algebra.spec import parse_group
-from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, reader_flags
+from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, reader_flags,
+                                 reading_options)
 from cogo.commands._args import checkpoint_files_help, verdicts_help  # the help of --checkpoint (issue #54)
 from cogo.commands._run import other_activation, user_input
 from cogo.io.formatting import dumps_json
@@ -169,7 +170,8 @@ def _verify_checkpoint(args) -> int:
             from cogo.proofs.export import check_target  # late: only with --certificates
             check_target(args.certificates, args.force)
         # --group as cogo classify reads it (a group contradicting the file's record: refused, unless --force-group)
-        ckpt = read_checkpoint(args.checkpoint, group=args.group, estimate=verify_checkpoint_estimate)
+        ckpt = read_checkpoint(args.checkpoint, group=args.group, estimate=verify_checkpoint_estimate,
+                               options=reading_options(args))
     if (rc := other_activation(args, [ckpt], "verify")) is not None:
         return rc
     from cogo.proofs.trained import (DEFAULT_MAX_DISTANCE, DEFAULT_MAX_RELATIVE_LOSS, verify_checkpoint,  # late: sympy

@@ -30,7 +30,7 @@ from cogo.algebra.spec import as_group, parse_group
 from cogo.io.arrays import weights_dtype
 from cogo.io import formats as F
 from cogo.io.formats import CheckpointError, WEIGHT_KEYS
-from cogo.io.layouts import current_options, read_state, unwrap_state
+from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions, read_state, unwrap_state
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import require
 
@@ -92,8 +92,10 @@ class Checkpoint:
         return self.path
 
 
-def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int], Any] | None = None) -> Checkpoint:
-    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading."""
+def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int], Any] | None = None,
+                  options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
+    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading
+    with the reading ``options`` (:func:`read_checkpoint`)."""
     if isinstance(source, Checkpoint):
         if group is None:
             return source
@@ -103,9 +105,9 @@ def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int],
         if G.order != source.Wa.shape[1]:
             raise CheckpointError(f"{source.path}: group {G} has order {G.order} but the weights have "
                                   f"{source.Wa.shape[1]} columns")
-        check_given_group(G, source.meta, source.path)
+        check_given_group(G, source.meta, source.path, force_group=options.force_group)
         return Checkpoint(source.Wa, source.Wb, source.Wc, G, source.meta, source.path, source.dtype)
-    return read_checkpoint(source, group=group, estimate=estimate)
+    return read_checkpoint(source, group=group, estimate=estimate, options=options)
 
 
 def _n_hint(meta: dict, group: Any) -> int | None:
@@ -119,11 +121,11 @@ def _n_hint(meta: dict, group: Any) -> int | None:
     return None
 
 
-def _layout_shapes(state: Any, meta: dict, group: Any) -> tuple[int, int] | None:
+def _layout_shapes(state: Any, meta: dict, group: Any, options: ReadOptions) -> tuple[int, int] | None:
     """``(q, n)`` of a state dict of shapes (:class:`cogo.io.formats._ShapeOnly`) through the layouts, or None."""
     try:
         st, _ = unwrap_state(state, "")
-        (Wa, Wb, Wc), _ = read_state(st, "", meta=meta, n_hint=_n_hint(meta, group))
+        (Wa, Wb, Wc), _ = read_state(st, "", meta=meta, n_hint=_n_hint(meta, group), options=options)
         shapes = [tuple(x.shape) for x in (Wa, Wb, Wc)]
         F._check_shapes(*shapes, "")
     except Exception:  # noqa: BLE001 - not decidable from the header: the full read gives the one-line reason
@@ -136,18 +138,19 @@ def _header_meta(obj: Any) -> dict:
     return m if isinstance(m, dict) else {}
 
 
-def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int, int], dict] | None:
+def header_shapes(path: str | os.PathLike, group: Any = None,
+                  options: ReadOptions = DEFAULT_OPTIONS) -> tuple[tuple[int, int], dict] | None:
     """``((q, n), meta)`` of a checkpoint from its header alone, or None where the header cannot tell.
 
     No array is read and torch is not imported: ``.npz`` (the ``.npy`` headers), ``.safetensors``
     (its JSON header), ``.pt`` (its pickle, tensors replaced by their shapes); every layout of
-    :mod:`cogo.io.layouts`, with the reading options in force.  ``meta``: what the header says of the
+    :mod:`cogo.io.layouts`, with the reading ``options``.  ``meta``: what the header says of the
     file's metadata (its ``group``, for the orientation check), ``{}`` when it says nothing.
     """
     p, where = Path(path), str(path)
     if p.suffix == ".npz":
         members = F.npz_member_shapes(p, where)
-        if {"Wa", "Wb", "Wc"} <= set(members) and not current_options().keys:
+        if {"Wa", "Wb", "Wc"} <= set(members) and not options.keys:
             got: list = []
             F._check_npz_headers(p, where, lambda q, n: got.append((q, n)))
             meta = {"group": True} if "group" in members else {}
@@ -163,7 +166,7 @@ def header_shapes(path: str | os.PathLike, group: Any = None) -> tuple[tuple[int
         if obj is None:
             return None
         state, meta = obj, _header_meta(obj)
-    shapes = _layout_shapes(state, meta, group)
+    shapes = _layout_shapes(state, meta, group, options)
     return None if shapes is None else (shapes, meta)
 
 
@@ -182,7 +185,8 @@ def _group_known(meta: dict, group: Any) -> bool:
 
 
 def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callable[[int, int], Any] | None = None,
-                    on_shapes: Callable[[int, int], None] | None = None) -> Checkpoint:
+                    on_shapes: Callable[[int, int], None] | None = None,
+                    options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
     """Read a checkpoint once (module docstring): ``.pt``, ``.npz`` or ``.safetensors``, every layout.
 
     ``group`` overrides the group recorded in the file (default: the file's ``meta['group']``, else
@@ -191,7 +195,8 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     :class:`cogo.runtime.limits.Estimate` of its work on the network, required (:func:`cogo.runtime.limits.require`)
     from the header's shapes before any array is read (and again from the arrays' shapes when the
     header cannot tell).  ``on_shapes(q, n)``: called once the shapes are known, before the weights
-    are converted.  Finite weights so large that the network's squared output overflows float64 are
+    are converted.  ``options``: how to read a foreign file (:func:`cogo.io.layouts.read_options`: ``--keys``,
+    ``--shared-embedding``, ``--activation``, ``--force-group``).  Finite weights so large that the network's squared output overflows float64 are
     refused (:func:`cogo.io.formats.max_weight_magnitude`).
 
     Raises
@@ -227,13 +232,13 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
         if on_shapes is not None:
             on_shapes(q, n)
 
-    head = header_shapes(p, group)
+    head = header_shapes(p, group, options)
     if head is not None:  # before any array is read
         (q, n), hmeta = head
         _check_orientation(q, n, _group_known(hmeta, group), where)
         check(q, n)
-    raw, meta = F._read_raw(p, where, group, None)
-    meta = F._record_activation(meta, where)
+    raw, meta = F._read_raw(p, where, group, None, options)
+    meta = F._record_activation(meta, where, options)
     shapes = [tuple(getattr(x, "shape", ())) for x in raw]
     for x, k in zip(raw, WEIGHT_KEYS):
         F._check_array_type(x, k, where)
@@ -248,17 +253,17 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
     if group is not None:
-        check_given_group(G, meta, where)
+        check_given_group(G, meta, where, force_group=options.force_group)
     return Checkpoint(Wa, Wb, Wc, G, meta, where, weights_dtype(*raw))
 
 
-def check_given_group(G: Any, meta: dict, where: str) -> None:
+def check_given_group(G: Any, meta: dict, where: str, force_group: bool = False) -> None:
     """Refuse a group given for a file (``--group``) that contradicts the group the file records.
 
     Two groups of one order that differ (``Z_15`` and ``Z_3 x Z_5``, ``Z_16`` and ``Z_4 x Z_4``) number the
     weight columns differently: reading a file with the other one misreads every column.  A file that records
-    no group (or a record that cannot be read) takes the group given; ``read_options(force_group=True)``
-    (``--force-group``) takes it whatever the file records.  (Orders that differ are refused before this.)
+    no group (or a record that cannot be read) takes the group given; ``force_group`` (``--force-group``,
+    ``read_options(force_group=True)``) takes it whatever the file records.  (Orders that differ are refused before this.)
 
     Raises
     ------
@@ -275,7 +280,7 @@ def check_given_group(G: Any, meta: dict, where: str) -> None:
     cogo.io.formats.CheckpointError: f.npz: the file records the group Z_3 x Z_5, not the Z_15 given (the same order, ...
     """
     recorded = meta.get("group")
-    if recorded is None or current_options().force_group:
+    if recorded is None or force_group:
         return
     if isinstance(recorded, str) and recorded == str(G) and meta.get("group_table") is None:
         return  # the group's own printed name, which parses back to the group itself: nothing to parse
@@ -289,7 +294,7 @@ def check_given_group(G: Any, meta: dict, where: str) -> None:
                               "the one given with --force-group (read_options(force_group=True))")
 
 
-def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
+def peek_shapes(path: str | os.PathLike, group: Any = None, options: ReadOptions = DEFAULT_OPTIONS) -> tuple[int, int]:
     """``(q, n)`` of a checkpoint's weights without reading the arrays where the header tells them.
 
     Bad files raise :class:`CheckpointError` (one line), as :func:`read_checkpoint` would; a layout whose
@@ -297,7 +302,7 @@ def peek_shapes(path: str | os.PathLike, group: Any = None) -> tuple[int, int]:
     """
     p, where = Path(path), str(path)
     F._check_file(p, where)
-    head = header_shapes(p, group)
+    head = header_shapes(p, group, options)
     if head is not None:
         return head[0]
-    return tuple(read_checkpoint(path, group=group).Wa.shape)  # type: ignore[return-value]
+    return tuple(read_checkpoint(path, group=group, options=options).Wa.shape)  # type: ignore[return-value]

@@ -31,7 +31,7 @@ from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import as_group
 from cogo.io.arrays import as_array
-from cogo.io.layouts import current_options, read_state, unwrap_state
+from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions, read_state, unwrap_state
 from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import available_memory, fmt_bytes
@@ -201,7 +201,8 @@ def _unwrap(obj: Any, where: str) -> tuple[dict, str | None]:
         raise CheckpointError(str(exc)) from None
 
 
-def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list, str]:
+def _read_layout(state: dict, where: str, meta: dict, group: Any,
+                 options: ReadOptions = DEFAULT_OPTIONS) -> tuple[list, str]:
     """The three raw matrices and the layout's name, through the registry of :mod:`cogo.io.layouts`."""
     n_hint = None
     try:
@@ -212,7 +213,7 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list,
     except (ValueError, TypeError):
         n_hint = None
     try:
-        raw, layout = read_state(state, where, meta=meta, n_hint=n_hint)
+        raw, layout = read_state(state, where, meta=meta, n_hint=n_hint, options=options)
     except CogoError as exc:
         raise CheckpointError(str(exc)) from None
     for x, k in zip(raw, WEIGHT_KEYS):
@@ -220,9 +221,9 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any) -> tuple[list,
     return raw, layout
 
 
-def _record_activation(meta: dict, where: str) -> dict:
-    """``meta['activation']``: ``--activation`` (cogo.io.layouts.read_options) over the file's, default sqr."""
-    act = current_options().activation or meta.get("activation", "sqr")
+def _record_activation(meta: dict, where: str, options: ReadOptions = DEFAULT_OPTIONS) -> dict:
+    """``meta['activation']``: ``--activation`` (``options.activation``) over the file's, default sqr."""
+    act = options.activation or meta.get("activation", "sqr")
     if not isinstance(act, str) or act not in ACTIVATIONS:
         raise CheckpointError(f"{where}: unknown activation {act!r} in metadata (cogo reads "
                               f"{', '.join(ACTIVATIONS)})")
@@ -480,15 +481,16 @@ def _pt_load(p: Path, where: str) -> Any:
         return _torch_load(p, where)
 
 
-def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], None] | None) -> tuple[list, dict]:
+def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], None] | None,
+              options: ReadOptions = DEFAULT_OPTIONS) -> tuple[list, dict]:
     """The three raw matrices and the file's meta (its ``layout`` recorded), by the file's suffix."""
     meta: dict = {}
     if p.suffix == ".safetensors":
         state = _read_safetensors(p, where)
-        raw, layout = _read_layout(state, where, meta, group)
+        raw, layout = _read_layout(state, where, meta, group, options)
     elif p.suffix == ".npz":
-        if _npz_has_own_keys(p, where) or current_options().keys:  # other keys, or --keys: the layouts of cogo.io.layouts
-            raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group)
+        if _npz_has_own_keys(p, where) or options.keys:  # other keys, or --keys: the layouts of cogo.io.layouts
+            raw, layout = _read_layout(_read_npz_state(p, where), where, meta, group, options)
             meta = {"layout": layout}
         else:
             raw, meta = _read_npz_weights(p, where, on_shapes)
@@ -497,7 +499,7 @@ def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], N
         state, wrapper = _unwrap(obj, where)
         m = obj.get("meta", {}) if wrapper is not None else {}
         meta = m if isinstance(m, dict) else {}
-        raw, layout = _read_layout(state, where, meta, group)
+        raw, layout = _read_layout(state, where, meta, group, options)
     if p.suffix != ".npz":
         meta = {**meta, "layout": layout}
     return raw, meta

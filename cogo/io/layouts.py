@@ -39,11 +39,9 @@ References
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -51,7 +49,7 @@ from cogo.io.arrays import as_array
 from cogo.algebra.activations import ACTIVATIONS, unknown_message
 from cogo.runtime.errors import CogoError
 
-__all__ = ["LAYOUTS", "Layout", "ReadOptions", "read_options", "current_options", "parse_key_map",
+__all__ = ["LAYOUTS", "Layout", "ReadOptions", "DEFAULT_OPTIONS", "read_options", "parse_key_map",
            "detect_layout", "read_state", "unwrap_state"]
 
 _WRAPPERS = ("model", "state_dict")
@@ -95,23 +93,21 @@ class Layout:
     one_embedding: bool = False
 
 
-_OPTIONS: contextvars.ContextVar[ReadOptions] = contextvars.ContextVar("cogo_read_options", default=ReadOptions())
+#: The options of a plain read: the layouts recognized by their keys, the file's activation, its group honoured.
+DEFAULT_OPTIONS = ReadOptions()
 
 
-def current_options() -> ReadOptions:
-    """The :class:`ReadOptions` of the innermost :func:`read_options` block, else the defaults (no key map)."""
-    return _OPTIONS.get()
-
-
-@contextlib.contextmanager
 def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: bool = False,
-                 activation: str | None = None, force_group: bool = False) -> Iterator[ReadOptions]:
-    """Read every checkpoint inside the block with these options (what ``--keys`` etc. set).
+                 activation: str | None = None, force_group: bool = False) -> ReadOptions:
+    """The :class:`ReadOptions` of ``--keys``, ``--shared-embedding``, ``--activation``, ``--force-group``, checked.
 
-    Yields
-    ------
+    Every reader takes them as its ``options`` parameter (:func:`cogo.io.checkpoint.read_checkpoint`,
+    :func:`read_state`, ...); the edge (a command's flags, :mod:`cogo.api`'s keywords) builds them once.
+
+    Returns
+    -------
     ReadOptions
-        The options in force inside the block (``keys`` parsed by :func:`parse_key_map`).
+        ``keys`` parsed by :func:`parse_key_map`.
 
     Raises
     ------
@@ -120,20 +116,14 @@ def read_options(keys: Mapping[str, str] | str | None = None, shared_embedding: 
 
     Examples
     --------
-    >>> with read_options(keys="Wa=enc,Wb=enc2,Wc=dec") as o:
-    ...     dict(o.keys)
+    >>> dict(read_options(keys="Wa=enc,Wb=enc2,Wc=dec").keys)
     {'Wa': 'enc', 'Wb': 'enc2', 'Wc': 'dec'}
     """
     if isinstance(keys, str):
         keys = parse_key_map(keys, shared_embedding)
     if activation is not None and activation not in ACTIVATIONS:
         raise CogoError(unknown_message(activation))
-    opts = ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation, bool(force_group))
-    token = _OPTIONS.set(opts)
-    try:
-        yield opts
-    finally:
-        _OPTIONS.reset(token)
+    return ReadOptions(dict(keys) if keys else None, bool(shared_embedding), activation, bool(force_group))
 
 
 def parse_key_map(text: str, shared_embedding: bool | None = False) -> dict[str, str]:
@@ -285,12 +275,12 @@ def detect_layout(state: Mapping[str, Any], meta: Mapping[str, Any] | None = Non
                   options: ReadOptions | None = None) -> str | None:
     """The name of the first layout of :data:`LAYOUTS` that recognizes ``state``, or None.
 
-    ``options`` default to :func:`current_options` (a key map selects the ``keys`` layout).
+    ``options``: the reading options (default :data:`DEFAULT_OPTIONS`; a key map selects the ``keys`` layout).
 
     >>> detect_layout({"W.weight": 0, "V.weight": 0}), detect_layout({"W_E": 0, "W_U": 0}), detect_layout({})
     ('head', 'shared', None)
     """
-    layout = _detect(set(state), meta, options if options is not None else current_options())
+    layout = _detect(set(state), meta, options if options is not None else DEFAULT_OPTIONS)
     return layout.name if layout is not None else None
 
 
@@ -303,8 +293,8 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
     """``([Wa, Wb, Wc], layout)`` read from a state dict (raw tensors or arrays, reference orientation).
 
     ``n_hint``: the group order when known (``--group`` or the file's metadata); it
-    settles the orientation of an explicit key map.  ``options`` default to
-    :func:`current_options`.  Raises :class:`cogo.runtime.errors.CogoError` (one line)
+    settles the orientation of an explicit key map.  ``options``: the reading options (default
+    :data:`DEFAULT_OPTIONS`).  Raises :class:`cogo.runtime.errors.CogoError` (one line)
     when no layout fits, the orientation is ambiguous, or the state dict holds
     anything outside the model.
 
@@ -331,7 +321,7 @@ def read_state(state: Mapping[str, Any], where: str, meta: Mapping[str, Any] | N
     ...
     cogo.runtime.errors.CogoError: f.pt: refused: the head network also has bias terms V.bias (outside the model of SPEC 1: o = W_c sigma(W_a[:, a] + W_b[:, b]), no bias, no other layer)
     """
-    opts = options if options is not None else current_options()
+    opts = options if options is not None else DEFAULT_OPTIONS
     state = _flatten(state)   # a state dict nested under names of the user's own: dotted keys (net.W.weight)
     layout = _detect(set(state), meta, opts)
     if layout is None and not opts.keys and (inner := _common_prefix_stripped(state)) is not None:

@@ -26,6 +26,7 @@ from cogo.io.arrays import as_array
 from cogo.io.outputs import atomic_write
 from cogo.io.ptzip import write_pt_bytes
 from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
+from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
                              _check_shapes, _pt_shapes_without_torch, max_weight_magnitude)
 
@@ -114,7 +115,8 @@ def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int
 
 
 def load_weights(path: str | os.PathLike, group: Any = None,
-                 on_shapes: Callable[[int, int], None] | None = None, estimate: Any = None) -> Checkpoint:
+                 on_shapes: Callable[[int, int], None] | None = None, estimate: Any = None,
+                 options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
     """Load ``(Wa, Wb, Wc)`` and the group from a ``.pt``, ``.npz`` or ``.safetensors`` checkpoint, once.
 
     :func:`cogo.io.checkpoint.read_checkpoint` (the one reader; a :class:`Checkpoint` given is returned as is,
@@ -144,5 +146,5 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     cogo.io.formats.CheckpointError: no/such/file.pt: no such file
     """
     if isinstance(path, Checkpoint):
-        return as_checkpoint(path, group=group)
-    return read_checkpoint(path, group=group, estimate=estimate, on_shapes=on_shapes)
+        return as_checkpoint(path, group=group, options=options)
+    return read_checkpoint(path, group=group, estimate=estimate, on_shapes=on_shapes, options=options)

@@ -52,6 +52,7 @@ from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.loss import real_loss, real_loss_by_frequency
 from cogo.algebra.spec import as_group
 from cogo.io.checkpoint import as_checkpoint
+from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.constructions import from_record
 from cogo.solvers.constructions import construct
@@ -292,11 +293,13 @@ def _away(rows: list, snap: Any, max_distance: float, rel: float, max_rel: float
 @_thread_policy("classify")  # the thread policy applies from Python too (cogo.runtime.threads)
 def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
                       max_distance: float = DEFAULT_MAX_DISTANCE, settings: Any = None,
-                      certify: bool = True, max_relative_loss: float = DEFAULT_MAX_RELATIVE_LOSS) -> CheckpointVerdict:
+                      certify: bool = True, max_relative_loss: float = DEFAULT_MAX_RELATIVE_LOSS,
+                      options: ReadOptions = DEFAULT_OPTIONS) -> CheckpointVerdict:
     """The verdict of a checkpoint (module docstring): a path or a :class:`cogo.io.checkpoint.Checkpoint`.
 
     ``group``: read the file as this group (as ``cogo classify --group``; one that contradicts the group the file
-    records is refused unless read with ``read_options(force_group=True)``); ``tol``: the tolerance of the
+    records is refused unless ``options.force_group``); ``options``: how the file is read
+    (:func:`cogo.io.layouts.read_options`); ``tol``: the tolerance of the
     secondary loss line (default :func:`cogo.analysis.optimality.default_loss_tol` of the file's dtype, capped by
     the loss at initialization); ``max_distance``: the largest distance, of the network and of every block, that
     is near; ``max_relative_loss``: the largest loss, relative to the zero network's, that is near;
@@ -318,7 +321,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
         raise ValueError(f"max_distance must be a number >= 0, got {max_distance!r}")
     if not (max_relative_loss >= 0):
         raise ValueError(f"max_relative_loss must be a number >= 0, got {max_relative_loss!r}")
-    ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q))
+    ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q), options=options)
     G = ck.group
     if ck.activation != THEORY:
         raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "

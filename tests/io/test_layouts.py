@@ -178,23 +178,22 @@ def test_explicit_keys_orientation(tmp_path, capsys):
     torch.save({"enc1": Wa, "enc2": Wb, "dec": Wc}, tmp_path / "k.pt")
     path = tmp_path / "k.pt"
     # shapes fit two readings ((q, n) as stored, or everything transposed); only the first has q >= n
-    with read_options(keys="Wa=enc1,Wb=enc2,Wc=dec"):
-        assert np.array_equal(load_weights(path).Wa, Wa.double().numpy())
-        w = load_weights(path, group=N)       # the group order settles it too
+    o = read_options(keys="Wa=enc1,Wb=enc2,Wc=dec")
+    assert np.array_equal(load_weights(path, options=o).Wa, Wa.double().numpy())
+    w = load_weights(path, group=N, options=o)       # the group order settles it too
     assert np.array_equal(w.Wa, Wa.double().numpy()) and w.layout == "keys"
     # a square network (q = n) fits both readings with q >= n: ambiguous, and the error says what to pass
     sq = torch.zeros(N, N)
     torch.save({"enc1": sq, "enc2": sq, "dec": sq}, tmp_path / "sq.pt")
-    with read_options(keys="Wa=enc1,Wb=enc2,Wc=dec"):
-        with pytest.raises(CheckpointError, match="ambiguous") as e:
-            load_weights(tmp_path / "sq.pt")
+    with pytest.raises(CheckpointError, match="ambiguous") as e:
+        load_weights(tmp_path / "sq.pt", options=o)
     assert "enc1 (5, 5)" in str(e.value) and "--group" in str(e.value) and ":T" in str(e.value)
-    with read_options(keys="Wa=enc1:N,Wb=enc2:N,Wc=dec:N"):
-        assert np.array_equal(load_weights(path).Wc, Wc.double().numpy())
+    assert np.array_equal(load_weights(path, options=read_options(keys="Wa=enc1:N,Wb=enc2:N,Wc=dec:N")).Wc,
+                          Wc.double().numpy())
     # transposed storage, marked with :T
     torch.save({"enc1": Wa.T.contiguous(), "enc2": Wb.T.contiguous(), "dec": Wc.T.contiguous()}, path)
-    with read_options(keys="Wa=enc1:T,Wb=enc2:T,Wc=dec:T"):
-        assert np.array_equal(load_weights(path).Wb, Wb.double().numpy())
+    assert np.array_equal(load_weights(path, options=read_options(keys="Wa=enc1:T,Wb=enc2:T,Wc=dec:T")).Wb,
+                          Wb.double().numpy())
     # the CLI flag, a shared embedding, and a key the file lacks
     torch.save({"emb": Wa, "out": Wc}, path)
     assert main(["classify", str(path), "--group", "5", "--keys", "Wa=emb,Wc=out", "--shared-embedding",
@@ -218,3 +217,29 @@ def test_head_checkpoint_through_classify_and_verify(tmp_path, capsys):
     # a mutated reading (V taken as W_a's partner transposed) would not be optimal: the layout matters
     torch.save({"model": {"W.weight": torch.cat([Wb, Wa], 1), "V.weight": Wc.flip(0)}}, tmp_path / "bad.pt")
     assert main(["verify", "--checkpoint", str(tmp_path / "bad.pt")]) == 1
+
+
+def test_the_reading_options_reach_every_file_and_every_worker(tmp_path):
+    """--keys travels as a parameter (no context variable in cogo.io): a sweep of foreign files read in two worker
+    processes reads every one of them with the key map, as one process does."""
+    import json
+    from pathlib import Path
+
+    from cogo.solvers.constructions import z_F6
+
+    Wa, Wb, Wc = (torch.as_tensor(x) for x in z_F6(5).to_weights(real=True))
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"foreign{i}.pt"
+        torch.save({"enc1": Wa, "enc2": Wb, "dec": Wc}, p)
+        paths.append(str(p))
+    outs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"c{workers}.json"
+        assert main(["classify", *paths, "--group", "5", "--keys", "Wa=enc1,Wb=enc2,Wc=dec", "--workers", workers,
+                     "--json", str(out), "--no-progress"]) == 0
+        outs.append(json.loads(out.read_text()))
+    assert outs[0]["summary"]["checkpoints"] == outs[1]["summary"]["checkpoints"] == 3
+    assert outs[0]["summary"]["order_counts"] == outs[1]["summary"]["order_counts"] == {"6": 6}
+    src = "\n".join(p.read_text() for p in (Path(layouts.__file__).parent).glob("*.py"))
+    assert "ContextVar" not in src and "contextvars" not in src
