@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from cogo_check.base import Bad as CheckBad  # the checker's failure type
+
 
 def admissible(title: str, d: int) -> bool:
     return d >= 2 if title.startswith("z_M") else (d >= 3 and d % 2 == 1)
@@ -19,8 +21,6 @@ def admissible(title: str, d: int) -> bool:
 
 def check_every_order(cert: dict, passed: set) -> str:
     """Check the coverage claim; ``passed``: the names of the claims of the directory that hold."""
-    from cogo_check.check import Bad as CheckBad  # the checker's failure type
-
     title, bound, cases = cert.get("construction", ""), cert.get("bound"), cert.get("cases", [])
     if not isinstance(bound, int) or bound < 31 or not cases:
         raise CheckBad(f"bad every-order certificate (bound {bound!r}, {len(cases)} cases)")

@@ -23,12 +23,12 @@ import zipfile
 from decimal import Decimal, getcontext
 
 from cogo_check.arith import Group
+from cogo_check.base import Bad, sha256
 
 MAX_TOLERANCE = 1e-13
 
 
 def _bad(msg: str):
-    from cogo_check.check import Bad  # the checker's failure type
     return Bad(msg)
 
 
@@ -182,8 +182,6 @@ def exact_weights(G: Group, net: dict) -> list:
 
 def check_checkpoint(cert: dict, where: str) -> str:
     """The file named by the certificate has its sha256 and holds the certified network's weights."""
-    from cogo_check.check import sha256
-
     ck = cert["checkpoint"]
     path = os.path.join(where, os.path.basename(ck["file"]))
     if not os.path.exists(path):
