@@ -9,12 +9,12 @@ References
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from cogo.algebra.network import Network
 from cogo.analysis.classify import classify_many
+from cogo.io.checkpoint import checkpoint_from_arrays
 from cogo.io.layouts import read_options
 from cogo.io.outputs import check_output_file
 from cogo.io.sources import ACCEPTED, gather, label_of, weights_and_meta
@@ -73,8 +73,9 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
     :func:`train` returns, or one element of it) or an object with ``Wa, Wb, Wc, group``
     (what :func:`load` returns); every form is listed in :mod:`cogo.io.sources`.  ``group`` overrides
     the group recorded in the files; ``settings``: :class:`cogo.analysis.classify.Settings`
-    (tolerances, the paper preset).  In-memory networks go through the same validated reader as
-    files (written to a temporary checkpoint first); their reports name them ``<training result ...>``.
+    (tolerances, the paper preset).  In-memory networks get the checks a file's weights get
+    (:func:`cogo.io.checkpoint.checkpoint_from_arrays`, no file written); their reports name them
+    ``<training result ...>``.
 
     Returns
     -------
@@ -86,28 +87,9 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
         (:class:`cogo.analysis.irreps.IrrepsResult`, SPEC 9) instead.
     """
     items = gather(source)
-    with tempfile.TemporaryDirectory(prefix="cogo-classify-") as tmp:
-        paths, labels = [], {}
-        for i, it in enumerate(items):
-            if isinstance(it, Path):
-                paths.append(it)
-                continue
-            path = Path(tmp) / f"network{i}.pt"
-            Wa, Wb, Wc, meta = weights_and_meta(it)
-            save_checkpoint(path, Wa, Wb, Wc, meta)
-            paths.append(path)
-            labels[str(path)] = label_of(it, i)
-        try:
-            result = classify_many(paths, group=group, settings=settings, progress=progress)
-        except ValueError as exc:  # a one-line error about an in-memory network names it, not its temporary file
-            msg = str(exc)
-            for tmp_path, label in labels.items():
-                msg = msg.replace(tmp_path, label)
-            if msg == str(exc):
-                raise
-            raise CogoError(msg) from None
-    for rep in result.reports:
-        rep.path = labels.get(str(rep.path), rep.path)
+    sources = [it if isinstance(it, Path) else checkpoint_from_arrays(*weights_and_meta(it), where=label_of(it, i))
+               for i, it in enumerate(items)]  # in-memory networks: validated as a file's weights, never written
+    result = classify_many(sources, group=group, settings=settings, progress=progress)
     return result
 
 

@@ -63,3 +63,43 @@ def test_verify_is_still_the_package():
 def test_train_front(tmp_path):
     res = cogo.train(7, seeds=[1], hidden=8, epochs=5, log_every=5)
     assert len(res) == 1 and res[0].Wa.shape[1] == 7
+
+
+def test_an_in_memory_network_is_classified_without_writing_a_file(tmp_path, monkeypatch):
+    """cogo.classify of a loaded network: no temporary file (every writer made to fail), the file route's answer."""
+    import tempfile
+
+    import cogo.api as api_mod
+    import cogo.io.weights as weights_mod
+
+    path = tmp_path / "f6.pt"
+    cogo.solvers.constructions.to_checkpoint(cogo.z_F6(7), str(path))
+    by_file = cogo.classify(str(path))
+    w = cogo.load(str(path))
+
+    def no_file(*a, **k):
+        raise AssertionError("an in-memory network was written to a file")
+
+    for mod, name in ((weights_mod, "save_checkpoint"), (api_mod, "save_checkpoint"), (tempfile, "TemporaryDirectory"),
+                      (tempfile, "mkstemp"), (tempfile, "NamedTemporaryFile")):
+        monkeypatch.setattr(mod, name, no_file)
+    from types import SimpleNamespace
+
+    net = SimpleNamespace(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group)   # weights in memory, as a user builds them
+    in_memory = cogo.classify(net)
+    assert [b.type for b in in_memory.reports[0].blocks] == [b.type for b in by_file.reports[0].blocks]
+    assert in_memory.summary["order_counts"] == by_file.summary["order_counts"] == {"6": 3}
+    assert in_memory.reports[0].path.startswith("<")        # named as what it is, not as a temporary file
+
+
+def test_an_in_memory_network_with_nan_is_refused_in_one_line_naming_it():
+    from cogo.io.formats import CheckpointError
+
+    class Net:
+        group = 7
+        Wa = np.full((18, 7), np.nan)
+        Wb = np.ones((18, 7))
+        Wc = np.ones((7, 18))
+
+    with pytest.raises(CheckpointError, match=r"^<Net #0>: layera.weight contains NaN"):
+        cogo.classify(Net())

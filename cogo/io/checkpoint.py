@@ -238,12 +238,40 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
         _check_orientation(q, n, _group_known(hmeta, group), where)
         check(q, n)
     raw, meta = F._read_raw(p, where, group, None, options)
+    return _validated(raw, meta, where, group, options, None if head is not None else check)
+
+
+def checkpoint_from_arrays(Wa: Any, Wb: Any, Wc: Any, meta: dict | None = None, where: str = "<in memory>",
+                           group: Any = None, options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
+    """A :class:`Checkpoint` of weights in memory, validated exactly as :func:`read_checkpoint` validates a file's.
+
+    ``Wa``, ``Wb`` (q, n) and ``Wc`` (n, q): numpy arrays or torch tensors; ``meta``: what a file would record
+    (its ``group``, ``activation``, ...); ``where``: how errors and reports name the network.  No file is written.
+
+    Examples
+    --------
+    >>> from cogo.solvers.constructions import z_F6
+    >>> c = checkpoint_from_arrays(*z_F6(5).to_weights(real=True), meta={"group": "5"}, where="<z_F6>")
+    >>> str(c.group), c.Wa.shape, c.path
+    ('Z_5', (12, 5), '<z_F6>')
+    >>> checkpoint_from_arrays(np.full((3, 2), np.nan), np.ones((3, 2)), np.ones((2, 3)), where="<bad>")
+    Traceback (most recent call last):
+    ...
+    cogo.io.formats.CheckpointError: <bad>: layera.weight contains NaN or infinite values
+    """
+    return _validated([Wa, Wb, Wc], dict(meta or {}), where, group, options, lambda q, n: None)
+
+
+def _validated(raw: list, meta: dict, where: str, group: Any, options: ReadOptions,
+               check: Callable[[int, int], None] | None) -> Checkpoint:
+    """The checks every reading ends with (types, shapes, orientation, finiteness, magnitude, group): the
+    :class:`Checkpoint`.  ``check(q, n)``: the caller's size check, when the header did not already run it."""
     meta = F._record_activation(meta, where, options)
     shapes = [tuple(getattr(x, "shape", ())) for x in raw]
     for x, k in zip(raw, WEIGHT_KEYS):
         F._check_array_type(x, k, where)
     F._check_shapes(*shapes, where)
-    if head is None:
+    if check is not None:
         _check_orientation(shapes[0][0], shapes[0][1], _group_known(meta, group), where)
         check(shapes[0][0], shapes[0][1])
     Wa, Wb, Wc = (F._to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
