@@ -138,6 +138,7 @@ INTERRUPT_AFTER_S = 10
 
 def _run_page(page: Path, workdir: Path) -> list[str]:
     import os
+    import signal
     import subprocess
     import sys
 
@@ -151,8 +152,11 @@ def _run_page(page: Path, workdir: Path) -> list[str]:
             continue
         run = cmd + " --no-progress" if _takes_no_progress(cmd) else cmd
         interrupted = "Ctrl-C" in text[line - 1]   # the page shows it interrupted: it gets its Ctrl-C
+        # Ctrl-C as a user's terminal delivers it: a test run started in the background (SIGINT ignored, and the
+        # ignoring inherited) must not make every command deaf to it
         proc = subprocess.Popen(["bash", "-c", run], cwd=workdir, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             out, err = proc.communicate(timeout=INTERRUPT_AFTER_S if interrupted else RUN_LIMIT_S)
         except subprocess.TimeoutExpired:
