@@ -20,6 +20,7 @@ from cogo.io.outputs import check_output_file
 from cogo.io.sources import ACCEPTED, gather, label_of, weights_and_meta
 from cogo.io.weights import load_weights, save_checkpoint
 from cogo.runtime.errors import CogoError
+from cogo.runtime.limits import classify_estimate
 from cogo.solvers.constructions import to_checkpoint
 
 __all__ = ["train", "load", "save", "classify", "verify"]
@@ -87,7 +88,8 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
         (:class:`cogo.analysis.irreps.IrrepsResult`, SPEC 9) instead.
     """
     items = gather(source)
-    sources = [it if isinstance(it, Path) else checkpoint_from_arrays(*weights_and_meta(it), where=label_of(it, i))
+    sources = [it if isinstance(it, Path) else checkpoint_from_arrays(*weights_and_meta(it), where=label_of(it, i),
+                                                                      estimate=classify_estimate)
                for i, it in enumerate(items)]  # in-memory networks: validated as a file's weights, never written
     result = classify_many(sources, group=group, settings=settings, progress=progress)
     return result

@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from cogo.algebra.finite_groups import registered_table
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.spec import as_group, parse_group
 from cogo.io.arrays import weights_dtype
@@ -242,11 +243,13 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
 
 
 def checkpoint_from_arrays(Wa: Any, Wb: Any, Wc: Any, meta: dict | None = None, where: str = "<in memory>",
-                           group: Any = None, options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
+                           group: Any = None, options: ReadOptions = DEFAULT_OPTIONS,
+                           estimate: Callable[[int, int], Any] | None = None) -> Checkpoint:
     """A :class:`Checkpoint` of weights in memory, validated exactly as :func:`read_checkpoint` validates a file's.
 
     ``Wa``, ``Wb`` (q, n) and ``Wc`` (n, q): numpy arrays or torch tensors; ``meta``: what a file would record
-    (its ``group``, ``activation``, ...); ``where``: how errors and reports name the network.  No file is written.
+    (its ``group``, ``activation``, ...); ``where``: how errors and reports name the network; ``estimate(n, q)``:
+    the caller's estimate of its work, required before the arrays are converted.  No file is written.
 
     Examples
     --------
@@ -259,7 +262,8 @@ def checkpoint_from_arrays(Wa: Any, Wb: Any, Wc: Any, meta: dict | None = None, 
     ...
     cogo.io.formats.CheckpointError: <bad>: layera.weight contains NaN or infinite values
     """
-    return _validated([Wa, Wb, Wc], dict(meta or {}), where, group, options, lambda q, n: None)
+    return _validated([Wa, Wb, Wc], dict(meta or {}), where, group, options,
+                      lambda q, n: require(estimate(n, q)) if estimate is not None else None)
 
 
 def _validated(raw: list, meta: dict, where: str, group: Any, options: ReadOptions,
@@ -310,8 +314,9 @@ def check_given_group(G: Any, meta: dict, where: str, force_group: bool = False)
     recorded = meta.get("group")
     if recorded is None or force_group:
         return
-    if isinstance(recorded, str) and recorded == str(G) and meta.get("group_table") is None:
-        return  # the group's own printed name, which parses back to the group itself: nothing to parse
+    if (isinstance(recorded, str) and recorded == str(G) and meta.get("group_table") is None
+            and isinstance(G, FiniteAbelianGroup) and registered_table(recorded) is None):
+        return  # an Abelian group's own printed name (no table registered under it) parses back to it: no parse
     try:
         R = F._group_from(recorded, G.order, where, meta.get("group_table"))
     except (ValueError, CogoError):  # an unreadable record contradicts nothing: the group given decides

@@ -300,7 +300,7 @@ class _Writer(pickle._Pickler):  # the pure-Python pickler: its dispatch table c
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, np.ndarray):
-            a = np.ascontiguousarray(obj, dtype=obj.dtype.newbyteorder("<"))
+            a = np.array(obj, dtype=obj.dtype.newbyteorder("<"), order="C")  # keeps a 0-d array 0-d
             if a.dtype not in _STORAGE_OF:
                 raise TypeError(f"no storage type for dtype {obj.dtype}")
             st = _StorageOut(str(len(self.storages)), a)

@@ -146,3 +146,21 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
     ref = tmp_path / "ref.pt"
     torch.save({"W.weight": torch.zeros(4, 10), "V.weight": torch.zeros(5, 4)}, ref)
     assert _pt_shapes_without_torch(ref) is None  # another layout: torch.load decides (cogo.io.layouts)
+
+
+def test_a_recorded_name_is_parsed_when_a_table_is_registered_under_it():
+    """The shortcut of check_given_group (a recorded name equal to the group's printed name is not parsed) must not
+    hide a Cayley table registered under that very name: S3's table registered as "Z_6" is not the cyclic Z_6."""
+    from cogo.algebra import finite_groups as FG
+    from cogo.algebra.spec import parse_group
+    from cogo.io.checkpoint import check_given_group
+    from cogo.io.formats import CheckpointError
+
+    s3 = parse_group("S3")
+    FG.FiniteGroup.from_table(s3.table, "Z_6", register=True)
+    try:
+        with pytest.raises(CheckpointError, match="records the group"):
+            check_given_group(parse_group(6), {"group": "Z_6"}, "f.pt")
+    finally:
+        FG._REGISTRY.pop("Z_6", None)
+    check_given_group(parse_group(6), {"group": "Z_6"}, "f.pt")   # nothing registered: the same group

@@ -255,3 +255,11 @@ def test_numpy_checkpoints_are_written_and_read_without_torch(tmp_path):
             "print(json.dumps({'ok': bool((w.Wc == W.T).all()), 'meta': w.meta.get('x'), 'torch': 'torch' in sys.modules}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert json.loads(out.stdout.splitlines()[-1]) == {"ok": True, "meta": [1, "2/3"], "torch": False}, out.stderr
+
+
+def test_a_zero_dimensional_array_keeps_its_shape(tmp_path):
+    """A 0-d array (a scalar tensor in a meta) is written 0-d: numpy's ascontiguousarray would make it 1-d."""
+    path = tmp_path / "s.pt"
+    path.write_bytes(write_pt_bytes({"meta": {"s": np.array(2.5)}}))
+    got = read_pt_arrays(path, str(path))["meta"]["s"]
+    assert got.shape == () and float(got) == 2.5
