@@ -25,6 +25,7 @@ only numbers taken in the same run):
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import resource
@@ -54,30 +55,49 @@ def _quiet(max_load: float, settle: float) -> list:
     return _load()
 
 
+#: A light launcher between the benchmark and the timed command: the command is forked from this small process, so
+#: its ru_maxrss starts from the launcher's few MB and not from the benchmark's resident size (ru_maxrss carries the
+#: parent's image over the fork and the exec: with torch and sympy imported here, 250 MB).  It reports the
+#: command's own wait4 figures (the command and every descendant it waited for) on the pipe named by argv[1].
+_LAUNCH = ("import json, os, subprocess, sys\n"
+           "fd = int(sys.argv[1])\n"
+           "p = subprocess.Popen(sys.argv[2:])\n"
+           "_, st, ru = os.wait4(p.pid, 0)\n"
+           "os.write(fd, json.dumps([ru.ru_utime, ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(st)]).encode())\n")
+
+
 def _timed(argv: list) -> dict:
     """Wall and CPU time of one command in a fresh interpreter, its children included, and its peak memory.
 
-    CPU: user + system of the process and of every descendant it waited for, as ``os.wait4`` reports it for
-    this one child (the figures ``/usr/bin/time`` prints), with the ``RUSAGE_CHILDREN`` difference of this
-    process alongside (the same sum, read the other way).
+    CPU and peak memory: user + system and ``ru_maxrss`` of the command and of every descendant it waited for, as
+    ``os.wait4`` reports them for that one process (the figures ``/usr/bin/time`` prints), taken by a light launcher
+    (:data:`_LAUNCH`) so that the peak is the command's own; the ``RUSAGE_CHILDREN`` difference of this process
+    (launcher included, a few hundredths of a second) alongside.
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
+    r_fd, w_fd = os.pipe()
     with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True)
+        proc = subprocess.Popen([sys.executable, "-c", _LAUNCH, str(w_fd), *argv], stdout=subprocess.PIPE, stderr=err,
+                                text=True, pass_fds=(w_fd,))
+        os.close(w_fd)
         stdout = proc.stdout.read()
         proc.stdout.close()
-        _, status, ru = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        proc.wait()
         wall = time.perf_counter() - t0
+        with os.fdopen(r_fd, "rb") as fh:
+            report = fh.read()
         err.seek(0)
         stderr = err.read()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0 or not report:
+        raise RuntimeError(f"bench_verify: the launcher failed ({proc.returncode}): {stderr.strip()[-300:]}")
+    utime, stime, maxrss, status = json.loads(report)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"seconds": round(wall, 2), "cpu_seconds": round(ru.ru_utime + ru.ru_stime, 2),
-            "cpu_user_seconds": round(ru.ru_utime, 2), "cpu_system_seconds": round(ru.ru_stime, 2),
-            "cpu_seconds_rusage_children": round(cpu, 2), "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
-            "exit_status": proc.returncode, "stdout": stdout, "stderr_tail": stderr.strip().splitlines()[-3:]}
+    return {"seconds": round(wall, 2), "cpu_seconds": round(utime + stime, 2),
+            "cpu_user_seconds": round(utime, 2), "cpu_system_seconds": round(stime, 2),
+            "cpu_seconds_rusage_children": round(cpu, 2), "peak_rss_mb": round(maxrss / 1024, 1),
+            "exit_status": status, "stdout": stdout, "stderr_tail": stderr.strip().splitlines()[-3:]}
 
 
 def _cli(orders: list, out: dict, max_load: float, settle: float) -> None:
