@@ -7,13 +7,13 @@ library, its own arithmetic (:mod:`cogo_check.arith`), its own statement of the 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 from fractions import Fraction
 
 from cogo_check.arith import Field, Group
+from cogo_check.base import Bad, sha256
 from cogo_check.loss import fourier_loss, real_loss
 
 FORMAT, INDEX_FORMAT, VERSION = "cogo-certificate", "cogo-certificates-index", 1
@@ -33,10 +33,6 @@ CLOSED_FORMS = {
     "block route: R_* only": ("(n - 1 - P)/n", lambda n, P: Fraction(n - 1 - P, n)),
     "block route: hat gamma tripled": ("8(n - 3)/n", lambda n, P: Fraction(8 * (n - 3), n)),
 }
-
-
-class Bad(Exception):
-    """A claim that does not hold (or cannot be read); the message says why."""
 
 
 def _int(x, what: str) -> int:
@@ -140,14 +136,6 @@ def check_loss(cert: dict) -> str:
             raise Bad(f"control {name!r}: conditions failing {sorted(failing)}, expected {sorted(FAILING[name](s))}")
         return f"control loss = {form} = {want}, failing {', '.join(sorted(failing))}"
     return f"control loss = {form} = {want}"
-
-
-def sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def check_certificate(path: str, passed: set = frozenset()) -> str:

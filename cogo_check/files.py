@@ -23,24 +23,20 @@ import zipfile
 from decimal import Decimal, getcontext
 
 from cogo_check.arith import Group
+from cogo_check.base import Bad, sha256
 
 MAX_TOLERANCE = 1e-13
-
-
-def _bad(msg: str):
-    from cogo_check.check import Bad  # the checker's failure type
-    return Bad(msg)
 
 
 def _npy(raw: bytes) -> tuple:
     """(shape, flat values) of a little-endian float .npy."""
     if raw[:6] != b"\x93NUMPY":
-        raise _bad("not an .npy array")
+        raise Bad("not an .npy array")
     hl, start = (struct.unpack("<H", raw[8:10])[0], 10) if raw[6] == 1 else (struct.unpack("<I", raw[8:12])[0], 12)
     head = ast.literal_eval(raw[start:start + hl].decode("latin1"))
     fmt = {"<f8": "d", "<f4": "f"}.get(head["descr"])
     if fmt is None or head["fortran_order"]:
-        raise _bad(f"unsupported .npy dtype {head['descr']!r}")
+        raise Bad(f"unsupported .npy dtype {head['descr']!r}")
     shape = tuple(head["shape"])
     count = 1
     for s in shape:
@@ -182,32 +178,30 @@ def exact_weights(G: Group, net: dict) -> list:
 
 def check_checkpoint(cert: dict, where: str) -> str:
     """The file named by the certificate has its sha256 and holds the certified network's weights."""
-    from cogo_check.check import sha256
-
     ck = cert["checkpoint"]
     path = os.path.join(where, os.path.basename(ck["file"]))
     if not os.path.exists(path):
-        raise _bad(f"checkpoint {ck['file']} not found next to the certificate")
+        raise Bad(f"checkpoint {ck['file']} not found next to the certificate")
     if sha256(path) != ck["sha256"]:
-        raise _bad(f"checkpoint {ck['file']}: sha256 differs from the certified file's")
+        raise Bad(f"checkpoint {ck['file']}: sha256 differs from the certified file's")
     tol = float(ck["tolerance"])
     if not (0 <= tol <= MAX_TOLERANCE):
-        raise _bad(f"tolerance {tol} above the checker's {MAX_TOLERANCE}")
+        raise Bad(f"tolerance {tol} above the checker's {MAX_TOLERANCE}")
     G = Group(cert["group"]["factors"])
     exact = exact_weights(G, cert["network"])
     try:
         got = read_weights(path)
     except Exception as exc:  # any unreadable or refused file (pickle names outside a tensor state included)
-        raise _bad(f"checkpoint {ck['file']} unreadable: {type(exc).__name__}: {exc}") from None
+        raise Bad(f"checkpoint {ck['file']} unreadable: {type(exc).__name__}: {exc}") from None
     scale = max(abs(v) for W in exact for row in W for v in row)
     worst = Decimal(0)
     for W, (shape, flat) in zip(exact, got):
         if tuple(shape) != (len(W), len(W[0])):
-            raise _bad(f"checkpoint: shape {shape} != ({len(W)}, {len(W[0])})")
+            raise Bad(f"checkpoint: shape {shape} != ({len(W)}, {len(W[0])})")
         for i, row in enumerate(W):
             for j, v in enumerate(row):
                 worst = max(worst, abs(Decimal(flat[i * len(row) + j]) - v))
     if worst > Decimal(tol) * scale:
-        raise _bad(f"checkpoint: a weight differs from the exact one by {float(worst / scale):.3g} of the largest "
+        raise Bad(f"checkpoint: a weight differs from the exact one by {float(worst / scale):.3g} of the largest "
                    f"weight (tolerance {tol})")
     return f"{os.path.basename(path)} (sha256 ok) holds the exact weights within {float(worst / scale):.2g} relative"
