@@ -8,9 +8,6 @@ import hashlib
 import json
 import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -20,6 +17,8 @@ import pytest
 
 import cogo
 from cogo.cli import main
+
+from _helpers import ctrl_c, start_cogo
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -299,10 +298,7 @@ def test_main_restores_torch_and_blas_threads(snapshot_runs, tmp_path):
 
 # ---------------------------------------------------------------- Ctrl-C: one line, exit 130, a way to resume
 def _interrupt(tmp_path, when):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "cogo.cli", "train", "--group", "23", "--hidden", "64", "--epochs",
-                          "1000000", "--out", str(tmp_path / "run")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    p = start_cogo("train", "--group", "23", "--hidden", "64", "--epochs", "1000000", "--out", str(tmp_path / "run"))
     err = b""
     if when == "training":   # once the bar shows the epochs running
         os.set_blocking(p.stderr.fileno(), False)
@@ -314,9 +310,7 @@ def _interrupt(tmp_path, when):
         os.set_blocking(p.stderr.fileno(), True)
     else:
         time.sleep(when)
-    p.send_signal(signal.SIGINT)
-    out, rest = p.communicate(timeout=120)
-    return p.returncode, (err + rest).decode()
+    return ctrl_c(p, err)
 
 
 @pytest.mark.parametrize("when", [1.0, pytest.param(4.0, marks=pytest.mark.slow), "training"])

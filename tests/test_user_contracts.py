@@ -7,21 +7,18 @@ which pin a contract that already held there: train interrupted before any saved
 and dynamics interrupted while reading its snapshots (the figures' interruption is the one that failed)."""
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cogo.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+from _helpers import cogo_env, ctrl_c, start_cogo
 
 
 # ---------------------------------------------------------------- the resume contract: the printed line works
@@ -101,21 +98,16 @@ def test_dynamics_sigint_after_its_first_snapshots_then_the_printed_command(tmp_
                  "--threads", "1", "--no-progress", "--out", str(runs)]) == 0
     ck = next(runs.glob("*.pt"))
     out = tmp_path / "dyn"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "cogo.cli", "dynamics", str(ck), "--out", str(out), "--workers", "1",
-           "--threads", "1", "--no-progress"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    p = start_cogo("dynamics", str(ck), "--out", str(out), "--workers", "1", "--threads", "1", "--no-progress")
     t0 = time.monotonic()
     while not any((out / "cache").rglob("*")) and time.monotonic() - t0 < 120 and p.poll() is None:
         time.sleep(0.02)   # the first snapshots are read (cached) ...
     assert p.poll() is None, "dynamics finished before its Ctrl-C: give it more snapshots"
-    p.send_signal(signal.SIGINT)   # ... then Ctrl-C
-    _, err = p.communicate(timeout=120)
-    assert p.returncode == 130, err.decode()[-500:]
+    rc, err = ctrl_c(p)   # ... then Ctrl-C
+    assert rc == 130, err[-500:]
     assert not (out / "dynamics.json").exists()
-    again = _printed_command(err.decode())
-    r = subprocess.run([sys.executable, "-m", "cogo.cli", *again], capture_output=True, text=True, env=env,
+    again = _printed_command(err)
+    r = subprocess.run([sys.executable, "-m", "cogo.cli", *again], capture_output=True, text=True, env=cogo_env(),
                        timeout=600)
     assert r.returncode == 0, r.stderr[-500:]
     assert (out / "dynamics.json").is_file()

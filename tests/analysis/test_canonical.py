@@ -181,7 +181,7 @@ def test_catalogue_products_read_the_same_under_permutation_gauge_and_dead_nodes
 
 
 @pytest.mark.slow  # 25 s at load 6 (issue 53): CI's slow step runs it
-def test_order_36_block_of_issue_20_reads_the_same_in_every_order(tmp_path):
+def test_order_36_block_reads_the_same_in_every_order(tmp_path):
     """z_syn * z_syn * z_nu(e^0.3i) * z_nu(e^1.3i) at one frequency of Z_23: was 2x18 / 4x9 in 25 of 40 orders."""
     ps = z_syn() * z_syn() * z_nu(unit(0.3)) * z_nu(unit(1.3))
     for seed in range(6):
@@ -191,7 +191,7 @@ def test_order_36_block_of_issue_20_reads_the_same_in_every_order(tmp_path):
 
 
 @pytest.mark.slow  # 14 s at load 6 (issue 53): CI's slow step runs it
-def test_issue_27_typings_are_canonical(tmp_path):
+def test_typings_are_canonical_in_every_node_order(tmp_path):
     """z_nu=i * z_nu=i * z_syn was typed three ways by node order; z_nu=i * z_syn,ab(40, 70 deg)'s nearest
     parameters were (30, 49.9) or (40.1, 70.1): now one answer, the documented representative."""
     ps = z_nu_i() * z_nu_i() * z_syn()

@@ -23,21 +23,9 @@ from cogo.io.checkpoint import Checkpoint
 from cogo.proofs.trained import DEFAULT_MAX_DISTANCE, DEFAULT_MAX_RELATIVE_LOSS, verify_checkpoint
 from cogo.solvers.constructions import z_F6, z_F46
 
+from _helpers import save_npz as _save, verify_json as _verify
+
 N = 23
-
-
-def _save(path, W, group=str(N)):
-    if group is None:
-        np.savez(path, Wa=W[0], Wb=W[1], Wc=W[2])
-    else:
-        np.savez(path, Wa=W[0], Wb=W[1], Wc=W[2], group=group)
-    return str(path)
-
-
-def _verify(tmp_path, path, *flags):
-    out = tmp_path / "v.json"
-    rc = main(["verify", "--checkpoint", str(path), "--json", str(out), "--force", *flags])
-    return rc, json.loads(out.read_text())
 
 
 def _no_hat_network():

@@ -15,6 +15,8 @@ from cogo.cli import main
 from cogo.solvers.constructions import z_F6, z_F46
 from cogo.solvers.designs import f46_design
 
+from _helpers import save_npz as _save, verify_json as _verify_json
+
 N = 23
 
 
@@ -27,17 +29,6 @@ def _noisy(net, noise: float, seed: int = 0, dead: int = 0, dtype=np.float64):
         Wb = np.vstack([Wb, np.zeros((dead, Wb.shape[1]))])
         Wc = np.hstack([Wc, np.zeros((Wc.shape[0], dead))])
     return [w.astype(dtype) for w in (Wa, Wb, Wc)]
-
-
-def _save(path, W, group=str(N)):
-    np.savez(path, Wa=W[0], Wb=W[1], Wc=W[2], group=group)
-    return str(path)
-
-
-def _verify_json(tmp_path, path, *flags):
-    out = tmp_path / "v.json"
-    rc = main(["verify", "--checkpoint", str(path), "--json", str(out), "--force", *flags])
-    return rc, json.loads(out.read_text())
 
 
 @pytest.fixture(scope="module")

@@ -414,7 +414,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
     for fn, kw in R.controls_for(7, with_kwargs=True):
         if fn.__name__ in ("control_exact_zero_test", "control_formal", "control_zero_test_unseen") \
                 or fn.__name__.startswith("control_verdict") or method not in kw.get("methods", (method,)):
-            continue   # the verdict controls handed a wrong file: tests/proofs/test_round4_controls.py
+            continue   # the verdict controls handed a wrong file: tests/proofs/test_controls_with_defects.py
         handed = good
         if fn in KB._BLOCK_ALL:
             handed = designs.f6_design(7, exact=True)  # the block-route controls take exact designs

@@ -86,7 +86,7 @@ def test_cli_records_the_family_defaults(tmp_path, capsys):
     assert (_meta(ck)["lr"], _meta(ck)["weight_decay"]) == (REFERENCE["lr"], REFERENCE["weight_decay"])
 
 
-def test_issue12_s3_command_generalizes_and_is_read_per_irrep(tmp_path, capsys):
+def test_s3_command_generalizes_and_is_read_per_irrep(tmp_path, capsys):
     """`cogo train --group S3 --hidden 128 --epochs 3000 --seeds 1-2` then `cogo classify` (issue 12).
 
     Seeds 1 and 2 answer all 4 held-out pairs right with the defaults (about 60% of seeds do; the

@@ -1,4 +1,5 @@
-"""Issue 52 (the verifier, round 4): each new control caught on the library and MISSED with its defect injected.
+"""The controls of `cogo verify` against their defects: each caught on the library and MISSED with its defect injected
+(the controls issue 52 added).
 
 The defect classes: the trained verdict (a tolerance loosened, a missing block certificate accepted), z_M's two
 routes disagreeing in row 6, the every-order cover (an order twice, an UNPROVEN case counted, the R_n form, the
