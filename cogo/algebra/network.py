@@ -22,7 +22,7 @@ import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import as_group
+from cogo.algebra.spec import Group, GroupLike, as_group, require_group
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")
@@ -157,7 +157,7 @@ class Network:
 
     __array_priority__ = 1000  # so that numpy scalars defer to Network.__rmul__
 
-    def __init__(self, group: Any, z: Any, exact: bool | None = None):
+    def __init__(self, group: GroupLike, z: Any, exact: bool | None = None):
         self.group: FiniteAbelianGroup = as_group(group)
         if exact is None:
             exact = isinstance(z, np.ndarray) and z.dtype == object
@@ -261,7 +261,7 @@ class Network:
         return cls.block(group, k, [one], [one], [one], exact=exact)
 
     @classmethod
-    def from_weights(cls, Wa: Any, Wb: Any, Wc: Any, group: Any = None) -> "Network":
+    def from_weights(cls, Wa: Any, Wb: Any, Wc: Any, group: GroupLike | None = None) -> "Network":
         """Fourier coordinates of real-space weights (SPEC 2, scale ``lam = (2 n_G)^(1/3)``).
 
         ``Wa``, ``Wb``: (q, n_G); ``Wc``: (n_G, q).  numpy arrays or torch tensors
@@ -310,11 +310,11 @@ class Network:
         return cls._of_checked(G, z)  # z is new and checked: not copied again (3 n q complex numbers)
 
     @classmethod
-    def _of_checked(cls, group: Any, z: np.ndarray) -> "Network":
+    def _of_checked(cls, group: Group, z: np.ndarray) -> "Network":
         """A numeric network on ``z`` itself (no copy): for ``z`` (3, n_G, q) complex128, finite, that no one else
         will change (a new array, or the entries of another network)."""
         net = cls.__new__(cls)
-        net.group, net.exact, net.z = as_group(group), False, z
+        net.group, net.exact, net.z = require_group(group, "Network._of_checked"), False, z
         return net
 
     def to_weights(self, real: bool = True, tol: float = 1e-9):

@@ -30,8 +30,8 @@ from cogo.algebra.smallgroups import from_spec as _smallgroup_from_spec  # GAP i
 from cogo.algebra.smallgroups import is_smallgroup_spec
 from cogo.runtime.errors import CogoError
 
-__all__ = ["pair_tables", "parse_group", "as_group", "Group", "GroupLike", "group_from_spec", "as_finite_group",
-           "display_name"]
+__all__ = ["pair_tables", "parse_group", "as_group", "require_group", "names_group", "Group", "GroupLike",
+           "group_from_spec", "as_finite_group", "display_name"]
 
 #: The one group type below the edge: what :func:`parse_group` returns (the Abelian path's group or a table's).
 Group = Union[FiniteAbelianGroup, FiniteGroup]
@@ -94,6 +94,35 @@ def as_group(group: "GroupLike") -> "Group":
     if isinstance(group, (FiniteAbelianGroup, FiniteGroup)):
         return group
     return parse_group(group)
+
+
+def require_group(group: Any, where: str) -> "Group":
+    """``group``, which a private function below the edge takes already parsed; a ``TypeError`` naming ``where``
+    otherwise (a caller that skipped :func:`as_group` is a bug, not a user's input to parse).
+
+    >>> require_group(23, "f")
+    Traceback (most recent call last):
+    ...
+    TypeError: f takes a parsed group (FiniteAbelianGroup or FiniteGroup), not int 23: coerce it at the edge with cogo.algebra.spec.as_group
+    """
+    if isinstance(group, (FiniteAbelianGroup, FiniteGroup)):
+        return group
+    raise TypeError(f"{where} takes a parsed group (FiniteAbelianGroup or FiniteGroup), not "
+                    f"{type(group).__name__} {group!r}: coerce it at the edge with cogo.algebra.spec.as_group")
+
+
+def names_group(text: Any, G: "Group") -> bool:
+    """True when ``text`` is the label or the printed name of the Abelian group ``G`` and no table is registered
+    under it: then :func:`parse_group` of ``text`` is ``G`` (a printed name parses back), so a recorded name is
+    compared without parsing it again.  False means only "not decided this way": parse it.
+
+    >>> G = parse_group("3x5")
+    >>> names_group("Z_3 x Z_5", G), names_group("3x5", G), names_group("15", G)
+    (True, True, False)
+    """
+    if not isinstance(G, FiniteAbelianGroup) or not isinstance(text, str) or text not in (G.label, str(G)):
+        return False
+    return bool(_GROUP_RE.match(text)) or registered_table(text) is None  # a registered table's label wins
 
 
 def display_name(label: Any) -> str:

@@ -25,9 +25,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cogo.algebra.finite_groups import registered_table
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import as_group, parse_group
+from cogo.algebra.spec import as_group, names_group, parse_group
 from cogo.io.arrays import weights_dtype
 from cogo.io import formats as F
 from cogo.io.formats import CheckpointError, WEIGHT_KEYS
@@ -314,9 +313,8 @@ def check_given_group(G: Any, meta: dict, where: str, force_group: bool = False)
     recorded = meta.get("group")
     if recorded is None or force_group:
         return
-    if (isinstance(recorded, str) and recorded == str(G) and meta.get("group_table") is None
-            and isinstance(G, FiniteAbelianGroup) and registered_table(recorded) is None):
-        return  # an Abelian group's own printed name (no table registered under it) parses back to it: no parse
+    if meta.get("group_table") is None and names_group(recorded, G):
+        return  # the group's own label or printed name, which parses back to the group itself: nothing to parse
     try:
         R = F._group_from(recorded, G.order, where, meta.get("group_table"))
     except (ValueError, CogoError):  # an unreadable record contradicts nothing: the group given decides

@@ -57,7 +57,7 @@ from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.block import Block
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network, is_zero_exact
-from cogo.algebra.spec import as_group
+from cogo.algebra.spec import Group, as_group, require_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.catalogue.partial import clear_caches as _partial_clear_caches
 
@@ -260,11 +260,11 @@ def _draw_units(rng, keys):
     return None if rng is None else {k: _unit_point(rng) for k in keys}
 
 
-def _design_setup(group: Any, exact: Any, seed: Any, what: str) -> tuple:
+def _design_setup(group: Group, exact: Any, seed: Any, what: str) -> tuple:
     """What every per-frequency design starts from: the checked ``exact`` flag, the group (odd order, else a
     one-line error naming ``what``), the parameter generator of ``seed`` and the positive frequencies."""
     exact = _check_exact_flag(exact)
-    G = as_group(group)
+    G = require_group(group, "_design_setup")  # parsed once, by the public design that called
     G.require_odd(what)
     rng = _rng(seed)
     return exact, G, rng, _keys(G)
@@ -313,7 +313,7 @@ def f6_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool =
     BlockDesign
         One 6-node block per positive frequency, parameters ``{"nu": {k: nu_k}}``.
     """
-    exact, G, rng, keys = _design_setup(group, exact, seed, "z_F6")
+    exact, G, rng, keys = _design_setup(as_group(group), exact, seed, "z_F6")
     nus = _per_frequency(nu, "nu", G, DEFAULT_NU, exact, _draw_units(rng, keys), _param_value)
     cache: dict = {}
     blocks = []
@@ -338,7 +338,7 @@ def f6ab_design(group: Any, alpha: Any = None, beta: Any = None, seed: int | Non
     BlockDesign
         One 6-node block per positive frequency, parameters ``{"alpha": ..., "beta": ...}`` per frequency.
     """
-    exact, G, rng, keys = _design_setup(group, exact, seed, "z_F6 with z_{nu=i} * z_syn,ab blocks")
+    exact, G, rng, keys = _design_setup(as_group(group), exact, seed, "z_F6 with z_{nu=i} * z_syn,ab blocks")
     drawn_a = _draw_units(rng, keys)
     drawn_b = _draw_units(rng, keys)
     alphas = _per_frequency(alpha, "alpha", G, DEFAULT_ALPHA, exact, drawn_a, _param_value)
@@ -391,7 +391,7 @@ def f46_design(group: Any, k0: Any = None, xi: Any = None, s: Any = None, nu: An
         The order-6 block at ``k0`` (with the hat extensions ``gamma_k`` of ``c`` when ``corrected``) and
         one order-4 block at every other positive frequency; parameters ``k0``, ``nu``, ``xi``, ``s``.
     """
-    exact, G, rng, keys = _design_setup(group, exact, seed, "z_F4/6")
+    exact, G, rng, keys = _design_setup(as_group(group), exact, seed, "z_F4/6")
     # draw order: k0, nu, xi per frequency, s per frequency
     k0_drawn = int(keys[int(rng.integers(len(keys)))]) if rng is not None else keys[0]
     nu_drawn = _unit_point(rng) if rng is not None else DEFAULT_NU
@@ -492,7 +492,7 @@ def z_nu_design(group: Any, nu: Any = None, seed: int | None = None, exact: bool
     BlockDesign
         Blocks of two nodes (one block at each positive frequency ``k``), with ``params["nu"][k] = nu_k``.
     """
-    exact, G, rng, keys = _design_setup(group, exact, seed, "the z_nu network")
+    exact, G, rng, keys = _design_setup(as_group(group), exact, seed, "the z_nu network")
     nus = _per_frequency(nu, "nu", G, DEFAULT_NU, exact, _draw_units(rng, keys), _param_value)
     blocks = [Block(k, z_nu(nus[k], exact=exact) * abc_normalizer(2, exact)) for k in keys]
     return BlockDesign(G, "z_nu alone", blocks, exact, params={"nu": nus}, seed=seed)
