@@ -42,8 +42,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, best_of_each, machine_info, write_json  # noqa: E402
 
-from cogo.analysis.factorization import _prepare, factor_block  # noqa: E402
-from cogo.analysis.kronecker import factor_shapes  # noqa: E402
+from cogo.analysis.factor.factorization import _prepare, factor_block  # noqa: E402
+from cogo.analysis.factor.kronecker import factor_shapes  # noqa: E402
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi  # noqa: E402
 from cogo.analysis.classify import classify_block  # noqa: E402
 
@@ -135,7 +135,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
     import reference_classifier as R
     import cogo
     from cogo.analysis.classify import Settings, read_network
-    from cogo.analysis.optimality import network_verdict
+    from cogo.analysis.verdict.network_verdict import network_verdict
     from cogo.io.weights import load_weights, save_checkpoint
 
     torch.set_num_threads(1)

@@ -22,8 +22,8 @@ from _common import machine_info, write_json  # noqa: E402
 
 import cogo.algebra.representations as rep  # noqa: E402
 from cogo.algebra.finite_groups import FiniteGroup  # noqa: E402
-from cogo.algebra.spec import as_finite_group
-from cogo.algebra.spec import parse_group  # noqa: E402
+from cogo.algebra.group_parsing import as_finite_group
+from cogo.algebra.group_parsing import parse_group  # noqa: E402
 
 
 def clear() -> None:

@@ -40,7 +40,7 @@ from pathlib import Path
 import torch
 
 from cogo import __version__
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.io.outputs import atomic_write_text
 from cogo.solvers.batch import init_weights, pair_targets, split_pairs
 from cogo.solvers.training import train, validate_run

@@ -40,7 +40,7 @@ from _common import machine_info, write_json  # noqa: E402
 
 from cogo.solvers.designs import f6_design, f46_design  # noqa: E402
 from cogo.proofs import registry as R  # noqa: E402
-from cogo.proofs import theorems_optimality as TO  # noqa: E402
+from cogo.proofs.theorems import optimality as TO  # noqa: E402
 
 
 def _load() -> list:

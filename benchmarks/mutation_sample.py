@@ -10,7 +10,7 @@ is compiled into its own module and patched in, with every ``from ... import`` b
 (the decorator would be lost), and so are module-level statements.
 
     python benchmarks/mutation_sample.py --per-module 8 --seed 38 \\
-        cogo/proofs/zero.py cogo/algebra/potentials.py cogo/proofs/controls_unseen.py
+        cogo/proofs/certificates/exact_zero.py cogo/algebra/potentials.py cogo/proofs/controls/unseen_inputs.py
 
 writes ``benchmarks/results/mutation_sample.json`` (``--out``): per mutant its module, function, line, the change
 and the outcome (the first failing row), and the score per module.  Survivors are to be read by hand: an
@@ -161,8 +161,8 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline", type=float, default=0.0, help="stop starting mutants after this Unix time")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation_sample.json"))
     args = ap.parse_args(argv)
-    from cogo.proofs import theorems_optimality as TO
-
+    from cogo.proofs.theorems import optimality as TO
+    
     group = int(args.group) if args.group.isdigit() else args.group
     rng = random.Random(args.seed)
     results, t0 = [], time.time()

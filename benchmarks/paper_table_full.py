@@ -5,7 +5,7 @@ columns: % not order-4/6, % non-factorable per order, the mean factorization err
 1e-2), and the four solution types.  cogo's values come, per d, from the best source there is:
 
 * checkpoints under ``--runs ROOT/d{d}/*.pt`` (cogo-trained, the reference cell): every column, read
-  with ``--preset paper`` (the types) and :mod:`cogo.analysis.paper_measures` (the reference's error
+  with ``--preset paper`` (the types) and :mod:`cogo.analysis.report.paper_measures` (the reference's error
   columns on cogo's blocks); and, as a cross-check, the reference algorithm end to end
   (``benchmarks/reference_classifier.py``: its own blocks, complex64);
 * otherwise the committed readings of the GPU-trained reference cell: the types from

@@ -25,8 +25,8 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=20)
     args = ap.parse_args()
     import cogo
-    from cogo.algebra import spec
-
+    from cogo.algebra import group_parsing as spec
+    
     original = spec.parse_group
     sites, kinds = collections.Counter(), collections.Counter()
 

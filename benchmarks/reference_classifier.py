@@ -293,7 +293,7 @@ PUBLISHED = {23: {"nu=i*xi": 47.1, "nu=i*syn_ab": 11.3, "nu*syn": 39.8, "others"
 
 def cogo_label(b) -> str:
     """cogo's block in the reference's vocabulary: its paper column, ``non-factorable`` or ``order-m``."""
-    from cogo.analysis.summary import paper_column
+    from cogo.analysis.report.summary import paper_column
 
     col = paper_column(b)
     if col is not None:

@@ -1,4 +1,4 @@
-"""Distances to the nearest certified optimizer (cogo.analysis.snap) on trained and perturbed networks.
+"""Distances to the nearest certified optimizer (cogo.analysis.verdict.snap) on trained and perturbed networks.
 
 Usage::
 

@@ -29,7 +29,7 @@ from cogo._version import __version__
 #: name -> (module, attribute) of the curated API; everything else stays in its module.
 _API = {
     # groups (SPEC 1, docs/groups.md)
-    "group": ("cogo.algebra.spec", "parse_group"),
+    "group": ("cogo.algebra.group_parsing", "parse_group"),
     "Cyclic": ("cogo.algebra.groups", "Cyclic"),
     "FiniteAbelianGroup": ("cogo.algebra.groups", "FiniteAbelianGroup"),
     "FiniteGroup": ("cogo.algebra.finite_groups", "FiniteGroup"),

@@ -31,7 +31,7 @@ def load(path: Any, group: Any = None, *, keys: Any = None, shared_embedding: bo
     """Read a checkpoint (``.pt``, ``.npz`` or ``.safetensors``, weights only) once into a checkpoint object.
 
     The same validated reader every command uses (:func:`cogo.io.checkpoint.read_checkpoint`): a
-    malformed, hostile or inconsistent file raises :class:`cogo.io.formats.CheckpointError`
+    malformed, hostile or inconsistent file raises :class:`cogo.io.file_formats.CheckpointError`
     (one line). ``group``: the file's group (one that contradicts the group the file records is refused, unless
     ``force_group``); ``keys``, ``shared_embedding``, ``activation``: as ``cogo classify``'s flags (a foreign
     file's key map, docs/cli.md#layouts). The object can be handed to
@@ -82,7 +82,7 @@ def classify(source: Any, group: Any = None, settings: Any = None, progress: boo
     -------
     cogo.analysis.classify.ClassifyResult
         Always this one type, for one network or many (``cogo classify`` prints the same): ``.reports``
-        (one :class:`cogo.analysis.network_report.NetworkReport` per network, ``.reports[0].blocks``),
+        (one :class:`cogo.analysis.report.network_report.NetworkReport` per network, ``.reports[0].blocks``),
         ``.summary``, ``.to_records()``, ``.to_pandas()`` (needs pandas).  A group without Abelian
         coordinates gets the irreducible-representation reading
         (:class:`cogo.analysis.irreps.IrrepsResult`, SPEC 9) instead.
@@ -136,7 +136,7 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     :func:`cogo.proofs.trained.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
     whose ``exit_code`` its exit status.  ``certificates`` (a directory; theorems only): also write the
     certificates of ``cogo verify --certificates`` for the independent checker ``cogo-check``
-    (:mod:`cogo.proofs.export`).
+    (:mod:`cogo.proofs.certificates.export`).
 
     Returns
     -------
@@ -160,8 +160,8 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
 
     if certificates is None:
         return run_all(23 if group is None else group, method=method)
-    from cogo.algebra.spec import parse_group  # late: start-up
-    from cogo.proofs.export import check_target, export_run  # late: sympy
+    from cogo.algebra.group_parsing import parse_group  # late: start-up
+    from cogo.proofs.certificates.export import check_target, export_run  # late: sympy
 
     G = parse_group(23 if group is None else group)
     check_target(certificates, force=False)

@@ -17,7 +17,7 @@ def test_import_cogo_is_light():
 
 
 def test_names_are_the_modules_objects():
-    from cogo.algebra.spec import parse_group
+    from cogo.algebra.group_parsing import parse_group
     from cogo.algebra.network import Network
     from cogo.solvers.constructions import z_F6
 
@@ -54,9 +54,9 @@ def test_verify_checkpoint_rejects_a_non_optimizer(tmp_path):
 
 
 def test_verify_is_still_the_package():
-    import cogo.proofs.theorems_optimality
+    import cogo.proofs.theorems.optimality
 
-    assert cogo.proofs.theorems_optimality is cogo.proofs.theorems_optimality and callable(cogo.verify)
+    assert cogo.proofs.theorems.optimality is cogo.proofs.theorems.optimality and callable(cogo.verify)
     assert cogo.proofs.run_all is cogo.proofs.registry.run_all
 
 
@@ -93,7 +93,7 @@ def test_an_in_memory_network_is_classified_without_writing_a_file(tmp_path, mon
 
 
 def test_an_in_memory_network_with_nan_is_refused_in_one_line_naming_it():
-    from cogo.io.formats import CheckpointError
+    from cogo.io.file_formats import CheckpointError
 
     class Net:
         group = 7

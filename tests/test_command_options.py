@@ -265,7 +265,7 @@ def test_a_table_with_an_unknown_name_is_read_by_every_command(files, tmp_path, 
 
 def test_an_abelian_table_is_its_product_of_cyclic_groups(files, tmp_path, capsys):
     from cogo.algebra.groups import FiniteAbelianGroup
-    from cogo.algebra.spec import parse_group
+    from cogo.algebra.group_parsing import parse_group
 
     assert parse_group(str(files / "klein.json")) == FiniteAbelianGroup((2, 2))
     assert parse_group(str(files / "z7.json")) == FiniteAbelianGroup((7,))
@@ -300,8 +300,8 @@ def test_abelian_tables_in_any_numbering_give_their_invariant_factors(orders, fa
 @pytest.mark.parametrize("form", ["23", "3x5", "S3", "S3x3", "Q8", "z7.json", "F21.json", "klein.json"])
 def test_every_group_form_round_trips_through_every_command(files, form):
     """The label a command passes on names the group that was given (was: a table's name re-read as a built-in)."""
-    from cogo.algebra.spec import as_finite_group
-    from cogo.algebra.spec import parse_group
+    from cogo.algebra.group_parsing import as_finite_group
+    from cogo.algebra.group_parsing import parse_group
     from cogo.li2.energy import li2_group
 
     spec = str(files / form) if form.endswith(".json") else form

@@ -82,7 +82,7 @@ def _outputs(argv: list[str], strict: bool = True):
         if getattr(a, OUTPUT_ATTR, None) == "file" and getattr(args, a.dest, None):
             outs.append(str(Path(getattr(args, a.dest))))
     if argv[0] == "train":
-        from cogo.io.naming import checkpoint_name
+        from cogo.io.run_names import checkpoint_name
 
         for wd in args.wd or [None]:
             for s in args.seeds:

@@ -124,7 +124,7 @@ def test_hostile_checkpoints_succeed_or_fail_in_one_line(tmp_path, capsys, comma
         assert not any(line.startswith("Traceback") for line in err), (err, spec)
     if rc == 0 and command[0] == "classify":
         # only real, finite weights small enough for float64 arithmetic may be read
-        from cogo.io.formats import max_weight_magnitude
+        from cogo.io.file_formats import max_weight_magnitude
 
         assert spec["dtype"] not in ("complex64", "bool") and spec["fmt"] != "npz-liar", spec
         rng = np.random.default_rng(spec["seed"])

@@ -1,7 +1,7 @@
 """A group is parsed once, at the edge (issue 50): the commands parse ``--group``; everything below takes the group.
 
-The count wraps :func:`cogo.algebra.spec.parse_group` itself (every module's binding of it), so a call through
-:func:`cogo.algebra.spec.as_group` on an unparsed value is counted; a parsed group passed down is not parsed again.
+The count wraps :func:`cogo.algebra.group_parsing.parse_group` itself (every module's binding of it), so a call through
+:func:`cogo.algebra.group_parsing.as_group` on an unparsed value is counted; a parsed group passed down is not parsed again.
 The default suite counts at order 7 (tests/algebra/test_spec.py); the issue's own measure, at 23, is slow.
 """
 import sys
@@ -9,13 +9,14 @@ import sys
 import numpy as np
 import pytest
 
-from cogo.algebra import finite_groups, spec
+from cogo.algebra import finite_groups
+from cogo.algebra import group_parsing as spec
 from cogo.algebra.groups import Cyclic
 from cogo.algebra.network import Network
-from cogo.algebra.spec import as_group, names_group, parse_group, require_group
+from cogo.algebra.group_parsing import as_group, names_group, parse_group, require_group
 from cogo.cli import main
 from cogo.io.checkpoint import check_given_group
-from cogo.io.formats import CheckpointError
+from cogo.io.file_formats import CheckpointError
 from cogo.solvers import designs
 
 MOST = 5  # the issue's bound for one verify run

@@ -26,25 +26,25 @@ import cogo.solvers.constructions as cons_mod
 import cogo.solvers.designs as designs_mod
 import cogo.catalogue.partial as partial_mod
 from cogo.algebra import modular as modular_mod
-from cogo.proofs import certificates as cert_mod
-from cogo.proofs import design_reader as reader_mod
-from cogo.proofs import mem_certificate as mem_cert_mod
-from cogo.proofs import collisions as collisions_mod
-from cogo.proofs import character_sums as charsum_mod
-from cogo.proofs import controls_block_route as block_controls_mod
-from cogo.proofs import controls_constructions as controls_mod
-from cogo.proofs import every_order as every_mod
-from cogo.proofs import every_order_run as every_run_mod
-from cogo.proofs import controls_unseen as unseen_mod
-from cogo.proofs import formal as formal_mod
+from cogo.proofs.certificates import block_certificate as cert_mod
+from cogo.proofs.certificates import design_reader as reader_mod
+from cogo.proofs.certificates import mem_certificate as mem_cert_mod
+from cogo.proofs.every_order import collisions as collisions_mod
+from cogo.proofs.certificates import character_sums as charsum_mod
+from cogo.proofs.controls import block_route as block_controls_mod
+from cogo.proofs.controls import broken_constructions as controls_mod
+from cogo.proofs.every_order import block_proofs as every_mod
+from cogo.proofs.every_order import run as every_run_mod
+from cogo.proofs.controls import unseen_inputs as unseen_mod
+from cogo.proofs.certificates import formal as formal_mod
 import cogo.proofs.registry as registry
-from cogo.proofs import theorems_laws as TL
-from cogo.proofs import theorems_loss as TLS
-from cogo.proofs import theorems_node_counts as TN
-from cogo.proofs import theorems_occam as TOC
-from cogo.proofs import theorems_optimality as TO
-from cogo.proofs import theorems_zero_sets as TZ
-from cogo.proofs import zero as zero_mod
+from cogo.proofs.theorems import laws as TL
+from cogo.proofs.theorems import loss_decomposition as TLS
+from cogo.proofs.theorems import node_counts as TN
+from cogo.proofs.theorems import occam as TOC
+from cogo.proofs.theorems import optimality as TO
+from cogo.proofs.theorems import zero_sets as TZ
+from cogo.proofs.certificates import exact_zero as zero_mod
 from cogo.proofs import trained as trained_mod
 
 
@@ -126,7 +126,7 @@ MUTANTS = [
 # The proof machinery itself (issue 27): the exact zero test, the block-route certificate, the design reader and
 # its Hermitian check, the formal indeterminates, the controls' expected values and the consistency rows.  Each
 # is a small edit a developer could make; `cogo verify --group 23 --exact` must fail with it (mostly through the
-# negative controls that show this machinery wrong inputs, cogo.proofs.controls_*).
+# negative controls that show this machinery wrong inputs, cogo.proofs.controls).
 MUTANTS += [
     ("zero test: nonzero constants read as zero", zero_mod, "_decide_constant",
      [("return all(v.is_zero() for v in groups.values()) if groups else True", "return True")], True),
@@ -222,7 +222,7 @@ MUTANTS += [
 ]
 pot_mod = importlib.import_module("cogo.algebra.potentials")  # (cogo.algebra.potentials is also a function's name)
 
-#: Defects in the inputs no control built before cogo.proofs.controls_unseen (issue 38): each with the control
+#: Defects in the inputs no control built before cogo.proofs.controls.unseen_inputs (issue 38): each with the control
 #: that must catch it on its own, and the group it is shown there -- (id, owner, attribute, edits, control, group).
 # Checks loosened (a tolerance widened, a bound shrunk, a certificate or a second route no longer required): the defect
 # classes the fourth held-out round (issue 52) left alive, each caught by a control of `cogo verify`
@@ -428,7 +428,7 @@ def test_mutant_is_killed_by_every_order(mid, owner, attr, edits, monkeypatch):
     assert not ok, f"mutant survived cogo verify --every-order: {mid}"
 @pytest.mark.parametrize("mid,owner,attr,edits,control,group", UNSEEN_MUTANTS, ids=[m[0] for m in UNSEEN_MUTANTS])
 def test_unseen_control_catches_its_mutant(mid, owner, attr, edits, control, group, monkeypatch):
-    """Each control of cogo.proofs.controls_unseen is CAUGHT on the library and MISSED with its defect injected."""
+    """Each control of cogo.proofs.controls.unseen_inputs is CAUGHT on the library and MISSED with its defect injected."""
     TO.clear_caches()
     fn = getattr(unseen_mod, control)
     assert fn(group).passed, f"{control} must be CAUGHT on the unmutated library (Z_{group})"

@@ -375,7 +375,7 @@ def test_dynamics_of_an_s3_run_prints_no_empty_block_type_table(s3_run, tmp_path
 
 def test_smallgroup_checkpoint_names_need_no_shell_quoting():
     from cogo.algebra.finite_groups import FiniteGroup, named_group
-    from cogo.io.naming import checkpoint_name
+    from cogo.io.run_names import checkpoint_name
     from cogo.io.snapshots import snapshot_dir_name
 
     G = FiniteGroup.from_table(named_group("S3").table, "SmallGroup(6,1)")   # GAP's label of S3, without GAP

@@ -1,6 +1,6 @@
 """The semiring of networks, Fourier coordinates, sum potentials and the exact loss (SPEC 1-6)."""
 from cogo.algebra.groups import Cyclic, FiniteAbelianGroup, root_of_unity
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.algebra.loss import (
     Conditions,
     condition_residuals,

@@ -3,7 +3,7 @@
 A *block* is a set of hidden nodes that live at one frequency pair ``{k, -k}``
 with values ``(a, b, c)`` at ``k`` (SPEC 6).  The constructions build blocks
 (:mod:`cogo.solvers.constructions`), the readers extract them from a network
-(:func:`cogo.analysis.blocks.extract_blocks`); both use :class:`Block`.
+(:func:`cogo.analysis.block_extraction.extract_blocks`); both use :class:`Block`.
 :func:`block_conditions` gives the largest residual of each SPEC 5 condition
 of a block alone (:data:`CONDITIONS`).
 
@@ -40,7 +40,7 @@ class Block:
 
     The one block type: the constructions build blocks (``Block(k, part,
     c_ext)``, :mod:`cogo.solvers.constructions`) and the readers extract them
-    (:func:`cogo.analysis.blocks.extract_blocks`).
+    (:func:`cogo.analysis.block_extraction.extract_blocks`).
 
     ``k``: frequency index (the smaller of ``k, -k``); ``part``: the
     :class:`cogo.catalogue.partial.PartialSolution` a designed block is made of
@@ -54,7 +54,7 @@ class Block:
     ``"self-conjugate"`` (``k = -k``); ``mixed``: per node, whether it mixes
     frequencies; ``mix_ratio``: per node, second largest / largest class amplitude.
 
-    >>> from cogo.analysis.blocks import extract_blocks
+    >>> from cogo.analysis.block_extraction import extract_blocks
     >>> from cogo.solvers.constructions import z_F46
     >>> b = extract_blocks(z_F46(7)).blocks[1]          # an order-4 block of z_F4/6 (SPEC 7.3)
     >>> b.k, b.order, b.kind, b.nodes.tolist()
@@ -109,7 +109,7 @@ class Block:
 def block_conditions(a: Any, b: Any, c: Any, kind: str = "generic") -> dict[str, float]:
     """Largest residual of each condition of SPEC 5 for one block alone (SPEC 6), float64.
 
-    ``kind`` (see :func:`cogo.analysis.blocks.block_kind`):
+    ``kind`` (see :func:`cogo.analysis.block_extraction.block_kind`):
 
     - ``"generic"``: ``R_g = |abc - 1|``; ``R_c`` the largest of the four R_c
       monomial sums of SPEC 6; ``R_n = | |a|^2 c + |b|^2 c |``; ``R_*`` the

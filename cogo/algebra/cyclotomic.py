@@ -43,7 +43,7 @@ import sympy
 
 from cogo.algebra.exact_scalar import ExactScalar, as_fraction
 from cogo.algebra.network import Network
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 
 __all__ = ["Cyclotomic", "cyclotomic", "CycNumber", "fourier_network", "fourier_counts", "exact_real_loss"]
 

@@ -156,7 +156,7 @@ class FiniteGroup:
         ``(x, s, y)`` with ``s`` in a generating set, which suffices by
         Light's argument: the elements ``s`` with ``(x s) y = x (s y)`` for
         all ``x, y`` are closed under the product).  ``register=True`` makes
-        :func:`cogo.algebra.spec.parse_group` find the group by ``label``.
+        :func:`cogo.algebra.group_parsing.parse_group` find the group by ``label``.
 
         >>> FiniteGroup.from_table([[0, 1], [1, 0]], label="C2").order
         2

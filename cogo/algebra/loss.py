@@ -30,7 +30,7 @@ import numpy as np
 
 from cogo.algebra._lazy import lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.algebra.network import Network, _conj, is_zero_exact
 from cogo.algebra.potentials import potentials, self_potential_sums
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import Group, GroupLike, as_group, require_group
+from cogo.algebra.group_parsing import Group, GroupLike, as_group, require_group
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic
 sympy = lazy_module("sympy")

@@ -4,7 +4,7 @@ A group is its multiplication table: elements are the indices ``0 .. order - 1``
 
 * ``order``: ``M = |G|``;
 * ``label``: the name a command line and a checkpoint use (it parses back:
-  :func:`cogo.algebra.spec.parse_group`);
+  :func:`cogo.algebra.group_parsing.parse_group`);
 * ``table``: ``(M, M)`` int64, ``table[g, h]`` the index of ``g h``;
 * ``identity``: the index of the identity; ``inverse``: ``(M,)`` int64;
 * ``is_abelian``;

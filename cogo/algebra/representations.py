@@ -58,9 +58,9 @@ import numpy as np
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra._lazy import lazy_module
 from cogo.algebra.finite_groups import FiniteGroup
-from cogo.algebra.spec import as_finite_group
+from cogo.algebra.group_parsing import as_finite_group
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.runtime.errors import CogoError
 
 # imported at first use (cogo.algebra._lazy): classify, train and --help never need exact arithmetic

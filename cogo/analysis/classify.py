@@ -5,16 +5,16 @@ Pipeline for one network (:func:`read_network`):
 1. **Fourier transform** with the convention of SPEC 2 (scale ``(2 n_G)^(1/3)``,
    so a perfect block has ``r_kkk = 1``).
 2.-4. **Dead nodes, dominant frequency, mixed nodes, self-conjugate
-   frequencies**: :func:`cogo.analysis.blocks.extract_blocks` (SPEC 8.2-8.3,
+   frequencies**: :func:`cogo.analysis.block_extraction.extract_blocks` (SPEC 8.2-8.3,
    SPEC 6), the one rule every reader of a network uses; defaults
    :data:`DEAD_THRESHOLD` = 1e-2 (relative strength) and
    :data:`MIX_THRESHOLD` = 0.05.  A block at a self-conjugate frequency
    (``k = -k``, even groups) is checked against the conditions SPEC 6 leaves
    for it (``abc = 1`` and the R_n sum ``sum (a^2 + b^2) c = 0``), see
-   :func:`cogo.analysis.blocks.block_conditions`.
+   :func:`cogo.analysis.block_extraction.block_conditions`.
 5. **Blocks**: the live nodes of each dominant frequency ``k``; the *order* is
    their number; ``r_kkk`` is ``sum_j a_j b_j c_j`` over the block.
-6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.analysis.factorization`;
+6. **Factorization** (SPEC 8.4-8.5) by :mod:`cogo.analysis.factor.factorization`;
    a block is *factorable* when some grid reconstructs it with relative error at
    most ``factor_tol`` (default 0.05).  The finest such grid is reported,
    unless a coarser grid fits far better: only grids with error at most
@@ -27,17 +27,17 @@ Pipeline for one network (:func:`read_network`):
    A special case (``z_nu=i``, ``z_syn``) is a flag (``special``): the
    factor's ``params`` keep the fitted general-form values (``nu``;
    ``alpha``, ``beta``).
-   Blocks larger than :data:`cogo.analysis.factorization.MAX_ORDER` (64), and
+   Blocks larger than :data:`cogo.analysis.factor.factorization.MAX_ORDER` (64), and
    blocks whose search exhausts its bound (``SEARCH_BUDGET`` candidate factor
    sets, see that module), are reported ``non-factorable`` with the reason in
    ``search_note``.
 7. **Names** (SPEC 8.6): :mod:`cogo.analysis.naming` (the rules, the block types).
 8. **Second opinion**: the eleven monomial sums of SPEC 6 on the block's
    Fourier values (gauge invariant) and ``optimal``: every condition of
-   :func:`cogo.analysis.blocks.block_conditions` (``|abc - 1|``, the R_c
+   :func:`cogo.analysis.block_extraction.block_conditions` (``|abc - 1|``, the R_c
    sums, the R_n sum, the R_* sums; per block kind) has residual at most
    the block's own tolerance ``opt_tol`` (reported per block):
-   ``3 max(e, 64 eps) s`` (:func:`cogo.analysis.optimality.block_tolerance`),
+   ``3 max(e, 64 eps) s`` (:func:`cogo.analysis.verdict.network_verdict.block_tolerance`),
    ``s = sum_j (|a_j|^2 + |b_j|^2) |c_j|`` the gauge-invariant mass of the
    block's cubic monomials, ``e`` the error of its
    reported reading (reconstruction error and naming residuals; 0 when it has
@@ -46,7 +46,7 @@ Pipeline for one network (:func:`read_network`):
    rescaled by 1.01 (``|abc - 1| = 0.03``, fit error 0) is not optimal.
    ``Settings(opt_tol=t)`` judges every block with one tolerance ``t``
    instead (the rule before 0.2, with ``t`` = :data:`OPT_TOL` = 0.05).
-9. **Network verdict** (:mod:`cogo.analysis.optimality`): the loss on all pairs
+9. **Network verdict** (:mod:`cogo.analysis.verdict.network_verdict`): the loss on all pairs
    and the largest residual of each SPEC 5 condition of the whole network,
    which sees what blocks alone cannot (cross-frequency terms of mixed nodes).
 
@@ -55,8 +55,8 @@ Where the pieces are
 This module holds the entry points (:func:`classify_block`, :func:`read_network`,
 :func:`classify_checkpoint`, :func:`classify_many`, :func:`tolerance_curve`), their
 :class:`Settings` and :class:`ClassifyResult`.  Naming a block is :mod:`cogo.analysis.naming`; the
-nearest catalogue form :mod:`cogo.analysis.nearest`; the report of one network
-:mod:`cogo.analysis.network_report`; the aggregate over checkpoints :mod:`cogo.analysis.summary`;
+nearest catalogue form :mod:`cogo.analysis.verdict.nearest`; the report of one network
+:mod:`cogo.analysis.report.network_report`; the aggregate over checkpoints :mod:`cogo.analysis.report.summary`;
 reading many checkpoints (checks, worker processes) :mod:`cogo.analysis.sweep`.
 
 References
@@ -79,19 +79,19 @@ from cogo import catalogue as _cat
 from cogo.algebra.block import block_conditions_many
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS, block_sums, block_sums_many
-from cogo.analysis.blocks import CONDITIONS, DEAD_THRESHOLD, MIX_THRESHOLD, block_conditions, extract_blocks
+from cogo.analysis.block_extraction import CONDITIONS, DEAD_THRESHOLD, MIX_THRESHOLD, block_conditions, extract_blocks
 from cogo.analysis.irreps import IrrepReport, IrrepsResult, irreps_checkpoints, read_irreps
-from cogo.analysis.kronecker import FACTOR_TOL
+from cogo.analysis.factor.kronecker import FACTOR_TOL
 from cogo.analysis.naming import NAME_TOL, name_block, name_blocks
-from cogo.analysis.nearest import nearest_family, nearest_from_readings
-from cogo.analysis.network_report import BlockReport, NetworkReport
-from cogo.analysis.optimality import block_scale, block_tolerance, network_verdict
-from cogo.analysis.paper_measures import REFERENCE_ORDERS, reference_errors
-from cogo.analysis.records import to_pandas, to_records
-from cogo.analysis.report import (render_json, render_json_entry, render_markdown, render_text, to_json_dict,
+from cogo.analysis.verdict.nearest import nearest_family, nearest_from_readings
+from cogo.analysis.report.network_report import BlockReport, NetworkReport
+from cogo.analysis.verdict.network_verdict import block_scale, block_tolerance, network_verdict
+from cogo.analysis.report.paper_measures import REFERENCE_ORDERS, reference_errors
+from cogo.analysis.report.records import to_pandas, to_records
+from cogo.analysis.report.render import (render_json, render_json_entry, render_markdown, render_text, to_json_dict,
                                   write_outputs)
-from cogo.analysis.snap import attach_snap
-from cogo.analysis.summary import summarize
+from cogo.analysis.verdict.snap import attach_snap
+from cogo.analysis.report.summary import summarize
 from cogo.analysis.sweep import Readers, check_paths, load_one, load_sqr, read_many
 from cogo.io.arrays import weights_dtype
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
@@ -135,7 +135,7 @@ class Settings:
     mix_threshold: float = MIX_THRESHOLD
     factor_tol: float = FACTOR_TOL
     name_tol: float = NAME_TOL
-    #: None (default): each block's own tolerance (:func:`cogo.analysis.optimality.block_tolerance`); a number:
+    #: None (default): each block's own tolerance (:func:`cogo.analysis.verdict.network_verdict.block_tolerance`); a number:
     #: one tolerance for every block's residuals (the rule before 0.2: :data:`OPT_TOL`)
     opt_tol: float | None = None
     #: ``"default"`` or ``"paper"`` (:func:`Settings.preset`); the paper preset names a special
@@ -157,7 +157,7 @@ class Settings:
         whenever it fits within that tolerance; and, as the reference does,
         every node is divided by ``|a_j b_j c_j|^(1/3)`` before factoring, so
         unequal node amplitudes do not count against a block.  The column definitions of the
-        reference are in :func:`cogo.analysis.summary.summarize` (``paper_columns``), for both presets.
+        reference are in :func:`cogo.analysis.report.summary.summarize` (``paper_columns``), for both presets.
         """
         if name == "default":
             return cls(**overrides).validate()
@@ -182,7 +182,7 @@ class Settings:
 
 @dataclass
 class ClassifyResult:
-    """Reports of many checkpoints and their aggregate (:func:`cogo.analysis.summary.summarize`).
+    """Reports of many checkpoints and their aggregate (:func:`cogo.analysis.report.summary.summarize`).
 
     >>> import os, tempfile
     >>> from cogo.solvers.constructions import z_F6, to_checkpoint
@@ -208,24 +208,24 @@ class ClassifyResult:
 
     # the reading contract (cogo.analysis.reading.Reading), shared with the irreps reading of SPEC 9
     def to_dict(self) -> dict:
-        """Every value as plain JSON (:func:`cogo.analysis.report.to_json_dict`)."""
+        """Every value as plain JSON (:func:`cogo.analysis.report.render.to_json_dict`)."""
         return to_json_dict(self)
 
     def render_text(self) -> str:
-        """The per-block tables and the summary (:func:`cogo.analysis.report.render_text`)."""
+        """The per-block tables and the summary (:func:`cogo.analysis.report.render.render_text`)."""
         return render_text(self)
 
     def render_markdown(self) -> str:
-        """The same as Markdown (:func:`cogo.analysis.report.render_markdown`)."""
+        """The same as Markdown (:func:`cogo.analysis.report.render.render_markdown`)."""
         return render_markdown(self)
 
     def render_json(self) -> str:
-        """Strict JSON text (:func:`cogo.analysis.report.render_json`)."""
+        """Strict JSON text (:func:`cogo.analysis.report.render.render_json`)."""
         return render_json(self)
 
     def write_outputs(self, json_path: Any = None, markdown_path: Any = None, plots_dir: Any = None,
                       force: bool = False) -> list[str]:
-        """Check, render and write the requested outputs atomically (:func:`cogo.analysis.report.write_outputs`)."""
+        """Check, render and write the requested outputs atomically (:func:`cogo.analysis.report.render.write_outputs`)."""
         return write_outputs(self, json_path, markdown_path, plots_dir, force=force)
 
     def compute_tolerance_curve(self) -> dict | None:
@@ -235,7 +235,7 @@ class ClassifyResult:
         return self.tolerance
 
     def to_records(self) -> list[dict]:
-        """One dict per block, flat (:func:`cogo.analysis.records.to_records`; the table of ``cogo classify --csv``)."""
+        """One dict per block, flat (:func:`cogo.analysis.report.records.to_records`; the table of ``cogo classify --csv``)."""
         return to_records(self)
 
     def to_pandas(self):
@@ -249,12 +249,12 @@ def classify_block(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), nod
     """Factor, name and check one block; with ``nearest`` and ``amplitude_spread`` (near-miss diagnostics).
 
     ``nearest``: ``{type, distance, params, method}``.  For blocks of order
-    2, 3, 4 and 6 (the catalogue's families): :func:`cogo.analysis.nearest.nearest_family`, every
+    2, 3, 4 and 6 (the catalogue's families): :func:`cogo.analysis.verdict.nearest.nearest_family`, every
     family fitted directly to the block (``method = "direct fit"``), unless
     the reading already names the block a family of its order within
-    :data:`cogo.analysis.nearest.NEAREST_FROM_READING` (default preset): then
+    :data:`cogo.analysis.verdict.nearest.NEAREST_FROM_READING` (default preset): then
     that family at the reading's parameters, its distance the direct fit's
-    objective there (``"kronecker"``, :func:`cogo.analysis.nearest.nearest_from_reading`).  For
+    objective there (``"kronecker"``, :func:`cogo.analysis.verdict.nearest.nearest_from_reading`).  For
     other orders: a block typed as a catalogue product gets its own type,
     ``distance`` = the larger of its reconstruction error and the factors'
     naming residuals, and its factors' parameters (``"kronecker"``); any other
@@ -293,11 +293,11 @@ def classify_blocks(blocks: Sequence[dict], settings: Settings | None = None, dt
             rep.amplitude_spread = float((amp.max() - amp.min()) / amp.mean()) if amp.mean() > 0 else None
         reports.append(rep)
         xs.append(x)
-    # the paper table's error by the reference's definition (cogo.analysis.paper_measures), every block of 4 or 6 nodes
+    # the paper table's error by the reference's definition (cogo.analysis.report.paper_measures), every block of 4 or 6 nodes
     ref = [i for i, rep in enumerate(reports) if rep.order in REFERENCE_ORDERS]
     for i, e in zip(ref, reference_errors([xs[i] for i in ref])):
         reports[i].reference_err = e
-    # the nearest form: a block read exactly as a family of its order is its own (cogo.analysis.nearest), every such
+    # the nearest form: a block read exactly as a family of its order is its own (cogo.analysis.verdict.nearest), every such
     # block of the network at once; else the direct fit
     forms = _cat.nearest_forms()
     near = [i for i, rep in enumerate(reports) if rep.order in forms]
@@ -347,10 +347,10 @@ def _block_report(a: Any, b: Any, c: Any, k: int = 0, k_coords: tuple = (), node
                   self_conjugate: bool = False, mixed_nodes: int = 0, kind: str | None = None,
                   sums: dict | None = None, residuals: dict | None = None) -> tuple:
     """The report of one block ``(a, b, c)`` at frequency ``k`` before it is read: its sums, its SPEC 6 conditions
-    (``kind``: ``"generic"``, ``"quarter"``, ``"self-conjugate"``, :func:`cogo.analysis.blocks.block_kind`;
+    (``kind``: ``"generic"``, ``"quarter"``, ``"self-conjugate"``, :func:`cogo.analysis.block_extraction.block_kind`;
     ``self_conjugate=True`` is ``kind="self-conjugate"``) and ``r_kkk``; returns ``(rep, a, b, c)``, the values complex.
     ``sums``, ``residuals``: the block's :func:`cogo.algebra.potentials.block_sums` and
-    :func:`cogo.analysis.blocks.block_conditions` when already computed (:func:`_block_sums_of`)."""
+    :func:`cogo.analysis.block_extraction.block_conditions` when already computed (:func:`_block_sums_of`)."""
     kind = kind or ("self-conjugate" if self_conjugate else "generic")
     self_conjugate = kind == "self-conjugate"
     a, b, c = (np.asarray(v, dtype=np.complex128).reshape(-1) for v in (a, b, c))
@@ -372,7 +372,7 @@ def _optimality_flag(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarr
     """Set ``optimal``, ``failed_conditions`` and ``opt_tol`` of a read block (module docstring, step 8).
 
     The tolerance is ``settings.opt_tol`` when given, else
-    :func:`cogo.analysis.optimality.block_tolerance` of the block's scale, the
+    :func:`cogo.analysis.verdict.network_verdict.block_tolerance` of the block's scale, the
     error of its reported reading (the grid's reconstruction error and its
     factors' naming residuals; 0 for a block with no reading) and the weights'
     dtype: a block is optimal on its own only as far as its own fit and the
@@ -467,11 +467,11 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
                         settings: Settings | None = None) -> "NetworkReport | IrrepReport":
     """Load a checkpoint (``.pt`` reference layout or ``.npz``, weights only) and analyse it.
 
-    Returns a :class:`cogo.analysis.network_report.NetworkReport` (the block reading, SPEC 8) for an
+    Returns a :class:`cogo.analysis.report.network_report.NetworkReport` (the block reading, SPEC 8) for an
     Abelian group and a :class:`cogo.analysis.irreps.IrrepReport` (SPEC 9) otherwise; both are
     :class:`cogo.analysis.reading.Report`.
 
-    Raises :class:`cogo.io.formats.CheckpointError` (a ValueError, one line)
+    Raises :class:`cogo.io.file_formats.CheckpointError` (a ValueError, one line)
     for a missing, malformed, hostile or inconsistent file.
 
     Examples
@@ -487,7 +487,7 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     >>> classify_checkpoint("no_such_file.pt")
     Traceback (most recent call last):
     ...
-    cogo.io.formats.CheckpointError: ...
+    cogo.io.file_formats.CheckpointError: ...
     """
     w = load_one(path, group)  # a path, or a Checkpoint already read
     if w.group.abelian is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
@@ -568,7 +568,7 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
 
 
 def _result(reports: list, st: Settings, weights: list) -> "ClassifyResult":
-    """The aggregate of block readings (:func:`cogo.analysis.summary.summarize`)."""
+    """The aggregate of block readings (:func:`cogo.analysis.report.summary.summarize`)."""
     return ClassifyResult(reports=reports, summary=summarize(reports), settings=st, weights=weights)
 
 

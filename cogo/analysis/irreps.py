@@ -47,12 +47,12 @@ import numpy as np
 
 from cogo.io.arrays import as_array
 
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.algebra.representations import character_table, isotypic_energy, theorem3_nodes
-from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.tables import dumps_json, render_table, to_plain
 from cogo.io.outputs import atomic_write_text
-from cogo.analysis.records import Records
-from cogo.analysis.report import check_output_paths
+from cogo.analysis.report.records import Records
+from cogo.analysis.report.render import check_output_paths
 from cogo.runtime.errors import CogoError
 
 __all__ = ["IrrepReport", "IrrepsResult", "read_irreps", "irreps_checkpoints", "irrep_families",
@@ -159,7 +159,7 @@ def read_irreps(Wa: Any, Wb: Any, Wc: Any, group: Any, dead_threshold: float = D
     """Per-node energy per irrep, the family each live node lives in, mixing nodes and counts (module docstring).
 
     ``Wa``, ``Wb``: (q, M); ``Wc``: (M, q); numpy arrays or torch tensors; ``group`` anything
-    :func:`cogo.algebra.spec.parse_group` accepts.
+    :func:`cogo.algebra.group_parsing.parse_group` accepts.
 
     Raises
     ------

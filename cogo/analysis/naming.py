@@ -1,6 +1,6 @@
 """Naming a block against the catalogue: its factors, its type (SPEC 7, 8.6).
 
-A block read as a Kronecker product (:mod:`cogo.analysis.factorization`) is named factor by factor
+A block read as a Kronecker product (:mod:`cogo.analysis.factor.factorization`) is named factor by factor
 (:func:`name_factor`) and then as a whole (:func:`name_block`): the type of the block, its named
 factors and the grid they sit on.  The forms, their fits, canonical representatives, special cases
 and the named products are the records of :mod:`cogo.catalogue` (the one registry); this module
@@ -69,10 +69,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo import catalogue as _cat
-from cogo.analysis.assignment import linear_assignment
-from cogo.analysis.factorization import factor_blocks
-from cogo.analysis.kronecker import BlockFactorization, Factorization, balance_gauge, kron_vectors, node_features
-from cogo.analysis.network_report import BlockReport
+from cogo.analysis.factor.assignment import linear_assignment
+from cogo.analysis.factor.factorization import factor_blocks
+from cogo.analysis.factor.kronecker import BlockFactorization, Factorization, balance_gauge, kron_vectors, node_features
+from cogo.analysis.report.network_report import BlockReport
 
 __all__ = ["NAME_TOL", "EXACT_RATIO", "EXACT_SLACK", "FactorName", "stabilizer", "stabilizers", "name_factor", "name_block", "name_blocks"]
 
@@ -471,7 +471,7 @@ def _plan_block(rep: BlockReport, a: np.ndarray, b: np.ndarray, c: np.ndarray, s
     """The block factored (:func:`name_block`'s first half): the grids to name, as ``[fz, requests, fits]``.
 
     ``a``, ``b``, ``c``: the nodes as read (:func:`_as_read`); ``bf``: their
-    :func:`cogo.analysis.factorization.factor_block` (order 4 and up; read with the other blocks').  None when
+    :func:`cogo.analysis.factor.factorization.factor_block` (order 4 and up; read with the other blocks').  None when
     the block is already read (order 2 or 3, named here; order below 4; no exact grid).  The requests are
     ``(vectors, partner)`` per factor until :func:`name_blocks` makes them (:func:`_naming_requests`).
     """

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra.activations import THEORY, activation
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.algebra.representations import isotypic_energy
 from cogo.analysis.irreps import irrep_families
 from cogo.io.snapshots import open_snapshots

@@ -2,7 +2,7 @@
 
 Two readings exist: the block reading of an Abelian group (SPEC 8,
 :class:`cogo.analysis.classify.ClassifyResult` of
-:class:`cogo.analysis.network_report.NetworkReport`) and the irreducible-representation
+:class:`cogo.analysis.report.network_report.NetworkReport`) and the irreducible-representation
 reading of any finite group (SPEC 9, :class:`cogo.analysis.irreps.IrrepsResult`
 of :class:`cogo.analysis.irreps.IrrepReport`).  Both implement :class:`Reading`,
 and their per-checkpoint reports :class:`Report`, so a caller never asks which
@@ -20,7 +20,7 @@ one it holds:
   block for the block reading, one per checkpoint and irrep family for the irreps
   reading), ``to_pandas()`` the same table as a ``pandas.DataFrame`` (pandas is
   optional) and ``cogo classify --csv`` the same table as CSV
-  (:func:`cogo.analysis.records.to_csv_text`).
+  (:func:`cogo.analysis.report.records.to_csv_text`).
 
 ``tests/analysis/test_reading.py`` holds both readings to this contract.
 

@@ -13,8 +13,8 @@ play its roles, its direct fit, its column of the reference's table and the
 sums its construction needs.
 
 Classification (:mod:`cogo.analysis.classify`), the reports
-(:mod:`cogo.analysis.report`) and the membership table
-(:func:`cogo.proofs.theorems_zero_sets.membership_table`) loop over this registry and
+(:mod:`cogo.analysis.report.render`) and the membership table
+(:func:`cogo.proofs.theorems.zero_sets.membership_table`) loop over this registry and
 hold no catalogue name of their own.  Adding a family is one
 :func:`register_family` call (and, if it forms a named block, one
 :func:`register_product`) plus its tests; :func:`registered` does both for the
@@ -96,7 +96,7 @@ class Param:
 
 @dataclass(frozen=True)
 class NearestForm:
-    """A family fitted directly to a block by :func:`cogo.analysis.nearest.nearest_family`.
+    """A family fitted directly to a block by :func:`cogo.analysis.verdict.nearest.nearest_family`.
 
     ``model(degrees)`` builds the form (a :class:`cogo.catalogue.partial.PartialSolution`) at the
     parameter angles ``degrees`` (a tuple, one per name of ``params``); ``step`` is the coarse grid

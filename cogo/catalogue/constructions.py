@@ -11,9 +11,9 @@ trained network is snapped to when it is near it (``cogo verify --checkpoint``).
 
 Who reads the table: ``cogo construct`` and :func:`cogo.solvers.constructions.construct`
 (the names and builders), :data:`cogo.proofs.registry.THEOREMS` (one row 6 per record),
-:func:`cogo.proofs.theorems_optimality.optimality` (title, design, certificate
-route), :func:`cogo.proofs.theorems_node_counts.node_counts` (the expected counts),
-:data:`cogo.analysis.snap.SNAP_TYPES` and :func:`cogo.proofs.every_order_models.constructions`.
+:func:`cogo.proofs.theorems.optimality.optimality` (title, design, certificate
+route), :func:`cogo.proofs.theorems.node_counts.node_counts` (the expected counts),
+:data:`cogo.analysis.verdict.snap.SNAP_TYPES` and :func:`cogo.proofs.every_order.models.constructions`.
 
 The catalogue is a floor below the solvers and the proofs, so the builder, the
 design and the every-order model are named ``"module:function"`` and imported
@@ -21,7 +21,7 @@ when first used (:func:`resolve`), as the theorem rows of :mod:`cogo.proofs.regi
 name their modules.  Adding a construction is one :class:`Construction` in
 :data:`CONSTRUCTIONS` (this file) and its design or builder (:mod:`cogo.solvers.designs`
 or :mod:`cogo.solvers.constructions`); its family certificate, when it brings a new
-block family, is a branch of :func:`cogo.proofs.theorems_optimality.family_certificate`.
+block family, is a branch of :func:`cogo.proofs.theorems.optimality.family_certificate`.
 
 References
 ----------
@@ -105,7 +105,7 @@ class Construction:
         return self.title.rsplit("(", 1)[1].rstrip(")")
 
 
-_SOLVERS, _DESIGNS, _EVERY = "cogo.solvers.constructions", "cogo.solvers.designs", "cogo.proofs.every_order_models"
+_SOLVERS, _DESIGNS, _EVERY = "cogo.solvers.constructions", "cogo.solvers.designs", "cogo.proofs.every_order.models"
 
 #: Every construction, in the order ``cogo verify`` prints them.
 CONSTRUCTIONS: tuple[Construction, ...] = (

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from cogo.algebra.activations import ACTIVATIONS, NAMES as ACTIVATION_NAMES
 from cogo.algebra.activations import THEORY
 from cogo.algebra.smallgroups import expand_collection, is_collection_spec
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.runtime.errors import CogoError
 from cogo.runtime.threads import POLICY_HELP
 
@@ -31,7 +31,7 @@ KERNELS = ("auto", "grid", "gather")
 #: the verdicts of ``cogo verify --checkpoint`` (cogo.proofs.trained.VERDICTS, in order of strength), repeated
 #: here so that building the parser does not import sympy; tests/test_user_contracts.py checks that they agree
 VERDICTS = ("certified optimizer", "near a certified optimizer", "not near one")
-#: the checkpoint files cogo reads (cogo.io.formats: by the file's suffix)
+#: the checkpoint files cogo reads (cogo.io.file_formats: by the file's suffix)
 CHECKPOINT_SUFFIXES = (".pt", ".safetensors", ".npz")
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from cogo.io.formatting import dumps_json
+from cogo.io.tables import dumps_json
 from cogo.io.outputs import atomic_write_text, check_output_file
 from cogo.runtime.errors import CogoError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from cogo.algebra.activations import THEORY
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.commands._args import (FORCE_HELP, NO_PROGRESS_HELP, add_threads, checkpoint_files_help, float_type,
                                  group_inputs, group_type, int_type, reader_flags, reading_options)
 from cogo.commands._run import other_activation, user_input
@@ -61,8 +61,8 @@ def add(subparsers) -> None:
 
 def run(args) -> int:
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many  # late: start-up
-    from cogo.analysis.records import write_csv  # late: start-up
-    from cogo.analysis.report import check_output_paths  # late: start-up
+    from cogo.analysis.report.records import write_csv  # late: start-up
+    from cogo.analysis.report.render import check_output_paths  # late: start-up
     from cogo.analysis.sweep import OtherActivation  # late: start-up
     from cogo.io.checkpoint import read_checkpoint  # late: start-up
 

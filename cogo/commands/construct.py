@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from cogo.algebra.loss import real_loss
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.catalogue.constructions import CONSTRUCTIONS, NAMES, construction
 from cogo.commands._args import FORCE_HELP, NO_PROGRESS_HELP, add_threads, group_inputs, group_type, int_type
 from cogo.io.outputs import check_output_file, mark_input, mark_output

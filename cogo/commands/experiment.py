@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.commands._args import (ACTIVATION_NAMES, DEVICE_HELP, LOSSES, NO_PROGRESS_HELP, OPTIMIZERS, add_threads,
                                  device_type, flat_groups, float_type, groups_type, int_type, optimizer_help,
                                  parse_seeds, training_option_flags)

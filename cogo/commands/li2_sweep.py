@@ -8,7 +8,7 @@ from dataclasses import asdict
 from cogo.commands._args import (DEVICE_HELP, FORCE_HELP, NO_PROGRESS_HELP, add_threads, device_type, flat_groups,
                                  float_type, groups_type, int_type, parse_seeds)
 from cogo.commands._run import remove_stale, user_input
-from cogo.io.formatting import dumps_json, render_table
+from cogo.io.tables import dumps_json, render_table
 from cogo.io.outputs import atomic_write, atomic_write_text, mark_input, mark_output
 from cogo.runtime import executors
 from cogo.runtime.errors import CogoError

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.algebra.representations import character_table, isotypic_projectors
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.analysis.irreps import irrep_families
 from cogo.analysis.nodes import inverse_participation_ratio
 

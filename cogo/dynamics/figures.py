@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from cogo.algebra.spec import display_name
+from cogo.algebra.group_parsing import display_name
 from cogo.dynamics.peers import CHUGHTAI_KEY_SIMILARITY
 from cogo.dynamics.progress import MEASURES, PANELS, grok_epoch
 from cogo.io.outputs import atomic_write
@@ -61,7 +61,7 @@ def series_style(i: int) -> dict:
 
 def group_title(label: Any) -> str:
     """``Z_23`` for a cyclic group given by its order, ``Z_3 x Z_5`` for a product, the label otherwise
-    (:func:`cogo.algebra.spec.display_name`, the one display name).
+    (:func:`cogo.algebra.group_parsing.display_name`, the one display name).
 
     Examples
     --------

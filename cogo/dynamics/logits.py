@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from cogo.algebra.spec import as_finite_group
+from cogo.algebra.group_parsing import as_finite_group
 
 __all__ = ["MAX_ELEMENTS", "substack_step", "features_and_logits", "pair_losses", "fibre_mean", "at_x"]
 

@@ -70,7 +70,7 @@ import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY
 from cogo.algebra.representations import character_table
-from cogo.algebra.spec import as_finite_group, pair_tables, as_group
+from cogo.algebra.group_parsing import as_finite_group, pair_tables, as_group
 from cogo.dynamics.families import family_basis, family_energy, node_ipr
 from cogo.dynamics.logits import features_and_logits, fibre_mean, pair_losses, substack_step
 from cogo.dynamics.measures import Measure, Part, compute_measures

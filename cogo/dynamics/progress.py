@@ -61,8 +61,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
-from cogo.algebra.spec import pair_tables, as_group
-from cogo.analysis.records import Records
+from cogo.algebra.group_parsing import pair_tables, as_group
+from cogo.analysis.report.records import Records
 from cogo.dynamics.families import family_basis, family_energy, key_families, node_ipr
 from cogo.dynamics.logits import at_x, features_and_logits, fibre_mean, pair_losses, substack_step
 from cogo.dynamics.measures import Measure, Panel, Part, compute_measures
@@ -117,7 +117,7 @@ class Stack:
 
     ``Wa_all``, ``Wb_all``: every node (the feature movement); ``Wa``, ``Wb``, ``Wc``: without the nodes that
     have no input weight at any snapshot (their features ``sigma(0) = 0`` change no measure), ``keep`` the kept
-    nodes of ``q_all``; ``ab``, ``cx``: of :func:`cogo.algebra.spec.pair_tables`; ``tr`` the training pairs and
+    nodes of ``q_all``; ``ab``, ``cx``: of :func:`cogo.algebra.group_parsing.pair_tables`; ``tr`` the training pairs and
     ``trc`` the same grouped by answer (the Li^2 sums); ``key`` the key families (from the last snapshot unless
     given); ``step`` the snapshots of one sub-stack.
     """

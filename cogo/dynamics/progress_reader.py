@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.dynamics.families import KEY_FRACTION, family_basis, key_epochs
 from cogo.dynamics.progress import MEASURES, SECTIONS, fall_epoch, progress_measures
 from cogo.dynamics.progress_cache import ProgressCache

@@ -56,15 +56,15 @@ import numpy as np
 from cogo.algebra.activations import THEORY
 from cogo.algebra.network import Network
 from cogo.algebra.potentials import MONOMIALS
-from cogo.algebra.spec import as_group
-from cogo.analysis.blocks import extract_blocks
+from cogo.algebra.group_parsing import as_group
+from cogo.analysis.block_extraction import extract_blocks
 from cogo.analysis.classify import Settings, classify_block
-from cogo.analysis.optimality import block_scale, block_tolerance
+from cogo.analysis.verdict.network_verdict import block_scale, block_tolerance
 from cogo.dynamics.figures import figure_progress, figure_progress_seeds, figure_run, figure_seeds, save_png
 from cogo.dynamics.peers_report import PEERS, figure_peers, summary_lines
 from cogo.dynamics.progress import grok_epoch
 from cogo.dynamics.progress_reader import ProgressReader, aggregate_progress
-from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.tables import dumps_json, render_table, to_plain
 from cogo.io.outputs import atomic_write_text
 from cogo.io.snapshots import Snapshots, open_snapshots, read_snapshot_file
 
@@ -106,7 +106,7 @@ def snapshot_record(Wa: Any, Wb: Any, Wc: Any, group: Any = None, settings: Sett
 
     ``{"live_nodes", "dead_nodes", "zero_frequency_nodes", "mixed_nodes", "blocks": [{"k", "order",
     "type", "factorable", "optimal", "error", "r_kkk", "R_c", "R_n", "R_*", "nearest"}]}``.
-    The blocks are those of :func:`cogo.analysis.blocks.extract_blocks` and each is
+    The blocks are those of :func:`cogo.analysis.block_extraction.extract_blocks` and each is
     classified by :func:`cogo.analysis.classify.classify_block` with the same
     arguments :func:`cogo.analysis.classify.read_network` uses, except that a
     block of more than ``max_order`` nodes (early in training every frequency

@@ -2,7 +2,7 @@
 
 Every command and the Python API read a checkpoint file through :func:`read_checkpoint`, exactly once:
 
-1. the file is bounded (size, the uncompressed members of a zip: :func:`cogo.io.formats._check_file`);
+1. the file is bounded (size, the uncompressed members of a zip: :func:`cogo.io.file_formats._check_file`);
 2. the weight shapes ``(q, n)`` are read from the file's header alone -- the ``.npy`` headers of an
    ``.npz``, the JSON header of a ``.safetensors`` file, the pickle of a ``.pt`` file with every tensor
    replaced by its shape (no torch import, no tensor data) -- through the layouts of
@@ -26,10 +26,10 @@ from typing import Any, Callable
 import numpy as np
 
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import as_group, names_group, parse_group
+from cogo.algebra.group_parsing import as_group, names_group, parse_group
 from cogo.io.arrays import weights_dtype
-from cogo.io import formats as F
-from cogo.io.formats import CheckpointError, WEIGHT_KEYS
+from cogo.io import file_formats as F
+from cogo.io.file_formats import CheckpointError, WEIGHT_KEYS
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions, read_state, unwrap_state
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import require
@@ -122,7 +122,7 @@ def _n_hint(meta: dict, group: Any) -> int | None:
 
 
 def _layout_shapes(state: Any, meta: dict, group: Any, options: ReadOptions) -> tuple[int, int] | None:
-    """``(q, n)`` of a state dict of shapes (:class:`cogo.io.formats._ShapeOnly`) through the layouts, or None."""
+    """``(q, n)`` of a state dict of shapes (:class:`cogo.io.file_formats._ShapeOnly`) through the layouts, or None."""
     try:
         st, _ = unwrap_state(state, "")
         (Wa, Wb, Wc), _ = read_state(st, "", meta=meta, n_hint=_n_hint(meta, group), options=options)
@@ -197,7 +197,7 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     header cannot tell).  ``on_shapes(q, n)``: called once the shapes are known, before the weights
     are converted.  ``options``: how to read a foreign file (:func:`cogo.io.layouts.read_options`: ``--keys``,
     ``--shared-embedding``, ``--activation``, ``--force-group``).  Finite weights so large that the network's squared output overflows float64 are
-    refused (:func:`cogo.io.formats.max_weight_magnitude`).
+    refused (:func:`cogo.io.file_formats.max_weight_magnitude`).
 
     Raises
     ------
@@ -218,7 +218,7 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     ...     read_checkpoint(os.path.join(d, "t.npz"))          # 5 nodes on Z_12, or transposed?
     Traceback (most recent call last):
     ...
-    cogo.io.formats.CheckpointError: .../t.npz: W_a is (5, 12): 5 hidden nodes on a group of order 12, or a transposed file of 12 hidden nodes on a group of order 5; ...
+    cogo.io.file_formats.CheckpointError: .../t.npz: W_a is (5, 12): 5 hidden nodes on a group of order 12, or a transposed file of 12 hidden nodes on a group of order 5; ...
     >>> str(w.group), w.Wb.shape
     ('Z_5', (12, 5))
     """
@@ -259,7 +259,7 @@ def checkpoint_from_arrays(Wa: Any, Wb: Any, Wc: Any, meta: dict | None = None, 
     >>> checkpoint_from_arrays(np.full((3, 2), np.nan), np.ones((3, 2)), np.ones((2, 3)), where="<bad>")
     Traceback (most recent call last):
     ...
-    cogo.io.formats.CheckpointError: <bad>: layera.weight contains NaN or infinite values
+    cogo.io.file_formats.CheckpointError: <bad>: layera.weight contains NaN or infinite values
     """
     return _validated([Wa, Wb, Wc], dict(meta or {}), where, group, options,
                       lambda q, n: require(estimate(n, q)) if estimate is not None else None)
@@ -308,7 +308,7 @@ def check_given_group(G: Any, meta: dict, where: str, force_group: bool = False)
     >>> check_given_group(parse_group(15), {"group": "3x5"}, "f.npz")
     Traceback (most recent call last):
     ...
-    cogo.io.formats.CheckpointError: f.npz: the file records the group Z_3 x Z_5, not the Z_15 given (the same order, ...
+    cogo.io.file_formats.CheckpointError: f.npz: the file records the group Z_3 x Z_5, not the Z_15 given (the same order, ...
     """
     recorded = meta.get("group")
     if recorded is None or force_group:

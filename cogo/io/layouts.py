@@ -18,7 +18,7 @@ that row.  The layouts: ``cogo`` (``cogo train`` / ``construct``: the keys
 code at HEAD, ``modular_addition_simple2.py``), ``shared`` (one embedding for
 both operands, ``W_a = W_b``, in ``torch.nn`` conventions), ``npz`` (arrays
 ``Wa``, ``Wb``, ``Wc``: a file format, recognized and read by
-:mod:`cogo.io.formats`) and ``keys`` (any state dict through an explicit key
+:mod:`cogo.io.file_formats`) and ``keys`` (any state dict through an explicit key
 map, ``--keys``).
 
 The same layouts are read from ``.safetensors`` files.  An explicit key map
@@ -80,7 +80,7 @@ class Layout:
 
     ``detect``: whether a state dict (its keys, the file's ``meta``, the reading options) is in this
     layout; the first record of :data:`LAYOUTS` that says yes reads it.  None for ``npz``, a file format
-    that :mod:`cogo.io.formats` recognizes and reads itself.  ``read``: the matrices ``W_a`` (q, n),
+    that :mod:`cogo.io.file_formats` recognizes and reads itself.  ``read``: the matrices ``W_a`` (q, n),
     ``W_b`` (q, n), ``W_c`` (n, q) of SPEC 1 as stored, with the name recorded; it refuses (one line)
     whatever in the state dict is outside the model.  ``one_embedding``: ``--shared-embedding`` may be
     given with this layout.  ``doc``: the keys and shapes, the layout's row of the table in docs/cli.md.

@@ -21,7 +21,7 @@ What is unpickled is decided by name, before anything is built, as strictly as
   ``complex``, ``bytearray``, ``collections.Counter``, ``_codecs.encode``), a tensor with more elements than
   its storage (an expanded view, which a copy could blow up) or views copying more than twice the storages read,
   a big-endian archive, a legacy (non-zip) file;
-* refused (:class:`PtFileError`, one line; a :class:`~cogo.io.formats.CheckpointError` to the caller): any
+* refused (:class:`PtFileError`, one line; a :class:`~cogo.io.file_formats.CheckpointError` to the caller): any
   other global (``os.system``, ``builtins.open``, ...), which torch's weights-only unpickler refuses too; a
   storage whose bytes do not match its declared size; a tensor whose offset, size and strides reach outside
   its storage; a truncated archive.

@@ -40,7 +40,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from cogo.io.arrays import as_array
-from cogo.io.formats import CheckpointError, WEIGHT_KEYS
+from cogo.io.file_formats import CheckpointError, WEIGHT_KEYS
 from cogo.io.outputs import atomic_write, atomic_write_text
 from cogo.io.weights import load_weights
 
@@ -251,12 +251,12 @@ def read_snapshot_file(path: str | os.PathLike, n: int, q: int) -> tuple[np.ndar
 def open_snapshots(path: str | os.PathLike, group: Any = None) -> Snapshots:
     """The snapshots recorded with a checkpoint (streamed directory or older in-memory layout).
 
-    Raises :class:`cogo.io.formats.CheckpointError` (one line) when the
+    Raises :class:`cogo.io.file_formats.CheckpointError` (one line) when the
     checkpoint has no snapshots or they are malformed.
 
     Raises
     ------
-    cogo.io.formats.CheckpointError
+    cogo.io.file_formats.CheckpointError
         One line, when the checkpoint has no snapshots or they are malformed.
     """
     w = load_weights(path, group=group)

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from cogo.algebra.spec import as_group
-from cogo.io.naming import checkpoint_name
+from cogo.algebra.group_parsing import as_group
+from cogo.io.run_names import checkpoint_name
 from cogo.runtime.errors import CogoError
 
 __all__ = ["ACCEPTED", "gather", "folder_checkpoints", "weights_and_meta", "label_of"]

@@ -27,7 +27,7 @@ from cogo.io.outputs import atomic_write
 from cogo.io.ptzip import write_pt_bytes
 from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
-from cogo.io.formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
+from cogo.io.file_formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
                              _check_shapes, _pt_shapes_without_torch, max_weight_magnitude)
 
 __all__ = [
@@ -143,7 +143,7 @@ def load_weights(path: str | os.PathLike, group: Any = None,
     >>> load_weights("no/such/file.pt")
     Traceback (most recent call last):
     ...
-    cogo.io.formats.CheckpointError: no/such/file.pt: no such file
+    cogo.io.file_formats.CheckpointError: no/such/file.pt: no such file
     """
     if isinstance(path, Checkpoint):
         return as_checkpoint(path, group=group, options=options)

@@ -41,8 +41,8 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.executors import run_jobs
 from cogo.runtime.limits import progress_callback
 from cogo.algebra.representations import character_table
-from cogo.algebra.spec import display_name, as_group
-from cogo.io.formatting import render_table
+from cogo.algebra.group_parsing import display_name, as_group
+from cogo.io.tables import render_table
 from cogo.io.outputs import atomic_write
 from cogo.analysis.irreps import read_irreps
 

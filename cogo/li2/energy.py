@@ -56,7 +56,7 @@ import numpy as np
 from cogo.runtime.errors import CogoError
 from cogo.algebra import representations
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import group_from_spec, as_group
+from cogo.algebra.group_parsing import group_from_spec, as_group
 
 __all__ = [
     "INPUT_SCALE",

@@ -1,11 +1,18 @@
 """Theorem checks (SPEC 3-7), exact certificates, negative controls and the verdict on a trained network.
 
-:mod:`cogo.proofs.registry` (every row, :func:`run_all`); the eight theorems in ``theorems_*``
-(:mod:`~cogo.proofs.theorems_laws` 1-2, :mod:`~cogo.proofs.theorems_loss` 3, :mod:`~cogo.proofs.theorems_zero_sets`
-4-5, :mod:`~cogo.proofs.theorems_optimality` 6, :mod:`~cogo.proofs.theorems_node_counts` 7,
-:mod:`~cogo.proofs.theorems_occam` 8); the exact certificates (:mod:`~cogo.proofs.certificates`: blocks and the
-general loss, :mod:`~cogo.proofs.design_reader`, :mod:`~cogo.proofs.mem_certificate`); the negative controls in
-``controls_*`` (predicted failing conditions and loss); :mod:`cogo.proofs.results` (records, table, JSON).
+The floor has four rooms and a frame:
+
+- ``theorems/``: one module per theorem row of ``cogo verify`` (:mod:`~cogo.proofs.theorems.laws` 1-2,
+  :mod:`~cogo.proofs.theorems.loss_decomposition` 3, :mod:`~cogo.proofs.theorems.zero_sets` 4-5,
+  :mod:`~cogo.proofs.theorems.optimality` 6, :mod:`~cogo.proofs.theorems.node_counts` 7,
+  :mod:`~cogo.proofs.theorems.occam` 8);
+- ``certificates/``: the exact certificates and the exact tools they stand on (the block certificate and the
+  general loss, the design reader, the z_M routes, the exact zero test, formal indeterminates, the export read by
+  the independent checker ``cogo-check``);
+- ``controls/``: the negative controls (broken inputs with their failing conditions and loss derived by hand);
+- ``every_order/``: ``cogo verify --every-order`` (symbolic frequencies and their arithmetic);
+- the frame: :mod:`cogo.proofs.registry` (every row, :func:`run_all`), :mod:`cogo.proofs.rows` (a row),
+  :mod:`cogo.proofs.results` (records, table, JSON), and :mod:`cogo.proofs.trained` (``cogo verify --checkpoint``).
 """
 from cogo.proofs.registry import run_all
 from cogo.proofs.results import TheoremResult, all_ok, format_table

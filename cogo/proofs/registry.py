@@ -6,12 +6,12 @@ whether it applies to a group, with the reason when it does not); every negative
 :data:`CONTROL_ROWS`.  :func:`theorem_list`, :func:`skipped`, :func:`controls_for` and :func:`run_all` are
 queries over them.  A new theorem (or control) is its function in a module and one row here.
 
-The contract of a theorem function (the ``theorems_*`` modules): ``f(group, method='exact'|'numeric', ...)``
+The contract of a theorem function (the modules of ``cogo.proofs.theorems``): ``f(group, method='exact'|'numeric', ...)``
 returns a :class:`~cogo.proofs.results.TheoremResult`; ``method`` is ``"exact"`` when the row is a proof for the
 group named (sympy / exact cyclotomic arithmetic, never floats), ``"exact-instances"`` when it is exact arithmetic
 on the instances its statement lists, ``"numeric"`` for complex128/float64 checks with a stated tolerance.  The
 object to check is an optional argument, so a broken object can be handed in and must be reported failing; the
-``controls_*`` modules do exactly that.
+modules of ``cogo.proofs.controls`` do exactly that.
 
 The theorem functions never import this module, and the controls call the theorem functions
 directly, so the import graph of :mod:`cogo.proofs` is acyclic.  The theorems are those of CoGO [1]_.
@@ -25,12 +25,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from cogo.runtime.threads import thread_policy as _thread_policy
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.catalogue.constructions import CONSTRUCTIONS
-from cogo.proofs.controls_block_route import BLOCK_CONTROLS
-from cogo.proofs.controls_constructions import CONTROLS, NEEDS_PAIR, control_name
-from cogo.proofs.controls_trained import TRAINED_CONTROLS, TRAINED_WHY, trained_applies
-from cogo.proofs.controls_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, MEM_ROUTES_CONTROL,
+from cogo.proofs.controls.block_route import BLOCK_CONTROLS
+from cogo.proofs.controls.broken_constructions import CONTROLS, NEEDS_PAIR, control_name
+from cogo.proofs.controls.trained_verdict import TRAINED_CONTROLS, TRAINED_WHY, trained_applies
+from cogo.proofs.controls.theorem_rows import (MEMBERSHIP_CONTROL, MEM_CERT_CONTROL, MEM_COUNT_CONTROL, MEM_ROUTES_CONTROL,
                                        NODE_CONTROL, OCCAM_CONTROL)
 from cogo.proofs.results import METHODS, TheoremResult
 from cogo.proofs.rows import Row, methods_of, skipped_rows
@@ -45,9 +45,9 @@ def _odd(G: Any) -> bool:
 
 
 _NEED_ODD = ((_odd, _ODD),)
-_LAWS, _LOSS, _ZERO_SETS = "cogo.proofs.theorems_laws", "cogo.proofs.theorems_loss", "cogo.proofs.theorems_zero_sets"
-_OPTIMALITY, _COUNTS, _OCCAM = ("cogo.proofs.theorems_optimality", "cogo.proofs.theorems_node_counts",
-                                "cogo.proofs.theorems_occam")
+_LAWS, _LOSS, _ZERO_SETS = "cogo.proofs.theorems.laws", "cogo.proofs.theorems.loss_decomposition", "cogo.proofs.theorems.zero_sets"
+_OPTIMALITY, _COUNTS, _OCCAM = ("cogo.proofs.theorems.optimality", "cogo.proofs.theorems.node_counts",
+                                "cogo.proofs.theorems.occam")
 
 #: Every theorem row, in the order ``cogo verify`` prints them.
 THEOREMS: tuple[Row, ...] = (
@@ -73,25 +73,25 @@ _TWO_PAIRS = (lambda G: len(G.positive_frequencies) >= 2, "needs two frequency p
 
 def _control_row(module: str, name: str, body: str, requires: tuple, methods: tuple = METHODS,
              section: str = "SPEC 6-7") -> Row:
-    """A control row: ``body`` of ``cogo.proofs.<module>`` (looked up by name, so a patched control is run)."""
-    return Row("control", name, section, body, requires=requires, module=f"cogo.proofs.{module}", methods=methods)
+    """A control row: ``body`` of ``cogo.proofs.controls.<module>`` (looked up by name, so a patched control is run)."""
+    return Row("control", name, section, body, requires=requires, module=f"cogo.proofs.controls.{module}", methods=methods)
 
 
 def _construction(name: str, body: str) -> Row:
-    """A row of :data:`cogo.proofs.controls_constructions.CONTROLS`, with the rule it states."""
-    return _control_row("controls_constructions", name, body, ((CONTROLS[name][3], CONTROLS[name][4]),))
+    """A row of :data:`cogo.proofs.controls.broken_constructions.CONTROLS`, with the rule it states."""
+    return _control_row("broken_constructions", name, body, ((CONTROLS[name][3], CONTROLS[name][4]),))
 
 
 def _block_route(name: str) -> Row:
-    """A row of :data:`cogo.proofs.controls_block_route.BLOCK_CONTROLS` (its function is named after it)."""
+    """A row of :data:`cogo.proofs.controls.block_route.BLOCK_CONTROLS` (its function is named after it)."""
     hat = BLOCK_CONTROLS[name][1] is None  # the hat control: z_F4/6 is its base
-    return _control_row("controls_block_route", name, control_name(name), (_PAIR, _ODD_TWO_PAIRS) if hat else (_PAIR,),
+    return _control_row("block_route", name, control_name(name), (_PAIR, _ODD_TWO_PAIRS) if hat else (_PAIR,),
                     METHODS if BLOCK_CONTROLS[name][4] is None else ("exact",))
 
 
 def _unseen(name: str, body: str, requires: tuple, methods: tuple = METHODS, section: str = "SPEC 6-7.3") -> Row:
-    """A row of :mod:`cogo.proofs.controls_unseen` (the inputs the proof machinery had never been shown)."""
-    return _control_row("controls_unseen", name, body, requires, methods, section)
+    """A row of :mod:`cogo.proofs.controls.unseen_inputs` (the inputs the proof machinery had never been shown)."""
+    return _control_row("unseen_inputs", name, body, requires, methods, section)
 
 
 #: Every negative control, in the order ``cogo verify`` runs them: :func:`controls_for` and :func:`skipped`
@@ -104,18 +104,18 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _construction("z_M, output weights doubled", "control_mem_doubled"),
     _construction("z_M without node (0, 0)", "control_mem_dropped"),
     *(_block_route(name) for name in BLOCK_CONTROLS),
-    _control_row("controls_exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
-    _control_row("controls_exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
-    _control_row("controls_exact_tools", "exact equality: Network.equals and the unit-circle check", "control_equality",
+    _control_row("exact_tools", "exact zero test", "control_exact_zero_test", (), ("exact",), "SPEC 7"),
+    _control_row("exact_tools", "formal indeterminates", "control_formal", (), ("exact",), "SPEC 3-4"),
+    _control_row("exact_tools", "exact equality: Network.equals and the unit-circle check", "control_equality",
                  (), ("exact",), "SPEC 3, 7.2"),
-    _control_row("controls_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
-    _control_row("controls_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
-    _control_row("controls_rows", MEM_ROUTES_CONTROL, "control_mem_routes", (), ("exact",), "SPEC 7.4"),
-    _control_row("controls_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
-    _control_row("controls_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
+    _control_row("theorem_rows", MEM_COUNT_CONTROL, "control_mem_node_counts", (), ("exact",), "SPEC 7.4"),
+    _control_row("theorem_rows", MEM_CERT_CONTROL, "control_mem_certificate", (), ("exact",), "SPEC 7.4"),
+    _control_row("theorem_rows", MEM_ROUTES_CONTROL, "control_mem_routes", (), ("exact",), "SPEC 7.4"),
+    _control_row("theorem_rows", MEMBERSHIP_CONTROL, "control_membership", (), METHODS, "SPEC 7"),
+    _control_row("theorem_rows", "optimality row: z_F6 with c of one block doubled", "control_optimality_row",
              (_ODD_F6,), METHODS, "SPEC 7.1"),
-    _control_row("controls_rows", NODE_CONTROL, "control_node_counts", (_ODD_F6,), METHODS, "SPEC 7"),
-    _control_row("controls_rows", OCCAM_CONTROL, "control_occam", (_ODD_F6,), ("exact",), "SPEC 7"),
+    _control_row("theorem_rows", NODE_CONTROL, "control_node_counts", (_ODD_F6,), METHODS, "SPEC 7"),
+    _control_row("theorem_rows", OCCAM_CONTROL, "control_occam", (_ODD_F6,), ("exact",), "SPEC 7"),
     _unseen("block route: hat read per node", "control_hat_per_node", (_PAIR, _TWO_PAIRS)),
     _unseen("block route: hat on an order-6 block with nu = 2", "control_hat_nu2", (_PAIR, _TWO_PAIRS)),
     _unseen("block route: unbalanced nodes", "control_unbalanced", (_PAIR,)),
@@ -123,7 +123,7 @@ CONTROL_ROWS: tuple[Row, ...] = (
     _unseen("z_M, U_b node 0 reading b = -1 at frequency 0", "control_mem_zero_frequency", (), section="SPEC 5, 7.4"),
     _unseen("exact zero test and route comparison: undecidable and conflicting inputs", "control_zero_test_unseen",
             (), ("exact",), "SPEC 5-7"),
-    *(_control_row("controls_trained", name, control_name(name), ((trained_applies, TRAINED_WHY),), ("exact",),
+    *(_control_row("trained_verdict", name, control_name(name), ((trained_applies, TRAINED_WHY),), ("exact",),
                    "SPEC 5-7.3") for name in TRAINED_CONTROLS),
 )
 
@@ -133,8 +133,8 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     :data:`CONTROL_ROWS`.
 
     Groups with a pair ``k != -k`` get the block controls; the two z_M controls run on every group (z_M built
-    in full up to order :data:`cogo.proofs.controls_constructions.MEM_CONTROL_MAX_ORDER`, its integer point counts
-    above: :mod:`cogo.proofs.mem_points`).
+    in full up to order :data:`cogo.proofs.controls.broken_constructions.MEM_CONTROL_MAX_ORDER`, its integer point counts
+    above: :mod:`cogo.proofs.certificates.mem_points`).
 
     Returns
     -------
@@ -148,7 +148,7 @@ def controls_for(group: Any, with_kwargs: bool = False) -> list:
     ['control_exact_zero_test', 'control_formal', 'control_equality', 'control_mem_node_counts', 'control_mem_certificate', 'control_mem_routes', 'control_membership']
     >>> len(controls_for(7))          # 6 + 7 block-route + zero test + formal + equality + three z_M rows + row 5 + rows 6, 7, 8, + 6 + 7 verdicts
     36
-    >>> [f.__name__ for f in controls_for(2)][9:]          # and those of cogo.proofs.controls_unseen
+    >>> [f.__name__ for f in controls_for(2)][9:]          # and those of cogo.proofs.controls.unseen_inputs
     ['control_mem_zero_frequency', 'control_zero_test_unseen']
     """
     G = as_group(group)
@@ -207,7 +207,7 @@ def run_all(group: Any = 23, method: str = "both", progress: Callable | None = N
     Returns the list of :class:`TheoremResult`, in the order of
     :func:`theorem_list`, exact before numeric.  ``progress(result)`` is
     called after each check.  ``full_loss=True`` computes the exact general
-    loss of every construction even above :data:`cogo.proofs.theorems_optimality.GENERAL_LOSS_MAX_ORDER`.
+    loss of every construction even above :data:`cogo.proofs.theorems.optimality.GENERAL_LOSS_MAX_ORDER`.
 
     Examples
     --------

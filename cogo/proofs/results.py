@@ -1,6 +1,6 @@
 """Results of the theorem checks: the :class:`TheoremResult` record, a text table and JSON.
 
-Tables and JSON go through :mod:`cogo.io.formatting` (one renderer, one encoder;
+Tables and JSON go through :mod:`cogo.io.tables` (one renderer, one encoder;
 non-finite numbers become ``null``).
 
 References
@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from cogo.io.formatting import dumps_json, render_table, to_plain
+from cogo.io.tables import dumps_json, render_table, to_plain
 
 __all__ = ["TheoremResult", "Timer", "format_table", "results_to_json", "all_ok", "METHODS", "RESULT_METHODS",
            "LOSS_TOL", "NUM_TOL", "COND_TOL", "check_method", "make_result"]

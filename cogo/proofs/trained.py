@@ -3,11 +3,11 @@
 A checkpoint is read once (:func:`cogo.io.checkpoint.read_checkpoint`) and read as blocks once
 (:func:`cogo.analysis.classify.read_network`, the reading ``cogo classify`` prints); then
 
-1. the nearest certified global optimizer (:func:`cogo.analysis.snap.snap_network`): every block put on its
+1. the nearest certified global optimizer (:func:`cogo.analysis.verdict.snap.snap_network`): every block put on its
    family's exact constraint set, dead nodes dropped; the snapped network is rebuilt with exact rational
    points of the unit circle and certified exactly (the block route of SPEC 6: exact supports, every
    condition residual and the loss exactly 0), and the family certificate of every block type present
-   (:func:`cogo.proofs.theorems_optimality.family_certificate`) holds for every value of its free parameters;
+   (:func:`cogo.proofs.theorems.optimality.family_certificate`) holds for every value of its free parameters;
 2. the distance from the network to it (relative, invariant under node order, signs and the per-node gauge;
    per block and for the network, the worst block named) and both real-space losses;
 3. the loss relative to the zero network's, ``1 - 1/n`` (:func:`zero_network_loss`: what the network computes, which
@@ -17,7 +17,7 @@ A checkpoint is read once (:func:`cogo.io.checkpoint.read_checkpoint`) and read 
 Three verdicts, exit status 0, 0, 1:
 
 * ``certified optimizer``: the file records exact parameters (``cogo construct``; or ``--snap``'s exact point,
-  :mod:`cogo.analysis.snap_record`), its weights are the float64 rounding of that exact network (equal to
+  :mod:`cogo.analysis.verdict.snap_record`), its weights are the float64 rounding of that exact network (equal to
   ``1e-15`` relative), and it is certified exactly;
 * ``near a certified optimizer``: the snapped network is certified, the network and every block are within
   ``max_distance`` (:data:`DEFAULT_MAX_DISTANCE`, ``--max-distance``) and the relative loss is at most
@@ -29,7 +29,7 @@ Three verdicts, exit status 0, 0, 1:
 Each block's conditions and distance are the reading's (one computation: the text, the JSON, ``cogo classify``
 and its CSV show the same).
 
-The loss within a numeric tolerance (:func:`cogo.analysis.optimality.network_verdict`) stays as secondary
+The loss within a numeric tolerance (:func:`cogo.analysis.verdict.network_verdict.network_verdict`) stays as secondary
 information; no certificate is printed for any object but the one certified.
 
 References
@@ -50,24 +50,24 @@ from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.loss import real_loss, real_loss_by_frequency
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.io.checkpoint import as_checkpoint
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.constructions import from_record
 from cogo.solvers.constructions import construct
 from cogo.analysis.classify import read_network
-from cogo.analysis.optimality import network_verdict
-from cogo.analysis.snap import SNAP_TYPES, snap_network, unit_point
-from cogo.analysis.snap_record import exact_design, exact_record, record_design
-from cogo.proofs.certificates import block_certificate
-from cogo.proofs.design_reader import design_from_network
-from cogo.proofs.theorems_optimality import family_certificate, optimality
+from cogo.analysis.verdict.network_verdict import network_verdict
+from cogo.analysis.verdict.snap import SNAP_TYPES, snap_network, unit_point
+from cogo.analysis.verdict.snap_record import exact_design, exact_record, record_design
+from cogo.proofs.certificates.block_certificate import block_certificate
+from cogo.proofs.certificates.design_reader import design_from_network
+from cogo.proofs.theorems.optimality import family_certificate, optimality
 
 __all__ = ["DEFAULT_MAX_DISTANCE", "DEFAULT_MAX_RELATIVE_LOSS", "VERDICTS", "CheckpointVerdict", "checkpoint_report",
            "verify_checkpoint", "write_snapped", "zero_network_loss"]
 
-#: The largest distance (relative, gauge invariant; :mod:`cogo.analysis.snap`) at which a network is "near"
+#: The largest distance (relative, gauge invariant; :mod:`cogo.analysis.verdict.snap`) at which a network is "near"
 #: its snapped optimizer.  Measured (docs/verify.md, benchmarks/results/verdict_distances.json): a construction
 #: with relative weight noise e is at distance e (1e-5 .. 1e-2), rounded to bfloat16 at 1.8e-3; trained Z_23
 #: runs (q = 512, 10000 epochs) whose every block reads as a catalogue form at 0.034 and 0.044, one with a
@@ -99,7 +99,7 @@ class CheckpointVerdict:
     numeric: dict
     construction: dict | None = None
     blocks: list = field(default_factory=list)
-    #: the snap itself (:class:`cogo.analysis.snap.Snap`; not part of the JSON)
+    #: the snap itself (:class:`cogo.analysis.verdict.snap.Snap`; not part of the JSON)
     snap: Any = field(default=None, repr=False)
 
     @property
@@ -164,7 +164,7 @@ def _same_weights(W: Any, ckpt: Any) -> dict:
 
 
 def _snapped_point(ckpt: Any) -> dict:
-    """A snapped file's recorded exact point (:func:`cogo.analysis.snap_record.record_design`), certified when the file is it."""
+    """A snapped file's recorded exact point (:func:`cogo.analysis.verdict.snap_record.record_design`), certified when the file is it."""
     G = ckpt.group
     out: dict = {"construction": "snapped optimizer", "seed": None, "label": "its recorded exact point (--snap)"}
     try:
@@ -300,7 +300,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
     ``group``: read the file as this group (as ``cogo classify --group``; one that contradicts the group the file
     records is refused unless ``options.force_group``); ``options``: how the file is read
     (:func:`cogo.io.layouts.read_options`); ``tol``: the tolerance of the
-    secondary loss line (default :func:`cogo.analysis.optimality.default_loss_tol` of the file's dtype, capped by
+    secondary loss line (default :func:`cogo.analysis.verdict.network_verdict.default_loss_tol` of the file's dtype, capped by
     the loss at initialization); ``max_distance``: the largest distance, of the network and of every block, that
     is near; ``max_relative_loss``: the largest loss, relative to the zero network's, that is near;
     ``certify=False`` skips the exact certificate of the snapped network (its ``certified`` is then None and the
@@ -314,7 +314,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
 
     Raises
     ------
-    cogo.io.formats.CheckpointError
+    cogo.io.file_formats.CheckpointError
         One line, on a file that cannot be read as a checkpoint, or a ``group`` its order or record contradicts.
     """
     if not (max_distance >= 0):
@@ -450,7 +450,7 @@ def _render(v: CheckpointVerdict) -> str:
 def write_snapped(v: CheckpointVerdict, out: Any) -> None:
     """Write the snapped network of a verdict as a checkpoint (atomically), its exact point in its meta.
 
-    The meta's ``exact_point`` (:func:`cogo.analysis.snap.exact_record`) records the point losslessly: per block
+    The meta's ``exact_point`` (:func:`cogo.analysis.verdict.snap.exact_record`) records the point losslessly: per block
     the family, the node order and the exact rational points of the unit circle of its parameters and channel
     phases; the hat of SPEC 7.3 as Gaussian rationals (the last carrier's solved exactly).  The weights are the
     float64 rounding of that exact network, so ``cogo verify --checkpoint`` certifies the file

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 
 
 # ---------------------------------------------------------------- data and initialization

@@ -22,7 +22,7 @@ from cogo._version import __version__
 from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.groups import FiniteAbelianGroup, root_of_unity
 from cogo.algebra.network import Network
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.catalogue.constructions import NAMES as CATALOGUE_NAMES
 from cogo.catalogue.constructions import construction, resolve
 from cogo.io.weights import save_checkpoint

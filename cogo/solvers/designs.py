@@ -57,7 +57,7 @@ from cogo.algebra._lazy import is_sympy, lazy_module
 from cogo.algebra.block import Block
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.network import Network, is_zero_exact
-from cogo.algebra.spec import Group, as_group, require_group
+from cogo.algebra.group_parsing import Group, as_group, require_group
 from cogo.catalogue.partial import PartialSolution, z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 from cogo.catalogue.partial import clear_caches as _partial_clear_caches
 

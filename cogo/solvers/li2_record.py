@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
-from cogo.algebra.spec import pair_tables, as_group
+from cogo.algebra.group_parsing import pair_tables, as_group
 from cogo.io.arrays import as_stack
 
 __all__ = ["LI2_STATS", "li2_statistics", "li2_statistics_of", "ridge_eta", "GRAM_RCOND"]

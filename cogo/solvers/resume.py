@@ -40,7 +40,7 @@ from typing import Any
 
 import torch
 
-from cogo.io.naming import checkpoint_name
+from cogo.io.run_names import checkpoint_name
 from cogo.io.outputs import atomic_write
 from cogo.runtime.errors import CogoError
 

@@ -64,9 +64,9 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from cogo.algebra.spec import as_group
-from cogo.io.formats import WEIGHT_KEYS
-from cogo.io.naming import _fmt_wd, checkpoint_name
+from cogo.algebra.group_parsing import as_group
+from cogo.io.file_formats import WEIGHT_KEYS
+from cogo.io.run_names import _fmt_wd, checkpoint_name
 from cogo.io.snapshots import SnapshotWriter, snapshot_dir_name, snapshot_epochs
 from cogo.runtime.limits import models_per_batch
 from cogo.runtime.threads import (choose_threads, flush_denormals, set_flush_denormal_all, thread_limit,

@@ -22,7 +22,7 @@ import torch
 
 from cogo.algebra.activations import THEORY
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import as_group
+from cogo.algebra.group_parsing import as_group
 from cogo.io.snapshots import SPACINGS
 from cogo.solvers.batch import split_sizes
 from cogo.solvers.training_options import validate_options

@@ -57,8 +57,8 @@ import numpy as np
 import torch
 
 from cogo._version import __version__
-from cogo.algebra.spec import as_group
-from cogo.io.naming import _fmt_wd, checkpoint_name
+from cogo.algebra.group_parsing import as_group
+from cogo.io.run_names import _fmt_wd, checkpoint_name
 from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir, check_output_file
 from cogo.io.weights import save_checkpoint
 from cogo.runtime.errors import CogoError

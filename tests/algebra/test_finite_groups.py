@@ -8,9 +8,9 @@ import pytest
 
 from cogo.algebra.finite_groups import FiniteGroup, direct_product, named_group
 
-from cogo.algebra.spec import as_finite_group
+from cogo.algebra.group_parsing import as_finite_group
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.runtime.errors import CogoError
 
 # literature orders, exponents and class counts (numbers known independently of this code)

@@ -1,5 +1,5 @@
 """The multi-modular route (cogo.algebra.modular) and the z_M certificate by Fourier inversion
-(cogo.proofs.character_sums) against the reference routes (CycNumber, mem_certificate), negative cases included."""
+(cogo.proofs.certificates.character_sums) against the reference routes (CycNumber, mem_certificate), negative cases included."""
 from fractions import Fraction
 
 import numpy as np
@@ -9,11 +9,11 @@ from cogo.algebra import fourier_loss, parse_group, published_loss
 from cogo.algebra.cyclotomic import CycNumber, exact_real_loss, fourier_network
 from cogo.algebra.modular import ModCyc, ModularField, ModulusTooSmall, fourier_network_modular, modular_field
 from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
-from cogo.proofs import controls_rows as KR
-from cogo.proofs import theorems_loss as TLS
-from cogo.proofs import theorems_optimality as TO
-from cogo.proofs.mem_certificate import mem_certificate
-from cogo.proofs.character_sums import _table_ok, character_rows, mem_certificate_inversion
+from cogo.proofs.controls import theorem_rows as KR
+from cogo.proofs.theorems import loss_decomposition as TLS
+from cogo.proofs.theorems import optimality as TO
+from cogo.proofs.certificates.mem_certificate import mem_certificate
+from cogo.proofs.certificates.character_sums import _table_ok, character_rows, mem_certificate_inversion
 
 
 def _pair(L, rng, F):

@@ -6,7 +6,7 @@ import pytest
 from cogo.algebra import Cyclic, FiniteAbelianGroup
 from cogo.algebra.finite_groups import FiniteGroup, named_group
 from cogo.algebra.protocol import Group, check_group_axioms
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.li2.energy import li2_group
 
 GROUPS = {

@@ -16,7 +16,7 @@ import sympy
 
 from cogo.algebra.finite_groups import named_group
 from cogo.algebra.groups import Cyclic, FiniteAbelianGroup
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.algebra.representations import (character_table, conjugacy_classes, group_fourier, group_fourier_inverse,
                                           irreps, isotypic_energy, isotypic_projectors, theorem3_nodes)
 from cogo.runtime.errors import CogoError

@@ -17,7 +17,7 @@ from cogo.algebra.gap_check import compare_with_gap
 
 import cogo.algebra.smallgroups as sg
 from cogo.algebra import finite_groups
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.cli import main
 from cogo.runtime.errors import CogoError
 

@@ -1,11 +1,11 @@
-"""The one group-spec parser (cogo.algebra.spec): every written form, printed names parse back, moved names warn."""
+"""The one group-spec parser (cogo.algebra.group_parsing): every written form, printed names parse back, moved names warn."""
 import warnings
 
 import pytest
 
 from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.groups import FiniteAbelianGroup
-from cogo.algebra.spec import as_group, parse_group
+from cogo.algebra.group_parsing import as_group, parse_group
 
 FORMS = ["23", "3x5", "2x2x3", "S3", "S4", "A4", "D5", "Q8", "Dic3", "S3x3", "Q8x2"]
 
@@ -48,7 +48,7 @@ def test_a_group_is_parsed_once_at_the_edge(monkeypatch):
     import importlib
 
     import cogo
-    from cogo.algebra import spec
+    from cogo.algebra import group_parsing as spec
     from cogo.cli import main
 
     original, calls = spec.parse_group, []

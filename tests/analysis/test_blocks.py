@@ -1,12 +1,12 @@
-"""Block extraction (cogo.analysis.blocks, SPEC 6 / 8.2-8.3) and the network verdict (cogo.analysis.optimality)."""
+"""Block extraction (cogo.analysis.block_extraction, SPEC 6 / 8.2-8.3) and the network verdict (cogo.analysis.verdict.network_verdict)."""
 import numpy as np
 import pytest
 
 from cogo.algebra import Network
 from cogo.algebra.loss import condition_residuals, real_loss
-from cogo.analysis.blocks import block_conditions, block_kind, extract_blocks
+from cogo.analysis.block_extraction import block_conditions, block_kind, extract_blocks
 from cogo.analysis.classify import read_network
-from cogo.analysis.optimality import largest_residuals, network_verdict
+from cogo.analysis.verdict.network_verdict import largest_residuals, network_verdict
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_xi
 
 SIX = 6 ** (-1 / 3) * (z_syn() * z_nu(1j))
@@ -53,7 +53,7 @@ def test_self_conjugate_block_that_fails_is_reported():
 
 def test_block_kinds():
     from cogo.algebra import parse_group
-
+    
     G = parse_group(24)
     assert block_kind(G, 12) == "self-conjugate"
     assert block_kind(G, 6) == "quarter"
@@ -158,7 +158,7 @@ def test_chunked_residuals_equal_condition_residuals():
 def test_fused_loss_and_cross_residual_equal_the_direct_ones(group):
     # the real-space product + FFT (loss_and_cross_residual) against real_loss and condition_residuals
     from cogo.algebra import parse_group
-    from cogo.analysis.optimality import loss_and_cross_residual
+    from cogo.analysis.verdict.network_verdict import loss_and_cross_residual
     G = parse_group(group)
     rng = np.random.default_rng(5)
     Wa, Wb, Wc = rng.normal(size=(7, G.order)), rng.normal(size=(7, G.order)), rng.normal(size=(G.order, 7))
@@ -170,7 +170,7 @@ def test_fused_loss_and_cross_residual_equal_the_direct_ones(group):
 def test_fused_cross_residual_skips_the_diagonal_and_sees_one_cross_term():
     # z_F6 has r_kkk = 1 on the diagonal and nothing across: R_c is 0 (the diagonal is not a cross term)
     from cogo.algebra import parse_group
-    from cogo.analysis.optimality import loss_and_cross_residual
+    from cogo.analysis.verdict.network_verdict import loss_and_cross_residual
     net = f6(11)
     Wa, Wb, Wc = net.to_weights()
     G = parse_group(11)

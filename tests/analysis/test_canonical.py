@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from cogo.algebra import Network
 from cogo.analysis.classify import classify_block, classify_checkpoint
-from cogo.analysis.factorization import factor_block
-from cogo.analysis.kronecker import balance_gauge, node_features
+from cogo.analysis.factor.factorization import factor_block
+from cogo.analysis.factor.kronecker import balance_gauge, node_features
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
@@ -311,8 +311,8 @@ def test_json_is_byte_identical_across_threads_and_optional_packages(tmp_path):
 
 def test_canonical_factorizations_of_many_are_each_ones_own():
     # factors of several sizes and zero patterns oriented together, against each factorization alone
-    from cogo.analysis.canonical import canonical_factorizations
-    from cogo.analysis.kronecker import Factor, Factorization
+    from cogo.analysis.factor.canonical import canonical_factorizations
+    from cogo.analysis.factor.kronecker import Factor, Factorization
     rng = np.random.default_rng(11)
     fzs = []
     for shape in [(2, 3), (2, 2), (2, 3), (3, 2), (2, 2, 2)]:

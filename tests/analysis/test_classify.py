@@ -1,4 +1,4 @@
-"""Reading and classifying networks (SPEC 8): cogo.analysis.classify, cogo.analysis.report, ``cogo classify``."""
+"""Reading and classifying networks (SPEC 8): cogo.analysis.classify, cogo.analysis.report.render, ``cogo classify``."""
 import json
 import math
 import os
@@ -22,8 +22,8 @@ from cogo.analysis.classify import (
     read_network,
 )
 from cogo.analysis.naming import name_factor, stabilizer
-from cogo.analysis.summary import paper_column, summarize
-from cogo.analysis.report import angle_histograms, render_json, render_markdown, render_text, to_json_dict
+from cogo.analysis.report.summary import paper_column, summarize
+from cogo.analysis.report.render import angle_histograms, render_json, render_markdown, render_text, to_json_dict
 
 from strategies import angles, seeds, signs  # noqa: E402
 
@@ -260,7 +260,7 @@ def test_even_and_product_groups_are_handled():
     rng = np.random.default_rng(3)
     for g in ("8", "2x4", "3x5", "2"):
         from cogo.algebra import parse_group
-
+        
         n = parse_group(g).order
         rep = read_network(rng.normal(size=(12, n)), rng.normal(size=(12, n)), rng.normal(size=(n, 12)), g)
         assert rep.live_nodes + rep.dead_nodes == 12
@@ -595,7 +595,7 @@ def test_a_fixed_optimality_tolerance_is_still_available():
 
 def test_one_check_covers_every_output_of_classify(tmp_path):
     """check_output_paths checks --json, --markdown, --csv and --plots together, and writes nothing."""
-    from cogo.analysis.report import check_output_paths
+    from cogo.analysis.report.render import check_output_paths
     from cogo.runtime.errors import CogoError
 
     ckpt = tmp_path / "in.pt"

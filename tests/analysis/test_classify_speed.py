@@ -5,10 +5,10 @@ import itertools
 import numpy as np
 import pytest
 
-from cogo.analysis.assignment import linear_assignment
+from cogo.analysis.factor.assignment import linear_assignment
 from cogo.analysis.classify import Settings, classify_block, classify_many
-from cogo.analysis.kronecker import _feature_key, _feature_keys
-from cogo.analysis.nearest import NEAREST_FROM_READING, nearest_family, nearest_from_reading
+from cogo.analysis.factor.kronecker import _feature_key, _feature_keys
+from cogo.analysis.verdict.nearest import NEAREST_FROM_READING, nearest_family, nearest_from_reading
 from cogo.io.weights import save_checkpoint
 from cogo.runtime.errors import CogoError
 from cogo.solvers.constructions import z_F6, z_F46

@@ -1,4 +1,4 @@
-"""Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.analysis.factorization."""
+"""Kronecker factorization of blocks (SPEC 8.4-8.5): cogo.analysis.factor.factorization."""
 import itertools
 from pathlib import Path
 import time
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from cogo.analysis.assignment import linear_assignment
-from cogo.analysis.factorization import _prepare, factor_block, factor_block_shape
-from cogo.analysis.kronecker import FACTOR_TOL, balance_gauge, factor_shapes, fit_grid, kron_vectors
-from cogo.analysis.lowrank import rank1
+from cogo.analysis.factor.assignment import linear_assignment
+from cogo.analysis.factor.factorization import _prepare, factor_block, factor_block_shape
+from cogo.analysis.factor.kronecker import FACTOR_TOL, balance_gauge, factor_shapes, fit_grid, kron_vectors
+from cogo.analysis.factor.lowrank import rank1
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 
 from strategies import angles, seeds, signs  # noqa: E402
@@ -246,8 +246,8 @@ def test_order8_xi_near_1_nu_near_i_pairs_not_swapped(params):
 
 
 def test_order8_xi_near_1_nu_near_i_finds_the_true_grid():
-    from cogo.analysis.kronecker import _rel_dist
-    from cogo.analysis.tiling import CLUSTER_TOL
+    from cogo.analysis.factor.kronecker import _rel_dist
+    from cogo.analysis.factor.tiling import CLUSTER_TOL
 
     x, perm = scrambled(z_nu_i() * z_xi(unit(np.pi), 1) * z_nu(unit(np.pi / 2 + 0.02)), 1)
     true_grid = np.argsort(perm).reshape(2, 2, 2)
@@ -508,7 +508,7 @@ def test_order_36_and_64_factor_completely():
 
 def test_search_budget_is_enforced_and_reported():
     """A search that runs out of its budget says so instead of running on (and reports no exact grid)."""
-    from cogo.analysis.factorization import MAX_ORDER
+    from cogo.analysis.factor.factorization import MAX_ORDER
 
     # (a product whose canonically ordered nodes are no 2 x 12 grid for the local search to find by itself)
     x, _ = scrambled(z_xi(unit(0.4), 1) * z_nu(unit(1.2)) * z_syn_ab(unit(0.5), unit(2.0)) * z_nu(unit(2.2)), 1)
@@ -520,7 +520,7 @@ def test_search_budget_is_enforced_and_reported():
 
 
 # --------------------------------------------------------------------------- each pass is needed
-# cogo.analysis.factor_passes runs named passes over a pool of candidate grids.  For every pass that is not the
+# cogo.analysis.factor.passes runs named passes over a pool of candidate grids.  For every pass that is not the
 # search itself, a block (found by dropping the pass over a few hundred random catalogue products and
 # near-degenerate sweeps, docs/analysis.md "How a block is factored") whose answer the pass makes right: with
 # all passes the grid fits as well as the true grid (known from the construction), without it clearly worse.
@@ -550,8 +550,8 @@ PASS_CASES = {
 
 @pytest.mark.parametrize("name", sorted(PASS_CASES))
 def test_each_pass_is_needed(monkeypatch, name):
-    from cogo.analysis import factor_passes
-
+    from cogo.analysis.factor import passes as factor_passes
+    
     build, seed, noise, shapes = PASS_CASES[name]
     ps, true_shape = build()
     x, perm = scrambled(ps, seed, noise=noise)
@@ -568,8 +568,8 @@ def test_each_pass_is_needed(monkeypatch, name):
 
 
 def test_passes_are_documented():
-    from cogo.analysis import factor_passes
-
+    from cogo.analysis.factor import passes as factor_passes
+    
     doc = (Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text()
     for p in factor_passes.PASSES:
         assert f"``{p.name}``" in factor_passes.__doc__ and f"`{p.name}`" in doc, p.name
@@ -580,7 +580,7 @@ def test_passes_are_documented():
 @pytest.mark.parametrize("q", [4, 6])
 def test_two_row_grids_are_every_grid_once(q):
     # every node order of q nodes, read as a 2 x q/2 grid, up to swapping rows and permuting columns
-    from cogo.analysis.factor_passes import two_row_grids
+    from cogo.analysis.factor.passes import two_row_grids
     m = q // 2
 
     def key(g):  # a grid up to its symmetries: the rows as sets and the columns as sets
@@ -592,7 +592,7 @@ def test_two_row_grids_are_every_grid_once(q):
 
 
 def test_feature_misfits_equal_the_second_singular_values():
-    from cogo.analysis.factor_passes import feature_misfits, two_row_grids
+    from cogo.analysis.factor.passes import feature_misfits, two_row_grids
     rng = np.random.default_rng(3)
     F = rng.normal(size=(6, 4)) + 1j * rng.normal(size=(6, 4))
     grids = two_row_grids(6)
@@ -608,7 +608,7 @@ def test_closed_form_and_tiling_search_read_order_4_and_6_blocks_alike(seed, t):
     # the closed form (every 2 x q/2 grid) against the tiling search it replaces for orders 4 and 6: the same
     # reading of the block, and a grid at least as good (the closed form tries every grid; at degenerate
     # parameters, t = 0, several splits are exact and the search may stop at a worse one)
-    import cogo.analysis.factor_passes as fp
+    import cogo.analysis.factor.passes as fp
     from cogo.analysis.classify import classify_block
     for ps in (z_nu(unit(t)) * z_syn(), z_nu_i() * z_xi(unit(t), 1), z_nu_i() * z_syn_ab(unit(t), unit(2 * t))):
         x, _ = scrambled(ps, seed)
@@ -644,7 +644,7 @@ def _same_factorization(f, g):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_factor_blocks_answers_each_block_as_factor_block_alone(seed):
     # several blocks at once (closed form and canonical forms read together) against each block alone, bit for bit
-    from cogo.analysis.factorization import factor_blocks
+    from cogo.analysis.factor.factorization import factor_blocks
     blocks = _noisy_blocks(seed)
     many = factor_blocks(blocks + blocks[:2])
     for (a, b, c), got in zip(blocks + blocks[:2], many):
@@ -657,8 +657,8 @@ def test_factor_blocks_answers_each_block_as_factor_block_alone(seed):
 
 
 def test_closed_form_fits_and_feature_misfits_of_many_blocks_are_each_blocks_own():
-    from cogo.analysis.factor_passes import closed_form_fits, feature_misfits, two_row_grids
-    from cogo.analysis.factorization import _read
+    from cogo.analysis.factor.passes import closed_form_fits, feature_misfits, two_row_grids
+    from cogo.analysis.factor.factorization import _read
     reads = [_read(_prepare(*b)) for b in _noisy_blocks(5) if len(b[0]) in (4, 6)]
     items = [(r[0][:, r[4]], r[1][r[4]], FACTOR_TOL, 6) for r in reads]
     got = closed_form_fits(items)
@@ -675,7 +675,7 @@ def test_closed_form_fits_and_feature_misfits_of_many_blocks_are_each_blocks_own
 
 
 def test_fit_grids_with_offsets_reads_each_block_as_alone():
-    from cogo.analysis.kronecker import fit_grids, node_features
+    from cogo.analysis.factor.kronecker import fit_grids, node_features
     rng = np.random.default_rng(7)
     xs = [rng.normal(size=(3, 6)) + 1j * rng.normal(size=(3, 6)) for _ in range(3)]
     Fs = [node_features(*x) for x in xs]

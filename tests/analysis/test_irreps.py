@@ -9,9 +9,9 @@ import torch
 
 from cogo.algebra.finite_groups import FiniteGroup, named_group
 from cogo.algebra.groups import Cyclic
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.analysis.irreps import CATALOGUE_NOTE, IrrepsResult, irrep_families, read_irreps
-from cogo.io.formats import CheckpointError
+from cogo.io.file_formats import CheckpointError
 from cogo.io.weights import load_weights, save_checkpoint
 from cogo.cli import main
 

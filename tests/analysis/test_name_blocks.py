@@ -5,7 +5,7 @@ import pytest
 
 from cogo import catalogue as _cat
 from cogo.analysis.classify import Settings, classify_block, classify_blocks
-from cogo.analysis.factorization import factor_block
+from cogo.analysis.factor.factorization import factor_block
 from cogo.analysis.naming import _fits, _fits_many, _naming_request, stabilizer, stabilizers
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_syn_ab, z_xi
 

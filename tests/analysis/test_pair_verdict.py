@@ -1,4 +1,4 @@
-"""The verdict's loss and R_c from each node's frequency pair (cogo.analysis.optimality.pair_loss_and_cross).
+"""The verdict's loss and R_c from each node's frequency pair (cogo.analysis.verdict.pair_kernel.pair_loss_and_cross).
 
 Checked against the definitions computed directly: real_loss (every pair in real space) and the R_c of
 condition_residuals (every r[k1, k2, k] summed over the nodes), and the split's algebra against the dense tensors.
@@ -8,8 +8,8 @@ import pytest
 
 from cogo.algebra import Network, parse_group
 from cogo.algebra.loss import condition_residuals, real_loss
-from cogo.analysis.optimality import (CROSS_CANDIDATES, network_verdict, pair_loss_and_cross, pair_split,
-                                      pair_terms)
+from cogo.analysis.verdict.network_verdict import network_verdict
+from cogo.analysis.verdict.pair_kernel import CROSS_CANDIDATES, pair_loss_and_cross, pair_split, pair_terms
 from cogo.catalogue.partial import z_nu, z_syn
 
 SIX = 6 ** (-1 / 3) * (z_syn() * z_nu(1j))
@@ -88,7 +88,7 @@ def test_pair_path_refuses_a_network_that_is_not_single_frequency():
 
 def test_pair_path_gives_up_when_cross_terms_are_at_the_rounding_level(monkeypatch):
     # an exact optimizer has R_c at the rounding: every entry is a candidate, more than allowed
-    import cogo.analysis.optimality as O
+    import cogo.analysis.verdict.pair_kernel as O
     G, (Wa, Wb, Wc) = noisy_blocks(15, 0.0, dead=0)
     z = Network.from_weights(Wa, Wb, Wc, G).z
     assert O.pair_split(z, G) is not None  # the split exists: None comes from the candidates
@@ -100,7 +100,7 @@ def test_pair_path_gives_up_when_cross_terms_are_at_the_rounding_level(monkeypat
 def test_verdict_of_a_large_nearly_single_frequency_network_takes_the_pair_path(monkeypatch):
     # n^2 q > 2^22 and the pair path cheaper than the real-space product: network_verdict's loss and R_c come from
     # the pair path, and agree with the direct definitions (computed here in chunks)
-    import cogo.analysis.optimality as O
+    import cogo.analysis.verdict.network_verdict as O
     G, (Wa, Wb, Wc) = noisy_blocks(101, 1e-4, dead=150)
     assert 101 ** 2 * Wa.shape[0] > 1 << 22
     calls = []
@@ -118,7 +118,7 @@ def test_verdict_of_a_large_nearly_single_frequency_network_takes_the_pair_path(
 def test_verdict_with_the_block_residuals_given_is_the_verdict_without():
     # read_network hands the verdict its blocks' conditions (computed for the block reports): the same verdict,
     # and a block's failures come from what is given (a wrong residual is reported as given)
-    from cogo.analysis.blocks import extract_blocks
+    from cogo.analysis.block_extraction import extract_blocks
     G, (Wa, Wb, Wc) = noisy_blocks(13, 1e-3, dead=2)
     net = Network.from_weights(Wa, Wb, Wc, G)
     split = extract_blocks(net)
@@ -138,7 +138,7 @@ def test_pair_sums_read_in_rows_are_the_whole_tensors(step):
     # pair_sums reads X a few rows at a time: its sums, planes, diagonal, largest entry and R_c candidates are those
     # of the whole X (pair_terms) masked off k = 0 and k1 = k2 = k, whatever the number of rows at a time (to the
     # rounding: the batched products have other shapes)
-    from cogo.analysis.optimality import pair_sums
+    from cogo.analysis.verdict.pair_kernel import pair_sums
     G, (Wa, Wb, Wc) = noisy_blocks("Z_3 x Z_5", 1e-3, seed=5)
     ps = pair_split(Network.from_weights(Wa, Wb, Wc, G).z, G)
     X = pair_terms(ps)

@@ -1,4 +1,4 @@
-"""The paper table's error columns by the reference's definitions (cogo.analysis.paper_measures).
+"""The paper table's error columns by the reference's definitions (cogo.analysis.report.paper_measures).
 
 The expected values come from a small implementation written here from the reference's definition
 (facebookresearch/luckmatters 625b5f7, ssl/real-dataset/cogo/factorize_sol.py: analyze_component_v2 and
@@ -14,11 +14,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from cogo.analysis import paper_measures as pm
+from cogo.analysis.report import paper_measures as pm
 from cogo.analysis.classify import ClassifyResult, Settings, classify_block, read_network
-from cogo.analysis.paper_measures import reference_error, reference_factorable, reference_row
-from cogo.analysis.report import render_text
-from cogo.analysis.summary import summarize
+from cogo.analysis.report.paper_measures import reference_error, reference_factorable, reference_row
+from cogo.analysis.report.render import render_text
+from cogo.analysis.report.summary import summarize
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_xi
 
 

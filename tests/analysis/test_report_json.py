@@ -5,9 +5,9 @@ import math
 import numpy as np
 
 from cogo.analysis.classify import ClassifyResult, Settings, read_network
-from cogo.analysis.report import render_json, to_json_dict
-from cogo.analysis.summary import summarize
-from cogo.io.formatting import dumps_json
+from cogo.analysis.report.render import render_json, to_json_dict
+from cogo.analysis.report.summary import summarize
+from cogo.io.tables import dumps_json
 from cogo.solvers.constructions import z_F6, z_F46
 
 

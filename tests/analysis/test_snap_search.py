@@ -1,8 +1,8 @@
-"""The snap's search (cogo.analysis.snap): the forms as trigonometric polynomials, the polish of many blocks at once."""
+"""The snap's search (cogo.analysis.verdict.snap): the forms as trigonometric polynomials, the polish of many blocks at once."""
 import numpy as np
 import pytest
 
-from cogo.analysis import snap as S
+from cogo.analysis.verdict import snap as S
 from cogo.catalogue import partial as P
 from cogo.solvers.designs import abc_normalizer
 
@@ -92,7 +92,7 @@ def test_order_misfits_equal_a_loop_over_node_orders():
     """order_misfits against the per-order definition: min over a complex scale per channel, written out here."""
     import itertools
 
-    from cogo.analysis.nearest import order_misfits
+    from cogo.analysis.verdict.nearest import order_misfits
 
     rng = np.random.default_rng(7)
     cplx = lambda *s: rng.normal(size=s) + 1j * rng.normal(size=s)

@@ -15,7 +15,7 @@ from cogo import catalogue
 from cogo.algebra import Network
 from cogo.analysis.classify import classify_block, classify_checkpoint, read_network
 from cogo.analysis.naming import name_factor
-from cogo.analysis.report import angle_histograms, collect_angles, render_json, render_text
+from cogo.analysis.report.render import angle_histograms, collect_angles, render_json, render_text
 from cogo.catalogue import Family, NearestForm, Param, Product, registered
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.partial import PartialSolution, z_nu, z_syn
@@ -82,7 +82,7 @@ def test_a_toy_family_is_registered_fitted_named_and_reported(tmp_path):
         assert b.nearest["params"][0]["degrees"]["t"] == pytest.approx(t_deg, abs=0.05)
         # reported: text, JSON and the angle histograms know the new family without being edited
         from cogo.analysis.classify import ClassifyResult, Settings
-        from cogo.analysis.summary import summarize
+        from cogo.analysis.report.summary import summarize
 
         res = ClassifyResult([rep], summarize([rep]), Settings())
         assert "z_toy * z_syn" in render_text(res)
@@ -135,8 +135,8 @@ def test_the_registry_holds_spec7_as_written():
 def test_the_tables_come_from_the_catalogue_only():
     """The old module-level tables (classify.FACTOR_NAMES, report.ANGLE_PARAMS, ...) are gone: one registry."""
     import cogo.analysis.classify as C
-    import cogo.analysis.report as R
-    import cogo.proofs.theorems_zero_sets as TZ
+    import cogo.analysis.report.render as R
+    import cogo.proofs.theorems.zero_sets as TZ
     from cogo import catalogue
 
     assert catalogue.factor_names() == ("z_nu=i", "z_nu", "z_xi", "z_syn", "z_syn,ab", "unknown")

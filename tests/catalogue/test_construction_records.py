@@ -42,9 +42,9 @@ def test_every_construction_is_reachable_everywhere(rec):
     rows = [r for r in THEOREMS if r.kwargs.get("construction") == rec.name]
     assert len(rows) == 1 and rows[0].title == f"optimality of {rec.short_title}" and rows[0].section == rec.section
     # the every-order theorem and the snap read the record
-    from cogo.analysis.snap import SNAP_TYPES
-    from cogo.proofs import every_order_models as M
-
+    from cogo.analysis.verdict.snap import SNAP_TYPES
+    from cogo.proofs.every_order import models as M
+    
     assert [t for t, n in SNAP_TYPES.items() if n == rec.name] == list(rec.snap_types)
     assert (rec.name in [m.kind for m in M.constructions()]) == (rec.every_order is not None)
     if rec.design is not None:
@@ -62,7 +62,7 @@ def test_every_construction_is_documented(rec):
 
 @pytest.mark.parametrize("old,name", [("f6", "z_F6"), ("f6-ab", "z_F6_ab"), ("f46", "z_F46"), ("mem", "z_M")])
 def test_old_spellings_are_refused_with_the_name_to_use(old, name):
-    from cogo.proofs.theorems_optimality import optimality
+    from cogo.proofs.theorems.optimality import optimality
 
     hint = f"{old!r} is the old name of {name}: use {name}"
     for call in (lambda: CC.construction(old), lambda: cogo.construct(old, 7), lambda: optimality(7, old)):

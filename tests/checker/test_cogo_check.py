@@ -31,7 +31,7 @@ def _check(d) -> tuple[int, str]:
 
 
 def _export(tmp_path, G, results, name="d"):
-    from cogo.proofs.export import certificates_for_results, write_certificates
+    from cogo.proofs.certificates.export import certificates_for_results, write_certificates
 
     rows, certs = certificates_for_results(G, results)
     d = tmp_path / name
@@ -41,9 +41,9 @@ def _export(tmp_path, G, results, name="d"):
 
 def _results(n: int) -> list:
     """Row 6 of every construction and every control with a closed-form loss, exact, on Z_n (or a product)."""
-    from cogo.proofs.controls_block_route import BLOCK_CONTROLS, run_block_control
-    from cogo.proofs.controls_constructions import CONTROLS, run_control
-    from cogo.proofs.theorems_optimality import optimality
+    from cogo.proofs.controls.block_route import BLOCK_CONTROLS, run_block_control
+    from cogo.proofs.controls.broken_constructions import CONTROLS, run_control
+    from cogo.proofs.theorems.optimality import optimality
 
     out = [optimality(n, kind, "exact") for kind in ("z_F6", "z_F6_ab", "z_F46", "z_M")]
     out += [run_control(name, n, "exact") for name in CONTROLS]
@@ -53,7 +53,7 @@ def _results(n: int) -> list:
 
 @pytest.fixture(scope="module")
 def certs7(tmp_path_factory):  # on Z_5 (the smallest order with every control): the fixture takes seconds
-    from cogo.algebra.spec import parse_group
+    from cogo.algebra.group_parsing import parse_group
 
     G = parse_group("5")
     res = _results(5)
@@ -113,8 +113,8 @@ def test_every_construction_and_control_checks(certs7):
 
 
 def test_product_group(tmp_path):
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs.theorems_optimality import optimality
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.theorems.optimality import optimality
 
     G = parse_group("3x5")
     d = _export(tmp_path, G, [optimality(G, "z_F6", "exact"), optimality(G, "z_M", "exact")])
@@ -123,8 +123,8 @@ def test_product_group(tmp_path):
 
 
 def test_no_certificate_written_on_error(tmp_path, monkeypatch):
-    from cogo.proofs import export
-
+    from cogo.proofs.certificates import export
+    
     monkeypatch.setattr(export.json, "dump", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
     with pytest.raises(OSError):
         export.write_certificates(str(tmp_path / "out"), "t", [], {"a.json": {}})
@@ -201,8 +201,8 @@ def test_certificate_swapped_between_claims(certs7, tmp_path):
 # ----------------------------------------------------------------------------------------------- the checkpoint
 @pytest.fixture
 def checkpoint_dir(tmp_path):
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs.export import checkpoint_certificate, write_certificates
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.certificates.export import checkpoint_certificate, write_certificates
     from cogo.solvers.constructions import z_F6
 
     G = parse_group("7")
@@ -251,8 +251,8 @@ def test_checkpoint_off_by_1e_10(checkpoint_dir):
 
 # ------------------------------------------------------------------------ defects injected into cogo's machinery
 def _row6_under_defect(tmp_path, kind: str) -> str:
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs.theorems_optimality import optimality
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.theorems.optimality import optimality
 
     G = parse_group("7")
     r = optimality(G, kind, "exact")
@@ -266,8 +266,8 @@ def test_mutation_false_zero_test(tmp_path, monkeypatch):
     # a construction missing its last node, and a zero test that calls every loss 0
     from cogo.algebra.network import Network
     from cogo.solvers import constructions as C
-    from cogo.proofs import theorems_optimality as T
-
+    from cogo.proofs.theorems import optimality as T
+    
     orig = C.z_F6
     monkeypatch.setattr(C, "z_F6", lambda G, seed=None, exact=False: Network(
         orig(G, seed=seed, exact=exact).group, orig(G, seed=seed, exact=exact).z[:, :, :-1], exact=exact))
@@ -296,9 +296,9 @@ def test_mutation_dropped_condition(tmp_path, monkeypatch):
 
 def test_mutation_wrong_expected_loss(tmp_path, monkeypatch):
     # the closed form of the z_nu control changed, and cogo's loss made to agree with it: cogo reports CAUGHT
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs import controls_constructions as K
-
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.controls import broken_constructions as K
+    
     name = "z_nu blocks"
     wrong = Fraction(19, 7)
     entry = list(K.CONTROLS[name])
@@ -314,9 +314,9 @@ def test_mutation_wrong_expected_loss(tmp_path, monkeypatch):
 
 
 def test_missed_row_is_not_a_claim(tmp_path, monkeypatch):
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs import controls_constructions as K
-
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.controls import broken_constructions as K
+    
     entry = list(K.CONTROLS["z_nu blocks"])
     entry[2] = lambda G: (Fraction(19, 7), ["R_c"])
     monkeypatch.setitem(K.CONTROLS, "z_nu blocks", tuple(entry))
@@ -482,8 +482,8 @@ def _safetensors(path, arrays: dict) -> None:
 
 @pytest.mark.parametrize("suffix", [".pt", ".safetensors"])
 def test_checkpoint_formats_read_without_torch(tmp_path, suffix):
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs.export import checkpoint_certificate, write_certificates
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.certificates.export import checkpoint_certificate, write_certificates
     from cogo.solvers.constructions import z_F46
 
     G = parse_group("7")
@@ -530,9 +530,9 @@ def test_pt_reader_refuses_other_names(tmp_path, checkpoint_dir):
 def test_even_group_conditions(tmp_path):
     # Z_8: P = 3 pairs and s = 1 self-conjugate frequency (k = 4) carrying no block, so R_g fails there too:
     # z_nu blocks (4P + n - 1)/n = 19/8 failing R_c and R_g; block route R_* only (n - 1 - P)/n = 4/8
-    from cogo.algebra.spec import parse_group
-    from cogo.proofs.controls_block_route import run_block_control
-    from cogo.proofs.controls_constructions import run_control
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.controls.block_route import run_block_control
+    from cogo.proofs.controls.broken_constructions import run_control
 
     G = parse_group("8")
     res = [run_control("z_nu blocks", G, "exact"), run_block_control("block route: R_* only", G, "exact")]

@@ -176,7 +176,7 @@ def test_construct_loss_on_all_pairs_when_cheap(tmp_path, capsys):
 
 
 def test_construct_loss_on_a_sample_when_expensive(monkeypatch, tmp_path, capsys):
-    from cogo.algebra.spec import parse_group
+    from cogo.algebra.group_parsing import parse_group
     from cogo.solvers.constructions import z_F46
 
     G = parse_group("11")

@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from cogo.algebra.spec import as_finite_group, parse_group
+from cogo.algebra.group_parsing import as_finite_group, parse_group
 from cogo.dynamics.peers import chughtai_hidden_fve, doshi_ipr, peer_keys, peer_measures
 
 RTOL = 1e-10

@@ -13,10 +13,10 @@ import sys
 import numpy as np
 import pytest
 
-from cogo.algebra.spec import as_finite_group
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import as_finite_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.algebra.representations import isotypic_projectors
-from cogo.analysis.records import Records
+from cogo.analysis.report.records import Records
 from cogo.dynamics.families import family_basis, key_epochs, node_ipr
 from cogo.dynamics.progress import fall_epoch, li2_stage, progress_measures
 from cogo.solvers.li2_record import li2_statistics

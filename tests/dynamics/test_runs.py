@@ -66,7 +66,7 @@ def test_streamed_snapshots_round_trip_and_match_in_memory(tmp_path):
 
 
 def test_hostile_snapshot_storage_is_refused(tmp_path):
-    from cogo.io.formats import CheckpointError
+    from cogo.io.file_formats import CheckpointError
     from cogo.io.weights import save_checkpoint
     from cogo.io.snapshots import open_snapshots
     from cogo.solvers.training_results import save_run

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from cogo.io.formats import CheckpointError
+from cogo.io.file_formats import CheckpointError
 from cogo.io.outputs import atomic_write
 from cogo.io.weights import load_weights, save_checkpoint
 
@@ -152,9 +152,9 @@ def test_a_recorded_name_is_parsed_when_a_table_is_registered_under_it():
     """The shortcut of check_given_group (a recorded name equal to the group's printed name is not parsed) must not
     hide a Cayley table registered under that very name: S3's table registered as "Z_6" is not the cyclic Z_6."""
     from cogo.algebra import finite_groups as FG
-    from cogo.algebra.spec import parse_group
+    from cogo.algebra.group_parsing import parse_group
     from cogo.io.checkpoint import check_given_group
-    from cogo.io.formats import CheckpointError
+    from cogo.io.file_formats import CheckpointError
 
     s3 = parse_group("S3")
     FG.FiniteGroup.from_table(s3.table, "Z_6", register=True)

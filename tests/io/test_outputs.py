@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from cogo.io.formats import CheckpointError
+from cogo.io.file_formats import CheckpointError
 from cogo.io.weights import load_weights, save_checkpoint
 from cogo.cli import main
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cogo.io.formats import CheckpointError
+from cogo.io.file_formats import CheckpointError
 from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays, write_pt_bytes
 from cogo.io.weights import load_weights
 

@@ -15,19 +15,19 @@ import sympy
 
 import cogo.algebra.modular as modular_mod
 import cogo.algebra.network as network_mod
-import cogo.proofs.controls_constructions as controls_mod
-import cogo.proofs.controls_unseen as unseen_mod
-import cogo.proofs.every_order as every_mod
-import cogo.proofs.every_order_run as every_run_mod
-import cogo.proofs.theorems_optimality as TO
+import cogo.proofs.controls.broken_constructions as controls_mod
+import cogo.proofs.controls.unseen_inputs as unseen_mod
+import cogo.proofs.every_order.block_proofs as every_mod
+import cogo.proofs.every_order.run as every_run_mod
+import cogo.proofs.theorems.optimality as TO
 import cogo.proofs.trained as trained_mod
 import cogo.solvers.designs as designs_mod
-from cogo.proofs import controls_trained as CT
-from cogo.proofs import every_order_models as M
-from cogo.proofs.controls_exact_tools import control_equality, control_exact_zero_test
-from cogo.proofs.controls_rows import control_mem_routes
-from cogo.proofs.every_order import prove_block_model
-from cogo.proofs.every_order_checks import SELF_CHECKS, recount, run_self_checks
+from cogo.proofs.controls import trained_verdict as CT
+from cogo.proofs.every_order import models as M
+from cogo.proofs.controls.exact_tools import control_equality, control_exact_zero_test
+from cogo.proofs.controls.theorem_rows import control_mem_routes
+from cogo.proofs.every_order.block_proofs import prove_block_model
+from cogo.proofs.every_order.self_checks import SELF_CHECKS, recount, run_self_checks
 from tests.test_mutations import _mutate
 
 torch = pytest.importorskip("torch")
@@ -91,7 +91,7 @@ def test_row6_fails_when_its_routes_disagree(monkeypatch):
 
 
 def test_row6_has_two_routes_above_31_and_the_control_runs_there(monkeypatch):
-    # above order 31 the second route is the exact loss by Parseval (cogo.proofs.mem_points): z_M's loss is 0, and
+    # above order 31 the second route is the exact loss by Parseval (cogo.proofs.certificates.mem_points): z_M's loss is 0, and
     # the broken z_M handed to it (node 0 of U_a reading a at 1) has a nonzero loss, so the routes disagree
     TO.clear_caches()
     r = TO.optimality(33, "z_M", "exact")
@@ -250,7 +250,7 @@ def test_the_verdict_controls_write_their_files_without_torch():
     import sys
     from pathlib import Path
 
-    code = ("import sys, json\nfrom cogo.proofs import controls_trained as CT\n"
+    code = ("import sys, json\nfrom cogo.proofs.controls import trained_verdict as CT\n"
             "st = [CT.run_trained_control(n, 7).status for n in CT.TRAINED_CONTROLS]\n"
             "print(json.dumps({'status': sorted(set(st)), 'torch': 'torch' in sys.modules}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,

@@ -1,5 +1,5 @@
 """`cogo verify --every-order`: relations modulo d, character sums with d symbolic, the block and z_M proofs, their
-controls, and agreement with the per-order proofs (cogo.proofs.theorems_optimality.optimality) at several orders per case."""
+controls, and agreement with the per-order proofs (cogo.proofs.theorems.optimality.optimality) at several orders per case."""
 import cmath
 import itertools
 import json
@@ -11,17 +11,17 @@ import pytest
 import sympy
 
 from cogo.algebra import real_loss
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.cli import main
 from cogo.solvers.constructions import z_F46
-from cogo.proofs import controls_block_route as KB
-from cogo.proofs import controls_constructions as KC
-from cogo.proofs import every_order as E
-from cogo.proofs import every_order_mem as EM
-from cogo.proofs import every_order_models as M
-from cogo.proofs import every_order_run as R
-from cogo.proofs.collisions import D, Bracket, Unresolved, character_sum, form, relation_set, sum_over
-from cogo.proofs.theorems_optimality import optimality
+from cogo.proofs.controls import block_route as KB
+from cogo.proofs.controls import broken_constructions as KC
+from cogo.proofs.every_order import block_proofs as E
+from cogo.proofs.every_order import memorization as EM
+from cogo.proofs.every_order import models as M
+from cogo.proofs.every_order import run as R
+from cogo.proofs.every_order.collisions import D, Bracket, Unresolved, character_sum, form, relation_set, sum_over
+from cogo.proofs.theorems.optimality import optimality
 
 
 # --------------------------------------------------------------------------- relations modulo d
@@ -103,7 +103,7 @@ def test_mem_is_optimal_and_its_controls_have_the_hand_losses_at_every_order():
     assert (res["l_k"], res["loss"], res["brackets left by the sums"]) == (-1, 0, ["[k = 0]: 0 as k != 0"])
     doubled = EM.mem_loss(2)["loss"]
     dropped = EM.mem_loss(1, True)["loss"]
-    for n in range(2, 12):   # the closed forms of cogo.proofs.controls_constructions (by hand, another module)
+    for n in range(2, 12):   # the closed forms of cogo.proofs.controls.broken_constructions (by hand, another module)
         assert Fraction(str(doubled.subs(D, n))) == KC._mem_doubled_expect(parse_group(n))[0]
         assert Fraction(str(dropped.subs(D, n))) == KC._mem_dropped_expect(parse_group(n))[0]
 

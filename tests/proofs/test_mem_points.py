@@ -1,18 +1,18 @@
-"""cogo.proofs.mem_points: the z_M controls at every order, from integer point counts.
+"""cogo.proofs.certificates.mem_points: the z_M controls at every order, from integer point counts.
 
-The closed forms are derived by hand (module docstrings of cogo.proofs.controls_constructions and
-cogo.proofs.controls_unseen): z_M loss 0; W_c doubled (n - 1)/n, R_g alone fails; node (0, 0) removed
+The closed forms are derived by hand (module docstrings of cogo.proofs.controls.broken_constructions and
+cogo.proofs.controls.unseen_inputs): z_M loss 0; W_c doubled (n - 1)/n, R_g alone fails; node (0, 0) removed
 (n - 1)(n + 7)/(2 n^3), all four fail; b of U_b's node 0 at frequency 0 set to -1: 4 (n - 1)/n^3, R_c alone.
 """
 from fractions import Fraction
 
 import pytest
 
-from cogo.algebra.spec import parse_group
-from cogo.proofs import controls_constructions as KC
+from cogo.algebra.group_parsing import parse_group
+from cogo.proofs.controls import broken_constructions as KC
 from cogo.proofs import registry as R
-from cogo.proofs.controls_unseen import control_mem_zero_frequency
-from cogo.proofs.mem_points import mem_points, points_certificate, points_loss
+from cogo.proofs.controls.unseen_inputs import control_mem_zero_frequency
+from cogo.proofs.certificates.mem_points import mem_points, points_certificate, points_loss
 
 
 def _by_hand(n: int) -> dict:
@@ -60,7 +60,7 @@ def test_a_wrong_network_is_missed_above_31(monkeypatch):
         for method in ("exact", "numeric"):
             r = KC.control_mem_dropped(37, method)
             assert r.status == "MISSED" and not r.details["conditions_match"], (wrong, method)
-    monkeypatch.setattr("cogo.proofs.controls_unseen.mem_points", lambda G, d: mem_points(G, "dropped"))
+    monkeypatch.setattr("cogo.proofs.controls.unseen_inputs.mem_points", lambda G, d: mem_points(G, "dropped"))
     assert control_mem_zero_frequency(37).status == "MISSED"
 
 

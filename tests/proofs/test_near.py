@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 import cogo
 from cogo.algebra import Network
 from cogo.algebra.loss import real_loss
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.catalogue.partial import z_nu, z_nu_i, z_syn, z_xi
 from cogo.cli import main
 from cogo.io.checkpoint import Checkpoint
@@ -155,7 +155,7 @@ def test_a_group_contradicting_the_file_is_refused_unless_forced(f6_3x5, argv, c
     assert main([*argv, recorded, "--group", "15", "--force-group"]) in (0, 1)        # read as Z_15, as asked
     assert "Z_15" in capsys.readouterr().out
     assert main([*argv, recorded, "--group", "3x5"]) == 0                              # the recorded group
-    with pytest.raises(cogo.io.formats.CheckpointError, match="records the group"):
+    with pytest.raises(cogo.io.file_formats.CheckpointError, match="records the group"):
         cogo.verify(checkpoint=recorded, group="15")
     assert cogo.verify(checkpoint=recorded, group="15", force_group=True).group == "Z_15"
 
@@ -171,7 +171,7 @@ def test_a_group_of_another_order_is_refused(tmp_path, group, capsys):
 # ------------------------------------------------------------------------------------------ the snapped file
 def _snapped_meta(W, G=N):
     """The meta --snap writes, and the weights, without torch (write_snapped's own steps)."""
-    from cogo.analysis.snap_record import exact_record, record_design
+    from cogo.analysis.verdict.snap_record import exact_record, record_design
 
     v = verify_checkpoint(_ck(W, G))
     rec = exact_record(v.snap.blocks, v.snap.hat)
@@ -222,7 +222,7 @@ def test_a_snapped_record_that_is_not_the_file_certifies_nothing(f46_snapped):
     lambda r: r["hat"].update(carriers=[]),
 ])
 def test_a_malformed_exact_record_is_refused_in_one_line(f46_snapped, mutate):
-    from cogo.analysis.snap_record import record_design
+    from cogo.analysis.verdict.snap_record import record_design
 
     rec, W = f46_snapped
     bad = json.loads(json.dumps(rec))

@@ -191,7 +191,7 @@ def bomb(tmp_path_factory):
 @pytest.mark.parametrize("argv", [["classify"], ["classify", "--activation", "relu"], ["verify", "--checkpoint"],
                                   ["dynamics", "--out", "DIR"]])
 def test_the_bomb_is_refused_before_any_array_is_read(bomb, argv, tmp_path, monkeypatch, capsys):
-    import cogo.io.formats as F
+    import cogo.io.file_formats as F
 
     def no_read(*a, **k):
         raise AssertionError("an array was read")
@@ -214,7 +214,7 @@ def test_each_command_reads_a_checkpoint_once(tmp_path, monkeypatch, capsys):
     pt = tmp_path / "f6.pt"
     to_checkpoint(z_F6(7), str(pt))
     npz = _save(tmp_path / "f6.npz", _noisy(z_F6(7), 1e-6), group="7")
-    import cogo.io.formats as formats
+    import cogo.io.file_formats as formats
 
     calls = {"torch": 0, "numpy": 0, "ptzip": 0}
     t_load, n_load, p_load = torch.load, np.load, formats.read_pt_arrays

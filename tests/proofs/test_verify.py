@@ -19,19 +19,19 @@ from cogo.solvers import designs
 from cogo.catalogue.constructions import construction
 from cogo.catalogue.partial import PartialSolution, z_nu
 from cogo.algebra.cyclotomic import Cyclotomic
-from cogo.proofs import certificates as CE
-from cogo.proofs import controls_block_route as KB
-from cogo.proofs import controls_constructions as KC
-from cogo.proofs import controls_rows as KR
-from cogo.proofs import design_reader as DR
-from cogo.proofs import mem_certificate as MC
+from cogo.proofs.certificates import block_certificate as CE
+from cogo.proofs.controls import block_route as KB
+from cogo.proofs.controls import broken_constructions as KC
+from cogo.proofs.controls import theorem_rows as KR
+from cogo.proofs.certificates import design_reader as DR
+from cogo.proofs.certificates import mem_certificate as MC
 from cogo.proofs import registry as R
-from cogo.proofs import theorems_laws as TL
-from cogo.proofs import theorems_loss as TLS
-from cogo.proofs import theorems_node_counts as TN
-from cogo.proofs import theorems_occam as TOC
-from cogo.proofs import theorems_optimality as TO
-from cogo.proofs import theorems_zero_sets as TZ
+from cogo.proofs.theorems import laws as TL
+from cogo.proofs.theorems import loss_decomposition as TLS
+from cogo.proofs.theorems import node_counts as TN
+from cogo.proofs.theorems import occam as TOC
+from cogo.proofs.theorems import optimality as TO
+from cogo.proofs.theorems import zero_sets as TZ
 from cogo.proofs.results import TheoremResult, all_ok, format_table, results_to_json
 
 
@@ -48,8 +48,8 @@ def test_run_all_product_group(results_3x5):
     assert all(r.passed for r in theorems), [r.name for r in theorems if not r.passed]
     # 4 general-loss block + 2 z_M controls and 5 block-route ones (both methods), 2 block-route structure
     # controls, zero test, formal, z_M node counts and certificate, Occam (exact), rows 5, 6 and 7 (both methods):
-    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35, and those of cogo.proofs.controls_unseen: 5 (both methods) + 1 = 11;
-    # issue 52: exact equality, z_M's two routes and the seven verdicts of cogo.proofs.controls_trained (exact): 9
+    # 12 + 10 + 2 + 2 + 2 + 1 + 6 = 35, and those of cogo.proofs.controls.unseen_inputs: 5 (both methods) + 1 = 11;
+    # issue 52: exact equality, z_M's two routes and the seven verdicts of cogo.proofs.controls.trained_verdict (exact): 9
     assert len(controls) == 55 and all(r.passed for r in controls), [r.name for r in controls if not r.passed]
     assert {r.method for r in res} == {"exact", "exact-instances", "numeric"}
     names = {r.name.split(".")[0] for r in theorems}
@@ -65,7 +65,7 @@ def test_controls_report_condition_and_loss(results_3x5):
     by = {(r.name, r.method): r for r in results_3x5 if r.negative_control}
     unc = by[("z_F4/6 without hat correction", "exact")]
     assert unc.details["failing_conditions"] == ["R_n"]
-    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls_constructions)
+    # 2 (n - 3) / n for n = 15 (SPEC 7.3 gives 16/11 at n = 11; derivation in cogo.proofs.controls.broken_constructions)
     assert unc.details["loss"] == "8/5" and unc.details["expected_loss"] == "8/5"
     assert by[("z_F4/6 without hat correction", "numeric")].details["loss"] == pytest.approx(1.6, rel=1e-12)
     assert by[("z_nu blocks", "exact")].details["failing_conditions"] == ["R_c"]
@@ -190,7 +190,7 @@ def test_row_2_above_the_bound_says_instances():
 
 
 def test_formal_polynomials_are_exact():
-    from cogo.proofs.formal import Formal, FormalVariables
+    from cogo.proofs.certificates.formal import Formal, FormalVariables
 
     V = FormalVariables()
     _, (u, v) = V.new((2,))
@@ -435,8 +435,8 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
         elif fn is KR.control_optimality_row:
             r = fn(7, method, net=C.z_F6(7, exact=True))
         elif fn.__name__ == "control_mem_zero_frequency":  # intact z_M: factors and weights
-            from cogo.proofs import controls_unseen as U
-
+            from cogo.proofs.controls import unseen_inputs as U
+            
             r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
             r = fn(7, method, design=designs.f6_design(7, exact=True) if fn is KR.control_occam else handed)
@@ -456,7 +456,7 @@ def test_control_missed_when_only_the_loss_is_wrong():
 
 @pytest.mark.parametrize("group", [7, 24, "3x5", 8, 2, "2x2", "2x2x2", "2x4"])
 def test_control_closed_forms_match_the_real_space_loss(group):
-    """The expected losses of cogo.proofs.controls_constructions (derived by hand) against float64 real_loss on all pairs."""
+    """The expected losses of cogo.proofs.controls.broken_constructions (derived by hand) against float64 real_loss on all pairs."""
     G = parse_group(group)
     ran = 0
     for name, (_, build, expect, applies, _why) in KC.CONTROLS.items():
@@ -508,13 +508,13 @@ def test_mem_control_missed_when_the_loss_is_wrong():
 
 
 def _control_applies_by_hand(body: str, G) -> bool:
-    """When each control runs, written out from the module docstring of cogo.proofs.controls_constructions."""
+    """When each control runs, written out from the module docstring of cogo.proofs.controls.broken_constructions."""
     pairs, odd = len(G.positive_frequencies), G.order % 2 == 1
     if body.startswith("control_block_route"):
         return pairs >= 1 and (odd and pairs >= 2 if "hat_gamma" in body else True)
     return {"control_z_nu_blocks": pairs >= 1, "control_order4_blocks": pairs >= 1,
             "control_uncorrected_f46": odd and pairs >= 2, "control_perturbed_f6": odd,
-            "control_mem_doubled": True, "control_mem_dropped": True,  # every order (cogo.proofs.mem_points above 31)
+            "control_mem_doubled": True, "control_mem_dropped": True,  # every order (cogo.proofs.certificates.mem_points above 31)
             "control_optimality_row": odd, "control_node_counts": odd, "control_occam": odd,
             "control_hat_per_node": pairs >= 2, "control_hat_nu2": pairs >= 2, "control_unbalanced": pairs >= 1,
             "control_irrational_loss": pairs >= 1, "control_mem_routes": True}.get(
@@ -623,7 +623,7 @@ def test_cli_verify_numeric_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert all(row["method"] == "numeric" for row in data)
     # 6 general-loss/z_M controls, 5 block-route ones with a numeric form, rows 6 and 7 handed broken objects
-    assert sum(row["negative_control"] for row in data) == 19  # with row 5; 5 of cogo.proofs.controls_unseen
+    assert sum(row["negative_control"] for row in data) == 19  # with row 5; 5 of cogo.proofs.controls.unseen_inputs
     assert all(row["passed"] for row in data)
 
 
@@ -668,7 +668,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
     # numeric controls on an even group: z_nu blocks, order-4 blocks without hat, the two z_M controls and the
     # four block-route controls that isolate one condition (R_g, R_c, R_n, R_*), and row 5 handed a wrong catalogue;
     # the others are exact-only
-    # and the five numeric controls of cogo.proofs.controls_unseen
+    # and the five numeric controls of cogo.proofs.controls.unseen_inputs
     assert "skipped" in out and out.count("CAUGHT") == 14 and "MISSED" not in out
 
 
@@ -796,7 +796,7 @@ def test_fast_block_route_falls_back_to_sympy_outside_the_gauge():
 # --------------------------------------------------------------------------- one meaning of "optimal" (issue 27)
 def _scaled_f6_checkpoint(tmp_path, delta, dtype=np.float64):
     """z_F6 on Z_23 with every entry of its first block times 1 + delta, as a checkpoint without exact parameters."""
-    from cogo.analysis.blocks import extract_blocks
+    from cogo.analysis.block_extraction import extract_blocks
     from cogo.algebra.network import Network
     from cogo.io.weights import save_checkpoint
 
@@ -854,7 +854,7 @@ def test_checkpoint_default_tolerance_follows_the_dtype(tmp_path, capsys):
 
 
 def test_default_loss_tolerance_accepts_rounded_optimizers_and_rejects_small_defects():
-    from cogo.analysis.optimality import default_loss_tol, network_verdict
+    from cogo.analysis.verdict.network_verdict import default_loss_tol, network_verdict
 
     for dt in (np.float64, np.float32):
         Wa, Wb, Wc = (w.astype(dt) for w in C.z_F46(23).to_weights(real=True))
@@ -870,10 +870,10 @@ def test_default_loss_tolerance_accepts_rounded_optimizers_and_rejects_small_def
 
 
 def test_block_flag_tolerance_tied_to_scale_rejects_a_one_percent_rescaled_block():
-    from cogo.analysis.optimality import network_verdict
+    from cogo.analysis.verdict.network_verdict import network_verdict
 
     net = C.z_F6(23)
-    from cogo.analysis.blocks import extract_blocks
+    from cogo.analysis.block_extraction import extract_blocks
     from cogo.algebra.network import Network
 
     z = net.z.copy()
@@ -884,8 +884,8 @@ def test_block_flag_tolerance_tied_to_scale_rejects_a_one_percent_rescaled_block
 
 
 def test_block_certificate_routes_are_not_shared_by_the_cache():
-    from cogo.proofs import certificates as Ce
-
+    from cogo.proofs.certificates import block_certificate as Ce
+    
     d = designs.f6_design(7, exact=True)
     Ce.clear_caches()
     fast = Ce.block_certificate(d, fast=True)
@@ -897,9 +897,9 @@ def test_block_certificate_routes_are_not_shared_by_the_cache():
 
 def test_undecided_is_not_a_pass():
     import sympy
-    from cogo.proofs import certificates as Ce
-    from cogo.proofs.controls_exact_tools import run_zero_control
-    from cogo.proofs.zero import decide_zero
+    from cogo.proofs.certificates import block_certificate as Ce
+    from cogo.proofs.controls.exact_tools import run_zero_control
+    from cogo.proofs.certificates.exact_zero import decide_zero
 
     # an output weight sin(1)^2 + cos(1)^2 (= 1, but not decidable by exact algebra here) in z_F6's first block
     d = designs.f6_design(7, exact=True)
@@ -973,13 +973,13 @@ def test_occam_numeric_balance_is_a_balance_of_squared_moduli(c_moduli, balanced
     assert r.details["checks"]["z' balanced"] is balanced
 
 
-# --------------------------------------------------------------------------- cogo.proofs.controls_unseen (issue 38)
+# --------------------------------------------------------------------------- cogo.proofs.controls.unseen_inputs (issue 38)
 @pytest.mark.parametrize("group", [5, 6, 8, "3x3", 35])
 def test_unseen_control_closed_forms_match_the_real_space_loss(group):
-    """The hand closed forms of cogo.proofs.controls_unseen against the float64 real-space loss on all pairs of
+    """The hand closed forms of cogo.proofs.controls.unseen_inputs against the float64 real-space loss on all pairs of
     the network each control builds (code shared with the certificates: none), and both methods CAUGHT."""
-    from cogo.proofs import controls_unseen as U
-
+    from cogo.proofs.controls import unseen_inputs as U
+    
     G = parse_group(group)
     for name, (_, build, loss_of, want_nonzero) in U.UNSEEN_CONTROLS.items():
         if "hat" in name and len(G.positive_frequencies) < 2:
@@ -995,8 +995,8 @@ def test_unseen_control_closed_forms_match_the_real_space_loss(group):
 def test_mem_zero_frequency_control_by_hand(group):
     """z_M with U_b's node 0 reading b = -1 at frequency 0: the weights written by SPEC 7.4 alone and the network of
     the defective factors are one network (same float64 real-space loss), 4 (n - 1)/n^3 by hand."""
-    from cogo.proofs import controls_unseen as U
-
+    from cogo.proofs.controls import unseen_inputs as U
+    
     G = parse_group(group)
     n = G.order
     W = [np.asarray(w, dtype=np.float64) for w in U._mem_offset_weights(G)]
@@ -1013,8 +1013,8 @@ def test_mem_zero_frequency_control_by_hand(group):
 def test_unseen_controls_refuse_another_broken_object():
     """Handed a network broken otherwise (the R_n-only blocks), each block control says MISSED; the zero-test
     control says MISSED when a hand decision is wrong (an undecidable coefficient claimed zero)."""
-    from cogo.proofs import controls_unseen as U
-
+    from cogo.proofs.controls import unseen_inputs as U
+    
     G = parse_group(7)
     rn = KB.BLOCK_CONTROLS["block route: R_n only"][1](True)
     other = designs.BlockDesign(G, "R_n only", [Block(int(k), rn) for k in G.positive_frequencies], True)
@@ -1029,8 +1029,8 @@ def test_unseen_controls_refuse_another_broken_object():
 def test_irrational_exact_loss_is_reported_in_one_readable_form():
     """Row 6 / the controls print an irrational exact loss reduced, with its minimal polynomial (by hand
     x^2 - 2 A x + A^2 - 2 B^2 for A - B sqrt 2), never as the unreduced CycNumber."""
-    from cogo.proofs import controls_unseen as U
-
+    from cogo.proofs.controls import unseen_inputs as U
+    
     r = U.control_irrational_loss(7)
     assert r.status == "CAUGHT"
     assert r.details["loss"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial x**2 - 18*x/7 + 9/49")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from cogo.algebra.activations import THEORY
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.io.outputs import check_output_file
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import require, verify_estimate
@@ -129,7 +129,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
     * the report files and figure folder must pass :mod:`cogo.io.outputs`.
     """
     from cogo.io.weights import load_weights  # late: start-up (cogo --help reads no checkpoint)
-    from cogo.io.naming import checkpoint_name  # late: start-up
+    from cogo.io.run_names import checkpoint_name  # late: start-up
 
     out = Path(out)
     if not out.is_dir():

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from cogo._version import __version__
-from cogo.algebra.spec import display_name
+from cogo.algebra.group_parsing import display_name
 from cogo.commands.grid.config import OPTION_DEFAULTS, ExperimentConfig
-from cogo.io.formatting import dumps_json, render_table
+from cogo.io.tables import dumps_json, render_table
 from cogo.io.outputs import atomic_write_text
 from cogo.solvers.training_results import plot_history
 
@@ -147,7 +147,7 @@ def _render_markdown(report: dict, class_md: dict[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-#: The reference's error columns (cogo.analysis.paper_measures), unscaled fractions and ``err``.
+#: The reference's error columns (cogo.analysis.report.paper_measures), unscaled fractions and ``err``.
 _REFERENCE_LABELS = (("1nonfact_4", "reference (factorize_sol.py): non-factorable, order 4 [1nonfact_4]"),
                      ("1nonfact_6", "reference (factorize_sol.py): non-factorable, order 6 [1nonfact_6]"),
                      ("err_4", "reference (factorize_sol.py): mean factorization error, order 4 [err_4]"),

@@ -37,20 +37,20 @@ from typing import Callable, Sequence
 import numpy as np
 
 from cogo.algebra.activations import THEORY
-from cogo.algebra.spec import display_name, parse_group
+from cogo.algebra.group_parsing import display_name, parse_group
 from cogo.analysis.classify import classify_many
 from cogo.analysis.nodes import activation_reports, catalogue_refusal
-from cogo.analysis.report import angle_histograms, render_markdown, to_json_dict
+from cogo.analysis.report.render import angle_histograms, render_markdown, to_json_dict
 from cogo.commands.grid.config import ExperimentConfig, check_resume, reusable
 from cogo.commands.grid.report import curves, md_table, order_counts, order_histogram, summary_md, write_report
 from cogo.dynamics.runs import aggregate, analyse_run, write_dynamics
-from cogo.io.formatting import dumps_json
+from cogo.io.tables import dumps_json
 from cogo.io.outputs import atomic_write, atomic_write_text
 from cogo.io.weights import load_weights, save_checkpoint
 from cogo.runtime.executors import run_jobs
 from cogo.runtime.limits import progress_callback
 from cogo.runtime.threads import choose_threads, thread_limit
-from cogo.io.naming import checkpoint_name
+from cogo.io.run_names import checkpoint_name
 from cogo.io.outputs import check_output_dir
 from cogo.solvers.training import train
 

@@ -38,9 +38,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from cogo.algebra.spec import parse_group
+from cogo.algebra.group_parsing import parse_group
 from cogo.commands.grid import laws as L
-from cogo.io.formatting import dumps_json
+from cogo.io.tables import dumps_json
 from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir
 from cogo.runtime.errors import CogoError
 from cogo.runtime.executors import run_jobs
@@ -179,7 +179,7 @@ def _cell_dir(out: Path, cell: tuple) -> Path:
 
 
 def _ckpt(out: Path, cell: tuple, wd: float, seed: int) -> Path:
-    from cogo.io.naming import checkpoint_name  # late: start-up
+    from cogo.io.run_names import checkpoint_name  # late: start-up
 
     return _cell_dir(out, cell) / checkpoint_name(str(cell[0]).replace("/", "_"), int(cell[1]), wd, seed)
 

@@ -1,0 +1,1 @@
+"""Proofs for every group order at once (``cogo verify --every-order``): symbolic frequencies, their arithmetic, the run."""
