@@ -48,7 +48,7 @@ def main() -> None:
         run = ascend(random_sphere(256, G.order, 0), G)
         rec["ascent"] = {"starts": 256, "seconds": time.perf_counter() - t0, "steps": run.steps,
                          "converged": float(run.converged.mean())}
-        if G.abelian is not None:
+        if G.as_product is not None:
             S = _default_starts(G)
             W0 = random_sphere(S, G.order, 0)
             rec["theorem2_ascent"] = {"starts": S}

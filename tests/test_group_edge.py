@@ -2,7 +2,7 @@
 
 The count wraps :func:`cogo.algebra.group_parsing.parse_group` itself (every module's binding of it), so a call through
 :func:`cogo.algebra.group_parsing.as_group` on an unparsed value is counted; a parsed group passed down is not parsed again.
-The default suite counts at order 7 (tests/algebra/test_spec.py); the issue's own measure, at 23, is slow.
+The default suite counts at order 7 (tests/algebra/test_group_parsing.py); the issue's own measure, at 23, is slow.
 """
 import sys
 

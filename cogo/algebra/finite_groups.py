@@ -329,9 +329,9 @@ class FiniteGroup:
     def is_abelian(self) -> bool:
         return bool(np.array_equal(self.table, self.table.T))
 
-    #: No ``Z_d1 x ... x Z_dn`` coordinates (the protocol's ``abelian``): a group given by its table, even an
+    #: No ``Z_d1 x ... x Z_dn`` coordinates (the protocol's ``as_product``): a group given by its table, even an
     #: Abelian one, is read by its irreps (SPEC 9); write an Abelian group as a product (``3x5``) for SPEC 3-8.
-    abelian = None
+    as_product = None
 
     @property
     def is_odd(self) -> bool:

@@ -209,8 +209,8 @@ class FiniteAbelianGroup:
     is_abelian = True
 
     @property
-    def abelian(self) -> "FiniteAbelianGroup":
-        """The group itself: its coordinates ``Z_d1 x ... x Z_dn`` (the protocol's ``abelian``, SPEC 1-2)."""
+    def as_product(self) -> "FiniteAbelianGroup":
+        """The group itself: its coordinates ``Z_d1 x ... x Z_dn`` (the protocol's ``as_product``, SPEC 1-2)."""
         return self
 
     @cached_property

@@ -8,7 +8,7 @@ A group is its multiplication table: elements are the indices ``0 .. order - 1``
 * ``table``: ``(M, M)`` int64, ``table[g, h]`` the index of ``g h``;
 * ``identity``: the index of the identity; ``inverse``: ``(M,)`` int64;
 * ``is_abelian``;
-* ``abelian``: the :class:`cogo.algebra.groups.FiniteAbelianGroup` whose
+* ``as_product``: the :class:`cogo.algebra.groups.FiniteAbelianGroup` whose
   coordinates ``Z_d1 x ... x Z_dn`` index the elements (characters, the Fourier
   transform of SPEC 2, everything SPEC 3-8 needs), or ``None`` for a group known
   only by its table (an Abelian one too: its elements carry no coordinates).
@@ -21,7 +21,7 @@ isotypic components the Li^2 energy needs).  The irreducible representations
 of any of them are :func:`cogo.algebra.representations.irreps` and
 :func:`cogo.algebra.representations.character_table`: representation theory is
 a layer above the groups, so a group object never imports it.  Code that needs
-the coordinates and characters of ``Z_d1 x ... x Z_dn`` asks ``G.abelian``
+the coordinates and characters of ``Z_d1 x ... x Z_dn`` asks ``G.as_product``
 (``None``: read the group by its irreps), never ``hasattr`` nor the class.
 
 >>> from cogo.algebra import Cyclic
@@ -54,14 +54,14 @@ class Group(Protocol):
     identity: int
     inverse: np.ndarray
     is_abelian: bool
-    abelian: Any
+    as_product: Any
 
 
 def check_group_axioms(G: Group) -> list[str]:
     """The group axioms the protocol's values fail (empty: a group), checked on the whole table (``O(M^3)``).
 
     Closure (a Latin square of indices), associativity, the identity and the
-    inverses, ``is_abelian`` against ``table == table.T``, and ``abelian`` (when not ``None``) against the
+    inverses, ``is_abelian`` against ``table == table.T``, and ``as_product`` (when not ``None``) against the
     table its coordinates give.
 
     Examples
@@ -88,7 +88,7 @@ def check_group_axioms(G: Group) -> list[str]:
         bad.append("inverse is wrong")
     if bool(G.is_abelian) != bool(np.array_equal(T, T.T)):
         bad.append("is_abelian is wrong")
-    A = getattr(G, "abelian", None)
+    A = getattr(G, "as_product", None)
     if A is not None and not np.array_equal(np.asarray(A.table), T):
-        bad.append("abelian's coordinates do not index this table")
+        bad.append("as_product's coordinates do not index this table")
     return bad

@@ -490,7 +490,7 @@ def classify_checkpoint(path: str | os.PathLike, group: Any = None,
     cogo.io.file_formats.CheckpointError: ...
     """
     w = load_one(path, group)  # a path, or a Checkpoint already read
-    if w.group.abelian is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
+    if w.group.as_product is None:  # irreps reading (SPEC 9); the catalogue needs Z_d1 x ... x Z_dn coordinates
         return read_irreps(w.Wa, w.Wb, w.Wc, w.group, dead_threshold=(settings or Settings()).dead_threshold,
                            path=str(path), meta=_plain_meta(w.meta))
     return read_network(w.Wa, w.Wb, w.Wc, w.group, settings=settings, path=str(path), meta=_plain_meta(w.meta),

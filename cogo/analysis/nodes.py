@@ -97,7 +97,7 @@ def node_spectrum(Wa: Any, Wb: Any, Wc: Any, group: Any) -> tuple[np.ndarray, li
 
 
 def _class_names(G: Any, fam: list[list[int]]) -> list[str]:
-    if G.abelian is not None:
+    if G.as_product is not None:
         # the isotypic energies come in character-table order; for Z_d1 x ... that is the element order
         names = []
         for m in fam:

@@ -112,7 +112,7 @@ def _read_path(task: tuple) -> tuple:
     """
     source, path, group, st, keep_weights, readers = task
     w = readers.load(source, group)
-    if w.group.abelian is None:  # cannot join a block reading: refused by the caller
+    if w.group.as_product is None:  # cannot join a block reading: refused by the caller
         return str(w.group), None, None, None
     rep = readers.read(w, path, st)
     entry = readers.render(rep) if readers.render is not None else None
@@ -126,7 +126,7 @@ def _results(paths: Sequence, first: Any, group: Any, st: Any, workers: int, kee
     if workers <= 1 or len(paths) <= 1:
         for i, p in enumerate(paths):
             w = first if i == 0 else readers.load(p, group)
-            if w.group.abelian is None or (i and str(w.group) != str(first.group)):
+            if w.group.as_product is None or (i and str(w.group) != str(first.group)):
                 yield str(w.group), None, None, None  # the caller refuses before reading it
                 return
             rep = readers.read(w, str(p), st)
@@ -160,7 +160,7 @@ def read_many(paths: Sequence[str | os.PathLike], group: Any, st: Any, readers: 
     items = list(paths)          # paths, or checkpoints already read (cogo.io.checkpoint.Checkpoint): not read again
     paths = [str(p) for p in items]
     first = readers.load(items[0], group)
-    if first.group.abelian is None:  # the irreps reading (SPEC 9) of every checkpoint, loaded first as before
+    if first.group.as_product is None:  # the irreps reading (SPEC 9) of every checkpoint, loaded first as before
         loaded = [first] + [readers.load(p, group) for p in items[1:]]
         seen: dict = {}
         for w, p in zip(loaded, paths):

@@ -74,7 +74,7 @@ def run(args) -> int:
         check_output_paths(args.json, args.markdown, args.plots, inputs=inputs, force=args.force, csv_path=args.csv)
 
     def abelian_only(loaded) -> None:  # before any analysis: what the irreps reading (SPEC 9) cannot give
-        other = next((w.group for w in loaded if w.group.abelian is None), None)
+        other = next((w.group for w in loaded if w.group.as_product is None), None)
         if other is not None and args.plots is not None:
             raise CogoError(f"--plots needs the block reading of an Abelian group (SPEC 8); {other} is read "
                             "through its irreducible representations (SPEC 9), which has no plots: drop --plots")

@@ -45,7 +45,7 @@ def run(args) -> int:
         sweep = _sweep_config(args, toml)
     wide = (args.config is not None or args.dry_run or args.sweep or args.preset or args.converged_acc is not None
             or len(sweep.hidden) > 1 or len(sweep.activations) > 1
-            or len(sweep.optimizers) > 1 or len(sweep.lrs) > 1 or any(parse_group(g).abelian is None
+            or len(sweep.optimizers) > 1 or len(sweep.lrs) > 1 or any(parse_group(g).as_product is None
                                                                          for g in sweep.groups))
     if wide:
         return _run_sweep(sweep, args)

@@ -114,7 +114,7 @@ def run(args) -> int:
     if not args.resume and not args.force and any(p.exists() for p in states):
         raise CogoError(f"{out} holds the saved state of an interrupted run of these models "
                         f"({next(p.name for p in states if p.exists())}): --resume continues it, --force starts again")
-    if defaulted and cfg.group_obj.abelian is None:
+    if defaulted and cfg.group_obj.as_product is None:
         print(f"non-Abelian group {cfg.group}: default {', '.join(defaulted)} (see docs/groups.md)")
     results = train(cfg, args.seeds, weight_decays=args.wd, progress=not args.no_progress,
                     max_batch=args.max_batch, kernel=args.kernel, snapshot_dir=out, threads=args.threads,

@@ -126,7 +126,7 @@ def _verify_theorems(args) -> int:
         notes = skipped_li2(G, args.method)
     else:
         G = parse_group(args.group)
-        if G.abelian is None:  # a table group (SPEC 9): SPEC 3-7 are about Z_d1 x ... x Z_dn
+        if G.as_product is None:  # a table group (SPEC 9): SPEC 3-7 are about Z_d1 x ... x Z_dn
             why = ("is Abelian but given by a name or table: write it as a product like 3x5"
                    if getattr(G, "is_abelian", False) else "is not Abelian")
             raise CogoError(f"the semiring theorems (SPEC 3-7) need a finite Abelian group Z_d1 x ... x Z_dn; "

@@ -289,7 +289,7 @@ def analyse_run(path: Any, settings: Settings | None = None, cache_dir: str | os
     if cache_dir is not None:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
     S = len(snaps)
-    abelian = G.abelian is not None
+    abelian = G.as_product is not None
     prog = ProgressReader(snaps, G, cache_dir=cache_dir, extra=PEERS)
     # the SPEC 5-8 block reading is for x^2 networks of Z_d1 x ... x Z_dn; the progress measures are for every
     # group and activation

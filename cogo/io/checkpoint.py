@@ -2,7 +2,7 @@
 
 Every command and the Python API read a checkpoint file through :func:`read_checkpoint`, exactly once:
 
-1. the file is bounded (size, the uncompressed members of a zip: :func:`cogo.io.file_formats._check_file`);
+1. the file is bounded (size, the uncompressed members of a zip: :func:`cogo.io.file_formats.check_file`);
 2. the weight shapes ``(q, n)`` are read from the file's header alone -- the ``.npy`` headers of an
    ``.npz``, the JSON header of a ``.safetensors`` file, the pickle of a ``.pt`` file with every tensor
    replaced by its shape (no torch import, no tensor data) -- through the layouts of
@@ -122,12 +122,12 @@ def _n_hint(meta: dict, group: Any) -> int | None:
 
 
 def _layout_shapes(state: Any, meta: dict, group: Any, options: ReadOptions) -> tuple[int, int] | None:
-    """``(q, n)`` of a state dict of shapes (:class:`cogo.io.file_formats._ShapeOnly`) through the layouts, or None."""
+    """``(q, n)`` of a state dict of shapes (:class:`cogo.io.file_formats.ShapeOnly`) through the layouts, or None."""
     try:
         st, _ = unwrap_state(state, "")
         (Wa, Wb, Wc), _ = read_state(st, "", meta=meta, n_hint=_n_hint(meta, group), options=options)
         shapes = [tuple(x.shape) for x in (Wa, Wb, Wc)]
-        F._check_shapes(*shapes, "")
+        F.check_shapes(*shapes, "")
     except Exception:  # noqa: BLE001 - not decidable from the header: the full read gives the one-line reason
         return None
     return int(shapes[0][0]), int(shapes[0][1])
@@ -152,14 +152,14 @@ def header_shapes(path: str | os.PathLike, group: Any = None,
         members = F.npz_member_shapes(p, where)
         if {"Wa", "Wb", "Wc"} <= set(members) and not options.keys:
             got: list = []
-            F._check_npz_headers(p, where, lambda q, n: got.append((q, n)))
+            F.check_npz_headers(p, where, lambda q, n: got.append((q, n)))
             meta = {"group": True} if "group" in members else {}
             return got[0], meta
-        state = {k: F._ShapeOnly(s) for k, s in members.items()}
+        state = {k: F.ShapeOnly(s) for k, s in members.items()}
         meta = {}
     elif p.suffix == ".safetensors":
         header = F.safetensors_header(p, where)
-        state = {k: F._ShapeOnly(v.get("shape", ())) for k, v in header.items() if k != "__metadata__"}
+        state = {k: F.ShapeOnly(v.get("shape", ())) for k, v in header.items() if k != "__metadata__"}
         meta = {}
     else:
         obj = F.pt_state_without_torch(p)
@@ -224,7 +224,7 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     """
     where = str(path)
     p = Path(path)
-    F._check_file(p, where)
+    F.check_file(p, where)
 
     def check(q: int, n: int) -> None:
         if estimate is not None:
@@ -237,7 +237,7 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
         (q, n), hmeta = head
         _check_orientation(q, n, _group_known(hmeta, group), where)
         check(q, n)
-    raw, meta = F._read_raw(p, where, group, None, options)
+    raw, meta = F.read_raw(p, where, group, None, options)
     return _validated(raw, meta, where, group, options, None if head is not None else check)
 
 
@@ -269,17 +269,17 @@ def _validated(raw: list, meta: dict, where: str, group: Any, options: ReadOptio
                check: Callable[[int, int], None] | None) -> Checkpoint:
     """The checks every reading ends with (types, shapes, orientation, finiteness, magnitude, group): the
     :class:`Checkpoint`.  ``check(q, n)``: the caller's size check, when the header did not already run it."""
-    meta = F._record_activation(meta, where, options)
+    meta = F.record_activation(meta, where, options)
     shapes = [tuple(getattr(x, "shape", ())) for x in raw]
     for x, k in zip(raw, WEIGHT_KEYS):
-        F._check_array_type(x, k, where)
-    F._check_shapes(*shapes, where)
+        F.check_array_type(x, k, where)
+    F.check_shapes(*shapes, where)
     if check is not None:
         _check_orientation(shapes[0][0], shapes[0][1], _group_known(meta, group), where)
         check(shapes[0][0], shapes[0][1])
-    Wa, Wb, Wc = (F._to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
-    F._check_magnitude(Wa, Wb, Wc, where)
-    G = as_group(group) if group is not None else F._group_from(meta.get("group"), Wa.shape[1], where,
+    Wa, Wb, Wc = (F.to_float64(x, k, where) for x, k in zip(raw, WEIGHT_KEYS))
+    F.check_magnitude(Wa, Wb, Wc, where)
+    G = as_group(group) if group is not None else F.group_from_record(meta.get("group"), Wa.shape[1], where,
                                                                      meta.get("group_table"))
     if G.order != Wa.shape[1]:
         raise CheckpointError(f"{where}: group {G} has order {G.order} but the weights have {Wa.shape[1]} columns")
@@ -316,7 +316,7 @@ def check_given_group(G: Any, meta: dict, where: str, force_group: bool = False)
     if meta.get("group_table") is None and names_group(recorded, G):
         return  # the group's own label or printed name, which parses back to the group itself: nothing to parse
     try:
-        R = F._group_from(recorded, G.order, where, meta.get("group_table"))
+        R = F.group_from_record(recorded, G.order, where, meta.get("group_table"))
     except (ValueError, CogoError):  # an unreadable record contradicts nothing: the group given decides
         return
     if R != G:
@@ -332,7 +332,7 @@ def peek_shapes(path: str | os.PathLike, group: Any = None, options: ReadOptions
     header cannot tell the shapes is read (:func:`read_checkpoint`).
     """
     p, where = Path(path), str(path)
-    F._check_file(p, where)
+    F.check_file(p, where)
     head = header_shapes(p, group, options)
     if head is not None:
         return head[0]

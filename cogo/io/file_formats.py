@@ -36,7 +36,9 @@ from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import available_memory, fmt_bytes
 
-__all__ = ["CheckpointError", "WEIGHT_KEYS", "MAX_CHECKPOINT_BYTES", "max_weight_magnitude"]
+__all__ = ["CheckpointError", "WEIGHT_KEYS", "MAX_CHECKPOINT_BYTES", "max_weight_magnitude", "check_file", "read_raw",
+           "check_npz_headers", "check_array_type", "check_shapes", "to_float64", "check_magnitude", "record_activation",
+           "group_from_record", "ShapeOnly", "pt_state_without_torch", "pt_shapes_without_torch"]
 
 
 WEIGHT_KEYS = ("layera.weight", "layerb.weight", "layerc.weight")
@@ -72,7 +74,8 @@ class CheckpointError(CogoError):
 
 
 
-def _check_shapes(sa, sb, sc, where: str) -> None:
+def check_shapes(sa, sb, sc, where: str) -> None:
+    """Refuse weights that are not ``(q, n), (q, n), (n, q)`` with ``n >= 2``, ``q >= 1`` (one line naming ``where``)."""
     if len(sa) != 2 or len(sb) != 2 or len(sc) != 2:
         raise CheckpointError(f"{where}: weights must be 2-D, got shapes {tuple(sa)}, {tuple(sb)}, {tuple(sc)}")
     q, n = sa
@@ -85,8 +88,9 @@ def _check_shapes(sa, sb, sc, where: str) -> None:
         raise CheckpointError(f"{where}: degenerate shapes (q={q}, n={n})")
 
 
-def _to_float64(x: Any, name: str, where: str) -> np.ndarray:
-    _check_array_type(x, name, where)
+def to_float64(x: Any, name: str, where: str) -> np.ndarray:
+    """``x`` (a numpy array or a torch tensor) as float64, refused when not real numeric or not finite."""
+    check_array_type(x, name, where)
     torch = sys.modules.get("torch")      # a tensor exists only if torch is imported; never import it here
     if torch is not None and isinstance(x, torch.Tensor):
         x = x.detach().cpu().to(torch.float64).numpy()
@@ -96,7 +100,7 @@ def _to_float64(x: Any, name: str, where: str) -> np.ndarray:
     return x
 
 
-def _check_array_type(x: Any, name: str, where: str) -> None:
+def check_array_type(x: Any, name: str, where: str) -> None:
     """Refuse anything but a real numeric numpy array or torch tensor (one line)."""
     torch = sys.modules.get("torch")      # a tensor exists only if torch is imported; never import it here
     if torch is not None and isinstance(x, torch.Tensor):
@@ -138,7 +142,7 @@ def _check_uncompressed(p: Path, where: str, size: int) -> None:
                               "for reading a checkpoint")
 
 
-def _check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None] | None) -> None:
+def check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None] | None) -> None:
     """Read only the .npy headers of Wa, Wb, Wc: dtype, 2-D consistent shapes, declared size within the member."""
     shapes = []
     try:
@@ -170,7 +174,7 @@ def _check_npz_headers(p: Path, where: str, on_shapes: Callable[[int, int], None
         raise
     except (ValueError, OSError, zipfile.BadZipFile, EOFError, SyntaxError, TypeError) as exc:
         raise CheckpointError(f"{where}: not a readable .npz file ({type(exc).__name__})") from None
-    _check_shapes(*shapes, where)
+    check_shapes(*shapes, where)
     if on_shapes is not None:
         on_shapes(shapes[0][0], shapes[0][1])
 
@@ -217,11 +221,11 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any,
     except CogoError as exc:
         raise CheckpointError(str(exc)) from None
     for x, k in zip(raw, WEIGHT_KEYS):
-        _check_array_type(x, k, where)
+        check_array_type(x, k, where)
     return raw, layout
 
 
-def _record_activation(meta: dict, where: str, options: ReadOptions = DEFAULT_OPTIONS) -> dict:
+def record_activation(meta: dict, where: str, options: ReadOptions = DEFAULT_OPTIONS) -> dict:
     """``meta['activation']``: ``--activation`` (``options.activation``) over the file's, default sqr."""
     act = options.activation or meta.get("activation", "sqr")
     if not isinstance(act, str) or act not in ACTIVATIONS:
@@ -312,7 +316,8 @@ def max_weight_magnitude(q: int, n: int) -> float:
     return float((math.sqrt(np.finfo(np.float64).max) / (4.0 * max(q, 1) * max(n, 1))) ** (1.0 / 3.0))
 
 
-def _check_magnitude(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, where: str) -> None:
+def check_magnitude(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, where: str) -> None:
+    """Refuse weights so large that float64 arithmetic on this network overflows (:func:`max_weight_magnitude`)."""
     q, n = Wa.shape
     m = max(float(np.max(np.abs(W), initial=0.0)) for W in (Wa, Wb, Wc))
     bound = max_weight_magnitude(q, n)
@@ -322,23 +327,23 @@ def _check_magnitude(Wa: np.ndarray, Wb: np.ndarray, Wc: np.ndarray, where: str)
 
 
 
-class _ShapeOnly:
-    """What the restricted unpickler of :func:`_pt_shapes_without_torch` makes of a tensor: its shape."""
+class ShapeOnly:
+    """What the restricted unpickler of :func:`pt_shapes_without_torch` makes of a tensor: its shape."""
 
     def __init__(self, shape: tuple):
         self.shape = tuple(int(x) for x in shape)
 
-    def t(self) -> "_ShapeOnly":
+    def t(self) -> "ShapeOnly":
         """The transposed shape (what the layouts of cogo.io.layouts ask of a tensor)."""
-        return _ShapeOnly(self.shape[::-1])
+        return ShapeOnly(self.shape[::-1])
 
     @property
-    def T(self) -> "_ShapeOnly":  # noqa: N802 - numpy's name
+    def T(self) -> "ShapeOnly":  # noqa: N802 - numpy's name
         return self.t()
 
-    def __getitem__(self, index: Any) -> "_ShapeOnly":
+    def __getitem__(self, index: Any) -> "ShapeOnly":
         # the shape of a slice, from a zero-stride view of one element (nothing of this size is allocated)
-        return _ShapeOnly(np.broadcast_to(np.zeros((), dtype=bool), self.shape)[index].shape)
+        return ShapeOnly(np.broadcast_to(np.zeros((), dtype=bool), self.shape)[index].shape)
 
 
 def pt_state_without_torch(p: Path) -> Any:
@@ -347,14 +352,14 @@ def pt_state_without_torch(p: Path) -> Any:
     A ``.pt`` file is a zip holding ``data.pkl``; its tensors are rebuilt by
     ``torch._utils._rebuild_tensor_v2(storage, offset, size, ...)``.  A restricted unpickler
     allows exactly that, the storage classes and ``collections.OrderedDict``, and keeps only
-    each tensor's ``size`` (a :class:`_ShapeOnly`); anything else (another class) returns None and the
+    each tensor's ``size`` (a :class:`ShapeOnly`); anything else (another class) returns None and the
     caller falls back to ``torch.load(weights_only=True)``.  Safe on hostile input: no other
     global can be loaded, nothing is executed, no tensor data is read.
     """
     class _Restricted(pickle.Unpickler):
         def find_class(self, module: str, name: str):
             if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
-                return lambda storage, offset, size, *rest: _ShapeOnly(size)
+                return lambda storage, offset, size, *rest: ShapeOnly(size)
             if module == "torch" and name.endswith("Storage"):
                 return object
             if (module, name) == ("collections", "OrderedDict"):
@@ -374,16 +379,18 @@ def pt_state_without_torch(p: Path) -> Any:
         return None
 
 
-def _pt_shapes_without_torch(p: Path) -> list | None:
+def pt_shapes_without_torch(p: Path) -> list | None:
     """The three weight shapes of a cogo ``.pt`` file from its pickle alone (:func:`pt_state_without_torch`), or None."""
     obj = pt_state_without_torch(p)
     state = obj.get("model", obj) if isinstance(obj, dict) else None
-    if not isinstance(state, dict) or not all(isinstance(state.get(k), _ShapeOnly) for k in WEIGHT_KEYS):
+    if not isinstance(state, dict) or not all(isinstance(state.get(k), ShapeOnly) for k in WEIGHT_KEYS):
         return None
     return [state[k].shape for k in WEIGHT_KEYS]
 
 
-def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> FiniteAbelianGroup:
+def group_from_record(meta_group: Any, n: int, where: str, table: Any = None) -> FiniteAbelianGroup:
+    """The group a file records (``meta['group']``, with its Cayley table when it has one), checked against ``n`` columns;
+    ``Z_n`` when nothing is recorded.  A table is never read from a file named by the metadata."""
     if meta_group is None:
         return as_group(n)
     try:
@@ -407,7 +414,7 @@ def _group_from(meta_group: Any, n: int, where: str, table: Any = None) -> Finit
     return G
 
 
-def _check_file(p: Path, where: str) -> None:
+def check_file(p: Path, where: str) -> None:
     """Refuse a directory, a missing, empty or too large file, and a zip whose members are too large."""
     if p.is_dir():
         raise CheckpointError(f"{where}: is a directory, not a checkpoint file (give the .pt or .npz files in it)")
@@ -424,7 +431,7 @@ def _check_file(p: Path, where: str) -> None:
 def _read_npz_weights(p: Path, where: str, on_shapes: Callable[[int, int], None] | None) -> tuple[list, dict]:
     """The raw ``Wa, Wb, Wc`` of an ``.npz`` holding exactly those arrays (headers checked first), and its meta."""
     meta: dict = {"layout": "npz"}
-    _check_npz_headers(p, where, on_shapes)
+    check_npz_headers(p, where, on_shapes)
     try:
         with np.load(p, allow_pickle=False) as data:
             missing = [k for k in ("Wa", "Wb", "Wc") if k not in data.files]
@@ -481,7 +488,7 @@ def _pt_load(p: Path, where: str) -> Any:
         return _torch_load(p, where)
 
 
-def _read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], None] | None,
+def read_raw(p: Path, where: str, group: Any, on_shapes: Callable[[int, int], None] | None,
               options: ReadOptions = DEFAULT_OPTIONS) -> tuple[list, dict]:
     """The three raw matrices and the file's meta (its ``layout`` recorded), by the file's suffix."""
     meta: dict = {}

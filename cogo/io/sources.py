@@ -92,7 +92,7 @@ def weights_and_meta(obj: Any) -> tuple:
     meta = {k: v for k, v in given.items()
             if isinstance(v, (str, int, float, bool)) and k not in ("group", "n", "path")}
     meta.update(group=G.label, n=G.order)
-    if G.abelian is None:
+    if G.as_product is None:
         import torch  # late: torch
 
         meta["group_table"] = torch.from_numpy(np.array(G.table))

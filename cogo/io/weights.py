@@ -28,7 +28,7 @@ from cogo.io.ptzip import write_pt_bytes
 from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.file_formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
-                             _check_shapes, _pt_shapes_without_torch, max_weight_magnitude)
+                             check_shapes, pt_shapes_without_torch, max_weight_magnitude)
 
 __all__ = [
     "CheckpointError",
@@ -62,7 +62,7 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
     """
     if not any(type(x).__module__.startswith("torch") for x in (Wa, Wb, Wc)):
         arrays = [np.asarray(x) for x in (Wa, Wb, Wc)]
-        _check_shapes(*(a.shape for a in arrays), where=str(path))
+        check_shapes(*(a.shape for a in arrays), where=str(path))
         try:  # numpy weights and a plain meta: written as torch.save would, without importing torch
             data = write_pt_bytes({"model": dict(zip(WEIGHT_KEYS, arrays)), "meta": dict(meta or {})})
         except TypeError:
@@ -79,7 +79,7 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
         return torch.as_tensor(np.asarray(x))
 
     Wa, Wb, Wc = (as_tensor(x) for x in (Wa, Wb, Wc))
-    _check_shapes(Wa.shape, Wb.shape, Wc.shape, where=str(path))
+    check_shapes(Wa.shape, Wb.shape, Wc.shape, where=str(path))
     payload = {"model": dict(zip(WEIGHT_KEYS, (Wa, Wb, Wc))), "meta": dict(meta or {})}
     buf = io.BytesIO()
     torch.save(payload, buf)

@@ -77,7 +77,7 @@ def group_info(spec) -> dict:
         raise
     except ValueError as exc:
         raise CogoError(" ".join(str(exc).split())) from None
-    if G.abelian is not None:
+    if G.as_product is not None:
         d_max = 1
     else:
         d_max = int(max(character_table(G).dims))

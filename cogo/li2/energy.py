@@ -115,7 +115,7 @@ class Li2Group:
     name: str
     order: int
     table: np.ndarray
-    abelian: Any = None  # the FiniteAbelianGroup, when the group is one
+    as_product: Any = None  # the FiniteAbelianGroup, when the group is one
     finite: Any = None  # the cogo.algebra.finite_groups.FiniteGroup, when given by name
     _components: list | None = field(default=None, repr=False)
 
@@ -148,10 +148,10 @@ class Li2Group:
         """For an Abelian group ``Z_d1 x ... x Z_dn``: ``(orders, pos)`` with ``pos[i]`` the row-major position of
         element ``i`` in an array of shape ``orders`` (None when the elements are already in that order);
         None for other groups (no FFT path)."""
-        if self.abelian is None:
+        if self.as_product is None:
             return None
-        orders = tuple(int(d) for d in self.abelian.orders)
-        pos = np.ravel_multi_index(tuple(np.asarray(self.abelian.elements).T), orders)
+        orders = tuple(int(d) for d in self.as_product.orders)
+        pos = np.ravel_multi_index(tuple(np.asarray(self.as_product.elements).T), orders)
         return orders, (None if np.array_equal(pos, np.arange(self.order)) else pos)
 
     @cached_property
@@ -195,7 +195,7 @@ def li2_group(spec: Any) -> Li2Group:
             raise CogoError(str(exc)) from None
         if A.order > 512:
             raise CogoError(f"group order {A.order} is too large for the energy checks (at most 512)")
-        return Li2Group(label=A.label, name=str(A), order=A.order, table=np.asarray(A.add_table), abelian=A)
+        return Li2Group(label=A.label, name=str(A), order=A.order, table=np.asarray(A.add_table), as_product=A)
     if not isinstance(spec, str):
         G = spec  # a FiniteGroup-like object
     else:
@@ -215,8 +215,8 @@ def li2_group(spec: Any) -> Li2Group:
 def _components(G: Li2Group) -> list[Component]:
     M = G.order
     comps: list[Component] = []
-    if G.abelian is not None:
-        A = G.abelian
+    if G.as_product is not None:
+        A = G.as_product
         chi = A.characters  # chi[k, m]
         neg = A.neg
         seen = set()
@@ -562,7 +562,7 @@ def _ascend_in_component(W: np.ndarray, G: Li2Group, ci: int, lr: float, max_ste
     comp = G.components[ci]
     if comp.kind == "trivial":
         raise ValueError("the trivial component carries no energy: nothing to ascend")
-    grp = G.finite if G.abelian is None else G.abelian
+    grp = G.finite if G.as_product is None else G.as_product
     reps = [representations.irreps(grp)[comp.irreps[0]]]
     m = 2 if comp.kind == "complex" else 1
     kappa = m * comp.dim / M

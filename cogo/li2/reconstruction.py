@@ -25,7 +25,7 @@ __all__ = ["theorem3", "node_count", "NODE_MARGIN"]
 def _abelian_nodes(G: Li2Group) -> dict[int, np.ndarray]:
     """Per non-trivial component: 4 nodes per complex pair ((a, b) in {(1,1), (i,-i), (1,i), (i,1)}), 1 per real
     irrep, u = Re(a chi), v = Re(b chi)."""
-    chi = G.abelian.characters
+    chi = G.as_product.characters
     out = {}
     for ci, comp in enumerate(G.components):
         if comp.kind == "trivial":
@@ -184,7 +184,7 @@ def theorem3(group: Any, run=None, seed: int = 0) -> list[TheoremResult]:
     G = li2_group(group)
     M = G.order
     with Timer() as t:
-        if G.abelian is not None:
+        if G.as_product is not None:
             parts, unconverged = _abelian_nodes(G), 0
             how = ("4 nodes per complex pair, u = Re(a chi_k), v = Re(b chi_k) with (a, b) in {(1,1), (i,-i), (1,i), "
                    "(i,1)}, 1 node per real irrep")

@@ -69,7 +69,7 @@ def predicted_energy(comp) -> float | None:
 # ------------------------------------------------------------------------- exact arithmetic (Abelian)
 def _phases(G: Li2Group) -> tuple[np.ndarray, int]:
     """``p[k, g]`` with ``chi_k(g) = zeta_L^p``, and ``L`` (the exponent)."""
-    A = G.abelian
+    A = G.as_product
     L = A.exponent
     e = A.elements
     w = np.asarray([L // d for d in A.orders], dtype=np.int64)
@@ -379,7 +379,7 @@ def lemma1(group: Any, seed: int = 0) -> list[TheoremResult]:
 
 # ------------------------------------------------------------------------- the registry
 def _abelian(G: Li2Group) -> bool:
-    return G.abelian is not None
+    return G.as_product is not None
 
 
 def _lemma1_fits(G: Li2Group) -> bool:

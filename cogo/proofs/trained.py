@@ -326,7 +326,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
     if ck.activation != THEORY:
         raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "
                         "(the catalogue and the theorems are for sigma = x^2); read it with cogo classify")
-    if G.abelian is None:
+    if G.as_product is None:
         raise CogoError(f"{ck.path}: {G} is not Abelian: the catalogue of SPEC 7 and its certificates are for "
                         "Z_d1 x ... x Z_dn (read it with cogo classify: irreducible representations)")
     if settings is not None and not getattr(settings, "verdict", True):  # a verdict needs what verdict=False skips

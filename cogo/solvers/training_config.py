@@ -71,7 +71,7 @@ def default_hyperparameters(group: Any) -> dict:
     >>> default_hyperparameters("S3")
     {'lr': 0.003, 'weight_decay': 0.002}
     """
-    family = "abelian" if as_group(group).abelian is not None else "non-abelian"
+    family = "abelian" if as_group(group).as_product is not None else "non-abelian"
     return dict(DEFAULT_HYPERPARAMETERS[family])
 
 

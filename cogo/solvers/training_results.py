@@ -115,7 +115,7 @@ class TrainResult:
             "torch_version": str(torch.__version__),
             "group": G.label,
             "n": G.order,
-            **({} if G.abelian is not None else {"group_table": torch.from_numpy(np.array(G.table))}),
+            **({} if G.as_product is not None else {"group_table": torch.from_numpy(np.array(G.table))}),
             **({"group_source": dict(G.source)} if getattr(G, "source", None) else {}),  # GAP id and name
             **hp,
             "seed": int(self.seed),

@@ -39,7 +39,7 @@ def _broken(G, **changes):
         pass
 
     f = Fake()
-    for k in ("order", "label", "table", "identity", "inverse", "is_abelian", "abelian"):
+    for k in ("order", "label", "table", "identity", "inverse", "is_abelian", "as_product"):
         setattr(f, k, changes.get(k, getattr(G, k)))
     return f
 
@@ -56,17 +56,17 @@ def test_the_axiom_check_can_fail():
     assert "is_abelian is wrong" in check_group_axioms(_broken(G, is_abelian=False))
     assert "is_abelian is wrong" in check_group_axioms(_broken(named_group("S3"), is_abelian=True))
     # Z_6 and Z_2 x Z_3 are isomorphic, but the coordinates of Z_2 x Z_3 do not index Z_6's elements
-    assert "abelian's coordinates do not index this table" in check_group_axioms(
-        _broken(Cyclic(6), abelian=FiniteAbelianGroup([2, 3])))
+    assert "as_product's coordinates do not index this table" in check_group_axioms(
+        _broken(Cyclic(6), as_product=FiniteAbelianGroup([2, 3])))
     assert not isinstance(object(), Group)
 
 
 @pytest.mark.parametrize("name, has_coordinates", [("Z_7", True), ("Z_2 x Z_4", True), ("S3", False),
                                                    ("C3 by table", False), ("Li2 Z_5", True), ("Li2 S3", False)])
 def test_abelian_is_the_coordinates_or_none(name, has_coordinates):
-    """``G.abelian``: the Z_d1 x ... x Z_dn that indexes G's elements; None for a table group, an Abelian one too."""
+    """``G.as_product``: the Z_d1 x ... x Z_dn that indexes G's elements; None for a table group, an Abelian one too."""
     G = GROUPS[name]()
     if has_coordinates:
-        assert isinstance(G.abelian, FiniteAbelianGroup) and np.array_equal(G.abelian.table, G.table)
+        assert isinstance(G.as_product, FiniteAbelianGroup) and np.array_equal(G.as_product.table, G.table)
     else:
-        assert G.abelian is None
+        assert G.as_product is None

@@ -1,6 +1,6 @@
 """Blocks that the classifier used to name falsely (issue #10); each test failed on the code before the fix.
 
-The self-conjugate block on Z_24 and the network-level verdict are in tests/analysis/test_blocks.py.
+The self-conjugate block on Z_24 and the network-level verdict are in tests/analysis/test_block_extraction.py.
 """
 import math
 

@@ -124,7 +124,8 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
 
     import torch
 
-    from cogo.io.weights import _pt_shapes_without_torch, load_weights
+    from cogo.io.file_formats import pt_shapes_without_torch
+    from cogo.io.weights import load_weights
     from cogo.solvers.training import train
     from cogo.solvers.training_config import TrainConfig
     from cogo.solvers.training_results import save_run
@@ -132,7 +133,7 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
     path = save_run(train(TrainConfig(group="5", hidden=6, epochs=3, log_every=1), [1], progress=False,
                           threads=1), tmp_path)[0]
     w = load_weights(path)
-    assert _pt_shapes_without_torch(Path(path)) == [tuple(w.Wa.shape), tuple(w.Wb.shape), tuple(w.Wc.shape)]
+    assert pt_shapes_without_torch(Path(path)) == [tuple(w.Wa.shape), tuple(w.Wb.shape), tuple(w.Wc.shape)]
 
     class Evil:
         def __reduce__(self):
@@ -141,11 +142,11 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
     bad = tmp_path / "evil.pt"
     with zipfile.ZipFile(bad, "w") as z:
         z.writestr("archive/data.pkl", pickle.dumps({"layera.weight": Evil()}))
-    assert _pt_shapes_without_torch(bad) is None
-    assert _pt_shapes_without_torch(tmp_path / "nothing.pt") is None
+    assert pt_shapes_without_torch(bad) is None
+    assert pt_shapes_without_torch(tmp_path / "nothing.pt") is None
     ref = tmp_path / "ref.pt"
     torch.save({"W.weight": torch.zeros(4, 10), "V.weight": torch.zeros(5, 4)}, ref)
-    assert _pt_shapes_without_torch(ref) is None  # another layout: torch.load decides (cogo.io.layouts)
+    assert pt_shapes_without_torch(ref) is None  # another layout: torch.load decides (cogo.io.layouts)
 
 
 def test_a_recorded_name_is_parsed_when_a_table_is_registered_under_it():

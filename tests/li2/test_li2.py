@@ -67,19 +67,19 @@ def test_fft_path_with_elements_out_of_row_major_order():
 
     from cogo.li2.energy import Li2Group
 
-    A = li2_group("3x5").abelian
+    A = li2_group("3x5").as_product
     p = np.random.default_rng(0).permutation(15)  # new index j is old element p[j]
     inv = np.argsort(p)
     table = inv[np.asarray(A.add_table)[np.ix_(p, p)]]
     fake = SimpleNamespace(orders=A.orders, elements=np.asarray(A.elements)[p])
-    G = Li2Group(label="3x5'", name="3x5 relabelled", order=15, table=table, abelian=fake)
+    G = Li2Group(label="3x5'", name="3x5 relabelled", order=15, table=table, as_product=fake)
     assert G.fft_layout[1] is not None
     W = random_sphere(4, 15, 2)
     E_t, g_t = energy_and_gradient(W, G, method="table")
     E_f, g_f = energy_and_gradient(W, G, method="fft")
     assert np.allclose(E_f, E_t, rtol=1e-12) and np.allclose(g_f, g_t, atol=1e-12)
     # without undoing the permutation the energies differ (the check can fail)
-    G_wrong = Li2Group(label="x", name="x", order=15, table=table, abelian=A)
+    G_wrong = Li2Group(label="x", name="x", order=15, table=table, as_product=A)
     assert not np.allclose(energy(W, G_wrong, method="fft"), E_t, rtol=1e-6)
 
 
@@ -228,9 +228,9 @@ def test_each_row_runs_or_is_skipped_with_its_reason(group, method, monkeypatch)
             assert (row.body in calls) != listed, (row.body, calls, skipped)
     G = li2_group(group)
     by_hand = {   # when each row applies, written out from SPEC 9's conditions
-        "theorem2_exact": G.abelian is not None, "theorem2_numeric": True, "theorem3": True,
+        "theorem2_exact": G.as_product is not None, "theorem2_numeric": True, "theorem3": True,
         "lemma1": G.order ** 2 <= 1024,
-        "control_mixture_exact": G.abelian is not None and sum(c.kind != "trivial" for c in G.components) >= 2,
+        "control_mixture_exact": G.as_product is not None and sum(c.kind != "trivial" for c in G.components) >= 2,
         "control_mixture_numeric": sum(c.kind != "trivial" for c in G.components) >= 2,
         "control_wrong_prediction": sum(c.kind != "trivial" for c in G.components) >= 2}
     assert calls == [r.body for r in T.LI2_THEOREMS if set(r.methods) & wanted and by_hand[r.body]]

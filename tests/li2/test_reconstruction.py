@@ -79,7 +79,7 @@ def _lstsq_rel(G, nodes):
 
 
 def _parts(G):
-    return RC._abelian_nodes(G) if G.abelian is not None else RC._component_nodes(G, 0)[0]
+    return RC._abelian_nodes(G) if G.as_product is not None else RC._component_nodes(G, 0)[0]
 
 
 @pytest.mark.parametrize("group", ["S3", "Dic3", "3x5", "S3x3"])

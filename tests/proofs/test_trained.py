@@ -197,7 +197,7 @@ def test_the_bomb_is_refused_before_any_array_is_read(bomb, argv, tmp_path, monk
         raise AssertionError("an array was read")
 
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "8G")   # the archive (1 GB uncompressed) passes; the work does not
-    monkeypatch.setattr(F, "_read_raw", no_read)
+    monkeypatch.setattr(F, "read_raw", no_read)
     monkeypatch.setattr(np, "load", no_read)
     args = [a if a != "DIR" else str(tmp_path / "dyn") for a in argv]
     args = args[:1] + [bomb] + args[1:] if argv[0] != "verify" else args + [bomb]

@@ -78,7 +78,7 @@ class ExperimentConfig:
         if len(set(labels)) != len(labels):
             raise CogoError(f"duplicate groups in {list(self.groups)}")
         for g in self.groups:  # the experiment's classify/verify steps are the Abelian ones (SPEC 3-8)
-            if parse_group(g).abelian is None:
+            if parse_group(g).as_product is None:
                 raise CogoError(f"cogo experiment needs Abelian groups Z_d1 x ... x Z_dn; for {g} use cogo train "
                                 "and cogo classify (the irreducible-representation reading, SPEC 9)")
         if self.verify not in ("exact", "numeric", "both", "none"):

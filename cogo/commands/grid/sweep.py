@@ -292,7 +292,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "defa
     fin = m.get("final", {})
     keys = peer_keys(w.Wa, w.Wb, w.Wc, m["group"], activation=act)
     row: dict[str, Any] = {
-        "group": G.label, "group_order": G.order, "abelian": G.abelian is not None, "cyclic": is_cyclic(G),
+        "group": G.label, "group_order": G.order, "abelian": G.as_product is not None, "cyclic": is_cyclic(G),
         "hidden": int(m["hidden"]), "activation": act, "optimizer": m["optimizer"], "lr": float(m["lr"]),
         "weight_decay": float(m["weight_decay"]), "seed": int(m["seed"]), "epochs": int(m["epochs"]),
         **{k: (None if fin.get(k) is None else float(fin[k])) for k in ("train_loss", "test_loss", "train_acc",
@@ -303,7 +303,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "defa
         "nanda_neurons": "" if keys["nanda_neurons"] is None else
         ";".join(f"{k}:{v}" for k, v in keys["nanda_neurons"].items()),
     }
-    if act == "sqr" and G.abelian is not None:
+    if act == "sqr" and G.as_product is not None:
         rec = snapshot_record(w.Wa, w.Wb, w.Wc, group=m["group"],  # SPEC 8 blocks, threshold 0.05 (MIX_THRESHOLD)
                               settings=Settings.preset_named(preset))
         row["live_nodes"] = rec["live_nodes"]
@@ -412,7 +412,7 @@ def _verify(cfg: SweepConfig, log: Callable) -> dict:
     out = {}
     for g in cfg.groups:
         G = parse_group(g)
-        if G.abelian is None:
+        if G.as_product is None:
             continue
         log(f"[verify] {G.label} ({cfg.verify})")
         res = [r.to_dict() for r in run_all(G, cfg.verify)]
