@@ -9,6 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.group_parsing import parse_group
 from cogo.commands._args import (ACTIVATION_NAMES, DEVICE_HELP, LOSSES, NO_PROGRESS_HELP, OPTIMIZERS, add_threads,
                                  device_type, flat_groups, float_type, groups_type, int_type, optimizer_help,
@@ -111,7 +112,7 @@ def _sweep_config(args, toml: dict):
              "activations": args.activation, "optimizers": args.optimizer, "lrs": args.lr,
              "weight_decays": args.wd, "seeds": args.seeds, "epochs": args.epochs, "verify": args.verify,
              "converged_acc": args.converged_acc, "preset": args.preset}
-    defaults = {"groups": list(d.groups), "hidden": [d.hidden], "activations": ["sqr"],
+    defaults = {"groups": list(d.groups), "hidden": [d.hidden], "activations": [THEORY],
                 "optimizers": [d.optimizer], "lrs": [d.lr], "weight_decays": list(d.weight_decays),
                 "seeds": list(d.seeds), "epochs": d.epochs, "verify": "both", "converged_acc": 0.0,
                 "preset": "default"}

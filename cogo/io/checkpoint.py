@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.group_parsing import as_group, names_group, parse_group
 from cogo.io.arrays import weights_dtype
@@ -73,7 +74,7 @@ class Checkpoint:
     @property
     def activation(self) -> str:
         """sigma of the network: ``--activation``, else the file's ``meta['activation']``, else ``'sqr'``."""
-        return str(self.meta.get("activation", "sqr"))
+        return str(self.meta.get("activation", THEORY))
 
     @property
     def layout(self) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 from numpy.lib import format as npf
 
-from cogo.algebra.activations import ACTIVATIONS
+from cogo.algebra.activations import ACTIVATIONS, THEORY, unknown_message
 from cogo.algebra.finite_groups import FiniteGroup
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.algebra.group_parsing import as_group
@@ -227,10 +227,9 @@ def _read_layout(state: dict, where: str, meta: dict, group: Any,
 
 def record_activation(meta: dict, where: str, options: ReadOptions = DEFAULT_OPTIONS) -> dict:
     """``meta['activation']``: ``--activation`` (``options.activation``) over the file's, default sqr."""
-    act = options.activation or meta.get("activation", "sqr")
+    act = options.activation or meta.get("activation", THEORY)
     if not isinstance(act, str) or act not in ACTIVATIONS:
-        raise CheckpointError(f"{where}: unknown activation {act!r} in metadata (cogo reads "
-                              f"{', '.join(ACTIVATIONS)})")
+        raise CheckpointError(f"{where}: {unknown_message(act)} (the file's metadata)")
     return {**meta, "activation": act}
 
 

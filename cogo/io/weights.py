@@ -28,7 +28,7 @@ from cogo.io.ptzip import write_pt_bytes
 from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.file_formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
-                             check_shapes, pt_shapes_without_torch, max_weight_magnitude)
+                             check_shapes, max_weight_magnitude)
 
 __all__ = [
     "CheckpointError",

@@ -29,6 +29,8 @@ import math
 from collections import Counter
 from typing import Any, Sequence
 
+from cogo.algebra.activations import THEORY
+
 __all__ = ["CONFIG_COLUMNS", "Z95", "CI_METHOD", "wilson", "keyset_string", "parse_keyset", "keyset_law", "laws",
            "paper_table", "figure_keysets", "figure_orders"]
 
@@ -192,7 +194,7 @@ def paper_table(rows: Sequence[dict]) -> list[dict]:
     """
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
-        if str(r.get("activation")) == "sqr" and _truthy(r.get("cyclic")) and _truthy(r.get("converged", True)):
+        if str(r.get("activation")) == THEORY and _truthy(r.get("cyclic")) and _truthy(r.get("converged", True)):
             groups.setdefault(_config(r), []).append(r)
     out = []
     for cfg, rs in groups.items():
@@ -250,7 +252,7 @@ def figure_orders(rows: Sequence[dict]) -> Any:
 
     groups: dict[tuple, list[int]] = {}
     for r in rows:
-        if str(r.get("activation")) != "sqr" or not _truthy(r.get("cyclic")) or not _truthy(r.get("converged", True)):
+        if str(r.get("activation")) != THEORY or not _truthy(r.get("cyclic")) or not _truthy(r.get("converged", True)):
             continue
         orders = [int(t.split(":")[1]) for t in str(r.get("block_orders") or "").split(";") if ":" in t]
         groups.setdefault(_config(r), []).extend(orders)

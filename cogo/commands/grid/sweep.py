@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from cogo.algebra.activations import THEORY
 from cogo.algebra.group_parsing import parse_group
 from cogo.commands.grid import laws as L
 from cogo.io.tables import dumps_json
@@ -69,7 +70,7 @@ class SweepConfig:
 
     groups: Sequence[str] = ("23",)
     hidden: Sequence[int] = (512,)
-    activations: Sequence[str] = ("sqr",)
+    activations: Sequence[str] = (THEORY,)
     optimizers: Sequence[str] = ("adam",)
     lrs: Sequence[float] = (0.01,)
     weight_decays: Sequence[float] = (5e-5,)
@@ -288,7 +289,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "defa
     w = load_weights(path)
     m = w.meta
     G = parse_group(m["group"])
-    act = str(m.get("activation", "sqr"))
+    act = str(m.get("activation", THEORY))
     fin = m.get("final", {})
     keys = peer_keys(w.Wa, w.Wb, w.Wc, m["group"], activation=act)
     row: dict[str, Any] = {
@@ -303,7 +304,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "defa
         "nanda_neurons": "" if keys["nanda_neurons"] is None else
         ";".join(f"{k}:{v}" for k, v in keys["nanda_neurons"].items()),
     }
-    if act == "sqr" and G.as_product is not None:
+    if act == THEORY and G.as_product is not None:
         rec = snapshot_record(w.Wa, w.Wb, w.Wc, group=m["group"],  # SPEC 8 blocks, threshold 0.05 (MIX_THRESHOLD)
                               settings=Settings.preset_named(preset))
         row["live_nodes"] = rec["live_nodes"]
