@@ -136,7 +136,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
     import cogo
     from cogo.analysis.classify import Settings, read_network
     from cogo.analysis.verdict.network_verdict import network_verdict
-    from cogo.io.weights import load_weights, save_checkpoint
+    from cogo.io.weights import read_checkpoint, save_checkpoint
 
     torch.set_num_threads(1)
     out = {}
@@ -144,7 +144,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
         Wa, Wb, Wc = reference_case(name)
         path = tmp / f"{name.replace('/', '')}_d127_q512.pt"
         save_checkpoint(path, Wa, Wb, Wc, {"group": "127"})
-        w = load_weights(path)
+        w = read_checkpoint(path)
         rep = cogo.classify(str(path)).reports[0]  # warm-up (imports, caches)
         def reference(v):
             names = R.reference_names_looped(v.Wa, v.Wb, v.Wc)
@@ -153,7 +153,7 @@ def bench_reference(tmp: Path, repeat: int = 2) -> dict:
         ref = reference(w)
         t = best_of_each({"cogo": lambda: cogo.classify(str(path)),
                           "fast": lambda: cogo.classify(str(path), settings=Settings(verdict=False)),
-                          "ref": lambda: reference(load_weights(path)),
+                          "ref": lambda: reference(read_checkpoint(path)),
                           "blocks": lambda: read_network(w.Wa, w.Wb, w.Wc, w.group, with_verdict=False),
                           "verdict": lambda: network_verdict(Wa=w.Wa, Wb=w.Wb, Wc=w.Wc, group=w.group)}, repeat)
         t_cogo, t_fast, t_ref, t_blocks, t_verdict = t["cogo"], t["fast"], t["ref"], t["blocks"], t["verdict"]

@@ -83,7 +83,7 @@ def from_checkpoints(paths: list, root: Path) -> dict:
     import reference_classifier as rc
 
     from cogo.analysis.classify import Settings, classify_many
-    from cogo.io.weights import load_weights
+    from cogo.io.weights import read_checkpoint
 
     res = classify_many(paths, settings=Settings.preset_named("paper", verdict=False))
     s = res.summary
@@ -91,7 +91,7 @@ def from_checkpoints(paths: list, root: Path) -> dict:
     cogo.update({c: _scaled(s["paper_columns"][c], 100.0) for c in rc.COLUMNS})
     per = []
     for p in paths:  # the reference algorithm: its blocks, its err, its summarize46
-        w = load_weights(p)
+        w = read_checkpoint(p)
         blocks = rc.reference_blocks(w.Wa, w.Wb, w.Wc)
         row = {"not_4_6": sum(1 for b in blocks.values() if len(b["nodes"]) not in (4, 6))}
         for q in (4, 6):

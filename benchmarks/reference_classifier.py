@@ -325,9 +325,9 @@ def _block_detail(seed, k, ref: dict, b) -> dict:
 def compare_checkpoint(path, seed) -> dict:
     """Both readings of one checkpoint, block by block (keyed by frequency)."""
     from cogo.analysis.classify import Settings, classify_checkpoint
-    from cogo.io.weights import load_weights
+    from cogo.io.weights import read_checkpoint
 
-    w = load_weights(path)
+    w = read_checkpoint(path)
     ref = reference_blocks(w.Wa, w.Wb, w.Wc, np.complex64, near_ties=True)
     ref128 = reference_names(w.Wa, w.Wb, w.Wc, np.complex128)
     rep = classify_checkpoint(path, settings=Settings.preset_named("paper"))

@@ -18,7 +18,7 @@ from cogo.io.checkpoint import checkpoint_from_arrays
 from cogo.io.layouts import read_options
 from cogo.io.outputs import check_output_file
 from cogo.io.sources import ACCEPTED, gather, label_of, weights_and_meta
-from cogo.io.weights import load_weights, save_checkpoint
+from cogo.io.weights import read_checkpoint, save_checkpoint
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import classify_estimate
 from cogo.solvers.constructions import to_checkpoint
@@ -43,7 +43,7 @@ def load(path: Any, group: Any = None, *, keys: Any = None, shared_embedding: bo
         ``.Wa`` (q, n), ``.Wb`` (q, n), ``.Wc`` (n, q) float64 arrays, ``.group``, ``.meta``, ``.layout``,
         ``.activation``, ``.dtype``, ``.snapshots``.
     """
-    return load_weights(path, group=group, options=read_options(keys=keys, shared_embedding=shared_embedding,
+    return read_checkpoint(path, group=group, options=read_options(keys=keys, shared_embedding=shared_embedding,
                                                                  activation=activation, force_group=force_group))
 
 

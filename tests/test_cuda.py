@@ -17,7 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cogo.analysis.classify import read_network  # noqa: E402
-from cogo.io.weights import load_weights  # noqa: E402
+from cogo.io.weights import read_checkpoint  # noqa: E402
 from cogo.cli import main  # noqa: E402
 from cogo.solvers.training import train  # noqa: E402
 from cogo.solvers.training_config import TrainConfig  # noqa: E402
@@ -33,7 +33,7 @@ def test_cli_trains_on_cuda_and_the_checkpoint_reads_on_the_cpu(tmp_path):
     assert rc == 0
     paths = sorted(out.glob("*.pt"))
     assert len(paths) == 2
-    w = load_weights(paths[0])
+    w = read_checkpoint(paths[0])
     assert w.Wa.shape == (64, 23) and np.isfinite(w.Wa).all()
 
 

@@ -42,7 +42,7 @@ from cogo.algebra.group_parsing import as_group
 from cogo.algebra.representations import isotypic_energy
 from cogo.analysis.irreps import irrep_families
 from cogo.io.snapshots import open_snapshots
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 
 __all__ = ["activate", "node_spectrum", "inverse_participation_ratio",
            "network_metrics", "NodeReport", "node_report", "catalogue_refusal", "SINGLE_SHARE"]
@@ -258,14 +258,14 @@ def activation_reports(paths: Any, command: str, group: Any = None, dead_thresho
                        snapshots: bool = False) -> tuple[str, list[dict]] | None:
     """For ``cogo classify / verify / dynamics``: None when every file is ``sqr``; else the text and dicts to print.
 
-    Every file is read first (:func:`cogo.io.weights.load_weights`, with the
+    Every file is read first (:func:`cogo.io.weights.read_checkpoint`, with the
     reading options of :mod:`cogo.io.layouts`).  When any network's activation is
     not ``sqr`` the text starts with :func:`catalogue_refusal` (one line) and
     holds a :class:`NodeReport` per file; with ``snapshots`` (``cogo dynamics``)
     also one line per snapshot: epoch, accuracy, loss, single-frequency
     fraction and mean IPR of the live nodes.
     """
-    loaded = [load_weights(p, group=group) for p in paths]
+    loaded = [read_checkpoint(p, group=group) for p in paths]
     acts = sorted({w.activation for w in loaded})
     if acts == [THEORY]:
         return None

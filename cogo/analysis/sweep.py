@@ -25,7 +25,7 @@ from cogo.algebra.activations import THEORY
 from cogo.io.checkpoint import Checkpoint, header_shapes
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.outputs import file_identities
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import classify_estimate, require
 
@@ -59,7 +59,7 @@ def check_paths(paths: list, group: Any, options: ReadOptions = DEFAULT_OPTIONS)
 def load_one(path: Any, group: Any, options: ReadOptions = DEFAULT_OPTIONS) -> Any:
     """One checkpoint read once (:class:`cogo.io.checkpoint.Checkpoint`) with the reading ``options``, refused from
     its header if it cannot fit."""
-    return load_weights(path, group=group, estimate=classify_estimate, options=options)
+    return read_checkpoint(path, group=group, estimate=classify_estimate, options=options)
 
 
 class OtherActivation(CogoError):

@@ -8,7 +8,7 @@ argument is one of
 * a checkpoint without snapshots, one of a **series**: consecutive such
   arguments form one run, one file per epoch (the reference code's HEAD layout
   writes ``model00000.pt``, ``model00010.pt``, ... every N epochs; any layout
-  :func:`cogo.io.weights.load_weights` reads is accepted);
+  :func:`cogo.io.weights.read_checkpoint` reads is accepted);
 * a folder: its checkpoints with snapshots are one run each (a sweep folder
   read as a grid); otherwise its checkpoint files are one series; sub-folders
   holding series are one run each (``sweep/run_a/model*.pt``, ...), except the
@@ -34,22 +34,22 @@ from typing import Any, Sequence
 import numpy as np
 
 from cogo.io.snapshots import Snapshots
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 from cogo.runtime.errors import CogoError
 
 __all__ = ["CHECKPOINT_SUFFIXES", "SeriesSnapshots", "epoch_from_name", "discover_runs", "open_series"]
 
-#: The files a folder is searched for (the formats :func:`cogo.io.weights.load_weights` reads).
+#: The files a folder is searched for (the formats :func:`cogo.io.weights.read_checkpoint` reads).
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".npz", ".safetensors")
 _GLOB = re.compile(r"[*?\[]")
 
 
 def _read(path: str, group: Any = None, estimate: Any = None) -> Any:
-    """The one call that opens a file of a series: :func:`cogo.io.weights.load_weights`.
+    """The one call that opens a file of a series: :func:`cogo.io.weights.read_checkpoint`.
 
     ``estimate(n, q)``: the work's memory estimate, checked from the file's header before any array is read.
     """
-    return load_weights(path, group=group, estimate=estimate)
+    return read_checkpoint(path, group=group, estimate=estimate)
 
 
 def epoch_from_name(path: str | os.PathLike) -> int | None:

@@ -13,7 +13,7 @@ Every command and the Python API read a checkpoint file through :func:`read_chec
 
 The result carries everything a command needs (weights, group, layout, activation, stored dtype,
 metadata, snapshots), so commands hand the object down instead of the path: ``cogo classify`` and
-``cogo verify --checkpoint`` are two views of one reading.  :func:`cogo.io.weights.load_weights` is
+``cogo verify --checkpoint`` are two views of one reading.  :func:`cogo.io.weights.read_checkpoint` is
 this function.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions, read_state, unwrap_sta
 from cogo.runtime.errors import CogoError
 from cogo.runtime.limits import require
 
-__all__ = ["Checkpoint", "read_checkpoint", "header_shapes", "peek_shapes", "as_checkpoint", "check_given_group"]
+__all__ = ["Checkpoint", "read_checkpoint", "header_shapes", "peek_shapes", "check_given_group"]
 
 
 @dataclass
@@ -93,22 +93,17 @@ class Checkpoint:
         return self.path
 
 
-def as_checkpoint(source: Any, group: Any = None, estimate: Callable[[int, int], Any] | None = None,
-                  options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
-    """``source`` itself when it is a :class:`Checkpoint` (re-grouped if ``group`` is given), else its reading
-    with the reading ``options`` (:func:`read_checkpoint`)."""
-    if isinstance(source, Checkpoint):
-        if group is None:
-            return source
-        G = as_group(group)
-        if G == source.group:
-            return source
-        if G.order != source.Wa.shape[1]:
-            raise CheckpointError(f"{source.path}: group {G} has order {G.order} but the weights have "
-                                  f"{source.Wa.shape[1]} columns")
-        check_given_group(G, source.meta, source.path, force_group=options.force_group)
-        return Checkpoint(source.Wa, source.Wb, source.Wc, G, source.meta, source.path, source.dtype)
-    return read_checkpoint(source, group=group, estimate=estimate, options=options)
+def _regrouped(ck: Checkpoint, group: Any, options: ReadOptions) -> Checkpoint:
+    """A checkpoint already read, under the group given (checked against its columns and its recorded group)."""
+    if group is None:
+        return ck
+    G = as_group(group)
+    if G == ck.group:
+        return ck
+    if G.order != ck.Wa.shape[1]:
+        raise CheckpointError(f"{ck.path}: group {G} has order {G.order} but the weights have {ck.Wa.shape[1]} columns")
+    check_given_group(G, ck.meta, ck.path, force_group=options.force_group)
+    return Checkpoint(ck.Wa, ck.Wb, ck.Wc, G, ck.meta, ck.path, ck.dtype)
 
 
 def _n_hint(meta: dict, group: Any) -> int | None:
@@ -185,10 +180,12 @@ def _group_known(meta: dict, group: Any) -> bool:
     return group is not None or meta.get("group") is not None
 
 
-def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callable[[int, int], Any] | None = None,
+def read_checkpoint(path: "str | os.PathLike | Checkpoint", group: Any = None,
+                    estimate: Callable[[int, int], Any] | None = None,
                     on_shapes: Callable[[int, int], None] | None = None,
                     options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
-    """Read a checkpoint once (module docstring): ``.pt``, ``.npz`` or ``.safetensors``, every layout.
+    """Read a checkpoint once (module docstring): ``.pt``, ``.npz`` or ``.safetensors``, every layout; a
+    :class:`Checkpoint` already read is returned as is (under ``group`` when one is given, checked as a file's).
 
     ``group`` overrides the group recorded in the file (default: the file's ``meta['group']``, else
     ``Z_n`` with ``n`` the number of weight columns; a file with fewer hidden nodes than columns and no
@@ -223,6 +220,8 @@ def read_checkpoint(path: str | os.PathLike, group: Any = None, estimate: Callab
     >>> str(w.group), w.Wb.shape
     ('Z_5', (12, 5))
     """
+    if isinstance(path, Checkpoint):
+        return _regrouped(path, group, options)
     where = str(path)
     p = Path(path)
     F.check_file(p, where)

@@ -56,12 +56,12 @@ class CheckpointError(CogoError):
     """A checkpoint file is missing, malformed, inconsistent or hostile.
 
     >>> import os, tempfile
-    >>> from cogo.io.weights import load_weights
+    >>> from cogo.io.weights import read_checkpoint
     >>> tmp = tempfile.TemporaryDirectory()
     >>> junk = os.path.join(tmp.name, "junk.pt")
     >>> with open(junk, "wb") as f:
     ...     _ = f.write(b"junk")
-    >>> load_weights(junk)
+    >>> read_checkpoint(junk)
     Traceback (most recent call last):
     ...
     cogo.io.file_formats.CheckpointError: .../junk.pt: not a torch checkpoint (neither a torch zip archive nor a legacy torch file)

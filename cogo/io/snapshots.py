@@ -42,7 +42,7 @@ import numpy as np
 from cogo.io.arrays import as_array
 from cogo.io.file_formats import CheckpointError, WEIGHT_KEYS
 from cogo.io.outputs import atomic_write, atomic_write_text
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 
 __all__ = ["SNAPSHOT_FORMAT", "SPACINGS", "SnapshotWriter", "sorted_header", "Snapshots", "open_snapshots", "snapshot_dir_name",
            "snapshot_epochs"]
@@ -259,7 +259,7 @@ def open_snapshots(path: str | os.PathLike, group: Any = None) -> Snapshots:
     cogo.io.file_formats.CheckpointError
         One line, when the checkpoint has no snapshots or they are malformed.
     """
-    w = load_weights(path, group=group)
+    w = read_checkpoint(path, group=group)
     where = str(path)
     q, n = w.Wa.shape
     snap = w.meta.get("snapshots")

@@ -2,7 +2,7 @@
 
 ``cogo.classify`` and ``cogo.save`` (:mod:`cogo.api`) take any of
 
-- a checkpoint path (``.pt`` or ``.npz``), read by the one validated reader (:func:`cogo.io.weights.load_weights`);
+- a checkpoint path (``.pt`` or ``.npz``), read by the one validated reader (:func:`cogo.io.weights.read_checkpoint`);
 - a folder: every ``*.pt`` and ``*.npz`` directly in it, in name order (hidden files, such as the resumable
   states ``.<name>.resume.pt`` of ``cogo train``, and sub-folders are not read);
 - a training result (:class:`cogo.solvers.training_results.TrainResult`, one element of what ``cogo.train`` returns);

@@ -25,7 +25,7 @@ import numpy as np
 from cogo.io.arrays import as_array
 from cogo.io.outputs import atomic_write
 from cogo.io.ptzip import write_pt_bytes
-from cogo.io.checkpoint import Checkpoint, as_checkpoint, peek_shapes, read_checkpoint
+from cogo.io.checkpoint import Checkpoint, read_checkpoint, peek_shapes
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.file_formats import (MAX_CHECKPOINT_BYTES, WEIGHT_KEYS, CheckpointError,  # noqa: F401 - re-exported
                              check_shapes, max_weight_magnitude)
@@ -34,7 +34,7 @@ __all__ = [
     "CheckpointError",
     "Checkpoint",
     "save_checkpoint",
-    "load_weights",
+    "read_checkpoint",
     "WEIGHT_KEYS",
     "inert_nodes",
     "peek_shapes",
@@ -56,7 +56,7 @@ def save_checkpoint(path: str | os.PathLike, Wa, Wb, Wc, meta: dict | None = Non
     >>> Wa, Wb, Wc = z_M(3).to_weights(real=True)
     >>> with tempfile.TemporaryDirectory() as d:
     ...     save_checkpoint(os.path.join(d, "zm.pt"), Wa, Wb, Wc, meta={"group": "3", "name": "z_M"})
-    ...     w = load_weights(os.path.join(d, "zm.pt"))      # read back with weights_only=True
+    ...     w = read_checkpoint(os.path.join(d, "zm.pt"))      # read back with weights_only=True
     >>> bool(np.array_equal(w.Wa, Wa)), w.meta["name"], real_loss(w.Wa, w.Wb, w.Wc, group=w.group) < 1e-20
     (True, 'z_M', True)
     """
@@ -114,37 +114,3 @@ def inert_nodes(Wa: Any, Wb: Any, Wc: Any, keep_inputs: bool = False, chunk: int
 
 
 
-def load_weights(path: str | os.PathLike, group: Any = None,
-                 on_shapes: Callable[[int, int], None] | None = None, estimate: Any = None,
-                 options: ReadOptions = DEFAULT_OPTIONS) -> Checkpoint:
-    """Load ``(Wa, Wb, Wc)`` and the group from a ``.pt``, ``.npz`` or ``.safetensors`` checkpoint, once.
-
-    :func:`cogo.io.checkpoint.read_checkpoint` (the one reader; a :class:`Checkpoint` given is returned as is,
-    re-grouped if ``group`` is given).  Raises :class:`CheckpointError` (a ValueError) with a one-line message
-    for a missing, unreadable, malformed, inconsistent or non-finite file.
-
-    Returns
-    -------
-    Checkpoint
-        The float64 matrices ``Wa, Wb`` (``q x n``) and ``Wc`` (``n x q``) of the layout of SPEC 1, the
-        group, the file's meta (with its ``layout`` and ``activation``), the path and the stored dtype.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import numpy as np
-    >>> from cogo.solvers.constructions import z_F6
-    >>> Wa, Wb, Wc = z_F6(5).to_weights(real=True)
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     np.savez(os.path.join(d, "f6.npz"), Wa=Wa, Wb=Wb, Wc=Wc)
-    ...     w = load_weights(os.path.join(d, "f6.npz"))     # no meta: the group is Z_n, n = the number of columns
-    >>> str(w.group), w.Wb.shape
-    ('Z_5', (12, 5))
-    >>> load_weights("no/such/file.pt")
-    Traceback (most recent call last):
-    ...
-    cogo.io.file_formats.CheckpointError: no/such/file.pt: no such file
-    """
-    if isinstance(path, Checkpoint):
-        return as_checkpoint(path, group=group, options=options)
-    return read_checkpoint(path, group=group, estimate=estimate, on_shapes=on_shapes, options=options)

@@ -51,7 +51,7 @@ from cogo.runtime.limits import verify_checkpoint_estimate
 from cogo.runtime.threads import thread_policy as _thread_policy
 from cogo.algebra.loss import real_loss, real_loss_by_frequency
 from cogo.algebra.group_parsing import as_group
-from cogo.io.checkpoint import as_checkpoint
+from cogo.io.checkpoint import read_checkpoint
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.weights import save_checkpoint
 from cogo.catalogue.constructions import from_record
@@ -321,7 +321,7 @@ def verify_checkpoint(source: Any, group: Any = None, tol: float | None = None,
         raise ValueError(f"max_distance must be a number >= 0, got {max_distance!r}")
     if not (max_relative_loss >= 0):
         raise ValueError(f"max_relative_loss must be a number >= 0, got {max_relative_loss!r}")
-    ck = as_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q), options=options)
+    ck = read_checkpoint(source, group=group, estimate=lambda n, q: verify_checkpoint_estimate(n, q), options=options)
     G = ck.group
     if ck.activation != THEORY:
         raise CogoError(f"{ck.path}: activation {ck.activation}: no global-optimality statement exists for it "

@@ -93,7 +93,7 @@ def test_cli_without_gap_refuses_in_one_line_exit_2(tmp_path):
 
 def test_checkpoint_of_a_smallgroup_loads_without_gap(tmp_path, no_gap):
     """The Cayley table travels in the checkpoint: classify needs no GAP (S3's table stands in for SmallGroup(6,1))."""
-    from cogo.io.weights import load_weights, save_checkpoint
+    from cogo.io.weights import read_checkpoint, save_checkpoint
     import torch
 
     S3 = finite_groups.named_group("S3")
@@ -102,7 +102,7 @@ def test_checkpoint_of_a_smallgroup_loads_without_gap(tmp_path, no_gap):
     path = tmp_path / "sg.pt"
     save_checkpoint(path, Wa, Wb, Wc, {"group": "SmallGroup(6,1)", "group_table": torch.from_numpy(np.array(S3.table)),
                                        "group_source": {"library": "GAP SmallGroups", "id": [6, 1], "name": "S3"}})
-    w = load_weights(path)
+    w = read_checkpoint(path)
     assert w.group.label == "SmallGroup(6,1)" and w.group.order == 6 and not w.group.is_abelian
     assert np.array_equal(w.group.table, S3.table)
     assert w.meta["group_source"]["id"] == [6, 1]

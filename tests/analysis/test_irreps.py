@@ -12,7 +12,7 @@ from cogo.algebra.groups import Cyclic
 from cogo.algebra.group_parsing import parse_group
 from cogo.analysis.irreps import CATALOGUE_NOTE, IrrepsResult, irrep_families, read_irreps
 from cogo.io.file_formats import CheckpointError
-from cogo.io.weights import load_weights, save_checkpoint
+from cogo.io.weights import read_checkpoint, save_checkpoint
 from cogo.cli import main
 
 
@@ -126,7 +126,7 @@ def test_training_uses_the_cayley_table(s3_run):
 
 def test_checkpoint_keeps_the_group(s3_run):
     _, paths = s3_run
-    w = load_weights(paths[0])
+    w = read_checkpoint(paths[0])
     assert isinstance(w.group, FiniteGroup) and w.group.label == "S3"
     assert torch.equal(torch.load(paths[0], weights_only=True)["meta"]["group_table"],
                        torch.from_numpy(np.array(named_group("S3").table)))
@@ -142,7 +142,7 @@ def test_table_group_checkpoint_roundtrip(tmp_path):
     save_checkpoint(p, rng.standard_normal((4, 8)), rng.standard_normal((4, 8)), rng.standard_normal((8, 4)),
                     {"group": "myQ8", "group_table": torch.from_numpy(t.copy())})
     fg._REGISTRY.pop("myQ8", None)                               # a fresh process knows no such name
-    w = load_weights(p)
+    w = read_checkpoint(p)
     assert w.group == G and w.group.label == "myQ8"
 
 
@@ -154,13 +154,13 @@ def test_hostile_group_table_refused(tmp_path):
     save_checkpoint(p, rng.standard_normal((4, 6)), rng.standard_normal((4, 6)), rng.standard_normal((6, 4)),
                     {"group": "S3", "group_table": torch.from_numpy(bad)})
     with pytest.raises(CheckpointError, match="closure"):
-        load_weights(p)
+        read_checkpoint(p)
     q8 = tmp_path / "wrong.pt"
     other = named_group("Z6").table
     save_checkpoint(q8, rng.standard_normal((4, 6)), rng.standard_normal((4, 6)), rng.standard_normal((6, 4)),
                     {"group": "S3", "group_table": torch.from_numpy(other.copy())})
     with pytest.raises(CheckpointError, match="not the table of S3"):
-        load_weights(q8)
+        read_checkpoint(q8)
 
 
 def test_cli_classify_non_abelian(s3_run, tmp_path, capsys):

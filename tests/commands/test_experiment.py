@@ -209,7 +209,7 @@ def test_force_runs_a_new_grid_in_an_old_folder(tiny_run, tmp_path, capsys):
 def test_experiment_takes_the_training_options_and_names_no_catalogue_form_for_relu(tmp_path, capsys):
     """cogo experiment --activation relu (and the other options of cogo train): the checkpoints record them, and the
     report gives the per-node reading with no catalogue name (the catalogue holds for x^2 only)."""
-    from cogo.io.weights import load_weights
+    from cogo.io.weights import read_checkpoint
 
     out = tmp_path / "ex"
     rc = main(["experiment", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "30", "--activation",
@@ -218,7 +218,7 @@ def test_experiment_takes_the_training_options_and_names_no_catalogue_form_for_r
     text = capsys.readouterr().out
     assert rc == 0 and "no catalogue form is named" in text
     (ck,) = sorted((out / "d7").glob("*.pt"))
-    meta = load_weights(ck).meta
+    meta = read_checkpoint(ck).meta
     assert (meta["activation"], meta["batch_size"]) == ("relu", 16)
     assert len(meta["label_noise"]["pairs"]) == round(0.1 * len(meta["train_idx"]))  # the corrupted pairs, recorded
     report = json.loads((out / "report.json").read_text())

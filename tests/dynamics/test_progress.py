@@ -402,9 +402,9 @@ def test_training_records_the_li2_statistics_at_the_snapshot_epochs(tmp_path):
     cfg = TrainConfig(group="7", hidden=12, epochs=30, log_every=10, snapshots=5, snapshot_spacing="log")
     res = train(cfg, seeds=[1], weight_decays=[5e-4], progress=False, threads=1)
     path = save_run(res, tmp_path)[0]
-    from cogo.io.weights import load_weights
+    from cogo.io.weights import read_checkpoint
 
-    rec = load_weights(path).meta["snapshots"]["li2"]
+    rec = read_checkpoint(path).meta["snapshots"]["li2"]
     snaps = open_snapshots(path)
     assert rec["epoch"] == [int(e) for e in snaps.epochs] and len(rec["epoch"]) == 5
     tr = res[0].train_idx.numpy()

@@ -230,6 +230,7 @@ def test_reading_is_resumable_from_the_cache(tmp_path):
     assert analyse_run(path, cache_dir=cache, workers=1)["cached_snapshots"] == 5
 
 
+@pytest.mark.slow  # about 15 s end to end: `cogo dynamics` on the command line is also in test_user_contracts.py
 def test_cli_dynamics_writes_json_and_figures(tmp_path, capsys):
     import json
 
@@ -256,6 +257,7 @@ def test_cli_dynamics_writes_json_and_figures(tmp_path, capsys):
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.slow  # about 15 s end to end: `cogo dynamics` on the command line is also in test_user_contracts.py
 def test_experiment_dynamics_reads_every_run(tmp_path):
     import json
 
@@ -339,7 +341,7 @@ def _head_series(d, epochs, n=5, q=6, seed=0, name="model{:05d}.pt"):
 
 def test_dynamics_reads_the_reference_head_series_given_as_files(tmp_path, capsys):
     from cogo.cli import main
-    from cogo.io.weights import load_weights
+    from cogo.io.weights import read_checkpoint
 
     paths = _head_series(tmp_path / "ref", (0, 10, 20, 100))
     out = tmp_path / "dyn"
@@ -350,7 +352,7 @@ def test_dynamics_reads_the_reference_head_series_given_as_files(tmp_path, capsy
     assert run["path"] == str((tmp_path / "ref").resolve())
     assert len(run["snapshots"]) == 4 and run["group"] == "5"
     # the last snapshot is the last file's weights, read as W_a = W[:, :n], W_b = W[:, n:], W_c = V
-    w = load_weights(paths[-1])
+    w = read_checkpoint(paths[-1])
     from cogo.dynamics.runs import snapshot_record
 
     assert run["snapshots"][-1]["live_nodes"] == snapshot_record(w.Wa, w.Wb, w.Wc, group=5)["live_nodes"]

@@ -9,7 +9,7 @@ import torch
 
 from cogo.io.file_formats import CheckpointError
 from cogo.io.outputs import atomic_write
-from cogo.io.weights import load_weights, save_checkpoint
+from cogo.io.weights import read_checkpoint, save_checkpoint
 
 
 class _Evil:
@@ -25,7 +25,7 @@ def test_malicious_pickle_is_refused_without_running_code(tmp_path):
     path = tmp_path / "evil.pt"
     torch.save({"model": _Evil(str(marker))}, path)
     with pytest.raises(CheckpointError) as err:
-        load_weights(path)
+        read_checkpoint(path)
     msg = str(err.value)
     assert "refused" in msg and "\n" not in msg
     assert "weights_only` set to `False" not in msg and "False" not in msg  # never advise unsafe loading
@@ -40,7 +40,7 @@ def test_non_checkpoints(tmp_path, content, needle):
     path = tmp_path / "x.pt"
     path.write_bytes(content)
     with pytest.raises(CheckpointError, match=needle):
-        load_weights(path)
+        read_checkpoint(path)
 
 
 def test_truncated_checkpoint(tmp_path):
@@ -49,8 +49,8 @@ def test_truncated_checkpoint(tmp_path):
     bad = tmp_path / "bad.pt"
     bad.write_bytes(good.read_bytes()[:60])
     with pytest.raises(CheckpointError, match="truncated or corrupt"):
-        load_weights(bad)
-    assert load_weights(good).group.order == 3
+        read_checkpoint(bad)
+    assert read_checkpoint(good).group.order == 3
 
 
 @pytest.mark.parametrize("cut", [1, 2, 3, 4, 10, 100, 1000, -10, "junk", "junk-zip"])
@@ -63,7 +63,7 @@ def test_truncated_or_junk_pt_gives_one_line_checkpoint_error(tmp_path, cut):
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"junk" if cut == "junk" else b"PK\x03\x04junk" if cut == "junk-zip" else data[:cut])
     with pytest.raises(CheckpointError) as err:
-        load_weights(bad)
+        read_checkpoint(bad)
     msg = str(err.value)
     assert "\n" not in msg and msg.startswith(str(bad))
     if cut != "junk":
@@ -87,9 +87,9 @@ def test_metadata_group_must_match(tmp_path):
     path = tmp_path / "g.pt"
     save_checkpoint(path, np.ones((2, 6)), np.ones((2, 6)), np.ones((6, 2)), {"group": "7"})
     with pytest.raises(CheckpointError, match="order 7"):
-        load_weights(path)
+        read_checkpoint(path)
     save_checkpoint(path, np.ones((2, 6)), np.ones((2, 6)), np.ones((6, 2)), {"group": "2x3"})
-    assert load_weights(path).group.orders == (2, 3)
+    assert read_checkpoint(path).group.orders == (2, 3)
 
 
 def test_atomic_write_leaves_nothing_on_error(tmp_path):
@@ -125,14 +125,14 @@ def test_shapes_of_a_pt_file_are_read_without_torch_and_without_its_arrays(tmp_p
     import torch
 
     from cogo.io.file_formats import pt_shapes_without_torch
-    from cogo.io.weights import load_weights
+    from cogo.io.weights import read_checkpoint
     from cogo.solvers.training import train
     from cogo.solvers.training_config import TrainConfig
     from cogo.solvers.training_results import save_run
 
     path = save_run(train(TrainConfig(group="5", hidden=6, epochs=3, log_every=1), [1], progress=False,
                           threads=1), tmp_path)[0]
-    w = load_weights(path)
+    w = read_checkpoint(path)
     assert pt_shapes_without_torch(Path(path)) == [tuple(w.Wa.shape), tuple(w.Wb.shape), tuple(w.Wc.shape)]
 
     class Evil:

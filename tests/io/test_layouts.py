@@ -1,4 +1,4 @@
-"""Tests of the checkpoint layouts (cogo.io.layouts through cogo.io.weights.load_weights).
+"""Tests of the checkpoint layouts (cogo.io.layouts through cogo.io.weights.read_checkpoint).
 
 The files are small synthetic ones with exactly the keys and shapes the reference code
 writes (``facebookresearch/luckmatters``, ``ssl/real-dataset/cogo``: at HEAD ``W.weight``
@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from cogo.io.file_formats import CheckpointError
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 from cogo.cli import main
 from cogo.io import layouts
 from cogo.io.layouts import read_options
@@ -55,7 +55,7 @@ def test_head_layout(tmp_path, wrapper):
     obj = st if wrapper is None else {wrapper: st, "results": [{"epoch": 0, "train_acc": 1.0}]}
     path = tmp_path / "model00300.pt"
     torch.save(obj, path)
-    w = load_weights(path)
+    w = read_checkpoint(path)
     assert w.layout == "head" and w.activation == "sqr"
     assert np.array_equal(w.Wa, Wa.double().numpy()) and np.array_equal(w.Wb, Wb.double().numpy())
     assert np.array_equal(w.Wc, Wc.double().numpy())
@@ -66,7 +66,7 @@ def test_head_nonidentity_embedding_is_composed(tmp_path):
     E = torch.from_numpy(np.random.default_rng(0).normal(size=(N, N))).float()
     st = _head_state(Wa, Wb, Wc, E)
     torch.save({"model": st}, tmp_path / "e.pt")
-    w = load_weights(tmp_path / "e.pt")
+    w = read_checkpoint(tmp_path / "e.pt")
     a, b = np.repeat(np.arange(N), N), np.tile(np.arange(N), N)
     ref = _head_forward(st, torch.as_tensor(a), torch.as_tensor(b)).numpy()
     assert np.allclose(_cogo_forward(w, a, b), ref, rtol=1e-5, atol=1e-5)
@@ -77,7 +77,7 @@ def test_ba2de90_layout_with_embedding(tmp_path):
     Wa, Wb, Wc = _opt()
     st = {"embedding.weight": torch.eye(N), "layera.weight": Wa, "layerb.weight": Wb, "layerc.weight": Wc}
     torch.save({"model": st, "results": []}, tmp_path / "m.pt")
-    w = load_weights(tmp_path / "m.pt")
+    w = read_checkpoint(tmp_path / "m.pt")
     assert w.layout == "ba2de90" and np.array_equal(w.Wc, Wc.double().numpy())
 
 
@@ -88,7 +88,7 @@ def test_shared_embedding_layout(tmp_path, out_key):
     U = torch.from_numpy(rng.normal(size=(N, 8))).float()        # nn.Linear(q, n).weight
     st = {"embedding.weight": E, out_key: U} if out_key != "W_U" else {"W_E": E, "W_U": U.T.contiguous()}
     torch.save(st, tmp_path / "s.pt")
-    w = load_weights(tmp_path / "s.pt")
+    w = read_checkpoint(tmp_path / "s.pt")
     assert w.layout == "shared"
     assert np.array_equal(w.Wa, w.Wb) and np.array_equal(w.Wa, E.double().numpy().T)
     assert np.array_equal(w.Wc, U.double().numpy())
@@ -102,17 +102,17 @@ def test_safetensors_and_npz_layouts(tmp_path):
     save_file(st, str(tmp_path / "h.safetensors"))
     np.savez(tmp_path / "h.npz", **{k: v.numpy() for k, v in st.items()})
     for f in ("h.safetensors", "h.npz"):
-        w = load_weights(tmp_path / f)
+        w = read_checkpoint(tmp_path / f)
         assert w.layout == "head" and np.array_equal(w.Wa, Wa.double().numpy())
     np.savez(tmp_path / "own.npz", Wa=Wa.numpy(), Wb=Wb.numpy(), Wc=Wc.numpy())
-    assert load_weights(tmp_path / "own.npz").layout == "npz"
+    assert read_checkpoint(tmp_path / "own.npz").layout == "npz"
 
 
 def test_corrupt_safetensors_is_one_line(tmp_path):
     p = tmp_path / "x.safetensors"
     p.write_bytes(b"\xff" * 8 + b"{}")
     with pytest.raises(CheckpointError, match="not a safetensors file"):
-        load_weights(p)
+        read_checkpoint(p)
 
 
 @pytest.mark.parametrize("extra,word", [({"V.bias": torch.zeros(N)}, "bias terms V.bias"),
@@ -125,7 +125,7 @@ def test_outside_the_model_is_refused(tmp_path, extra, word, capsys):
     st = {**_head_state(Wa, Wb, Wc), **extra}
     torch.save({"model": st}, tmp_path / "x.pt")
     with pytest.raises(CheckpointError, match="refused") as e:
-        load_weights(tmp_path / "x.pt")
+        read_checkpoint(tmp_path / "x.pt")
     assert word in str(e.value) and "\n" not in str(e.value)
     assert main(["classify", str(tmp_path / "x.pt"), "--no-progress"]) == 2
     err = capsys.readouterr().err
@@ -135,7 +135,7 @@ def test_outside_the_model_is_refused(tmp_path, extra, word, capsys):
 def test_unknown_layout_lists_keys_and_what_to_pass(tmp_path):
     torch.save({"enc.weight": torch.zeros(8, N), "dec.weight": torch.zeros(N, 8)}, tmp_path / "u.pt")
     with pytest.raises(CheckpointError) as e:
-        load_weights(tmp_path / "u.pt")
+        read_checkpoint(tmp_path / "u.pt")
     msg = str(e.value)
     assert "enc.weight (8, 5)" in msg and "dec.weight (5, 8)" in msg and "--keys" in msg
 
@@ -179,20 +179,20 @@ def test_explicit_keys_orientation(tmp_path, capsys):
     path = tmp_path / "k.pt"
     # shapes fit two readings ((q, n) as stored, or everything transposed); only the first has q >= n
     o = read_options(keys="Wa=enc1,Wb=enc2,Wc=dec")
-    assert np.array_equal(load_weights(path, options=o).Wa, Wa.double().numpy())
-    w = load_weights(path, group=N, options=o)       # the group order settles it too
+    assert np.array_equal(read_checkpoint(path, options=o).Wa, Wa.double().numpy())
+    w = read_checkpoint(path, group=N, options=o)       # the group order settles it too
     assert np.array_equal(w.Wa, Wa.double().numpy()) and w.layout == "keys"
     # a square network (q = n) fits both readings with q >= n: ambiguous, and the error says what to pass
     sq = torch.zeros(N, N)
     torch.save({"enc1": sq, "enc2": sq, "dec": sq}, tmp_path / "sq.pt")
     with pytest.raises(CheckpointError, match="ambiguous") as e:
-        load_weights(tmp_path / "sq.pt", options=o)
+        read_checkpoint(tmp_path / "sq.pt", options=o)
     assert "enc1 (5, 5)" in str(e.value) and "--group" in str(e.value) and ":T" in str(e.value)
-    assert np.array_equal(load_weights(path, options=read_options(keys="Wa=enc1:N,Wb=enc2:N,Wc=dec:N")).Wc,
+    assert np.array_equal(read_checkpoint(path, options=read_options(keys="Wa=enc1:N,Wb=enc2:N,Wc=dec:N")).Wc,
                           Wc.double().numpy())
     # transposed storage, marked with :T
     torch.save({"enc1": Wa.T.contiguous(), "enc2": Wb.T.contiguous(), "dec": Wc.T.contiguous()}, path)
-    assert np.array_equal(load_weights(path, options=read_options(keys="Wa=enc1:T,Wb=enc2:T,Wc=dec:T")).Wb,
+    assert np.array_equal(read_checkpoint(path, options=read_options(keys="Wa=enc1:T,Wb=enc2:T,Wc=dec:T")).Wb,
                           Wb.double().numpy())
     # the CLI flag, a shared embedding, and a key the file lacks
     torch.save({"emb": Wa, "out": Wc}, path)

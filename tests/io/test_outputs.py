@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from cogo.io.file_formats import CheckpointError
-from cogo.io.weights import load_weights, save_checkpoint
+from cogo.io.weights import read_checkpoint, save_checkpoint
 from cogo.cli import main
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -169,7 +169,7 @@ def test_compressed_npz_bounded_by_uncompressed_size(tmp_path, monkeypatch):
     assert path.stat().st_size < 1_000_000
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "64M")
     with pytest.raises(CheckpointError, match="uncompress"):
-        load_weights(path)
+        read_checkpoint(path)
 
 
 def test_deflated_pt_bounded_by_uncompressed_size(tmp_path, monkeypatch):
@@ -182,7 +182,7 @@ def test_deflated_pt_bounded_by_uncompressed_size(tmp_path, monkeypatch):
     assert bomb.stat().st_size < 1_000_000
     monkeypatch.setenv("COGO_MEMORY_LIMIT", "64M")
     with pytest.raises(CheckpointError, match="uncompress"):
-        load_weights(bomb)
+        read_checkpoint(bomb)
 
 
 def _npy_bytes(shape, data: bytes, dtype="<f8") -> bytes:
@@ -198,7 +198,7 @@ def test_npz_with_huge_declared_shape_is_refused_before_reading(tmp_path):
         for k, shape in (("Wa", huge), ("Wb", huge), ("Wc", huge[::-1])):
             zf.writestr(f"{k}.npy", _npy_bytes(shape, b"\0" * 64))
     with pytest.raises(CheckpointError, match="declares shape"):
-        load_weights(path)
+        read_checkpoint(path)
 
 
 def test_classify_refuses_work_that_cannot_fit(tmp_path, monkeypatch, capsys):
@@ -212,7 +212,7 @@ def test_classify_refuses_work_that_cannot_fit(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("scale", [1e200, 1e300])
 def test_overflowing_finite_weights_are_an_error(ckpt, tmp_path, capsys, scale):
-    w = load_weights(ckpt)
+    w = read_checkpoint(ckpt)
     path = tmp_path / "big.npz"
     np.savez(path, Wa=w.Wa * scale, Wb=w.Wb * scale, Wc=w.Wc * scale)
     rc, out, err = _run(capsys, "classify", path, "--no-progress")
@@ -221,7 +221,7 @@ def test_overflowing_finite_weights_are_an_error(ckpt, tmp_path, capsys, scale):
 
 
 def test_large_finite_weights_print_short_numbers(ckpt, tmp_path, capsys):
-    w = load_weights(ckpt)
+    w = read_checkpoint(ckpt)
     path = tmp_path / "big.npz"
     np.savez(path, Wa=w.Wa * 1e30, Wb=w.Wb * 1e30, Wc=w.Wc * 1e30)
     rc, out, err = _run(capsys, "classify", path, "--no-progress")

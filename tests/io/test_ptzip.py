@@ -16,7 +16,7 @@ import pytest
 
 from cogo.io.file_formats import CheckpointError
 from cogo.io.ptzip import NeedsTorch, PtFileError, read_pt_arrays, write_pt_bytes
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,7 +76,7 @@ def test_a_hostile_global_is_refused_in_one_line_without_running_it(tmp_path, mo
     pkl = b"c" + f"{module}\n{name}\n".encode() + b"(S'" + str(marker).encode() + b"'\ntR."
     path = _zip(tmp_path / "evil.pt", pkl)
     with pytest.raises(CheckpointError) as err:
-        load_weights(path)
+        read_checkpoint(path)
     msg = str(err.value)
     assert msg.startswith(str(path)) and "refused" in msg and f"{module}.{name}" in msg and "\n" not in msg
     assert not marker.exists()
@@ -84,7 +84,7 @@ def test_a_hostile_global_is_refused_in_one_line_without_running_it(tmp_path, mo
 
 def test_a_hostile_file_is_refused_without_importing_torch(tmp_path):
     path = _zip(tmp_path / "evil.pt", b"cos\nsystem\n(S'true'\ntR.")
-    code = ("import sys\nfrom cogo.io.weights import load_weights\ntry:\n    load_weights(sys.argv[1])\n"
+    code = ("import sys\nfrom cogo.io.weights import read_checkpoint\ntry:\n    read_checkpoint(sys.argv[1])\n"
             "except ValueError as e:\n    print('ERR', e)\nprint('TORCH', 'torch' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
                          timeout=120)
@@ -96,7 +96,7 @@ def test_a_tensor_outside_its_storage_is_refused(tmp_path):
     path = _zip(tmp_path / "oob.pt", _tensor_pickle("FloatStorage", 10, (3, 2), (1, 4), offset=5),
                 {"0": np.zeros(10, dtype="<f4").tobytes()})
     with pytest.raises(CheckpointError, match="reaches beyond its storage of 10 elements"):
-        load_weights(path)
+        read_checkpoint(path)
 
 
 def test_an_expanded_view_is_never_copied_here(tmp_path):
@@ -125,7 +125,7 @@ def test_a_storage_of_the_wrong_size_is_refused(tmp_path):
     path = _zip(tmp_path / "short.pt", _tensor_pickle("DoubleStorage", 12, (3, 4), (4, 1)),
                 {"0": np.zeros(12, dtype="<f4").tobytes()})
     with pytest.raises(CheckpointError, match="holds 48 bytes, not the 12 x 8"):
-        load_weights(path)
+        read_checkpoint(path)
 
 
 def test_a_truncated_zip_is_one_line_without_torch(tmp_path):
@@ -160,7 +160,7 @@ def test_weights_of_a_wrong_dtype_are_refused(tmp_path, storage, dtype, message)
     members = {str(i): np.zeros(12, dtype=dtype).tobytes() for i in range(3)}
     path = _zip(tmp_path / "w.pt", pkl, members)
     with pytest.raises(CheckpointError, match=message):
-        load_weights(path, group=3)
+        read_checkpoint(path, group=3)
 
 
 def test_what_only_torch_reads_is_left_to_torch(tmp_path):
@@ -199,7 +199,7 @@ def test_bfloat16_checkpoints_still_read_through_torch(tmp_path):
     W = torch.tensor([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], dtype=torch.bfloat16)
     path = tmp_path / "bf.pt"
     save_checkpoint(path, W, W, W.t(), meta={"group": "3"})
-    w = load_weights(path)
+    w = read_checkpoint(path)
     assert w.dtype == "bfloat16" and w.Wa[0, 0] == 0.10009765625  # bfloat16(0.1), exactly
 
 
@@ -248,10 +248,10 @@ def test_the_writer_refuses_what_it_cannot_write_plainly(bad):
 
 def test_numpy_checkpoints_are_written_and_read_without_torch(tmp_path):
     """save_checkpoint of numpy weights (the files cogo verify's controls write) never imports torch."""
-    code = ("import sys, json, numpy as np\nfrom cogo.io.weights import save_checkpoint, load_weights\n"
+    code = ("import sys, json, numpy as np\nfrom cogo.io.weights import save_checkpoint, read_checkpoint\n"
             "W = np.arange(15.0).reshape(5, 3)\n"
             f"save_checkpoint({str(tmp_path / 'n.pt')!r}, W, W, W.T, meta={{'group': '3', 'x': [1, '2/3']}})\n"
-            f"w = load_weights({str(tmp_path / 'n.pt')!r})\n"
+            f"w = read_checkpoint({str(tmp_path / 'n.pt')!r})\n"
             "print(json.dumps({'ok': bool((w.Wc == W.T).all()), 'meta': w.meta.get('x'), 'torch': 'torch' in sys.modules}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert json.loads(out.stdout.splitlines()[-1]) == {"ok": True, "meta": [1, "2/3"], "torch": False}, out.stderr

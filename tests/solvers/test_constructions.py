@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogo.algebra import FiniteAbelianGroup, Network, condition_residuals, fourier_loss, parse_group, real_loss
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 from cogo.cli import main
 from cogo.solvers import constructions as C
 from cogo.solvers import designs
@@ -294,7 +294,7 @@ def test_construct_and_checkpoint_roundtrip(name, tmp_path):
     net, meta = C.construct(name, "3x5", seed=7)
     path = tmp_path / f"{kind}.pt"
     C.to_checkpoint(net, path, meta)
-    w = load_weights(path)
+    w = read_checkpoint(path)
     assert w.group == parse_group("3x5")
     assert w.Wa.shape == (net.q, 15) and w.Wc.shape == (15, net.q)
     assert direct_loss(w.Wa, w.Wb, w.Wc, w.group) < LOSS_TOL
@@ -320,7 +320,7 @@ def test_cli_construct_writes_loadable_checkpoint(kind, tmp_path, capsys):
     text = capsys.readouterr().out
     q = {"z_F6": 66, "z_F6_ab": 66, "z_F46": 46, "z_M": 529}[kind]
     assert f"{q} nodes" in text and "real-space loss" in text
-    w = load_weights(out)
+    w = read_checkpoint(out)
     assert w.hidden == q
     assert direct_loss(w.Wa, w.Wb, w.Wc, w.group) < LOSS_TOL
 
@@ -328,7 +328,7 @@ def test_cli_construct_writes_loadable_checkpoint(kind, tmp_path, capsys):
 def test_cli_construct_default_parameters(tmp_path):
     out = tmp_path / "c.pt"
     assert main(["construct", "z_F6", "--group", "3x5", "--out", str(out)]) == 0
-    assert load_weights(out).meta["parameters"]["nu"]["1"] == [1.0, 0.0]
+    assert read_checkpoint(out).meta["parameters"]["nu"]["1"] == [1.0, 0.0]
 
 
 @pytest.mark.parametrize("argv", [
@@ -353,7 +353,7 @@ def test_cli_construct_missing_directory(tmp_path, capsys):
 def test_cli_construct_even_memorization(tmp_path):
     out = tmp_path / "m.pt"
     assert main(["construct", "z_M", "--group", "2x4", "--out", str(out)]) == 0
-    w = load_weights(out)
+    w = read_checkpoint(out)
     assert direct_loss(w.Wa, w.Wb, w.Wc, w.group) < LOSS_TOL
 
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 from cogo.cli import main
 from cogo.solvers import training as T
 from cogo.solvers.batch import _Batch, init_weights, split_pairs
@@ -248,7 +248,7 @@ def test_demo_history_has_points_below_its_log_interval(tmp_path):
     assert main(["demo", "--groups", "7", "--seeds", "1", "--hidden", "12", "--epochs", "60", "--verify", "none",
                  "--out", str(out), "--no-progress"]) == 0
     (ckpt,) = out.rglob("*.pt")
-    assert load_weights(ckpt).meta["history"]["epoch"] == [0, 1, 2, 5, 10, 20, 50, 60]
+    assert read_checkpoint(ckpt).meta["history"]["epoch"] == [0, 1, 2, 5, 10, 20, 50, 60]
 
 
 # ---------------------------------------------------------------- convergence
@@ -304,7 +304,7 @@ def test_checkpoint_round_trip(tmp_path):
         assert snaps["layera.weight"].shape == (4, 20, 11) and snaps["layerc.weight"].shape == (4, 11, 20)
         assert torch.equal(snaps["layera.weight"][0], init_weights(20, 11, r.seed)[0])
         assert torch.equal(snaps["layerb.weight"][-1], r.Wb)
-        lw = load_weights(path)
+        lw = read_checkpoint(path)
         assert lw.group.label == "11" and lw.hidden == 20
         np.testing.assert_array_equal(lw.Wa, r.Wa.double().numpy())
         np.testing.assert_array_equal(lw.Wc, r.Wc.double().numpy())

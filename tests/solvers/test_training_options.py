@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from cogo.io.weights import load_weights
+from cogo.io.weights import read_checkpoint
 from cogo.cli import main
 from cogo.solvers.batch import init_weights, split_pairs
 from cogo.solvers.training import train
@@ -177,7 +177,7 @@ def test_label_noise_recorded_and_reported_apart(tmp_path):
     assert f["corrupted_acc_noisy_label"] > 0.9 and f["corrupted_acc_true_label"] < 0.1
     assert f["clean_train_acc"] > 0.9
     path = save_run(r, tmp_path)[0]
-    w = load_weights(path)
+    w = read_checkpoint(path)
     # the .pt is read without torch (cogo.io.ptzip): the recorded tensors come back as arrays of the same values
     assert w.meta["label_noise"]["pairs"].tolist() == pairs.tolist()
     assert w.meta["label_noise"]["labels"].tolist() == labels.tolist()
@@ -187,7 +187,7 @@ def test_activation_recorded_and_honoured_by_classify(tmp_path, capsys):
     assert main(["train", "--group", "7", "--hidden", "16", "--epochs", "50", "--activation", "relu",
                  "--out", str(tmp_path), "--no-progress"]) == 0
     path = next(tmp_path.glob("*.pt"))
-    assert load_weights(path).activation == "relu"
+    assert read_checkpoint(path).activation == "relu"
     capsys.readouterr()
     assert main(["classify", str(path), "--no-progress", "--json", str(tmp_path / "c.json")]) == 0
     out = capsys.readouterr().out

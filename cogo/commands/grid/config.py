@@ -128,7 +128,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
       an error unless ``force``;
     * the report files and figure folder must pass :mod:`cogo.io.outputs`.
     """
-    from cogo.io.weights import load_weights  # late: start-up (cogo --help reads no checkpoint)
+    from cogo.io.weights import read_checkpoint  # late: start-up (cogo --help reads no checkpoint)
     from cogo.io.run_names import checkpoint_name  # late: start-up
 
     out = Path(out)
@@ -162,7 +162,7 @@ def check_resume(cfg: ExperimentConfig, out: str | os.PathLike, force: bool = Fa
             for seed in cfg.seeds:
                 expected[out / f"d{label}" / checkpoint_name(label, cfg.hidden, wd, seed)] = (label, wd, seed)
     for path in sorted(out.glob("d*/*.pt")):
-        w = load_weights(path)  # CheckpointError (one line) for a corrupt file, before anything is written
+        w = read_checkpoint(path)  # CheckpointError (one line) for a corrupt file, before anything is written
         if path not in expected:
             if not force:
                 raise CogoError(f"{path} is not part of the requested grid (other hidden size, weight decay, seed "
@@ -181,11 +181,11 @@ def reusable(path: Path, cfg, wd: float, seed: int, weights: Any = None, force: 
     A readable checkpoint with other settings raises CogoError: the output
     directory belongs to another experiment (with ``force`` it is retrained).
     """
-    from cogo.io.weights import load_weights  # late: start-up (cogo --help reads no checkpoint)
+    from cogo.io.weights import read_checkpoint  # late: start-up (cogo --help reads no checkpoint)
 
     if not path.is_file():
         return False
-    w = weights if weights is not None else load_weights(path)  # CheckpointError (one line) if malformed
+    w = weights if weights is not None else read_checkpoint(path)  # CheckpointError (one line) if malformed
     meta = w.meta
     want = {k: getattr(cfg, k) for k in _MATCH_KEYS}
     want.update(group=cfg.group, seed=seed)

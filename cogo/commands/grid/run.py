@@ -46,7 +46,7 @@ from cogo.commands.grid.report import curves, md_table, order_counts, order_hist
 from cogo.dynamics.runs import aggregate, analyse_run, write_dynamics
 from cogo.io.tables import dumps_json
 from cogo.io.outputs import atomic_write, atomic_write_text
-from cogo.io.weights import load_weights, save_checkpoint
+from cogo.io.weights import read_checkpoint, save_checkpoint
 from cogo.runtime.executors import run_jobs
 from cogo.runtime.limits import progress_callback
 from cogo.runtime.threads import choose_threads, thread_limit
@@ -160,7 +160,7 @@ def run_experiment(cfg: ExperimentConfig, out: str | os.PathLike, progress: bool
         run_dir = check_output_dir(out / f"d{label}")
         log(f"[train] {display_name(label)}")
         paths = _train_group(cfg, label, run_dir, progress, log, force=force)
-        metas = [load_weights(p).meta for p in paths]
+        metas = [read_checkpoint(p).meta for p in paths]
         training += _training_entries(label, paths, metas, out)
         if cfg.activation != THEORY:  # no catalogue form for another activation: the per-node report (SPEC 8.3)
             groups_out.append(_node_reading(cfg, label, paths, run_dir, out, metas, class_md, log))

@@ -273,7 +273,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "defa
     from cogo.analysis.classify import Settings  # late: the classifier
     from cogo.dynamics.peers import is_cyclic, peer_keys  # late: numpy-heavy
     from cogo.dynamics.runs import snapshot_record  # late: the classifier
-    from cogo.io.weights import load_weights  # late: torch
+    from cogo.io.weights import read_checkpoint  # late: torch
 
     path = Path(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -286,7 +286,7 @@ def read_run(path: str | os.PathLike, nearest: bool = False, preset: str = "defa
                 return c["row"]
         except (OSError, ValueError, AttributeError):
             pass  # unreadable cache: read again
-    w = load_weights(path)
+    w = read_checkpoint(path)
     m = w.meta
     G = parse_group(m["group"])
     act = str(m.get("activation", THEORY))
