@@ -57,7 +57,7 @@ This module holds the entry points (:func:`classify_block`, :func:`read_network`
 :class:`Settings` and :class:`ClassifyResult`.  Naming a block is :mod:`cogo.analysis.naming`; the
 nearest catalogue form :mod:`cogo.analysis.verdict.nearest`; the report of one network
 :mod:`cogo.analysis.report.network_report`; the aggregate over checkpoints :mod:`cogo.analysis.report.summary`;
-reading many checkpoints (checks, worker processes) :mod:`cogo.analysis.sweep`.
+reading many checkpoints (checks, worker processes) :mod:`cogo.analysis.many_networks`.
 
 References
 ----------
@@ -92,7 +92,7 @@ from cogo.analysis.report.render import (render_json, render_json_entry, render_
                                   write_outputs)
 from cogo.analysis.verdict.snap import attach_snap
 from cogo.analysis.report.summary import summarize
-from cogo.analysis.sweep import Readers, check_paths, load_one, load_sqr, read_many
+from cogo.analysis.many_networks import Readers, check_paths, load_one, load_sqr, read_many
 from cogo.io.arrays import weights_dtype
 from cogo.io.layouts import DEFAULT_OPTIONS, ReadOptions
 from cogo.io.weights import inert_nodes
@@ -531,11 +531,11 @@ def classify_many(paths: Sequence[str | os.PathLike], group: Any = None,
     reading (:class:`cogo.io.checkpoint.Checkpoint`; the first one for the
     block reading, whose group every other must share; all for the irreps
     reading), a command's last checks.  ``workers``: processes reading the
-    checkpoints (:mod:`cogo.analysis.sweep`; 1: this process).
+    checkpoints (:mod:`cogo.analysis.many_networks`; 1: this process).
     ``keep_weights``: keep every network's weights in the result (for
     :func:`tolerance_curve`); False holds one network's weights at a time.
     ``sqr_only``: a checkpoint whose activation is not ``sqr`` raises
-    :class:`cogo.analysis.sweep.OtherActivation` when it is read (``cogo classify``
+    :class:`cogo.analysis.many_networks.OtherActivation` when it is read (``cogo classify``
     then gives the per-node report of every file).  ``render_json``: each
     checkpoint's JSON entry is rendered where it is read (in its worker), so
     :meth:`ClassifyResult.render_json` only splices (the reports are final once read).  ``options``: how every

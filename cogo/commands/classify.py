@@ -63,7 +63,7 @@ def run(args) -> int:
     from cogo.analysis.classify import DEAD_THRESHOLD, Settings, classify_many  # late: start-up
     from cogo.analysis.report.records import write_csv  # late: start-up
     from cogo.analysis.report.render import check_output_paths  # late: start-up
-    from cogo.analysis.sweep import OtherActivation  # late: start-up
+    from cogo.analysis.many_networks import OtherActivation  # late: start-up
     from cogo.io.checkpoint import read_checkpoint  # late: start-up
 
     thr = DEAD_THRESHOLD if args.dead_threshold is None else args.dead_threshold

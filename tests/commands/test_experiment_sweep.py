@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cogo.cli import main
-from cogo.commands.grid import laws as L
+from cogo.commands.grid import selection_laws as L
 from cogo.commands.grid import sweep as S
 
 BASE = {"group": "7", "hidden": "8", "activation": "sqr", "optimizer": "adam", "lr": "0.01", "weight_decay": "0.0",

@@ -12,7 +12,7 @@ Each final network is read once (cached beside the checkpoint, keyed by the file
 * final train/test loss and accuracy (from the checkpoint), and whether the run passes the convergence rule
   (``train_acc >= converged_acc``);
 * Chughtai et al.'s key irreps and, for ``Z_p``, Nanda et al.'s key frequencies by their authors' definitions
-  (:func:`cogo.dynamics.peers.peer_keys`), as canonical key-set strings ``{1,2}`` (:mod:`cogo.commands.grid.laws`);
+  (:func:`cogo.dynamics.peers.peer_keys`), as canonical key-set strings ``{1,2}`` (:mod:`cogo.commands.grid.selection_laws`);
 * for activation ``sqr`` on an Abelian group, the per-frequency blocks of SPEC 8 at the final checkpoint
   (threshold 0.05; :func:`cogo.dynamics.runs.snapshot_record`): their orders and types, the paper's per-run table
   columns, and with ``--verify`` other than ``none`` the nearest catalogue form and its distance per block.
@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 
 from cogo.algebra.activations import THEORY
 from cogo.algebra.group_parsing import parse_group
-from cogo.commands.grid import laws as L
+from cogo.commands.grid import selection_laws as L
 from cogo.io.tables import dumps_json
 from cogo.io.outputs import atomic_write, atomic_write_text, check_output_dir
 from cogo.runtime.errors import CogoError
@@ -335,7 +335,7 @@ def table_text(rows: Sequence[dict]) -> str:
 
 
 def read_table(path: str | os.PathLike) -> list[dict]:
-    """runs.csv back as a list of dicts of strings (what :mod:`cogo.commands.grid.laws` aggregates)."""
+    """runs.csv back as a list of dicts of strings (what :mod:`cogo.commands.grid.selection_laws` aggregates)."""
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
 
