@@ -107,6 +107,32 @@ def test_row6_has_two_routes_above_31_and_the_control_runs_there(monkeypatch):
     assert not r.passed and r.details["routes agree"] is False
 
 
+def test_row6_second_route_reads_the_rows_itself_above_31(monkeypatch):
+    # a defect in the phase lookup of the inversion route (every factor read as z_M's own) makes that route call
+    # a broken z_M optimal; the second route reads the rows by exact character sums, so row 6 still fails there
+    import cogo.proofs.certificates.character_sums as CS
+    import cogo.proofs.certificates.mem_points as MP
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.solvers.constructions import RootOfUnityNetwork, mem_factors
+
+    G = parse_group(33)
+    Ua, Ub = mem_factors(G)
+    E = Ua.E.copy()
+    E[0, :, 0] = E[0, :, 1]                       # node 0 of U_a reads a at element 1: R_g fails by hand
+    broken = (RootOfUnityNetwork(G, E, Ua.L), Ub)
+    true_rows = {id(broken[0]): CS.character_rows(Ua), id(Ub): CS.character_rows(Ub)}
+    TO.clear_caches()
+    assert not TO.optimality(G, "z_M", "exact", factors=broken).passed          # the library as it is
+    monkeypatch.setattr(CS, "character_rows", lambda U: true_rows.get(id(U)))   # the lookup reads z_M's rows
+    TO.clear_caches()
+    r = TO.optimality(G, "z_M", "exact", factors=broken)
+    assert not r.passed and r.details["routes agree"] is False and r.details["reference route loss"] != "0"
+    # had the second route read its rows with the same faulty lookup, the broken network would pass row 6
+    monkeypatch.setattr(MP, "rows_by_sums", lambda U: true_rows.get(id(U)))
+    TO.clear_caches()
+    assert TO.optimality(G, "z_M", "exact", factors=broken).passed
+
+
 # --------------------------------------------------------------------------- expected values not from the code
 def test_perturbed_f6_above_31_does_not_take_its_loss_from_the_zero_test(monkeypatch):
     # z_F6 unperturbed (loss 0) handed to the perturbed control (loss 1/(200 n) by hand) with the zero test

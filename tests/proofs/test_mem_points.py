@@ -6,6 +6,7 @@ cogo.proofs.controls.unseen_inputs): z_M loss 0; W_c doubled (n - 1)/n, R_g alon
 """
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from cogo.algebra.group_parsing import parse_group
@@ -67,3 +68,28 @@ def test_a_wrong_network_is_missed_above_31(monkeypatch):
 def test_unknown_defect_is_refused():
     with pytest.raises(ValueError, match="unknown defect"):
         mem_points(parse_group(5), "tripled")
+
+
+@pytest.mark.parametrize("spec", [5, 7, "3x3", "2x4", 33])
+def test_rows_by_sums_reads_the_factor_rows_by_hand(spec):
+    # U_a's node j reads input a at element j and outputs at j (its b row is the trivial character): by hand its
+    # a row is chi(., -j), its b row chi(., 0), its c row chi(., j); U_b the same with a and b exchanged.  The
+    # phase lookup of the inversion route gives the same rows by another computation.
+    from cogo.algebra.group_parsing import parse_group
+    from cogo.proofs.certificates.character_sums import character_rows
+    from cogo.proofs.certificates.mem_points import rows_by_sums
+    from cogo.solvers.constructions import mem_factors
+
+    G = parse_group(spec)
+    n = G.order
+    neg = np.argmax(G.add_table == 0, axis=1)
+    j = np.arange(n)
+    Ua, Ub = mem_factors(G)
+    want = {"a": [neg[j], np.zeros(n, dtype=np.int64), j], "b": [np.zeros(n, dtype=np.int64), neg[j], j]}
+    for U, key in ((Ua, "a"), (Ub, "b")):
+        got = rows_by_sums(U)
+        assert all(np.array_equal(got[c], want[key][c]) for c in range(3)), key
+        assert all(np.array_equal(got[c], character_rows(U)[c]) for c in range(3))
+    E = Ua.E.copy()
+    E[0, 1, 0] = (E[0, 1, 0] + 1) % Ua.L            # one phase moved: row 0 of U_a is no character any more
+    assert rows_by_sums(type(Ua)(G, E, Ua.L)) is None

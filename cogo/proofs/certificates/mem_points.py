@@ -35,9 +35,9 @@ import numpy as np
 from cogo.algebra.groups import FiniteAbelianGroup
 from cogo.solvers.constructions import mem_factors
 from cogo.proofs.certificates.character_sums import _magnitudes, _separable_defect, character_rows, character_table_ok
-from cogo.proofs.certificates.mem_certificate import MemCertificate
+from cogo.proofs.certificates.mem_certificate import MemCertificate, character_sum_onehot
 
-__all__ = ["Points", "mem_points", "factor_points", "points_certificate", "points_loss", "POINTS_ROUTE"]
+__all__ = ["Points", "mem_points", "factor_points", "rows_by_sums", "points_certificate", "points_loss", "POINTS_ROUTE"]
 
 #: One line for reports: how the broken z_M networks are decided at every order.
 POINTS_ROUTE = ("weighted character nodes: conditions by Fourier inversion, loss by Parseval on exact integer "
@@ -120,11 +120,40 @@ def mem_points(G: FiniteAbelianGroup, defect: str = "") -> Points | None:
     return Points(G, r, n, sa, sb, n * n)
 
 
-def factor_points(Ua: Any, Ub: Any) -> Points | None:
+def rows_by_sums(U: Any) -> list | None:
+    """The character each row of a root-of-unity factor is, read by exact character sums in ``Z[zeta_L]``; None
+    when some row is not a character.
+
+    The same answer as :func:`cogo.proofs.certificates.character_sums.character_rows` (the phase lookup), by another
+    computation: :func:`cogo.proofs.certificates.mem_certificate.character_sum_onehot` decides that the row's
+    real-space weight is one-hot at ``m``; an ``a`` or ``b`` row one-hot at ``m`` is ``conj chi(., m) = chi(., -m)``,
+    a ``c`` row ``chi(., m)``.  ``O(n^2 q)`` exact sums per channel.
+
+    >>> from cogo.algebra.group_parsing import parse_group
+    >>> Ua, _ = mem_factors(parse_group(5))
+    >>> [x.tolist() for x in rows_by_sums(Ua)]            # node j of U_a reads a at j: the character at -j
+    [[0, 4, 3, 2, 1], [0, 0, 0, 0, 0], [0, 1, 2, 3, 4]]
+    """
+    A = U.group.add_table
+    neg = np.argmax(A == 0, axis=1)  # -g: the one h with g + h = 0
+    x = []
+    for p in range(3):
+        ok, where = character_sum_onehot(U, p)
+        if not ok:
+            return None
+        m = np.asarray(where, dtype=np.int64)
+        x.append(neg[m] if p < 2 else m)
+    return x
+
+
+def factor_points(Ua: Any, Ub: Any, by_sums: bool = False) -> Points | None:
     """``n^(-2/3) U_a * U_b`` (SPEC 7.4's product of two root-of-unity factors) as :class:`Points`, each node of
     weight 1; None when some row of a factor is not a character (or the phase table is not a character table).
 
     The node ``(j1, j2)`` of the product reads, in each channel ``c``, the character at ``x_a[c, j1] + x_b[c, j2]``.
+    ``by_sums``: read the rows by exact character sums (:func:`rows_by_sums`) instead of the phase lookup of
+    :func:`cogo.proofs.certificates.character_sums.character_rows`, so that a route built on these points shares
+    nothing with the inversion certificate but the factors themselves (row 6's second z_M route).
 
     Examples
     --------
@@ -135,8 +164,13 @@ def factor_points(Ua: Any, Ub: Any) -> Points | None:
     (1, 25, Fraction(0, 1))
     """
     G = Ua.group
-    xa, xb = character_rows(Ua), character_rows(Ub)
-    if xa is None or xb is None or not character_table_ok(G) or Ub.group != G:
+    if Ub.group != G:
+        return None
+    if by_sums:
+        xa, xb = rows_by_sums(Ua), rows_by_sums(Ub)
+    else:
+        xa, xb = character_rows(Ua), character_rows(Ub)
+    if xa is None or xb is None or (not by_sums and not character_table_ok(G)):
         return None
     A = G.add_table
     g = [A[xa[c][:, None], xb[c][None, :]].ravel() for c in range(3)]  # node (j1, j2) at index j1 q_b + j2

@@ -157,8 +157,9 @@ def _mem_certificate(G: FiniteAbelianGroup, Ua: Any, Ub: Any, details: dict, ref
         route += "; the same conditions as character sums in Z[zeta_L]: " + ("agree" if agree else "DISAGREE")
         return cert, agree, route
     # above order 31 (character sums cost O(n^5)): the exact loss of SPEC 5 by Parseval on integer point counts
-    # (cogo.proofs.certificates.mem_points, O(n^3)), 0 exactly when every condition holds
-    P = factor_points(*read)
+    # (cogo.proofs.certificates.mem_points, O(n^3)), 0 exactly when every condition holds; the factors' rows read by
+    # exact character sums (O(n^2 q)), so this route shares nothing with the inversion certificate but the factors
+    P = factor_points(*read, by_sums=True)  # the rows read by exact character sums, not the phase lookup
     loss = points_loss(P) if P is not None else None
     agree = loss is not None and (loss == 0) == cert.optimal
     details["routes agree"] = agree
