@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation_sample.json"))
     args = ap.parse_args(argv)
     from cogo.proofs.theorems import optimality as TO
-    
+
     group = int(args.group) if args.group.isdigit() else args.group
     rng = random.Random(args.seed)
     results, t0 = [], time.time()

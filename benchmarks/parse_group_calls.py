@@ -26,7 +26,7 @@ def main() -> int:
     args = ap.parse_args()
     import cogo
     from cogo.algebra import group_parsing as spec
-        
+
     original = spec.parse_group
     sites, kinds = collections.Counter(), collections.Counter()
 

@@ -136,7 +136,7 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     :func:`cogo.proofs.trained.verify_checkpoint`, whose ``to_dict()`` is the command's JSON and
     whose ``exit_code`` its exit status.  ``certificates`` (a directory; theorems only): also write the
     certificates of ``cogo verify --certificates`` for the independent checker ``cogo-check``
-    (:mod:`cogo.proofs.certificates.export`).
+    (:mod:`cogo.proofs.export`).
 
     Returns
     -------
@@ -161,7 +161,7 @@ def verify(group: Any = None, method: str = "both", checkpoint: Any = None, *, t
     if certificates is None:
         return run_all(23 if group is None else group, method=method)
     from cogo.algebra.group_parsing import parse_group  # late: start-up
-    from cogo.proofs.certificates.export import check_target, export_run  # late: sympy
+    from cogo.proofs.export import check_target, export_run  # late: sympy
 
     G = parse_group(23 if group is None else group)
     check_target(certificates, force=False)

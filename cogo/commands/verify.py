@@ -90,11 +90,11 @@ def run(args) -> int:
             from cogo.proofs.every_order.run import cli_every_order  # late: sympy
 
             if getattr(args, "certificates", None):
-                from cogo.proofs.certificates.export import check_target  # late: only with --certificates
+                from cogo.proofs.export import check_target  # late: only with --certificates
                 check_target(args.certificates, args.force)
             rc = cli_every_order(args)
             if getattr(args, "certificates", None):
-                from cogo.proofs.certificates.export import every_order_certificates, write_certificates  # late: sympy
+                from cogo.proofs.export import every_order_certificates, write_certificates  # late: sympy
 
                 rows, certs = every_order_certificates()
                 write_certificates(args.certificates, "cogo verify --every-order", rows, certs)
@@ -134,7 +134,7 @@ def _verify_theorems(args) -> int:
         if args.json:
             check_output_file(args.json, inputs=inputs, force=args.force, label="--json")
         if getattr(args, "certificates", None):
-            from cogo.proofs.certificates.export import check_target  # late: only with --certificates
+            from cogo.proofs.export import check_target  # late: only with --certificates
             check_target(args.certificates, args.force)
         if args.method != "exact":
             require(verify_estimate(G.order, args.method, G.order % 2 == 0))
@@ -149,7 +149,7 @@ def _verify_theorems(args) -> int:
         atomic_write_text(args.json, results_to_json(results))
         print(f"wrote {args.json}")
     if getattr(args, "certificates", None):
-        from cogo.proofs.certificates.export import export_run  # late: sympy
+        from cogo.proofs.export import export_run  # late: sympy
 
         count = export_run(args.certificates, G, results, f"cogo verify --group {args.group} --{args.method}")
         print(f"wrote {count} certificates and index.json to {args.certificates} (check them: cogo-check "
@@ -167,7 +167,7 @@ def _verify_checkpoint(args) -> int:
             if out:   # --snap's folder is created when missing, as the commands' --out folders are
                 check_output_file(out, inputs=inputs, force=args.force, label=flag, parents=flag == "--snap")
         if getattr(args, "certificates", None):
-            from cogo.proofs.certificates.export import check_target  # late: only with --certificates
+            from cogo.proofs.export import check_target  # late: only with --certificates
             check_target(args.certificates, args.force)
         # --group as cogo classify reads it (a group contradicting the file's record: refused, unless --force-group)
         ckpt = read_checkpoint(args.checkpoint, group=args.group, estimate=verify_checkpoint_estimate,
@@ -191,7 +191,7 @@ def _verify_checkpoint(args) -> int:
         atomic_write_text(args.json, dumps_json(v.to_dict()))
         print(f"wrote {args.json}")
     if getattr(args, "certificates", None):
-        from cogo.proofs.certificates.export import write_checkpoint_certificates  # late: sympy
+        from cogo.proofs.export import write_checkpoint_certificates  # late: sympy
 
         count = write_checkpoint_certificates(args.certificates, args.checkpoint, ckpt.group, v)
         print(f"wrote {count} certificate(s) and index.json to {args.certificates}")

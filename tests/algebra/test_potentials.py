@@ -57,7 +57,7 @@ def test_tensor_matches_definition():
 
 def test_self_potential_sums_match_tensor():
     from cogo.algebra import parse_group
-        
+
     G = parse_group("2x3")
     x = random_network(G, 4, 3)
     for p in "ab":

@@ -53,7 +53,7 @@ def test_self_conjugate_block_that_fails_is_reported():
 
 def test_block_kinds():
     from cogo.algebra import parse_group
-        
+
     G = parse_group(24)
     assert block_kind(G, 12) == "self-conjugate"
     assert block_kind(G, 6) == "quarter"

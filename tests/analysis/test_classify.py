@@ -260,7 +260,7 @@ def test_even_and_product_groups_are_handled():
     rng = np.random.default_rng(3)
     for g in ("8", "2x4", "3x5", "2"):
         from cogo.algebra import parse_group
-                
+
         n = parse_group(g).order
         rep = read_network(rng.normal(size=(12, n)), rng.normal(size=(12, n)), rng.normal(size=(n, 12)), g)
         assert rep.live_nodes + rep.dead_nodes == 12

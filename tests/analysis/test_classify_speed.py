@@ -170,6 +170,7 @@ def test_cli_reads_each_file_once_and_one_at_a_time(tmp_path, monkeypatch, capsy
     every file first), and no file twice."""
     import cogo.analysis.classify as C
     import cogo.io.checkpoint as ck
+    import cogo.analysis.many_networks as MN
     import cogo.io.weights as wt
     from cogo.cli import main
 
@@ -178,7 +179,8 @@ def test_cli_reads_each_file_once_and_one_at_a_time(tmp_path, monkeypatch, capsy
     read, analyse = ck.read_checkpoint, C._read_loaded
 
     def logged_read(path, *a, **k):
-        log.append(("read", str(path)))
+        if not isinstance(path, ck.Checkpoint):  # a checkpoint already read is handed back, not read again
+            log.append(("read", str(path)))
         return read(path, *a, **k)
 
     def logged_analyse(w, p, st):
@@ -187,6 +189,7 @@ def test_cli_reads_each_file_once_and_one_at_a_time(tmp_path, monkeypatch, capsy
 
     monkeypatch.setattr(ck, "read_checkpoint", logged_read)
     monkeypatch.setattr(wt, "read_checkpoint", logged_read)
+    monkeypatch.setattr(MN, "read_checkpoint", logged_read)   # the reader's binding in the loop over files
     monkeypatch.setattr(C, "_read_loaded", logged_analyse)
     assert main(["classify", *map(str, paths), "--group", "11", "--no-progress", "--no-verdict"]) == 0
     assert log == [(step, str(p)) for p in paths for step in ("read", "analyse")]

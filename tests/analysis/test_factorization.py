@@ -551,7 +551,7 @@ PASS_CASES = {
 @pytest.mark.parametrize("name", sorted(PASS_CASES))
 def test_each_pass_is_needed(monkeypatch, name):
     from cogo.analysis.factor import passes as factor_passes
-    
+
     build, seed, noise, shapes = PASS_CASES[name]
     ps, true_shape = build()
     x, perm = scrambled(ps, seed, noise=noise)
@@ -569,7 +569,7 @@ def test_each_pass_is_needed(monkeypatch, name):
 
 def test_passes_are_documented():
     from cogo.analysis.factor import passes as factor_passes
-    
+
     doc = (Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text()
     for p in factor_passes.PASSES:
         assert f"``{p.name}``" in factor_passes.__doc__ and f"`{p.name}`" in doc, p.name

@@ -44,7 +44,7 @@ def test_every_construction_is_reachable_everywhere(rec):
     # the every-order theorem and the snap read the record
     from cogo.analysis.verdict.snap import SNAP_TYPES
     from cogo.proofs.every_order import models as M
-    
+
     assert [t for t, n in SNAP_TYPES.items() if n == rec.name] == list(rec.snap_types)
     assert (rec.name in [m.kind for m in M.constructions()]) == (rec.every_order is not None)
     if rec.design is not None:

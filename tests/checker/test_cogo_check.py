@@ -31,7 +31,7 @@ def _check(d) -> tuple[int, str]:
 
 
 def _export(tmp_path, G, results, name="d"):
-    from cogo.proofs.certificates.export import certificates_for_results, write_certificates
+    from cogo.proofs.export import certificates_for_results, write_certificates
 
     rows, certs = certificates_for_results(G, results)
     d = tmp_path / name
@@ -123,8 +123,8 @@ def test_product_group(tmp_path):
 
 
 def test_no_certificate_written_on_error(tmp_path, monkeypatch):
-    from cogo.proofs.certificates import export
-    
+    from cogo.proofs import export
+
     monkeypatch.setattr(export.json, "dump", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
     with pytest.raises(OSError):
         export.write_certificates(str(tmp_path / "out"), "t", [], {"a.json": {}})
@@ -202,7 +202,7 @@ def test_certificate_swapped_between_claims(certs7, tmp_path):
 @pytest.fixture
 def checkpoint_dir(tmp_path):
     from cogo.algebra.group_parsing import parse_group
-    from cogo.proofs.certificates.export import checkpoint_certificate, write_certificates
+    from cogo.proofs.export import checkpoint_certificate, write_certificates
     from cogo.solvers.constructions import z_F6
 
     G = parse_group("7")
@@ -267,7 +267,7 @@ def test_mutation_false_zero_test(tmp_path, monkeypatch):
     from cogo.algebra.network import Network
     from cogo.solvers import constructions as C
     from cogo.proofs.theorems import optimality as T
-    
+
     orig = C.z_F6
     monkeypatch.setattr(C, "z_F6", lambda G, seed=None, exact=False: Network(
         orig(G, seed=seed, exact=exact).group, orig(G, seed=seed, exact=exact).z[:, :, :-1], exact=exact))
@@ -298,7 +298,7 @@ def test_mutation_wrong_expected_loss(tmp_path, monkeypatch):
     # the closed form of the z_nu control changed, and cogo's loss made to agree with it: cogo reports CAUGHT
     from cogo.algebra.group_parsing import parse_group
     from cogo.proofs.controls import broken_constructions as K
-    
+
     name = "z_nu blocks"
     wrong = Fraction(19, 7)
     entry = list(K.CONTROLS[name])
@@ -316,7 +316,7 @@ def test_mutation_wrong_expected_loss(tmp_path, monkeypatch):
 def test_missed_row_is_not_a_claim(tmp_path, monkeypatch):
     from cogo.algebra.group_parsing import parse_group
     from cogo.proofs.controls import broken_constructions as K
-    
+
     entry = list(K.CONTROLS["z_nu blocks"])
     entry[2] = lambda G: (Fraction(19, 7), ["R_c"])
     monkeypatch.setitem(K.CONTROLS, "z_nu blocks", tuple(entry))
@@ -483,7 +483,7 @@ def _safetensors(path, arrays: dict) -> None:
 @pytest.mark.parametrize("suffix", [".pt", ".safetensors"])
 def test_checkpoint_formats_read_without_torch(tmp_path, suffix):
     from cogo.algebra.group_parsing import parse_group
-    from cogo.proofs.certificates.export import checkpoint_certificate, write_certificates
+    from cogo.proofs.export import checkpoint_certificate, write_certificates
     from cogo.solvers.constructions import z_F46
 
     G = parse_group("7")

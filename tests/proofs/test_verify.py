@@ -436,7 +436,7 @@ def test_controls_are_missed_when_handed_an_optimal_object(method):
             r = fn(7, method, net=C.z_F6(7, exact=True))
         elif fn.__name__ == "control_mem_zero_frequency":  # intact z_M: factors and weights
             from cogo.proofs.controls import unseen_inputs as U
-            
+
             r = fn(7, method, factors=C.mem_factors(7), weights=U._mem_offset_weights(parse_group(7), offset=False))
         else:
             r = fn(7, method, design=designs.f6_design(7, exact=True) if fn is KR.control_occam else handed)
@@ -885,7 +885,7 @@ def test_block_flag_tolerance_tied_to_scale_rejects_a_one_percent_rescaled_block
 
 def test_block_certificate_routes_are_not_shared_by_the_cache():
     from cogo.proofs.certificates import block_certificate as Ce
-    
+
     d = designs.f6_design(7, exact=True)
     Ce.clear_caches()
     fast = Ce.block_certificate(d, fast=True)
@@ -979,7 +979,7 @@ def test_unseen_control_closed_forms_match_the_real_space_loss(group):
     """The hand closed forms of cogo.proofs.controls.unseen_inputs against the float64 real-space loss on all pairs of
     the network each control builds (code shared with the certificates: none), and both methods CAUGHT."""
     from cogo.proofs.controls import unseen_inputs as U
-    
+
     G = parse_group(group)
     for name, (_, build, loss_of, want_nonzero) in U.UNSEEN_CONTROLS.items():
         if "hat" in name and len(G.positive_frequencies) < 2:
@@ -996,7 +996,7 @@ def test_mem_zero_frequency_control_by_hand(group):
     """z_M with U_b's node 0 reading b = -1 at frequency 0: the weights written by SPEC 7.4 alone and the network of
     the defective factors are one network (same float64 real-space loss), 4 (n - 1)/n^3 by hand."""
     from cogo.proofs.controls import unseen_inputs as U
-    
+
     G = parse_group(group)
     n = G.order
     W = [np.asarray(w, dtype=np.float64) for w in U._mem_offset_weights(G)]
@@ -1014,7 +1014,7 @@ def test_unseen_controls_refuse_another_broken_object():
     """Handed a network broken otherwise (the R_n-only blocks), each block control says MISSED; the zero-test
     control says MISSED when a hand decision is wrong (an undecidable coefficient claimed zero)."""
     from cogo.proofs.controls import unseen_inputs as U
-    
+
     G = parse_group(7)
     rn = KB.BLOCK_CONTROLS["block route: R_n only"][1](True)
     other = designs.BlockDesign(G, "R_n only", [Block(int(k), rn) for k in G.positive_frequencies], True)
@@ -1030,7 +1030,7 @@ def test_irrational_exact_loss_is_reported_in_one_readable_form():
     """Row 6 / the controls print an irrational exact loss reduced, with its minimal polynomial (by hand
     x^2 - 2 A x + A^2 - 2 B^2 for A - B sqrt 2), never as the unreduced CycNumber."""
     from cogo.proofs.controls import unseen_inputs as U
-    
+
     r = U.control_irrational_loss(7)
     assert r.status == "CAUGHT"
     assert r.details["loss"].startswith("9/7 - 6*sqrt(2)/7 (minimal polynomial x**2 - 18*x/7 + 9/49")

@@ -384,7 +384,7 @@ def test_partial_solutions_keep_exact_parameters_exact():
 def test_exact_z_F6_entries_equal_the_spec_products():
     """Every entry of z_F6 at +k is 6^(-1/3) w^j1 (1, nu)[j2] etc. (SPEC 7.1), proven equal by expand."""
     from cogo.algebra import root_of_unity
-        
+
     s = sympy.Integer(6) ** sympy.Rational(-1, 3)
     w = root_of_unity(3, 1)
     for d, seed in ((5, 1), (9, 3), (13, None)):
