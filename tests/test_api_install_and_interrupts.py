@@ -214,6 +214,7 @@ def test_dynamics_refuses_an_earlier_analysis_and_force_leaves_no_stale_figure(s
     assert sorted((out / "figures").glob("*_d5_*seed1.png"))
 
 
+@pytest.mark.slow  # builds the snapshot runs (about 9 s): CI's slow step
 def test_dynamics_shows_a_bar_not_lines(snapshot_runs, tmp_path, capsys):
     assert main(["dynamics", str(snapshot_runs[0]), "--out", str(tmp_path / "d"), "--workers", "1"]) == 0
     cap = capsys.readouterr()
@@ -275,6 +276,7 @@ def test_the_memory_refusal_does_not_contradict_itself(monkeypatch):
 
 
 # ---------------------------------------------------------------- threads: cli.main leaves them as they were
+@pytest.mark.slow  # builds the snapshot runs (about 9 s): CI's slow step
 def test_main_restores_torch_and_blas_threads(snapshot_runs, tmp_path):
     import torch
     from threadpoolctl import threadpool_info, threadpool_limits

@@ -41,6 +41,7 @@ def results_3x5():
 
 
 # --------------------------------------------------------------------------- the whole suite
+@pytest.mark.slow  # run_all on 3x5, both methods (about 10 s): CI's slow step; 2x2 runs by default below
 def test_run_all_product_group(results_3x5):
     res = results_3x5
     theorems = [r for r in res if not r.negative_control]
@@ -61,6 +62,7 @@ def test_run_all_product_group(results_3x5):
     assert all_ok(res)
 
 
+@pytest.mark.slow  # run_all on 3x5, both methods (about 10 s): CI's slow step; 2x2 runs by default below
 def test_controls_report_condition_and_loss(results_3x5):
     by = {(r.name, r.method): r for r in results_3x5 if r.negative_control}
     unc = by[("z_F4/6 without hat correction", "exact")]
@@ -72,6 +74,7 @@ def test_controls_report_condition_and_loss(results_3x5):
     assert by[("perturbed z_F6", "numeric")].details["failing_conditions"] == ["R_g", "R_c", "R_n", "R_*"]
 
 
+@pytest.mark.slow  # run_all on 3x5, both methods (about 10 s): CI's slow step; 2x2 runs by default below
 def test_table_and_json(results_3x5):
     text = format_table(results_3x5)
     assert "CAUGHT" in text and "PASS" in text and "MISSED" not in text and "FAIL" not in text
@@ -672,7 +675,7 @@ def test_cli_verify_even_group_runs_controls(capsys):
     assert "skipped" in out and out.count("CAUGHT") == 14 and "MISSED" not in out
 
 
-@pytest.mark.parametrize("group", ["2", "2x2"])
+@pytest.mark.parametrize("group", [pytest.param("2", marks=pytest.mark.slow), "2x2"])
 def test_cli_verify_self_conjugate_groups_run_and_catch_controls(group, capsys):
     assert main(["verify", "--group", group]) == 0
     out = capsys.readouterr().out

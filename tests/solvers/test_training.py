@@ -152,9 +152,12 @@ def test_loss_matches_one_hot_reference(orders, loss):
 
 
 # ---------------------------------------------------------------- the whole trajectory vs plain PyTorch
+# the default suite runs one case per optimizer; the others (4-9 s each) run in CI's slow step
 @pytest.mark.parametrize("optimizer,loss,kernel", [
-    ("adam", "mse", "grid"), ("adam", "mse", "gather"), ("adamw", "mse", "grid"),
-    ("sgd", "mse", "gather"), ("adam", "ce", "grid"), ("adamw", "ce", "gather"),
+    ("adam", "mse", "grid"), pytest.param("adam", "mse", "gather", marks=pytest.mark.slow),
+    pytest.param("adamw", "mse", "grid", marks=pytest.mark.slow),
+    ("sgd", "mse", "gather"), pytest.param("adam", "ce", "grid", marks=pytest.mark.slow),
+    ("adamw", "ce", "gather"),
 ])
 def test_trajectory_matches_torch_optim_reference(optimizer, loss, kernel):
     sgd = optimizer == "sgd"
@@ -446,8 +449,9 @@ class HandWritten:
         P.addcdiv_(self.exp_avg, denom, value=-cfg.lr / (1 - beta1 ** self.t))
 
 
-@pytest.mark.parametrize("optimizer,momentum,dtype", [
-    ("adam", 0.0, "float32"), ("adamw", 0.0, "float32"), ("sgd", 0.0, "float32"), ("sgd", 0.9, "float32"),
+@pytest.mark.parametrize("optimizer,momentum,dtype", [   # three of five in the default suite, all in CI's slow step
+    pytest.param("adam", 0.0, "float32", marks=pytest.mark.slow), ("adamw", 0.0, "float32"),
+    pytest.param("sgd", 0.0, "float32", marks=pytest.mark.slow), ("sgd", 0.9, "float32"),
     ("adam", 0.0, "float64"),
 ])
 def test_torch_optim_is_bit_identical_to_the_hand_written_optimizers(optimizer, momentum, dtype):

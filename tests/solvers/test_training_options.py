@@ -118,7 +118,9 @@ def test_option_matches_reference_and_is_not_ignored(kw):
     assert _maxdiff(r, plain) > 1e-4
 
 
-@pytest.mark.parametrize("kw", OPTIONS[:1] + OPTIONS[3:], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+@pytest.mark.parametrize("kw", [pytest.param(kw, marks=pytest.mark.slow) if "batch_size" in kw else kw  # 6-9 s each: CI's slow step
+                                for kw in OPTIONS[:1] + OPTIONS[3:]],
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
 def test_options_bit_identical_across_thread_counts(kw):
     cfg = _cfg(group="11", hidden=24, epochs=20, dtype="float32", **kw)
     r1 = train(cfg, seeds=[1, 2], weight_decays=[0.0, 1e-3], progress=False, threads=1)
