@@ -1,1 +1,2 @@
-"""Exact certificates: the block certificate and the general loss, the design reader, the z_M routes, the exact zero test, formal indeterminates, and the export for the independent checker."""
+"""Exact certificates and the exact tools they stand on: the block certificate and the general loss, the design
+reader, z_M's routes, the exact zero test, formal indeterminates."""

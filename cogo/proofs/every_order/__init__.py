@@ -1,1 +1,2 @@
-"""Proofs for every group order at once (``cogo verify --every-order``): symbolic frequencies, their arithmetic, the run."""
+"""Proofs for every group order at once (``cogo verify --every-order``): symbolic frequencies, their arithmetic, the
+run."""
